@@ -1,0 +1,10 @@
+//! The bridge between the UI thread and the runtime: `Command`s go in, `Event`s come out and
+//! are applied to the `AppState` the UI reads, a bounded batch per frame.
+
+mod bridge;
+mod protocol;
+mod state;
+
+pub use bridge::{Bridge, Startup, start};
+pub use protocol::{AgentState, Command, CrashReason, CrashReport, Event};
+pub use state::{AgentView, AppState};

@@ -1,0 +1,90 @@
+//! The two enums that cross between the UI thread and the runtime: `Command` in, `Event` out.
+//! Plain data, so the runtime can produce events without knowing anything about drawing.
+
+use std::path::PathBuf;
+
+use crate::model::config::Config;
+use crate::model::config_check::LoadResult;
+use crate::model::conversation::TurnEnd;
+
+/// The state of an agent process, as shown by its dot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentState {
+    /// Not running.
+    Stopped,
+    /// Being started (process spawned, ACP handshake in progress).
+    Starting,
+    /// Running, waiting for a message.
+    Idle,
+    /// Answering a message.
+    Busy,
+    /// Being stopped.
+    Stopping,
+    /// Exited on its own or failed to start.
+    Crashed(CrashReport),
+}
+
+/// Why an agent is not running although nobody stopped it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrashReport {
+    /// What happened, as a code the UI puts into words.
+    pub reason: CrashReason,
+    /// The last lines it wrote to stderr.
+    pub stderr_tail: Vec<String>,
+}
+
+/// What went wrong with an agent process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CrashReason {
+    /// It exited with this code.
+    Exited { code: i32 },
+    /// It was ended by this signal.
+    Signaled { signal: i32 },
+    /// It could not be started (the executor's words: program or folder missing, …).
+    SpawnFailed { message: String },
+    /// It started but did not complete the ACP handshake.
+    Handshake { message: String },
+}
+
+/// From the UI (or a test) to the runtime.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// Start an agent (no-op if running).
+    Start { agent: String },
+    /// Stop an agent.
+    Stop { agent: String },
+    /// Stop then start an agent.
+    Restart { agent: String },
+    /// Send a user message to an agent (starting it if needed).
+    Prompt { agent: String, text: String },
+    /// Cancel the agent's current turn.
+    Cancel { agent: String },
+    /// A (re)loaded config: applied when it has no problems, otherwise only reported.
+    ConfigLoaded { path: PathBuf, result: LoadResult },
+    /// Stop every agent and end the runtime.
+    Shutdown,
+}
+
+/// From the runtime to the UI.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The config file was read; `result.config` is `None` when it has problems, and the
+    /// last good config (if any) stays in force.
+    ConfigLoaded { path: PathBuf, result: LoadResult },
+    /// The config now in force.
+    ConfigApplied { config: Config },
+    /// An agent changed state.
+    AgentState { agent: String, state: AgentState },
+    /// A line the agent wrote to stderr (or a line on stdout that was not ACP).
+    AgentLog { agent: String, line: String },
+    /// A fragment of the agent's reply text.
+    AgentText { agent: String, text: String },
+    /// A fragment of the agent's visible reasoning.
+    AgentThought { agent: String, text: String },
+    /// A turn began (the queued user message was sent).
+    TurnStarted { agent: String },
+    /// The turn ended.
+    TurnEnded { agent: String, end: TurnEnd },
+    /// Every agent is stopped; the runtime has ended.
+    ShutdownComplete,
+}

@@ -1,0 +1,127 @@
+//! What the UI reads: the config in force, the last load's problems, and per agent its state,
+//! conversation and log. Changed only by applying runtime events (and by the UI adding the
+//! person's own messages).
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use super::protocol::{AgentState, Event};
+use crate::model::config::{AgentConfig, Config, Language};
+use crate::model::conversation::Conversation;
+use crate::model::problem::Problem;
+
+/// Log lines kept per agent in the UI.
+pub const LOG_LINES: usize = 2000;
+
+/// One agent as the UI shows it.
+#[derive(Clone, Debug)]
+pub struct AgentView {
+    /// Its config entry.
+    pub config: AgentConfig,
+    /// Its state.
+    pub state: AgentState,
+    /// Its conversation.
+    pub conversation: Conversation,
+    /// Its stderr (and non-ACP stdout) lines, bounded.
+    pub log: VecDeque<String>,
+}
+
+impl AgentView {
+    fn new(config: AgentConfig) -> Self {
+        Self {
+            config,
+            state: AgentState::Stopped,
+            conversation: Conversation::default(),
+            log: VecDeque::new(),
+        }
+    }
+}
+
+/// Everything the UI draws from.
+#[derive(Clone, Debug, Default)]
+pub struct AppState {
+    /// The config file in use.
+    pub config_path: Option<PathBuf>,
+    /// The config in force (the last one without problems).
+    pub config: Option<Config>,
+    /// Problems of the last load of the file.
+    pub problems: Vec<Problem>,
+    /// The agents, in the config's order.
+    pub agents: Vec<AgentView>,
+    /// Language of the interface.
+    pub language: Language,
+    /// The runtime has stopped every agent and ended.
+    pub shutdown_complete: bool,
+}
+
+impl AppState {
+    /// The agent named `name`.
+    pub fn agent(&self, name: &str) -> Option<&AgentView> {
+        self.agents.iter().find(|a| a.config.name == name)
+    }
+
+    /// The agent named `name`, mutable.
+    pub fn agent_mut(&mut self, name: &str) -> Option<&mut AgentView> {
+        self.agents.iter_mut().find(|a| a.config.name == name)
+    }
+
+    /// Applies one runtime event.
+    pub fn apply(&mut self, event: Event) {
+        match event {
+            Event::ConfigLoaded { path, result } => {
+                self.config_path = Some(path);
+                self.problems = result.problems;
+            }
+            Event::ConfigApplied { config } => self.apply_config(config),
+            Event::AgentState { agent, state } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.state = state;
+                }
+            }
+            Event::AgentLog { agent, line } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    if a.log.len() == LOG_LINES {
+                        a.log.pop_front();
+                    }
+                    a.log.push_back(line);
+                }
+            }
+            Event::AgentText { agent, text } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.append_agent_text(&text);
+                }
+            }
+            Event::AgentThought { agent, text } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.append_agent_thought(&text);
+                }
+            }
+            Event::TurnStarted { .. } => {}
+            Event::TurnEnded { agent, end } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.end_turn(end);
+                }
+            }
+            Event::ShutdownComplete => self.shutdown_complete = true,
+        }
+    }
+
+    fn apply_config(&mut self, config: Config) {
+        let mut agents = Vec::with_capacity(config.agents.len());
+        for agent in &config.agents {
+            // Keep the conversation and log of an agent that stays.
+            let view = match self.agents.iter().position(|a| a.config.name == agent.name) {
+                Some(i) => {
+                    let mut view = self.agents.swap_remove(i);
+                    view.config = agent.clone();
+                    view
+                }
+                None => AgentView::new(agent.clone()),
+            };
+            agents.push(view);
+        }
+        self.agents = agents;
+        self.language = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());
+        self.config = Some(config);
+    }
+}

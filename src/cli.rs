@@ -1,0 +1,149 @@
+//! The command line: open the window, check a config file, print the schema, run the demo agent.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+
+use crate::app::{Startup, start};
+use crate::model::config::{Config, Language};
+use crate::runtime::agents::ManagerSettings;
+use crate::runtime::config_file::{AppDirs, CONFIG_ENV, Preferences, load_file, resolve_config_path};
+use crate::ui::SidekicksApp;
+use crate::ui::i18n::{Key, problem_text, trf};
+
+/// Sidekicks: run a team of AI coding agents side by side.
+#[derive(Debug, Parser)]
+#[command(name = "sidekicks", version, about)]
+pub struct Cli {
+    /// The config file (else $SIDEKICKS_CONFIG, else the last opened one, else the default).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// What to do (default: open the window).
+    #[command(subcommand)]
+    pub command: Option<CliCommand>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CliCommand {
+    /// Check the config file and print every problem; exits non-zero when there are any.
+    Check,
+    /// Print the JSON Schema of the config file.
+    Schema,
+    /// Run the built-in demo agent on stdin/stdout (ACP).
+    DemoAgent,
+}
+
+/// Runs the command line.
+pub fn main() -> anyhow::Result<std::process::ExitCode> {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SIDEKICKS_LOG").unwrap_or_else(|_| "warn,sidekicks=info".into()),
+        )
+        .init();
+    match cli.command {
+        Some(CliCommand::DemoAgent) => {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            rt.block_on(crate::runtime::demo_agent::run_stdio())?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(CliCommand::Schema) => {
+            let schema = schemars::schema_for!(Config);
+            println!("{}", serde_json::to_string_pretty(&schema)?);
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(CliCommand::Check) => check(cli.config),
+        None => run_window(cli.config),
+    }
+}
+
+fn config_path(flag: Option<PathBuf>) -> anyhow::Result<(PathBuf, Option<AppDirs>)> {
+    let dirs = AppDirs::from_system();
+    let env = std::env::var_os(CONFIG_ENV).map(PathBuf::from);
+    let Some(dirs) = dirs else {
+        let path = flag.or(env).context("no home folder: pass --config FILE")?;
+        return Ok((path, None));
+    };
+    let prefs = Preferences::load(&dirs);
+    let (path, _source) = resolve_config_path(flag, env, &prefs, &dirs).context("cannot create the default config file")?;
+    Ok((path, Some(dirs)))
+}
+
+/// `sidekicks check`: prints `file:line:column: message` for each problem.
+fn check(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
+    let (path, dirs) = config_path(flag)?;
+    let home = dirs.as_ref().and_then(|d| d.home.clone());
+    let result = load_file(&path, home.as_deref());
+    let lang = Language::pick(configured_language(&path), sys_locale::get_locale().as_deref());
+    let mut out = std::io::stdout().lock();
+    let shown = path.display().to_string();
+    if result.problems.is_empty() {
+        writeln!(out, "{}", trf(lang, Key::CheckOk, &[("path", &shown)]))?;
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    for p in &result.problems {
+        writeln!(out, "{shown}:{}:{}: {}", p.line, p.column, problem_text(lang, &p.kind))?;
+    }
+    Ok(std::process::ExitCode::FAILURE)
+}
+
+/// `defaults.language` read leniently, so problems are reported in the file's own language
+/// even when the file has other problems.
+fn configured_language(path: &std::path::Path) -> Option<Language> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    let code = table.get("defaults")?.get("language")?.as_str()?;
+    Language::from_code(code)
+}
+
+fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
+    let (path, dirs) = config_path(flag)?;
+    if let Some(dirs) = &dirs {
+        let mut prefs = Preferences::load(dirs);
+        prefs.record_opened(&path);
+        if let Err(e) = prefs.save(dirs) {
+            tracing::warn!("cannot save preferences: {e}");
+        }
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("sidekicks-rt")
+        .enable_all()
+        .build()?;
+    let ctx_cell: Arc<OnceLock<egui::Context>> = Arc::default();
+    let waker_cell = ctx_cell.clone();
+    let waker = Arc::new(move || {
+        if let Some(ctx) = waker_cell.get() {
+            ctx.request_repaint();
+        }
+    });
+    let startup = Startup {
+        config_path: path,
+        dirs,
+        settings: ManagerSettings::default(),
+    };
+    let bridge = start(rt.handle(), startup, waker);
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Sidekicks")
+            .with_inner_size([1100.0, 720.0])
+            .with_min_inner_size([480.0, 320.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "Sidekicks",
+        options,
+        Box::new(move |cc| {
+            let _ = ctx_cell.set(cc.egui_ctx.clone());
+            Ok(Box::new(SidekicksApp::new(bridge)))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    drop(rt);
+    Ok(std::process::ExitCode::SUCCESS)
+}

@@ -1,0 +1,10 @@
+//! Sidekicks: a native desktop app that runs a team of ACP coding agents side by side.
+//!
+//! Layers (see docs/ARCHITECTURE.md): `model` (plain data, pure logic), `runtime` (processes,
+//! ACP, files — on tokio), `app` (commands in, events out, the state the UI reads), `ui` (egui).
+
+pub mod app;
+pub mod cli;
+pub mod model;
+pub mod runtime;
+pub mod ui;

@@ -1,0 +1,233 @@
+//! The typed configuration (`sidekicks.toml`): what the loader builds and what the JSON Schema
+//! describes. Plain data only; reading and checking the file lives in [`super::config_check`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The whole configuration file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Settings shared by every agent.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// The agents, in the order of the file.
+    #[serde(default, rename = "agent")]
+    pub agents: Vec<AgentConfig>,
+    /// Channels the agents can belong to.
+    #[serde(default, rename = "channel")]
+    pub channels: Vec<ChannelConfig>,
+}
+
+impl Config {
+    /// The agent with this name.
+    pub fn agent(&self, name: &str) -> Option<&AgentConfig> {
+        self.agents.iter().find(|a| a.name == name)
+    }
+}
+
+/// One `[[channel]]` entry. Its members are the agents that list it in their `channels`.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelConfig {
+    /// Unique channel name.
+    pub name: String,
+    /// What the channel is for.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// The `[defaults]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    /// Seconds an idle agent keeps running before it is stopped (0 = never).
+    #[serde(default = "default_idle_stop")]
+    pub idle_stop: u64,
+    /// How many agents may run at once; starting one more stops the least recently used idle one.
+    #[serde(default = "default_max_running")]
+    pub max_running: u32,
+    /// Language of the interface: `en` or `fr`. Without it, the system locale decides.
+    #[serde(default)]
+    pub language: Option<Language>,
+}
+
+fn default_idle_stop() -> u64 {
+    600
+}
+
+fn default_max_running() -> u32 {
+    4
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Self {
+            idle_stop: default_idle_stop(),
+            max_running: default_max_running(),
+            language: None,
+        }
+    }
+}
+
+/// A language of the interface.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// English.
+    #[default]
+    En,
+    /// French.
+    Fr,
+}
+
+impl Language {
+    /// Every language, in the order shown to the user.
+    pub const ALL: [Language; 2] = [Language::En, Language::Fr];
+
+    /// The code used in the config file.
+    pub fn code(self) -> &'static str {
+        match self {
+            Language::En => "en",
+            Language::Fr => "fr",
+        }
+    }
+
+    /// The language to use: the configured one, else the system locale's, else English.
+    pub fn pick(configured: Option<Language>, system_locale: Option<&str>) -> Language {
+        configured
+            .or_else(|| system_locale.and_then(Language::from_code))
+            .unwrap_or_default()
+    }
+
+    /// Parses a config code or a locale such as `fr_FR.UTF-8` / `fr-CA`.
+    pub fn from_code(code: &str) -> Option<Language> {
+        let lower = code.to_ascii_lowercase();
+        let main = lower.split(['_', '-', '.']).next().unwrap_or_default();
+        match main {
+            "en" => Some(Language::En),
+            "fr" => Some(Language::Fr),
+            _ => None,
+        }
+    }
+}
+
+/// One `[[agent]]` entry.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Unique name shown in the sidebar.
+    pub name: String,
+    /// Program to start. `sidekicks` means this very binary (so `args = ["demo-agent"]` runs the
+    /// built-in demo agent wherever Sidekicks is installed).
+    pub command: String,
+    /// Arguments passed to the command.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables for the agent.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The agent's workspace folder on this computer.
+    pub workspace: PathBuf,
+    /// Where the agent runs. Defaults to this computer.
+    #[serde(default)]
+    pub runtime: RuntimeConfig,
+    /// Channels this agent belongs to (each must be defined in `[[channel]]`).
+    #[serde(default)]
+    pub channels: Vec<String>,
+}
+
+impl AgentConfig {
+    /// The folder the agent works in, as seen from inside its runtime.
+    pub fn workspace_path(&self) -> PathBuf {
+        self.runtime
+            .workspace_path
+            .clone()
+            .unwrap_or_else(|| self.workspace.clone())
+    }
+}
+
+/// The `runtime` table of an agent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeConfig {
+    /// Kind of runtime.
+    #[serde(rename = "type", default)]
+    pub kind: RuntimeKind,
+    /// Container name (`container`, `podman`).
+    #[serde(default)]
+    pub container: Option<String>,
+    /// Sandbox name (`sbx`).
+    #[serde(default)]
+    pub sandbox: Option<String>,
+    /// Pod name (`kubectl`).
+    #[serde(default)]
+    pub pod: Option<String>,
+    /// The workspace folder inside the container, sandbox or pod. Defaults to `workspace`.
+    #[serde(default)]
+    pub workspace_path: Option<PathBuf>,
+}
+
+impl RuntimeConfig {
+    /// The name of the container, sandbox or pod, if the runtime has one.
+    pub fn target_name(&self) -> Option<&str> {
+        match self.kind {
+            RuntimeKind::Local => None,
+            RuntimeKind::Container | RuntimeKind::Podman => self.container.as_deref(),
+            RuntimeKind::Sbx => self.sandbox.as_deref(),
+            RuntimeKind::Kubectl => self.pod.as_deref(),
+        }
+    }
+}
+
+/// Kinds of runtime.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeKind {
+    /// On this computer.
+    #[default]
+    Local,
+    /// In a Docker container (`docker exec`).
+    Container,
+    /// In a Docker sandbox (`sbx exec`).
+    Sbx,
+    /// In a Podman container (`podman exec`).
+    Podman,
+    /// In a Kubernetes pod (`kubectl exec`).
+    Kubectl,
+}
+
+impl RuntimeKind {
+    /// Every kind, in the order of the documentation.
+    pub const ALL: [RuntimeKind; 5] = [
+        RuntimeKind::Local,
+        RuntimeKind::Container,
+        RuntimeKind::Sbx,
+        RuntimeKind::Podman,
+        RuntimeKind::Kubectl,
+    ];
+
+    /// The name used in the config file.
+    pub fn code(self) -> &'static str {
+        match self {
+            RuntimeKind::Local => "local",
+            RuntimeKind::Container => "container",
+            RuntimeKind::Sbx => "sbx",
+            RuntimeKind::Podman => "podman",
+            RuntimeKind::Kubectl => "kubectl",
+        }
+    }
+
+    /// The key naming the target this kind needs (`container`, `sandbox`, `pod`).
+    pub fn target_key(self) -> Option<&'static str> {
+        match self {
+            RuntimeKind::Local => None,
+            RuntimeKind::Container | RuntimeKind::Podman => Some("container"),
+            RuntimeKind::Sbx => Some("sandbox"),
+            RuntimeKind::Kubectl => Some("pod"),
+        }
+    }
+}

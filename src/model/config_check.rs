@@ -1,0 +1,382 @@
+//! The config loader: parses `sidekicks.toml` with spans, checks every rule and reports *all*
+//! problems with their positions, building the typed [`Config`] when there are none.
+//! Pure: the one question about the world (does a folder exist?) is asked through a callback.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::config::{AgentConfig, ChannelConfig, Config, Defaults, Language, RuntimeConfig, RuntimeKind};
+use super::problem::{Problem, ProblemKind, ValueType};
+
+/// Keys of the top level.
+pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel"];
+/// Keys of `[defaults]`.
+pub const DEFAULTS_KEYS: &[&str] = &["idle_stop", "max_running", "language"];
+/// Keys of an `[[agent]]`.
+pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels"];
+/// Keys of an agent's `runtime`.
+pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "workspace_path"];
+/// Keys of a `[[channel]]`.
+pub const CHANNEL_KEYS: &[&str] = &["name", "description"];
+
+/// What loading a config text gives: the config when there is no problem, and every problem.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadResult {
+    /// The config, present only when `problems` is empty.
+    pub config: Option<Config>,
+    /// Every problem, in file order.
+    pub problems: Vec<Problem>,
+}
+
+/// Checks `src`. Relative workspace folders are taken from `base_dir` (the config file's
+/// folder) and `~/` from `home`; `is_dir` answers whether a local folder exists.
+pub fn load_str(src: &str, base_dir: &Path, home: Option<&Path>, is_dir: &dyn Fn(&Path) -> bool) -> LoadResult {
+    let (root, errors) = DeTable::parse_recoverable(src);
+    let mut checker = Checker { src, problems: Vec::new(), base_dir, home, is_dir };
+    for error in errors {
+        let span = error.span().unwrap_or(0..0);
+        checker.problem(span, ProblemKind::Syntax { message: error.message().trim().to_string() });
+    }
+    let syntax_ok = checker.problems.is_empty();
+    let config = checker.config(root.get_ref(), root.span());
+    let mut problems = checker.problems;
+    problems.sort_by_key(|p| (p.span.start, p.span.end));
+    let config = (syntax_ok && problems.is_empty()).then_some(config);
+    LoadResult { config, problems }
+}
+
+/// Expands `~/` and makes a relative path absolute against `base_dir`.
+pub fn resolve_path(raw: &str, base_dir: &Path, home: Option<&Path>) -> PathBuf {
+    if let (Some(rest), Some(home)) = (raw.strip_prefix("~/"), home) {
+        return home.join(rest);
+    }
+    if raw == "~" {
+        if let Some(home) = home {
+            return home.to_path_buf();
+        }
+    }
+    let path = Path::new(raw);
+    if path.is_absolute() { path.to_path_buf() } else { base_dir.join(path) }
+}
+
+/// True for `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_valid_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+type Item<'i> = Spanned<DeValue<'i>>;
+
+struct Checker<'a> {
+    src: &'a str,
+    problems: Vec<Problem>,
+    base_dir: &'a Path,
+    home: Option<&'a Path>,
+    is_dir: &'a dyn Fn(&Path) -> bool,
+}
+
+/// A table being read: remembers which keys were taken so the rest can be reported as unknown.
+struct Table<'t, 'i> {
+    table: &'t DeTable<'i>,
+    span: Range<usize>,
+    used: HashSet<String>,
+}
+
+impl<'t, 'i> Table<'t, 'i> {
+    fn new(table: &'t DeTable<'i>, span: Range<usize>) -> Self {
+        Self { table, span, used: HashSet::new() }
+    }
+
+    fn get(&mut self, key: &str) -> Option<(Range<usize>, &'t Item<'i>)> {
+        let (k, v) = self.table.iter().find(|(k, _)| k.get_ref().as_ref() == key)?;
+        self.used.insert(key.to_string());
+        Some((k.span(), v))
+    }
+}
+
+impl Checker<'_> {
+    fn problem(&mut self, span: Range<usize>, kind: ProblemKind) {
+        self.problems.push(Problem::at(self.src, span, kind));
+    }
+
+    fn wrong_type(&mut self, item: &Item<'_>, key: &str, expected: ValueType) {
+        let found = item.get_ref().type_str().to_string();
+        self.problem(item.span(), ProblemKind::WrongType { key: key.to_string(), expected, found });
+    }
+
+    fn finish(&mut self, table: Table<'_, '_>, known: &[&str]) {
+        for (k, _) in table.table.iter() {
+            let key = k.get_ref().as_ref();
+            if !table.used.contains(key) {
+                let suggestion = closest(key, known);
+                self.problem(k.span(), ProblemKind::UnknownKey { key: key.to_string(), suggestion });
+            }
+        }
+    }
+
+    fn string(&mut self, t: &mut Table<'_, '_>, key: &str, required: bool) -> Option<(String, Range<usize>)> {
+        match t.get(key) {
+            None => {
+                if required {
+                    self.problem(t.span.start..t.span.start, ProblemKind::MissingKey { key: key.to_string() });
+                }
+                None
+            }
+            Some((_, item)) => match item.get_ref() {
+                DeValue::String(s) if s.trim().is_empty() && required => {
+                    self.problem(item.span(), ProblemKind::Empty { key: key.to_string() });
+                    None
+                }
+                DeValue::String(s) => Some((s.to_string(), item.span())),
+                _ => {
+                    self.wrong_type(item, key, ValueType::String);
+                    None
+                }
+            },
+        }
+    }
+
+    fn string_list(&mut self, t: &mut Table<'_, '_>, key: &str) -> Vec<(String, Range<usize>)> {
+        let Some((_, item)) = t.get(key) else { return Vec::new() };
+        let DeValue::Array(array) = item.get_ref() else {
+            self.wrong_type(item, key, ValueType::StringArray);
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for element in array.iter() {
+            match element.get_ref() {
+                DeValue::String(s) => out.push((s.to_string(), element.span())),
+                _ => self.wrong_type(element, key, ValueType::String),
+            }
+        }
+        out
+    }
+
+    fn integer(&mut self, t: &mut Table<'_, '_>, key: &str, min: i64, max: i64) -> Option<i64> {
+        let (_, item) = t.get(key)?;
+        let DeValue::Integer(i) = item.get_ref() else {
+            self.wrong_type(item, key, ValueType::Integer);
+            return None;
+        };
+        match i64::from_str_radix(i.as_str(), i.radix()) {
+            Ok(v) if (min..=max).contains(&v) => Some(v),
+            _ => {
+                self.problem(item.span(), ProblemKind::OutOfRange { key: key.to_string(), min, max });
+                None
+            }
+        }
+    }
+
+    fn sub_table<'t, 'i>(&mut self, t: &mut Table<'t, 'i>, key: &str) -> Option<Table<'t, 'i>> {
+        let (_, item) = t.get(key)?;
+        match item.get_ref() {
+            DeValue::Table(table) => Some(Table::new(table, item.span())),
+            _ => {
+                self.wrong_type(item, key, ValueType::Table);
+                None
+            }
+        }
+    }
+
+    fn table_array<'t, 'i>(&mut self, t: &mut Table<'t, 'i>, key: &str) -> Vec<Table<'t, 'i>> {
+        let Some((_, item)) = t.get(key) else { return Vec::new() };
+        let DeValue::Array(array) = item.get_ref() else {
+            self.wrong_type(item, key, ValueType::TableArray);
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for element in array.iter() {
+            match element.get_ref() {
+                DeValue::Table(table) => out.push(Table::new(table, element.span())),
+                _ => self.wrong_type(element, key, ValueType::TableArray),
+            }
+        }
+        out
+    }
+
+    fn config(&mut self, root: &DeTable<'_>, span: Range<usize>) -> Config {
+        let mut top = Table::new(root, span);
+        let defaults = match self.sub_table(&mut top, "defaults") {
+            Some(t) => self.defaults(t),
+            None => Defaults::default(),
+        };
+        let channel_tables = self.table_array(&mut top, "channel");
+        let agent_tables = self.table_array(&mut top, "agent");
+        self.finish(top, TOP_KEYS);
+
+        let mut channels: Vec<ChannelConfig> = Vec::new();
+        for mut t in channel_tables {
+            let name = self.string(&mut t, "name", true);
+            let description = self.string(&mut t, "description", false).map(|(s, _)| s);
+            self.finish(t, CHANNEL_KEYS);
+            let Some((name, span)) = name else { continue };
+            if channels.iter().any(|c| c.name == name) {
+                self.problem(span, ProblemKind::DuplicateChannel { name: name.clone() });
+            }
+            channels.push(ChannelConfig { name, description });
+        }
+
+        let mut agents: Vec<AgentConfig> = Vec::new();
+        for t in agent_tables {
+            if let Some(agent) = self.agent(t, &channels) {
+                if agents.iter().any(|a| a.name == agent.0.name) {
+                    self.problem(agent.1, ProblemKind::DuplicateAgent { name: agent.0.name.clone() });
+                }
+                agents.push(agent.0);
+            }
+        }
+        Config { defaults, agents, channels }
+    }
+
+    fn defaults(&mut self, mut t: Table<'_, '_>) -> Defaults {
+        let mut d = Defaults::default();
+        if let Some(v) = self.integer(&mut t, "idle_stop", 0, i64::from(u32::MAX)) {
+            d.idle_stop = v as u64;
+        }
+        if let Some(v) = self.integer(&mut t, "max_running", 1, 1000) {
+            d.max_running = v as u32;
+        }
+        if let Some((code, span)) = self.string(&mut t, "language", false) {
+            match Language::from_code(&code).filter(|_| code.len() == 2) {
+                Some(lang) => d.language = Some(lang),
+                None => self.problem(span, ProblemKind::UnknownLanguage { found: code }),
+            }
+        }
+        self.finish(t, DEFAULTS_KEYS);
+        d
+    }
+
+    /// One agent and the span of its name (for duplicate reports). `None` when it has no usable name.
+    fn agent(&mut self, mut t: Table<'_, '_>, channels: &[ChannelConfig]) -> Option<(AgentConfig, Range<usize>)> {
+        let name = self.string(&mut t, "name", true);
+        let command = self.string(&mut t, "command", true);
+        let args = self.string_list(&mut t, "args").into_iter().map(|(s, _)| s).collect();
+        let env = self.env(&mut t);
+        let workspace = self.string(&mut t, "workspace", true);
+        let runtime = match self.sub_table(&mut t, "runtime") {
+            Some(rt) => self.runtime(rt),
+            None => RuntimeConfig::default(),
+        };
+        let agent_channels = self.string_list(&mut t, "channels");
+        for (channel, span) in &agent_channels {
+            if !channels.iter().any(|c| &c.name == channel) {
+                self.problem(span.clone(), ProblemKind::UnknownChannel { name: channel.clone() });
+            }
+        }
+        self.finish(t, AGENT_KEYS);
+
+        let workspace = workspace.map(|(raw, span)| {
+            let path = resolve_path(&raw, self.base_dir, self.home);
+            if runtime.kind == RuntimeKind::Local && !(self.is_dir)(&path) {
+                self.problem(span, ProblemKind::MissingFolder { path: path.display().to_string() });
+            }
+            path
+        });
+        let (name, name_span) = name?;
+        Some((
+            AgentConfig {
+                name,
+                command: command.map(|(c, _)| c).unwrap_or_default(),
+                args,
+                env,
+                workspace: workspace.unwrap_or_default(),
+                runtime,
+                channels: agent_channels.into_iter().map(|(c, _)| c).collect(),
+            },
+            name_span,
+        ))
+    }
+
+    fn env(&mut self, t: &mut Table<'_, '_>) -> BTreeMap<String, String> {
+        let mut env = BTreeMap::new();
+        let Some(mut table) = self.sub_table(t, "env") else { return env };
+        let keys: Vec<(String, Range<usize>)> =
+            table.table.iter().map(|(k, _)| (k.get_ref().to_string(), k.span())).collect();
+        for (key, span) in keys {
+            if !is_valid_env_name(&key) {
+                self.problem(span, ProblemKind::InvalidEnvName { name: key.clone() });
+            }
+            if let Some((value, _)) = self.string(&mut table, &key, false) {
+                env.insert(key, value);
+            }
+        }
+        env
+    }
+
+    fn runtime(&mut self, mut t: Table<'_, '_>) -> RuntimeConfig {
+        let mut rt = RuntimeConfig::default();
+        if let Some((found, span)) = self.string(&mut t, "type", false) {
+            match RuntimeKind::ALL.into_iter().find(|k| k.code() == found) {
+                Some(kind) => rt.kind = kind,
+                None => {
+                    self.problem(span, ProblemKind::UnknownRuntime { found });
+                    // The kind is unknown: its target keys cannot be judged.
+                    self.finish_runtime_unknown(t);
+                    return rt;
+                }
+            }
+        }
+        let mut targets = Vec::new();
+        for key in ["container", "sandbox", "pod"] {
+            if let Some((value, span)) = self.string(&mut t, key, false) {
+                targets.push((key, value, span));
+            }
+        }
+        rt.workspace_path = self.string(&mut t, "workspace_path", false).map(|(s, _)| PathBuf::from(s));
+        for (key, value, span) in targets {
+            if Some(key) == rt.kind.target_key() {
+                match key {
+                    "container" => rt.container = Some(value),
+                    "sandbox" => rt.sandbox = Some(value),
+                    _ => rt.pod = Some(value),
+                }
+            } else {
+                self.problem(span, ProblemKind::RuntimeIgnores { kind: rt.kind, key: key.to_string() });
+            }
+        }
+        if let Some(key) = rt.kind.target_key() {
+            if rt.target_name().is_none_or(|n| n.trim().is_empty()) {
+                self.problem(t.span.start..t.span.start, ProblemKind::RuntimeNeeds { kind: rt.kind, key: key.to_string() });
+            }
+        }
+        self.finish(t, RUNTIME_KEYS);
+        rt
+    }
+
+    fn finish_runtime_unknown(&mut self, mut t: Table<'_, '_>) {
+        for key in RUNTIME_KEYS {
+            t.get(key);
+        }
+        self.finish(t, RUNTIME_KEYS);
+    }
+}
+
+/// The known key closest to `key` (at most two edits away), to suggest a fix for a typo.
+fn closest(key: &str, known: &[&str]) -> Option<String> {
+    known
+        .iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.to_string())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(cur) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

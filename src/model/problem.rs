@@ -1,0 +1,119 @@
+//! Problems found in a config file: a position and a code with its data. The words for each
+//! code live in `ui::i18n`, so the same problem reads in English or French.
+
+use std::ops::Range;
+
+use super::config::RuntimeKind;
+
+/// The type a config value should have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueType {
+    /// A string.
+    String,
+    /// A whole number.
+    Integer,
+    /// A table (`[x]` or `{ … }`).
+    Table,
+    /// An array of strings.
+    StringArray,
+    /// An array of tables (`[[x]]`).
+    TableArray,
+}
+
+/// What is wrong, with the data the message needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The file could not be read.
+    Unreadable { path: String, message: String },
+    /// The text is not valid TOML (the parser's own words).
+    Syntax { message: String },
+    /// A key this table does not know; `suggestion` is a close known key.
+    UnknownKey {
+        key: String,
+        suggestion: Option<String>,
+    },
+    /// A required key is missing.
+    MissingKey { key: String },
+    /// A value of the wrong type (`found` is the TOML type name).
+    WrongType {
+        key: String,
+        expected: ValueType,
+        found: String,
+    },
+    /// A string that must not be empty is empty.
+    Empty { key: String },
+    /// A number out of its range.
+    OutOfRange { key: String, min: i64, max: i64 },
+    /// Two agents have the same name.
+    DuplicateAgent { name: String },
+    /// Two channels have the same name.
+    DuplicateChannel { name: String },
+    /// A local workspace folder that does not exist (or is not a folder).
+    MissingFolder { path: String },
+    /// `runtime.type` is not one of the known kinds.
+    UnknownRuntime { found: String },
+    /// A runtime kind needs a key that is missing (e.g. `container` for `type = "container"`).
+    RuntimeNeeds { kind: RuntimeKind, key: String },
+    /// A runtime key that does not apply to this kind (e.g. `pod` with `type = "container"`).
+    RuntimeIgnores { kind: RuntimeKind, key: String },
+    /// An agent lists a channel that no `[[channel]]` defines.
+    UnknownChannel { name: String },
+    /// An environment variable name that is not `[A-Za-z_][A-Za-z0-9_]*`.
+    InvalidEnvName { name: String },
+    /// `defaults.language` is not a known language.
+    UnknownLanguage { found: String },
+}
+
+/// One problem in a config file, at a 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// Byte range in the text.
+    pub span: Range<usize>,
+    /// What is wrong.
+    pub kind: ProblemKind,
+}
+
+impl Problem {
+    /// A problem at `span` of `src`.
+    pub fn at(src: &str, span: Range<usize>, kind: ProblemKind) -> Self {
+        let (line, column) = line_column(src, span.start);
+        Self {
+            line,
+            column,
+            span,
+            kind,
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `src`.
+pub fn line_column(src: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(src.len());
+    while !src.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &src[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = src[line_start..offset].chars().count() + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_column_counts_characters_not_bytes() {
+        let src = "a = 1\né = \"x\"\n";
+        assert_eq!(line_column(src, 0), (1, 1));
+        assert_eq!(line_column(src, 6), (2, 1));
+        // 'é' is two bytes; the space after it is column 2.
+        assert_eq!(line_column(src, 8), (2, 2));
+        assert_eq!(line_column(src, 999), (3, 1));
+    }
+}

@@ -1,0 +1,547 @@
+//! The agent manager: one task that owns every agent slot — its config, state, process and ACP
+//! connection — and applies `Command`s. Slow work (starting, a turn, stopping) runs in spawned
+//! tasks that report back through an internal channel, so the manager never waits on an agent.
+//! Enforces `max_running` (stops the least recently used idle agent to make room) and
+//! `idle_stop`; a turn borrows its agent (acquire on send, release on the turn's end).
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::os::unix::process::ExitStatusExt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::acp_client::AcpConnection;
+use super::events::EventSink;
+use super::exec::{ProcessSpec, executor_for};
+use super::process::{AgentProcess, StopTimeouts};
+use crate::app::{AgentState, Command, CrashReason, CrashReport, Event};
+use crate::model::config::{AgentConfig, Config, Defaults};
+use crate::model::conversation::TurnEnd;
+
+/// Stderr lines kept in a crash report.
+const CRASH_TAIL: usize = 12;
+
+/// Timings of the manager (tests shorten them).
+#[derive(Clone, Copy, Debug)]
+pub struct ManagerSettings {
+    /// The stop sequence.
+    pub stop: StopTimeouts,
+    /// How long `initialize` and `session/new` may take.
+    pub handshake_timeout: Duration,
+    /// How often idle agents are checked.
+    pub tick: Duration,
+}
+
+impl Default for ManagerSettings {
+    fn default() -> Self {
+        Self {
+            stop: StopTimeouts::default(),
+            handshake_timeout: Duration::from_secs(30),
+            tick: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Starts the manager on the current tokio runtime; returns where to send commands.
+pub fn spawn_manager(settings: ManagerSettings, events: EventSink) -> mpsc::Sender<Command> {
+    let (tx, rx) = mpsc::channel(256);
+    let (internal_tx, internal_rx) = mpsc::channel(256);
+    let manager = Manager {
+        settings,
+        events,
+        defaults: Defaults::default(),
+        slots: Vec::new(),
+        internal_tx,
+        shutting_down: false,
+    };
+    tokio::spawn(manager.run(rx, internal_rx));
+    tx
+}
+
+/// Reports from the manager's own tasks.
+enum Internal {
+    Started {
+        agent: String,
+        generation: u64,
+        result: Result<Box<Running>, CrashReport>,
+    },
+    TurnDone {
+        agent: String,
+        turn: u64,
+        end: TurnEnd,
+    },
+    Exited {
+        agent: String,
+        generation: u64,
+        status: Option<ExitStatus>,
+    },
+    Stopped {
+        agent: String,
+        generation: u64,
+    },
+}
+
+struct Running {
+    conn: Arc<AcpConnection>,
+    process: AgentProcess,
+}
+
+struct Slot {
+    config: AgentConfig,
+    state: AgentState,
+    running: Option<Box<Running>>,
+    last_used: Instant,
+    queue: VecDeque<String>,
+    /// Bumped on each start and stop, so reports about an older process are recognised.
+    generation: u64,
+    /// The turn in flight, if any.
+    turn: Option<u64>,
+    next_turn: u64,
+    /// Stop when the current turn ends (its config changed).
+    stale: bool,
+    /// Start again once stopped.
+    restart: bool,
+    /// Forget the slot once stopped (it left the config).
+    removed: bool,
+}
+
+impl Slot {
+    fn new(config: AgentConfig) -> Self {
+        Self {
+            config,
+            state: AgentState::Stopped,
+            running: None,
+            last_used: Instant::now(),
+            queue: VecDeque::new(),
+            generation: 0,
+            turn: None,
+            next_turn: 0,
+            stale: false,
+            restart: false,
+            removed: false,
+        }
+    }
+
+    fn is_running(&self) -> bool {
+        matches!(self.state, AgentState::Starting | AgentState::Idle | AgentState::Busy)
+    }
+}
+
+struct Manager {
+    settings: ManagerSettings,
+    events: EventSink,
+    defaults: Defaults,
+    slots: Vec<Slot>,
+    internal_tx: mpsc::Sender<Internal>,
+    shutting_down: bool,
+}
+
+impl Manager {
+    async fn run(mut self, mut commands: mpsc::Receiver<Command>, mut internal: mpsc::Receiver<Internal>) {
+        let mut tick = tokio::time::interval(self.settings.tick);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                cmd = commands.recv() => match cmd {
+                    Some(cmd) => self.command(cmd).await,
+                    None => self.begin_shutdown().await,
+                },
+                Some(msg) = internal.recv() => self.internal(msg).await,
+                _ = tick.tick() => self.stop_idle().await,
+            }
+            if self.shutting_down && self.slots.iter().all(|s| s.running.is_none() && s.state != AgentState::Stopping && s.state != AgentState::Starting) {
+                self.events.send(Event::ShutdownComplete).await;
+                return;
+            }
+        }
+    }
+
+    fn slot(&mut self, name: &str) -> Option<&mut Slot> {
+        self.slots.iter_mut().find(|s| s.config.name == name)
+    }
+
+    async fn set_state(&mut self, name: &str, state: AgentState) {
+        if let Some(slot) = self.slot(name) {
+            slot.state = state.clone();
+            self.events
+                .send(Event::AgentState { agent: name.to_string(), state })
+                .await;
+        }
+    }
+
+    async fn command(&mut self, cmd: Command) {
+        match cmd {
+            Command::Start { agent } => self.start(&agent).await,
+            Command::Stop { agent } => {
+                if let Some(slot) = self.slot(&agent) {
+                    slot.queue.clear();
+                    slot.restart = false;
+                }
+                self.stop(&agent).await;
+            }
+            Command::Restart { agent } => {
+                let running = self.slot(&agent).is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
+                if running {
+                    if let Some(slot) = self.slot(&agent) {
+                        slot.restart = true;
+                    }
+                    self.stop(&agent).await;
+                } else {
+                    self.start(&agent).await;
+                }
+            }
+            Command::Prompt { agent, text } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                slot.queue.push_back(text);
+                match slot.state {
+                    AgentState::Idle => self.dispatch(&agent).await,
+                    AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
+                    AgentState::Stopping => slot.restart = true,
+                    AgentState::Starting | AgentState::Busy => {}
+                }
+            }
+            Command::Cancel { agent } => {
+                if let Some(slot) = self.slot(&agent) {
+                    slot.queue.clear();
+                    if let (Some(running), Some(_)) = (&slot.running, slot.turn) {
+                        running.conn.cancel();
+                    }
+                }
+            }
+            Command::ConfigLoaded { path, result } => self.config_loaded(path, result).await,
+            Command::Shutdown => self.begin_shutdown().await,
+        }
+    }
+
+    async fn config_loaded(&mut self, path: PathBuf, result: crate::model::config_check::LoadResult) {
+        let config = result.config.clone();
+        self.events.send(Event::ConfigLoaded { path, result }).await;
+        if let Some(config) = config {
+            self.apply(config).await;
+        }
+    }
+
+    async fn apply(&mut self, config: Config) {
+        self.defaults = config.defaults.clone();
+        let mut to_stop = Vec::new();
+        for slot in &mut self.slots {
+            match config.agent(&slot.config.name) {
+                None => {
+                    slot.removed = true;
+                    to_stop.push(slot.config.name.clone());
+                }
+                Some(new) if *new != slot.config => {
+                    slot.config = new.clone();
+                    match slot.state {
+                        AgentState::Idle => to_stop.push(new.name.clone()),
+                        AgentState::Busy | AgentState::Starting => slot.stale = true,
+                        _ => {}
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        for agent in &config.agents {
+            if !self.slots.iter().any(|s| s.config.name == agent.name) {
+                self.slots.push(Slot::new(agent.clone()));
+            }
+        }
+        // Keep the file's order.
+        self.slots.sort_by_key(|s| config.agents.iter().position(|a| a.name == s.config.name).unwrap_or(usize::MAX));
+        for name in to_stop {
+            self.stop(&name).await;
+        }
+        self.slots.retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
+        self.events.send(Event::ConfigApplied { config }).await;
+    }
+
+    async fn start(&mut self, name: &str) {
+        if self.shutting_down {
+            return;
+        }
+        let Some(slot) = self.slot(name) else { return };
+        if slot.is_running() || slot.state == AgentState::Stopping {
+            return;
+        }
+        slot.generation += 1;
+        let generation = slot.generation;
+        let config = slot.config.clone();
+        self.make_room(name).await;
+        self.set_state(name, AgentState::Starting).await;
+        let events = self.events.clone();
+        let internal = self.internal_tx.clone();
+        let settings = self.settings;
+        tokio::spawn(async move {
+            let result = launch(&config, events, settings).await;
+            let _ = internal
+                .send(Internal::Started { agent: config.name.clone(), generation, result })
+                .await;
+        });
+    }
+
+    /// Stops the least recently used idle agent while starting `name` would exceed `max_running`.
+    async fn make_room(&mut self, name: &str) {
+        let max = self.defaults.max_running as usize;
+        let running = self.slots.iter().filter(|s| s.is_running() && s.config.name != name).count();
+        if running < max {
+            return;
+        }
+        let victim = self
+            .slots
+            .iter()
+            .filter(|s| s.state == AgentState::Idle && s.config.name != name)
+            .min_by_key(|s| s.last_used)
+            .map(|s| s.config.name.clone());
+        match victim {
+            Some(victim) => {
+                tracing::info!(%victim, "stopping to make room for {name}");
+                self.stop(&victim).await;
+            }
+            None => tracing::warn!("max_running reached and every agent is busy; starting {name} anyway"),
+        }
+    }
+
+    async fn stop(&mut self, name: &str) {
+        let timeouts = self.settings.stop;
+        let Some(slot) = self.slot(name) else { return };
+        let was_starting = slot.state == AgentState::Starting;
+        let turn = slot.turn.take();
+        slot.generation += 1;
+        let generation = slot.generation;
+        let running = slot.running.take();
+        if running.is_none() && !was_starting {
+            if slot.state != AgentState::Stopping && !matches!(slot.state, AgentState::Crashed(_)) {
+                self.set_state(name, AgentState::Stopped).await;
+            }
+            return;
+        }
+        if turn.is_some() {
+            self.events
+                .send(Event::TurnEnded { agent: name.to_string(), end: TurnEnd::Cancelled })
+                .await;
+        }
+        self.set_state(name, AgentState::Stopping).await;
+        let internal = self.internal_tx.clone();
+        let agent = name.to_string();
+        tokio::spawn(async move {
+            if let Some(running) = running {
+                let Running { conn, process } = *running;
+                if let Ok(conn) = Arc::try_unwrap(conn) {
+                    conn.close().await;
+                }
+                process.stop(timeouts).await;
+            }
+            let _ = internal.send(Internal::Stopped { agent, generation }).await;
+        });
+    }
+
+    async fn dispatch(&mut self, name: &str) {
+        let Some(slot) = self.slot(name) else { return };
+        let (Some(running), Some(text)) = (&slot.running, slot.queue.pop_front()) else { return };
+        let prompt = running.conn.prompt(text);
+        slot.next_turn += 1;
+        let turn = slot.next_turn;
+        slot.turn = Some(turn);
+        slot.last_used = Instant::now();
+        self.set_state(name, AgentState::Busy).await;
+        self.events.send(Event::TurnStarted { agent: name.to_string() }).await;
+        let internal = self.internal_tx.clone();
+        let agent = name.to_string();
+        tokio::spawn(async move {
+            let end = prompt.await;
+            let _ = internal.send(Internal::TurnDone { agent, turn, end }).await;
+        });
+    }
+
+    async fn internal(&mut self, msg: Internal) {
+        match msg {
+            Internal::Started { agent, generation, result } => self.started(&agent, generation, result).await,
+            Internal::TurnDone { agent, turn, end } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                if slot.turn != Some(turn) {
+                    return;
+                }
+                slot.turn = None;
+                slot.last_used = Instant::now();
+                let stale = slot.stale;
+                let queued = !slot.queue.is_empty();
+                self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
+                self.set_state(&agent, AgentState::Idle).await;
+                if stale || self.shutting_down {
+                    self.stop(&agent).await;
+                } else if queued {
+                    self.dispatch(&agent).await;
+                }
+            }
+            Internal::Exited { agent, generation, status } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                if slot.generation != generation {
+                    return;
+                }
+                let running = slot.running.take();
+                let tail = running.as_ref().map(|r| r.process.stderr().tail(CRASH_TAIL)).unwrap_or_default();
+                let turn = slot.turn.take();
+                slot.queue.clear();
+                if let Some(running) = running {
+                    let pid = running.process.pid();
+                    tokio::spawn(super::process::end_group(pid));
+                }
+                let reason = exit_reason(status);
+                if turn.is_some() {
+                    let message = "the agent exited during the turn".to_string();
+                    self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::Failed { message } }).await;
+                }
+                self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
+            }
+            Internal::Stopped { agent, generation } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                if slot.generation != generation {
+                    return;
+                }
+                let restart = slot.restart && !slot.removed;
+                slot.restart = false;
+                slot.stale = false;
+                let removed = slot.removed;
+                self.set_state(&agent, AgentState::Stopped).await;
+                if removed {
+                    self.slots.retain(|s| s.config.name != agent);
+                } else if restart || !self.slot(&agent).is_some_and(|s| s.queue.is_empty()) {
+                    self.start(&agent).await;
+                }
+            }
+        }
+    }
+
+    async fn started(&mut self, name: &str, generation: u64, result: Result<Box<Running>, CrashReport>) {
+        let current = self.slot(name).is_some_and(|s| s.generation == generation);
+        if !current {
+            // Stopped (or restarted) while starting: end what was started.
+            if let Ok(running) = result {
+                let timeouts = self.settings.stop;
+                tokio::spawn(async move {
+                    let Running { conn, process } = *running;
+                    if let Ok(conn) = Arc::try_unwrap(conn) {
+                        conn.close().await;
+                    }
+                    process.stop(timeouts).await;
+                });
+            }
+            return;
+        }
+        match result {
+            Err(report) => {
+                if let Some(slot) = self.slot(name) {
+                    slot.queue.clear();
+                }
+                self.set_state(name, AgentState::Crashed(report)).await;
+            }
+            Ok(running) => {
+                let mut exit = running.process.exit_watch();
+                let internal = self.internal_tx.clone();
+                let agent = name.to_string();
+                tokio::spawn(async move {
+                    let status = exit.wait_for(Option::is_some).await.ok().and_then(|s| *s);
+                    let _ = internal.send(Internal::Exited { agent, generation, status }).await;
+                });
+                let Some(slot) = self.slot(name) else { return };
+                slot.running = Some(running);
+                slot.last_used = Instant::now();
+                let queued = !slot.queue.is_empty();
+                self.set_state(name, AgentState::Idle).await;
+                if queued {
+                    self.dispatch(name).await;
+                }
+            }
+        }
+    }
+
+    async fn stop_idle(&mut self) {
+        let idle_stop = self.defaults.idle_stop;
+        if idle_stop == 0 {
+            return;
+        }
+        let limit = Duration::from_secs(idle_stop);
+        let expired: Vec<String> = self
+            .slots
+            .iter()
+            .filter(|s| s.state == AgentState::Idle && s.last_used.elapsed() >= limit)
+            .map(|s| s.config.name.clone())
+            .collect();
+        for name in expired {
+            tracing::info!(agent = %name, "stopping after {idle_stop} s idle");
+            self.stop(&name).await;
+        }
+    }
+
+    async fn begin_shutdown(&mut self) {
+        if self.shutting_down {
+            return;
+        }
+        self.shutting_down = true;
+        let names: Vec<String> = self.slots.iter().map(|s| s.config.name.clone()).collect();
+        for name in names {
+            if let Some(slot) = self.slot(&name) {
+                slot.queue.clear();
+                slot.restart = false;
+            }
+            self.stop(&name).await;
+        }
+    }
+}
+
+/// Starts the process and completes the ACP handshake.
+async fn launch(config: &AgentConfig, events: EventSink, settings: ManagerSettings) -> Result<Box<Running>, CrashReport> {
+    let spawn_failed = |message: String| CrashReport {
+        reason: CrashReason::SpawnFailed { message },
+        stderr_tail: Vec::new(),
+    };
+    let executor = executor_for(config).map_err(|e| spawn_failed(e.to_string()))?;
+    let child = executor
+        .popen(&ProcessSpec::for_agent(config))
+        .map_err(|e| spawn_failed(e.to_string()))?;
+    let agent = config.name.clone();
+    let log_events = events.clone();
+    let mut process = AgentProcess::new(child, move |line| {
+        let events = log_events.clone();
+        let agent = agent.clone();
+        async move { events.send(Event::AgentLog { agent, line }).await }
+    });
+    let (stdin, stdout) = process.take_stdio().ok_or_else(|| spawn_failed("no pipes".into()))?;
+    let connected = AcpConnection::connect(
+        config.name.clone(),
+        stdin,
+        stdout,
+        events,
+        config.workspace_path(),
+        settings.handshake_timeout,
+    )
+    .await;
+    match connected {
+        Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
+        Err(e) => {
+            // Give a process that is exiting a moment, so the report says how it ended.
+            let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten();
+            let stderr_tail = process.stderr().tail(CRASH_TAIL);
+            let reason = match exited {
+                Some(status) => exit_reason(Some(status)),
+                None => CrashReason::Handshake { message: e.to_string() },
+            };
+            process.stop(settings.stop).await;
+            Err(CrashReport { reason, stderr_tail })
+        }
+    }
+}
+
+fn exit_reason(status: Option<ExitStatus>) -> CrashReason {
+    match status {
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(code), _) => CrashReason::Exited { code },
+            (None, Some(signal)) => CrashReason::Signaled { signal },
+            _ => CrashReason::Exited { code: -1 },
+        },
+        None => CrashReason::Exited { code: -1 },
+    }
+}

@@ -1,0 +1,186 @@
+//! The config file on disk: which file to use (`--config`, `SIDEKICKS_CONFIG`, the last opened
+//! one, or a default created on first run), reading it through the loader, and the preferences
+//! file that remembers the last opened and recent files.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::config_check::{LoadResult, load_str};
+use crate::model::problem::{Problem, ProblemKind};
+
+/// Recent files kept.
+pub const RECENT_MAX: usize = 8;
+/// The environment variable naming a config file.
+pub const CONFIG_ENV: &str = "SIDEKICKS_CONFIG";
+
+/// The folders Sidekicks uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppDirs {
+    /// Config folder (`~/.config/sidekicks`): `sidekicks.toml`, `preferences.json`.
+    pub config_dir: PathBuf,
+    /// Data folder (`~/.local/share/sidekicks`): the demo workspace, history.
+    pub data_dir: PathBuf,
+    /// The home folder, for `~/` in paths.
+    pub home: Option<PathBuf>,
+}
+
+impl AppDirs {
+    /// The platform's folders (XDG on Linux).
+    pub fn from_system() -> Option<Self> {
+        let project = directories::ProjectDirs::from("", "", "sidekicks")?;
+        Some(Self {
+            config_dir: project.config_dir().to_path_buf(),
+            data_dir: project.data_dir().to_path_buf(),
+            home: directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()),
+        })
+    }
+
+    fn prefs_path(&self) -> PathBuf {
+        self.config_dir.join("preferences.json")
+    }
+
+    /// The default config file.
+    pub fn default_config(&self) -> PathBuf {
+        self.config_dir.join("sidekicks.toml")
+    }
+}
+
+/// Where the config file came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// `--config F`.
+    Flag,
+    /// `SIDEKICKS_CONFIG`.
+    Env,
+    /// The last opened file (preferences).
+    LastOpened,
+    /// The default file (created if it did not exist).
+    Default,
+}
+
+/// Preferences kept between runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preferences {
+    /// The config file opened last.
+    #[serde(default)]
+    pub last_opened: Option<PathBuf>,
+    /// Recently opened config files, newest first.
+    #[serde(default)]
+    pub recent: Vec<PathBuf>,
+}
+
+impl Preferences {
+    /// Reads the preferences; a missing or unreadable file gives the defaults.
+    pub fn load(dirs: &AppDirs) -> Self {
+        std::fs::read_to_string(dirs.prefs_path())
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default()
+    }
+
+    /// Records `path` as opened: last opened and first of the recent files.
+    pub fn record_opened(&mut self, path: &Path) {
+        self.last_opened = Some(path.to_path_buf());
+        self.recent.retain(|p| p != path);
+        self.recent.insert(0, path.to_path_buf());
+        self.recent.truncate(RECENT_MAX);
+    }
+
+    /// Writes the preferences (temp file + rename).
+    pub fn save(&self, dirs: &AppDirs) -> std::io::Result<()> {
+        std::fs::create_dir_all(&dirs.config_dir)?;
+        let path = dirs.prefs_path();
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_vec_pretty(self)?)?;
+        std::fs::rename(tmp, path)
+    }
+}
+
+/// Picks the config file: `flag`, else `env`, else the last opened file if it still exists,
+/// else the default file, created with the demo agent when missing.
+pub fn resolve_config_path(
+    flag: Option<PathBuf>,
+    env: Option<PathBuf>,
+    prefs: &Preferences,
+    dirs: &AppDirs,
+) -> std::io::Result<(PathBuf, ConfigSource)> {
+    if let Some(path) = flag {
+        return Ok((absolute(path), ConfigSource::Flag));
+    }
+    if let Some(path) = env.filter(|p| !p.as_os_str().is_empty()) {
+        return Ok((absolute(path), ConfigSource::Env));
+    }
+    if let Some(path) = prefs.last_opened.as_ref().filter(|p| p.is_file()) {
+        return Ok((path.clone(), ConfigSource::LastOpened));
+    }
+    let path = dirs.default_config();
+    if !path.exists() {
+        create_default_config(dirs)?;
+    }
+    Ok((path, ConfigSource::Default))
+}
+
+fn absolute(path: PathBuf) -> PathBuf {
+    std::path::absolute(&path).unwrap_or(path)
+}
+
+/// Writes the default config (the demo agent) and its demo workspace folder.
+pub fn create_default_config(dirs: &AppDirs) -> std::io::Result<PathBuf> {
+    let workspace = dirs.data_dir.join("demo-workspace");
+    std::fs::create_dir_all(&workspace)?;
+    let readme = workspace.join("README.md");
+    if !readme.exists() {
+        std::fs::write(
+            &readme,
+            "# Demo workspace\n\nThe demo agent works in this folder. Nothing here matters; feel free to edit it.\n",
+        )?;
+    }
+    std::fs::create_dir_all(&dirs.config_dir)?;
+    let path = dirs.default_config();
+    std::fs::write(&path, default_config_text(&workspace))?;
+    Ok(path)
+}
+
+/// The text of the default config, with the demo workspace at `workspace`.
+pub fn default_config_text(workspace: &Path) -> String {
+    let workspace = toml::Value::String(workspace.display().to_string()).to_string();
+    format!(
+        r#"# Sidekicks configuration. Sidekicks reloads this file when it changes.
+# The reference of every key is in docs/CONFIG.md.
+
+[defaults]
+idle_stop = 600     # seconds an idle agent keeps running (0 = never stop it)
+max_running = 4     # agents running at once; one more stops the least recently used idle one
+# language = "fr"   # "en" or "fr"; without it the system locale decides
+
+[[agent]]
+name = "Demo"
+command = "sidekicks"   # "sidekicks" always means this very program
+args = ["demo-agent"]
+workspace = {workspace}
+"#
+    )
+}
+
+/// Reads and checks a config file. An unreadable file is one problem at 1:1.
+pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let base = path.parent().unwrap_or(Path::new("/"));
+            load_str(&text, base, home, &|p: &Path| p.is_dir())
+        }
+        Err(e) => LoadResult {
+            config: None,
+            problems: vec![Problem {
+                line: 1,
+                column: 1,
+                span: 0..0,
+                kind: ProblemKind::Unreadable {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                },
+            }],
+        },
+    }
+}

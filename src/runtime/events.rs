@@ -1,0 +1,36 @@
+//! Where the runtime sends its events: a bounded channel to the UI plus a waker that asks the
+//! UI for a frame (egui's `request_repaint`, or nothing in tests).
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use crate::app::Event;
+
+/// Wakes the UI after an event was sent.
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// Capacity of the event channel: enough for bursts of streamed fragments.
+pub const EVENT_CAPACITY: usize = 4096;
+
+/// Sends events to the UI and wakes it.
+#[derive(Clone)]
+pub struct EventSink {
+    tx: mpsc::Sender<Event>,
+    waker: Waker,
+}
+
+impl EventSink {
+    /// A sink and the receiver the UI drains.
+    pub fn new(waker: Waker) -> (Self, mpsc::Receiver<Event>) {
+        let (tx, rx) = mpsc::channel(EVENT_CAPACITY);
+        (Self { tx, waker }, rx)
+    }
+
+    /// Sends an event, waiting if the UI is behind (back-pressure instead of dropping).
+    pub async fn send(&self, event: Event) {
+        if self.tx.send(event).await.is_ok() {
+            (self.waker)();
+        }
+    }
+}

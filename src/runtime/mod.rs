@@ -1,0 +1,11 @@
+//! Everything that touches the world, on tokio: starting agent processes, speaking ACP with
+//! them, the config file and its watcher. Never draws: it produces `app::Event`s.
+
+pub mod acp_client;
+pub mod agents;
+pub mod config_file;
+pub mod config_watch;
+pub mod demo_agent;
+pub mod events;
+pub mod exec;
+pub mod process;

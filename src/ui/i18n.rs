@@ -1,0 +1,229 @@
+//! Every user-facing sentence, in English and French. `model` and `runtime` give codes and
+//! data; this module turns them into words. Each key is written with both languages side by
+//! side, so a missing translation does not compile, and a test checks that the placeholders of
+//! both languages agree.
+
+use crate::app::{AgentState, CrashReason};
+use crate::model::config::{Language, RuntimeConfig, RuntimeKind};
+use crate::model::conversation::TurnEnd;
+use crate::model::problem::{ProblemKind, ValueType};
+
+macro_rules! strings {
+    ($($key:ident => ($en:expr, $fr:expr),)*) => {
+        /// A fixed string of the interface.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Key { $($key,)* }
+
+        impl Key {
+            /// Every key, for tests.
+            pub const ALL: &'static [Key] = &[$(Key::$key,)*];
+        }
+
+        /// The string for `key` in `lang`.
+        pub fn tr(lang: Language, key: Key) -> &'static str {
+            match (key, lang) {
+                $((Key::$key, Language::En) => $en, (Key::$key, Language::Fr) => $fr,)*
+            }
+        }
+    };
+}
+
+strings! {
+    Agents => ("Agents", "Agents"),
+    Start => ("Start", "Démarrer"),
+    Stop => ("Stop", "Arrêter"),
+    Restart => ("Restart", "Redémarrer"),
+    Send => ("Send", "Envoyer"),
+    Cancel => ("Cancel", "Annuler"),
+    Conversation => ("Conversation", "Conversation"),
+    Log => ("Log", "Journal"),
+    ComposerHint => ("Message {agent} — Enter to send, Shift+Enter for a new line", "Message à {agent} — Entrée pour envoyer, Maj+Entrée pour aller à la ligne"),
+    NoAgents => ("No agents in this config file. Add an [[agent]] entry.", "Aucun agent dans ce fichier de configuration. Ajoutez une entrée [[agent]]."),
+    PickAgent => ("Choose an agent on the left to talk to it.", "Choisissez un agent à gauche pour lui parler."),
+    EmptyConversation => ("No messages yet. Say hello!", "Aucun message pour l’instant. Dites bonjour !"),
+    EmptyLog => ("Nothing written to stderr yet.", "Rien d’écrit sur stderr pour l’instant."),
+    ConfigFile => ("Config: {path}", "Configuration : {path}"),
+    NoProblems => ("no problems", "aucun problème"),
+    ProblemCount => ("{count} problem(s)", "{count} problème(s)"),
+    ProblemsTitle => ("Problems in the config file", "Problèmes dans le fichier de configuration"),
+    KeptLastGood => ("The last valid config stays in force until these are fixed.", "La dernière configuration valide reste en vigueur jusqu’à leur correction."),
+    StateStopped => ("stopped", "arrêté"),
+    StateStarting => ("starting", "démarrage"),
+    StateIdle => ("idle", "prêt"),
+    StateBusy => ("busy", "occupé"),
+    StateStopping => ("stopping", "arrêt en cours"),
+    StateCrashed => ("crashed", "planté"),
+    WhereLocal => ("local", "local"),
+    WhereContainer => ("container {name}", "conteneur {name}"),
+    WhereSandbox => ("sandbox {name}", "bac à sable {name}"),
+    WherePod => ("pod {name}", "pod {name}"),
+    You => ("You", "Vous"),
+    System => ("Sidekicks", "Sidekicks"),
+    Thinking => ("Thinking", "Réflexion"),
+    CrashExited => ("The agent exited with code {code}.", "L’agent s’est terminé avec le code {code}."),
+    CrashSignaled => ("The agent was ended by signal {signal}.", "L’agent a été arrêté par le signal {signal}."),
+    CrashSpawn => ("The agent could not be started: {message}", "Impossible de démarrer l’agent : {message}"),
+    CrashHandshake => ("The agent did not complete the ACP handshake: {message}", "L’agent n’a pas terminé la poignée de main ACP : {message}"),
+    LastStderr => ("Last lines on stderr:", "Dernières lignes sur stderr :"),
+    EndTurn => ("", ""),
+    EndMaxTokens => ("Stopped: the agent reached its token limit.", "Arrêt : l’agent a atteint sa limite de jetons."),
+    EndMaxTurnRequests => ("Stopped: the agent reached its limit of requests for one turn.", "Arrêt : l’agent a atteint sa limite de requêtes pour un tour."),
+    EndRefusal => ("The agent refused to answer.", "L’agent a refusé de répondre."),
+    EndCancelled => ("Cancelled.", "Annulé."),
+    EndFailed => ("The turn failed: {message}", "Le tour a échoué : {message}"),
+    Syntax => ("TOML syntax: {message}", "Syntaxe TOML : {message}"),
+    Unreadable => ("Cannot read {path}: {message}", "Impossible de lire {path} : {message}"),
+    UnknownKey => ("Unknown key `{key}`.", "Clé inconnue « {key} »."),
+    UnknownKeySuggest => ("Unknown key `{key}`; did you mean `{suggestion}`?", "Clé inconnue « {key} » ; vouliez-vous dire « {suggestion} » ?"),
+    MissingKey => ("Missing key `{key}`.", "Clé manquante « {key} »."),
+    WrongType => ("`{key}` must be {expected}, not {found}.", "« {key} » doit être {expected}, pas {found}."),
+    Empty => ("`{key}` must not be empty.", "« {key} » ne doit pas être vide."),
+    OutOfRange => ("`{key}` must be between {min} and {max}.", "« {key} » doit être entre {min} et {max}."),
+    DuplicateAgent => ("Another agent is already named \"{name}\".", "Un autre agent s’appelle déjà « {name} »."),
+    DuplicateChannel => ("Another channel is already named \"{name}\".", "Un autre canal s’appelle déjà « {name} »."),
+    MissingFolder => ("The workspace folder {path} does not exist.", "Le dossier de travail {path} n’existe pas."),
+    UnknownRuntime => ("Unknown runtime type \"{found}\"; use local, container, sbx, podman or kubectl.", "Type d’environnement inconnu « {found} » ; utilisez local, container, sbx, podman ou kubectl."),
+    RuntimeNeeds => ("Runtime \"{kind}\" needs `{key}`.", "L’environnement « {kind} » demande « {key} »."),
+    RuntimeIgnores => ("`{key}` does not apply to runtime \"{kind}\".", "« {key} » ne s’applique pas à l’environnement « {kind} »."),
+    UnknownChannel => ("No [[channel]] is named \"{name}\".", "Aucun [[channel]] ne s’appelle « {name} »."),
+    InvalidEnvName => ("\"{name}\" is not a valid environment variable name (letters, digits and _, not starting with a digit).", "« {name} » n’est pas un nom de variable d’environnement valide (lettres, chiffres et _, sans chiffre au début)."),
+    UnknownLanguage => ("Unknown language \"{found}\"; use \"en\" or \"fr\".", "Langue inconnue « {found} » ; utilisez « en » ou « fr »."),
+    TypeString => ("a string", "une chaîne"),
+    TypeInteger => ("a whole number", "un nombre entier"),
+    TypeTable => ("a table", "une table"),
+    TypeStringArray => ("a list of strings", "une liste de chaînes"),
+    TypeTableArray => ("a list of tables ([[…]])", "une liste de tables ([[…]])"),
+    CheckOk => ("{path}: no problems.", "{path} : aucun problème."),
+}
+
+/// `tr` with `{name}` placeholders replaced.
+pub fn trf(lang: Language, key: Key, args: &[(&str, &str)]) -> String {
+    let mut text = tr(lang, key).to_string();
+    for (name, value) in args {
+        text = text.replace(&format!("{{{name}}}"), value);
+    }
+    text
+}
+
+fn type_name(lang: Language, t: ValueType) -> &'static str {
+    let key = match t {
+        ValueType::String => Key::TypeString,
+        ValueType::Integer => Key::TypeInteger,
+        ValueType::Table => Key::TypeTable,
+        ValueType::StringArray => Key::TypeStringArray,
+        ValueType::TableArray => Key::TypeTableArray,
+    };
+    tr(lang, key)
+}
+
+/// A config problem in words.
+pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
+    use ProblemKind as P;
+    match kind {
+        P::Unreadable { path, message } => trf(lang, Key::Unreadable, &[("path", path), ("message", message)]),
+        P::Syntax { message } => trf(lang, Key::Syntax, &[("message", message)]),
+        P::UnknownKey { key, suggestion: None } => trf(lang, Key::UnknownKey, &[("key", key)]),
+        P::UnknownKey { key, suggestion: Some(s) } => trf(lang, Key::UnknownKeySuggest, &[("key", key), ("suggestion", s)]),
+        P::MissingKey { key } => trf(lang, Key::MissingKey, &[("key", key)]),
+        P::WrongType { key, expected, found } => trf(
+            lang,
+            Key::WrongType,
+            &[("key", key), ("expected", type_name(lang, *expected)), ("found", found)],
+        ),
+        P::Empty { key } => trf(lang, Key::Empty, &[("key", key)]),
+        P::OutOfRange { key, min, max } => trf(
+            lang,
+            Key::OutOfRange,
+            &[("key", key), ("min", &min.to_string()), ("max", &max.to_string())],
+        ),
+        P::DuplicateAgent { name } => trf(lang, Key::DuplicateAgent, &[("name", name)]),
+        P::DuplicateChannel { name } => trf(lang, Key::DuplicateChannel, &[("name", name)]),
+        P::MissingFolder { path } => trf(lang, Key::MissingFolder, &[("path", path)]),
+        P::UnknownRuntime { found } => trf(lang, Key::UnknownRuntime, &[("found", found)]),
+        P::RuntimeNeeds { kind, key } => trf(lang, Key::RuntimeNeeds, &[("kind", kind.code()), ("key", key)]),
+        P::RuntimeIgnores { kind, key } => trf(lang, Key::RuntimeIgnores, &[("kind", kind.code()), ("key", key)]),
+        P::UnknownChannel { name } => trf(lang, Key::UnknownChannel, &[("name", name)]),
+        P::InvalidEnvName { name } => trf(lang, Key::InvalidEnvName, &[("name", name)]),
+        P::UnknownLanguage { found } => trf(lang, Key::UnknownLanguage, &[("found", found)]),
+    }
+}
+
+/// The short state shown next to an agent.
+pub fn state_text(lang: Language, state: &AgentState) -> &'static str {
+    let key = match state {
+        AgentState::Stopped => Key::StateStopped,
+        AgentState::Starting => Key::StateStarting,
+        AgentState::Idle => Key::StateIdle,
+        AgentState::Busy => Key::StateBusy,
+        AgentState::Stopping => Key::StateStopping,
+        AgentState::Crashed(_) => Key::StateCrashed,
+    };
+    tr(lang, key)
+}
+
+/// Why an agent crashed, in words.
+pub fn crash_text(lang: Language, reason: &CrashReason) -> String {
+    match reason {
+        CrashReason::Exited { code } => trf(lang, Key::CrashExited, &[("code", &code.to_string())]),
+        CrashReason::Signaled { signal } => trf(lang, Key::CrashSignaled, &[("signal", &signal.to_string())]),
+        CrashReason::SpawnFailed { message } => trf(lang, Key::CrashSpawn, &[("message", message)]),
+        CrashReason::Handshake { message } => trf(lang, Key::CrashHandshake, &[("message", message)]),
+    }
+}
+
+/// How a turn ended, in words (empty for a normal end).
+pub fn turn_end_text(lang: Language, end: &TurnEnd) -> String {
+    match end {
+        TurnEnd::EndTurn => tr(lang, Key::EndTurn).to_string(),
+        TurnEnd::MaxTokens => tr(lang, Key::EndMaxTokens).to_string(),
+        TurnEnd::MaxTurnRequests => tr(lang, Key::EndMaxTurnRequests).to_string(),
+        TurnEnd::Refusal => tr(lang, Key::EndRefusal).to_string(),
+        TurnEnd::Cancelled => tr(lang, Key::EndCancelled).to_string(),
+        TurnEnd::Failed { message } => trf(lang, Key::EndFailed, &[("message", message)]),
+    }
+}
+
+/// Where an agent runs: "local", "container web", "sandbox dev", "pod x".
+pub fn where_text(lang: Language, runtime: &RuntimeConfig) -> String {
+    let name = runtime.target_name().unwrap_or("?");
+    match runtime.kind {
+        RuntimeKind::Local => tr(lang, Key::WhereLocal).to_string(),
+        RuntimeKind::Container | RuntimeKind::Podman => trf(lang, Key::WhereContainer, &[("name", name)]),
+        RuntimeKind::Sbx => trf(lang, Key::WhereSandbox, &[("name", name)]),
+        RuntimeKind::Kubectl => trf(lang, Key::WherePod, &[("name", name)]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placeholders(s: &str) -> Vec<String> {
+        let mut out: Vec<String> = s
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn both_languages_have_every_key_with_the_same_placeholders() {
+        for key in Key::ALL {
+            let en = tr(Language::En, *key);
+            let fr = tr(Language::Fr, *key);
+            assert_eq!(placeholders(en), placeholders(fr), "placeholders differ for {key:?}");
+            if *key != Key::EndTurn {
+                assert!(!en.is_empty() && !fr.is_empty(), "{key:?} is empty in a language");
+            }
+        }
+    }
+
+    #[test]
+    fn problems_read_in_french() {
+        let kind = ProblemKind::UnknownRuntime { found: "dockr".into() };
+        assert!(problem_text(Language::Fr, &kind).starts_with("Type d’environnement inconnu « dockr »"));
+        assert!(problem_text(Language::En, &kind).starts_with("Unknown runtime type \"dockr\""));
+    }
+}

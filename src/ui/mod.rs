@@ -1,0 +1,126 @@
+//! egui only: the window. `SidekicksApp` applies runtime events in `logic` (on a time budget)
+//! and draws in `ui`; each view has its own file.
+
+pub mod conversation;
+pub mod i18n;
+pub mod log;
+pub mod sidebar;
+pub mod status;
+pub mod theme;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::app::{AppState, Bridge, Command};
+
+/// Time spent applying events per frame, at most.
+const EVENT_BUDGET: Duration = Duration::from_millis(8);
+
+/// Which view of the selected agent is shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tab {
+    /// The conversation.
+    #[default]
+    Conversation,
+    /// Its stderr log.
+    Log,
+}
+
+/// The application window.
+pub struct SidekicksApp {
+    /// What the UI draws from (public for tests).
+    pub state: AppState,
+    bridge: Bridge,
+    selected: Option<String>,
+    tab: Tab,
+    drafts: HashMap<String, String>,
+    shut_down: bool,
+}
+
+impl SidekicksApp {
+    /// A window over a started runtime.
+    pub fn new(bridge: Bridge) -> Self {
+        Self {
+            state: AppState::default(),
+            bridge,
+            selected: None,
+            tab: Tab::Conversation,
+            drafts: HashMap::new(),
+            shut_down: false,
+        }
+    }
+
+    /// Sends a command to the runtime.
+    pub fn send(&self, command: Command) {
+        self.bridge.send(command);
+    }
+
+    /// Applies pending runtime events; asks for another frame if the budget ran out.
+    pub fn logic(&mut self, ctx: &egui::Context) {
+        if self.bridge.drain(&mut self.state, EVENT_BUDGET) {
+            ctx.request_repaint();
+        }
+        if self.selected.is_none() {
+            self.selected = self.state.agents.first().map(|a| a.config.name.clone());
+        }
+    }
+
+    /// Draws the window.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state));
+        egui::Panel::left("sidebar")
+            .resizable(true)
+            .default_size(220.0)
+            .show(ui, |ui| sidebar::sidebar_ui(ui, &self.state, &mut self.selected));
+        egui::CentralPanel::default().show(ui, |ui| {
+            status::problems_ui(ui, &self.state);
+            let lang = self.state.language;
+            let Some(name) = self.selected.clone() else {
+                ui.label(i18n::tr(lang, i18n::Key::NoAgents));
+                return;
+            };
+            let Some(agent) = self.state.agent_mut(&name) else {
+                ui.label(i18n::tr(lang, i18n::Key::PickAgent));
+                return;
+            };
+            let draft = self.drafts.entry(name.clone()).or_default();
+            let actions = conversation::agent_header_ui(ui, lang, agent, &mut self.tab);
+            let mut commands = actions;
+            match self.tab {
+                Tab::Conversation => commands.extend(conversation::conversation_ui(ui, lang, agent, draft)),
+                Tab::Log => log::log_ui(ui, lang, agent),
+            }
+            for command in commands {
+                self.bridge.send(command);
+            }
+        });
+    }
+
+    /// Stops every agent before the window goes away.
+    pub fn shutdown(&mut self) {
+        if !self.shut_down {
+            self.shut_down = true;
+            self.bridge.shutdown_blocking(&mut self.state, Duration::from_secs(10));
+        }
+    }
+}
+
+impl eframe::App for SidekicksApp {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        SidekicksApp::logic(self, ctx);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        SidekicksApp::ui(self, ui);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.shutdown();
+    }
+}
+
+impl Drop for SidekicksApp {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

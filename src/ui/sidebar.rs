@@ -1,0 +1,38 @@
+//! The agent list: a state dot, the name, the state and where it runs. Clicking selects.
+
+use egui::RichText;
+
+use super::i18n::{Key, state_text, tr, where_text};
+use super::theme::state_color;
+use crate::app::AppState;
+
+/// Draws the sidebar; `selected` is the agent whose conversation is shown.
+pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<String>) {
+    let lang = state.language;
+    ui.add_space(6.0);
+    ui.heading(tr(lang, Key::Agents));
+    ui.separator();
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        for agent in &state.agents {
+            let name = &agent.config.name;
+            let is_selected = selected.as_deref() == Some(name.as_str());
+            ui.horizontal(|ui| {
+                ui.label(RichText::new("●").color(state_color(&agent.state)))
+                    .on_hover_text(state_text(lang, &agent.state));
+                if ui.selectable_label(is_selected, RichText::new(name).strong()).clicked() {
+                    *selected = Some(name.clone());
+                }
+            });
+            ui.label(
+                RichText::new(format!(
+                    "{} · {}",
+                    state_text(lang, &agent.state),
+                    where_text(lang, &agent.config.runtime)
+                ))
+                .small()
+                .weak(),
+            );
+            ui.add_space(4.0);
+        }
+    });
+}
