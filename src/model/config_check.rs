@@ -37,9 +37,13 @@ pub struct LoadResult {
 pub fn load_str(src: &str, base_dir: &Path, home: Option<&Path>, is_dir: &dyn Fn(&Path) -> bool) -> LoadResult {
     let (root, errors) = DeTable::parse_recoverable(src);
     let mut checker = Checker { src, problems: Vec::new(), base_dir, home, is_dir };
+    let mut syntax_lines = HashSet::new();
     for error in errors {
         let span = error.span().unwrap_or(0..0);
-        checker.problem(span, ProblemKind::Syntax { message: error.message().trim().to_string() });
+        // One error per line: the parser's follow-up errors on the same line are noise.
+        if syntax_lines.insert(super::problem::line_column(src, span.start).0) {
+            checker.problem(span, ProblemKind::Syntax { message: error.message().trim().to_string() });
+        }
     }
     let syntax_ok = checker.problems.is_empty();
     let config = checker.config(root.get_ref(), root.span());

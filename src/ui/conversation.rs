@@ -5,7 +5,7 @@ use egui::{Key as EguiKey, Modifiers, RichText};
 
 use super::Tab;
 use super::i18n::{Key, crash_text, state_text, tr, trf, turn_end_text, where_text};
-use super::theme::{ERROR, state_color};
+use super::theme::{ERROR, state_dot};
 use crate::app::{AgentState, AgentView, Command};
 use crate::model::config::Language;
 use crate::model::conversation::{Role, TurnEnd};
@@ -16,7 +16,7 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
     let name = agent.config.name.clone();
     ui.horizontal(|ui| {
         ui.heading(&name);
-        ui.label(RichText::new("●").color(state_color(&agent.state)));
+        state_dot(ui, &agent.state, state_text(lang, &agent.state));
         ui.label(state_text(lang, &agent.state));
         ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
         ui.separator();

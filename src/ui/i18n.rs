@@ -93,6 +93,13 @@ strings! {
     TypeTable => ("a table", "une table"),
     TypeStringArray => ("a list of strings", "une liste de chaînes"),
     TypeTableArray => ("a list of tables ([[…]])", "une liste de tables ([[…]])"),
+    FoundString => ("a string", "une chaîne"),
+    FoundInteger => ("a whole number", "un nombre entier"),
+    FoundFloat => ("a decimal number", "un nombre décimal"),
+    FoundBoolean => ("true/false", "vrai/faux"),
+    FoundDatetime => ("a date", "une date"),
+    FoundArray => ("a list", "une liste"),
+    FoundTable => ("a table", "une table"),
     CheckOk => ("{path}: no problems.", "{path} : aucun problème."),
 }
 
@@ -116,6 +123,21 @@ fn type_name(lang: Language, t: ValueType) -> &'static str {
     tr(lang, key)
 }
 
+/// The TOML type name the loader reports, in words.
+fn found_name(lang: Language, found: &str) -> String {
+    let key = match found {
+        "string" => Key::FoundString,
+        "integer" => Key::FoundInteger,
+        "float" => Key::FoundFloat,
+        "boolean" => Key::FoundBoolean,
+        "datetime" => Key::FoundDatetime,
+        "array" => Key::FoundArray,
+        "table" => Key::FoundTable,
+        other => return other.to_string(),
+    };
+    tr(lang, key).to_string()
+}
+
 /// A config problem in words.
 pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
     use ProblemKind as P;
@@ -128,7 +150,7 @@ pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
         P::WrongType { key, expected, found } => trf(
             lang,
             Key::WrongType,
-            &[("key", key), ("expected", type_name(lang, *expected)), ("found", found)],
+            &[("key", key), ("expected", type_name(lang, *expected)), ("found", &found_name(lang, found))],
         ),
         P::Empty { key } => trf(lang, Key::Empty, &[("key", key)]),
         P::OutOfRange { key, min, max } => trf(

@@ -3,7 +3,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, state_text, tr, where_text};
-use super::theme::state_color;
+use super::theme::state_dot;
 use crate::app::AppState;
 
 /// Draws the sidebar; `selected` is the agent whose conversation is shown.
@@ -17,8 +17,7 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
             let name = &agent.config.name;
             let is_selected = selected.as_deref() == Some(name.as_str());
             ui.horizontal(|ui| {
-                ui.label(RichText::new("●").color(state_color(&agent.state)))
-                    .on_hover_text(state_text(lang, &agent.state));
+                state_dot(ui, &agent.state, state_text(lang, &agent.state));
                 if ui.selectable_label(is_selected, RichText::new(name).strong()).clicked() {
                     *selected = Some(name.clone());
                 }

@@ -18,3 +18,11 @@ pub fn state_color(state: &AgentState) -> Color32 {
 
 /// Colour of error text.
 pub const ERROR: Color32 = Color32::from_rgb(225, 80, 80);
+
+/// A small filled circle in the colour of `state`, with the state's words on hover.
+pub fn state_dot(ui: &mut egui::Ui, state: &AgentState, hover: &str) -> egui::Response {
+    let size = egui::vec2(10.0, 10.0);
+    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
+    ui.painter().circle_filled(rect.center(), 4.5, state_color(state));
+    response.on_hover_text(hover)
+}

@@ -1,0 +1,109 @@
+//! Helpers shared by the integration tests: a runtime to drive, event collection with deadlines.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sidekicks::app::{Command, Event};
+use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
+use sidekicks::runtime::events::EventSink;
+use sidekicks::runtime::process::StopTimeouts;
+use tokio::sync::mpsc;
+
+/// The sidekicks binary cargo built for these tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_sidekicks");
+
+/// Short timings so tests do not wait for the real 5 s + 3 s.
+pub fn fast_settings() -> ManagerSettings {
+    ManagerSettings {
+        stop: StopTimeouts {
+            after_eof: Duration::from_millis(1500),
+            after_term: Duration::from_millis(1500),
+        },
+        handshake_timeout: Duration::from_secs(3),
+        tick: Duration::from_millis(200),
+    }
+}
+
+/// A manager and the events it sends.
+pub struct Rig {
+    pub commands: mpsc::Sender<Command>,
+    pub events: mpsc::Receiver<Event>,
+    /// Every event seen so far.
+    pub seen: Vec<Event>,
+}
+
+impl Rig {
+    pub fn new(settings: ManagerSettings) -> Self {
+        let (sink, events) = EventSink::new(Arc::new(|| {}));
+        let commands = spawn_manager(settings, sink);
+        Self { commands, events, seen: Vec::new() }
+    }
+
+    pub async fn send(&self, command: Command) {
+        self.commands.send(command).await.expect("manager alive");
+    }
+
+    /// Waits until an event matches `pred`; panics with the events seen after `limit`.
+    pub async fn wait_for(&mut self, limit: Duration, what: &str, pred: impl Fn(&Event) -> bool) -> Event {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, self.events.recv()).await {
+                Ok(Some(event)) => {
+                    self.seen.push(event.clone());
+                    if pred(&event) {
+                        return event;
+                    }
+                }
+                _ => panic!("timed out waiting for {what}; events seen: {:#?}", self.seen),
+            }
+        }
+    }
+
+    /// The text the agent streamed so far.
+    pub fn agent_text(&self, agent: &str) -> String {
+        self.seen
+            .iter()
+            .filter_map(|e| match e {
+                Event::AgentText { agent: a, text } if a == agent => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// A config text with one `[[agent]]` per `(name, command, args)`, working in `workspace`.
+pub fn config_text(defaults: &str, agents: &[(&str, &str, &[&str])], workspace: &Path) -> String {
+    let mut text = format!("[defaults]\n{defaults}\n");
+    for (name, command, args) in agents {
+        let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
+        text.push_str(&format!(
+            "\n[[agent]]\nname = {name:?}\ncommand = {command:?}\nargs = [{}]\nworkspace = {:?}\n",
+            args.join(", "),
+            workspace.display().to_string()
+        ));
+    }
+    text
+}
+
+/// Loads `text` as if from a file in `dir` and hands it to the manager.
+pub async fn load_config(rig: &Rig, dir: &Path, text: &str) {
+    let path = dir.join("sidekicks.toml");
+    std::fs::write(&path, text).unwrap();
+    let result = sidekicks::runtime::config_file::load_file(&path, None);
+    assert!(result.problems.is_empty(), "config problems: {:?}", result.problems);
+    rig.send(Command::ConfigLoaded { path, result }).await;
+}
+
+/// True while process `pid` exists and is not a zombie.
+pub fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit(')').next().and_then(|s| s.split_whitespace().next());
+            state != Some("Z")
+        }
+        Err(_) => false,
+    }
+}
