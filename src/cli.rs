@@ -43,12 +43,15 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SIDEKICKS_LOG").unwrap_or_else(|_| "warn,sidekicks=info".into()),
+            tracing_subscriber::EnvFilter::try_from_env("SIDEKICKS_LOG")
+                .unwrap_or_else(|_| "warn,sidekicks=info".into()),
         )
         .init();
     match cli.command {
         Some(CliCommand::DemoAgent) => {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             rt.block_on(crate::runtime::demo_agent::run_stdio())?;
             Ok(std::process::ExitCode::SUCCESS)
         }
@@ -70,7 +73,8 @@ fn config_path(flag: Option<PathBuf>) -> anyhow::Result<(PathBuf, Option<AppDirs
         return Ok((path, None));
     };
     let prefs = Preferences::load(&dirs);
-    let (path, _source) = resolve_config_path(flag, env, &prefs, &dirs).context("cannot create the default config file")?;
+    let (path, _source) =
+        resolve_config_path(flag, env, &prefs, &dirs).context("cannot create the default config file")?;
     Ok((path, Some(dirs)))
 }
 
@@ -87,7 +91,13 @@ fn check(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::SUCCESS);
     }
     for p in &result.problems {
-        writeln!(out, "{shown}:{}:{}: {}", p.line, p.column, problem_text(lang, &p.kind))?;
+        writeln!(
+            out,
+            "{shown}:{}:{}: {}",
+            p.line,
+            p.column,
+            problem_text(lang, &p.kind)
+        )?;
     }
     Ok(std::process::ExitCode::FAILURE)
 }

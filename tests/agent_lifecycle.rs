@@ -29,10 +29,10 @@ fn spawn_script(script: &str, dir: &std::path::Path) -> AgentProcess {
 /// Waits until `file` holds a pid (scripts write theirs once their traps are set).
 async fn read_pid(file: &std::path::Path) -> i32 {
     for _ in 0..100 {
-        if let Ok(text) = std::fs::read_to_string(file) {
-            if let Ok(pid) = text.trim().parse() {
-                return pid;
-            }
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -43,7 +43,10 @@ async fn read_pid(file: &std::path::Path) -> i32 {
 async fn closing_stdin_is_enough_for_a_polite_agent() {
     let dir = tempfile::tempdir().unwrap();
     let ready = dir.path().join("ready");
-    let mut p = spawn_script(&format!("echo $$ > {}; cat > /dev/null", ready.display()), dir.path());
+    let mut p = spawn_script(
+        &format!("echo $$ > {}; cat > /dev/null", ready.display()),
+        dir.path(),
+    );
     let pid = read_pid(&ready).await;
     assert!(alive(pid));
     let start = Instant::now();
@@ -71,7 +74,10 @@ async fn an_agent_that_ignores_eof_gets_sigterm() {
 async fn an_agent_that_ignores_sigterm_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let ready = dir.path().join("ready");
-    let script = format!("trap '' TERM; echo $$ > {}; while true; do sleep 0.05; done", ready.display());
+    let script = format!(
+        "trap '' TERM; echo $$ > {}; while true; do sleep 0.05; done",
+        ready.display()
+    );
     let p = spawn_script(&script, dir.path());
     let pid = read_pid(&ready).await;
     assert_eq!(p.stop(TIMEOUTS).await, StopOutcome::Killed);
@@ -115,12 +121,19 @@ async fn idle_agent_is_stopped_after_idle_stop() {
     let text = config_text("idle_stop = 1", &[("demo", BIN, &["demo-agent"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
     rig.send(Command::Start { agent: "demo".into() }).await;
-    rig.wait_for(Duration::from_secs(15), "demo idle", |e| state_of(e, "demo") == Some(&AgentState::Idle))
-        .await;
+    rig.wait_for(Duration::from_secs(15), "demo idle", |e| {
+        state_of(e, "demo") == Some(&AgentState::Idle)
+    })
+    .await;
     let idle_at = Instant::now();
-    rig.wait_for(Duration::from_secs(10), "demo stopped", |e| state_of(e, "demo") == Some(&AgentState::Stopped))
-        .await;
-    assert!(idle_at.elapsed() >= Duration::from_millis(900), "stopped too early");
+    rig.wait_for(Duration::from_secs(10), "demo stopped", |e| {
+        state_of(e, "demo") == Some(&AgentState::Stopped)
+    })
+    .await;
+    assert!(
+        idle_at.elapsed() >= Duration::from_millis(900),
+        "stopped too early"
+    );
 }
 
 #[tokio::test]
@@ -136,17 +149,40 @@ async fn max_running_stops_the_least_recently_used_idle_agent() {
     load_config(&rig, dir.path(), &text).await;
     for name in ["a", "b"] {
         rig.send(Command::Start { agent: name.into() }).await;
-        rig.wait_for(Duration::from_secs(15), "idle", |e| state_of(e, name) == Some(&AgentState::Idle)).await;
+        rig.wait_for(Duration::from_secs(15), "idle", |e| {
+            state_of(e, name) == Some(&AgentState::Idle)
+        })
+        .await;
     }
     // Use `a`, so `b` becomes the least recently used.
-    rig.send(Command::Prompt { agent: "a".into(), text: "hi".into() }).await;
-    rig.wait_for(Duration::from_secs(15), "a answered", |e| matches!(e, Event::TurnEnded { agent, .. } if agent == "a"))
-        .await;
+    rig.send(Command::Prompt {
+        agent: "a".into(),
+        text: "hi".into(),
+    })
+    .await;
+    rig.wait_for(
+        Duration::from_secs(15),
+        "a answered",
+        |e| matches!(e, Event::TurnEnded { agent, .. } if agent == "a"),
+    )
+    .await;
     rig.send(Command::Start { agent: "c".into() }).await;
-    rig.wait_for(Duration::from_secs(15), "b stopped", |e| state_of(e, "b") == Some(&AgentState::Stopped)).await;
-    rig.wait_for(Duration::from_secs(15), "c idle", |e| state_of(e, "c") == Some(&AgentState::Idle)).await;
-    let a_stopped = rig.seen.iter().any(|e| state_of(e, "a") == Some(&AgentState::Stopped));
+    rig.wait_for(Duration::from_secs(15), "b stopped", |e| {
+        state_of(e, "b") == Some(&AgentState::Stopped)
+    })
+    .await;
+    rig.wait_for(Duration::from_secs(15), "c idle", |e| {
+        state_of(e, "c") == Some(&AgentState::Idle)
+    })
+    .await;
+    let a_stopped = rig
+        .seen
+        .iter()
+        .any(|e| state_of(e, "a") == Some(&AgentState::Stopped));
     assert!(!a_stopped, "the recently used agent was stopped");
     rig.send(Command::Shutdown).await;
-    rig.wait_for(Duration::from_secs(15), "shutdown", |e| *e == Event::ShutdownComplete).await;
+    rig.wait_for(Duration::from_secs(15), "shutdown", |e| {
+        *e == Event::ShutdownComplete
+    })
+    .await;
 }

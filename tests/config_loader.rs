@@ -21,8 +21,16 @@ fn load(text: &str) -> LoadResult {
 /// The only problem of `text`, as (line, column, kind).
 fn only_problem(text: &str) -> (usize, usize, ProblemKind) {
     let result = load(text);
-    assert!(result.config.is_none(), "a config with problems must not be applied");
-    assert_eq!(result.problems.len(), 1, "expected one problem, got {:#?}", result.problems);
+    assert!(
+        result.config.is_none(),
+        "a config with problems must not be applied"
+    );
+    assert_eq!(
+        result.problems.len(),
+        1,
+        "expected one problem, got {:#?}",
+        result.problems
+    );
     let p = &result.problems[0];
     (p.line, p.column, p.kind.clone())
 }
@@ -65,7 +73,11 @@ runtime = { type = "container", container = "web", workspace_path = "/src" }
     assert_eq!(coder.args, vec!["--fast"]);
     assert_eq!(coder.env.get("API_MODE").map(String::as_str), Some("x"));
     assert!(coder.workspace.is_absolute() && coder.workspace.ends_with("ws"));
-    assert_eq!(coder.workspace_path(), coder.workspace, "workspace_path defaults to the folder");
+    assert_eq!(
+        coder.workspace_path(),
+        coder.workspace,
+        "workspace_path defaults to the folder"
+    );
     let boxed = &config.agents[1];
     assert_eq!(boxed.runtime.kind, RuntimeKind::Container);
     assert_eq!(boxed.runtime.container.as_deref(), Some("web"));
@@ -84,7 +96,10 @@ fn wrong_type() {
     let text = format!("{AGENT}args = \"not a list\"\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 8));
-    assert!(matches!(kind, ProblemKind::WrongType { ref key, .. } if key == "args"), "{kind:?}");
+    assert!(
+        matches!(kind, ProblemKind::WrongType { ref key, .. } if key == "args"),
+        "{kind:?}"
+    );
 }
 
 #[test]
@@ -92,21 +107,38 @@ fn unknown_key_with_a_suggestion() {
     let text = format!("{AGENT}comand = \"y\"\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 1));
-    assert_eq!(kind, ProblemKind::UnknownKey { key: "comand".into(), suggestion: Some("command".into()) });
+    assert_eq!(
+        kind,
+        ProblemKind::UnknownKey {
+            key: "comand".into(),
+            suggestion: Some("command".into())
+        }
+    );
 }
 
 #[test]
 fn unknown_top_level_table() {
     let (line, col, kind) = only_problem("[agents]\nx = 1\n");
     assert_eq!((line, col), (1, 2));
-    assert_eq!(kind, ProblemKind::UnknownKey { key: "agents".into(), suggestion: Some("agent".into()) });
+    assert_eq!(
+        kind,
+        ProblemKind::UnknownKey {
+            key: "agents".into(),
+            suggestion: Some("agent".into())
+        }
+    );
 }
 
 #[test]
 fn missing_key_points_at_the_agent() {
     let (line, col, kind) = only_problem("\n[[agent]]\nname = \"a\"\nworkspace = \"ws\"\n");
     assert_eq!(line, 2, "col {col}");
-    assert_eq!(kind, ProblemKind::MissingKey { key: "command".into() });
+    assert_eq!(
+        kind,
+        ProblemKind::MissingKey {
+            key: "command".into()
+        }
+    );
 }
 
 #[test]
@@ -119,9 +151,13 @@ fn duplicate_names() {
 
 #[test]
 fn local_workspace_must_exist() {
-    let (line, col, kind) = only_problem("[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"missing\"\n");
+    let (line, col, kind) =
+        only_problem("[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"missing\"\n");
     assert_eq!((line, col), (4, 13));
-    assert!(matches!(kind, ProblemKind::MissingFolder { ref path } if path.ends_with("missing")), "{kind:?}");
+    assert!(
+        matches!(kind, ProblemKind::MissingFolder { ref path } if path.ends_with("missing")),
+        "{kind:?}"
+    );
 }
 
 #[test]
@@ -132,7 +168,12 @@ fn container_workspace_need_not_exist_here() {
 
 #[test]
 fn each_runtime_needs_its_target() {
-    for (kind, key) in [("container", "container"), ("podman", "container"), ("sbx", "sandbox"), ("kubectl", "pod")] {
+    for (kind, key) in [
+        ("container", "container"),
+        ("podman", "container"),
+        ("sbx", "sandbox"),
+        ("kubectl", "pod"),
+    ] {
         let text = format!("{AGENT}runtime = {{ type = \"{kind}\" }}\n");
         let (line, col, problem) = only_problem(&text);
         assert_eq!((line, col), (5, 11), "{kind}");
@@ -148,7 +189,12 @@ fn unknown_runtime_type() {
     let text = format!("{AGENT}runtime = {{ type = \"dockr\" }}\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 20));
-    assert_eq!(kind, ProblemKind::UnknownRuntime { found: "dockr".into() });
+    assert_eq!(
+        kind,
+        ProblemKind::UnknownRuntime {
+            found: "dockr".into()
+        }
+    );
 }
 
 #[test]
@@ -156,7 +202,10 @@ fn runtime_key_of_another_kind() {
     let text = format!("{AGENT}runtime = {{ type = \"container\", container = \"c\", pod = \"p\" }}\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 56));
-    assert!(matches!(kind, ProblemKind::RuntimeIgnores { ref key, .. } if key == "pod"), "{kind:?}");
+    assert!(
+        matches!(kind, ProblemKind::RuntimeIgnores { ref key, .. } if key == "pod"),
+        "{kind:?}"
+    );
 }
 
 #[test]
@@ -172,7 +221,12 @@ fn env_names_must_be_valid() {
     let text = format!("{AGENT}[agent.env]\nGOOD = \"1\"\n\"BAD-NAME\" = \"2\"\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (7, 1));
-    assert_eq!(kind, ProblemKind::InvalidEnvName { name: "BAD-NAME".into() });
+    assert_eq!(
+        kind,
+        ProblemKind::InvalidEnvName {
+            name: "BAD-NAME".into()
+        }
+    );
 }
 
 #[test]
@@ -190,23 +244,42 @@ fn every_problem_is_reported_not_just_the_first() {
     let text = "[defaults]\nmax_running = -1\n[[agent]]\nname = \"a\"\ncommand = 3\nworkspace = \"nope\"\nextra = 1\n";
     let result = load(text);
     let positions: Vec<(usize, usize)> = result.problems.iter().map(|p| (p.line, p.column)).collect();
-    assert_eq!(positions, vec![(2, 15), (5, 11), (6, 13), (7, 1)], "{:#?}", result.problems);
+    assert_eq!(
+        positions,
+        vec![(2, 15), (5, 11), (6, 13), (7, 1)],
+        "{:#?}",
+        result.problems
+    );
 }
 
 #[test]
 fn problems_read_in_english_and_french() {
     let (_, _, kind) = only_problem(&format!("{AGENT}{AGENT}"));
-    assert_eq!(problem_text(Language::En, &kind), "Another agent is already named \"a\".");
-    assert_eq!(problem_text(Language::Fr, &kind), "Un autre agent s’appelle déjà « a ».");
+    assert_eq!(
+        problem_text(Language::En, &kind),
+        "Another agent is already named \"a\"."
+    );
+    assert_eq!(
+        problem_text(Language::Fr, &kind),
+        "Un autre agent s’appelle déjà « a »."
+    );
     let (_, _, kind) = only_problem(&format!("{AGENT}args = 1\n"));
-    assert_eq!(problem_text(Language::Fr, &kind), "« args » doit être une liste de chaînes, pas un nombre entier.");
+    assert_eq!(
+        problem_text(Language::Fr, &kind),
+        "« args » doit être une liste de chaînes, pas un nombre entier."
+    );
 }
 
 #[test]
 fn the_schema_knows_the_keys_the_loader_knows() {
     let schema = serde_json::to_value(schemars::schema_for!(sidekicks::model::config::Config)).unwrap();
     let keys = |def: &str| -> Vec<String> {
-        let mut k: Vec<String> = schema["$defs"][def]["properties"].as_object().unwrap().keys().cloned().collect();
+        let mut k: Vec<String> = schema["$defs"][def]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         k.sort();
         k
     };
@@ -224,17 +297,37 @@ fn the_schema_knows_the_keys_the_loader_knows() {
 fn check_command_prints_problems_and_fails() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.toml");
-    std::fs::write(&path, "[defaults]\nlanguage = \"fr\"\n[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"nope\"\n").unwrap();
-    let out = Command::new(common::BIN).arg("check").arg("--config").arg(&path).output().unwrap();
+    std::fs::write(
+        &path,
+        "[defaults]\nlanguage = \"fr\"\n[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"nope\"\n",
+    )
+    .unwrap();
+    let out = Command::new(common::BIN)
+        .arg("check")
+        .arg("--config")
+        .arg(&path)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("bad.toml:6:13: Le dossier de travail"), "{stdout}");
+    assert!(
+        stdout.contains("bad.toml:6:13: Le dossier de travail"),
+        "{stdout}"
+    );
 
     std::fs::create_dir(dir.path().join("nope")).unwrap();
-    let out = Command::new(common::BIN).arg("check").arg("--config").arg(&path).output().unwrap();
+    let out = Command::new(common::BIN)
+        .arg("check")
+        .arg("--config")
+        .arg(&path)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 
-    let missing = Command::new(common::BIN).args(["check", "--config", "/no/such/file.toml"]).output().unwrap();
+    let missing = Command::new(common::BIN)
+        .args(["check", "--config", "/no/such/file.toml"])
+        .output()
+        .unwrap();
     assert!(!missing.status.success());
 }
 
@@ -247,7 +340,11 @@ fn schema_command_prints_json_schema() {
 }
 
 fn dirs(root: &Path) -> AppDirs {
-    AppDirs { config_dir: root.join("cfg"), data_dir: root.join("data"), home: None }
+    AppDirs {
+        config_dir: root.join("cfg"),
+        data_dir: root.join("data"),
+        home: None,
+    }
 }
 
 #[test]
@@ -264,14 +361,20 @@ fn config_sources_in_order_flag_env_last_opened_default() {
     let pick = |f: Option<&PathBuf>, e: Option<&PathBuf>, p: &Preferences| {
         resolve_config_path(f.cloned(), e.cloned(), p, &dirs).unwrap()
     };
-    assert_eq!(pick(Some(&flag), Some(&env), &prefs), (flag.clone(), ConfigSource::Flag));
+    assert_eq!(
+        pick(Some(&flag), Some(&env), &prefs),
+        (flag.clone(), ConfigSource::Flag)
+    );
     assert_eq!(pick(None, Some(&env), &prefs), (env.clone(), ConfigSource::Env));
     assert_eq!(pick(None, None, &prefs), (last.clone(), ConfigSource::LastOpened));
 
     // A last opened file that is gone falls back to the default, created with the demo agent.
     std::fs::remove_file(&last).unwrap();
     let (path, source) = pick(None, None, &prefs);
-    assert_eq!((path.clone(), source), (dirs.default_config(), ConfigSource::Default));
+    assert_eq!(
+        (path.clone(), source),
+        (dirs.default_config(), ConfigSource::Default)
+    );
     let result = load_file(&path, None);
     assert_eq!(result.problems, vec![]);
     let config = result.config.unwrap();

@@ -17,7 +17,15 @@ pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel"];
 /// Keys of `[defaults]`.
 pub const DEFAULTS_KEYS: &[&str] = &["idle_stop", "max_running", "language"];
 /// Keys of an `[[agent]]`.
-pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels"];
+pub const AGENT_KEYS: &[&str] = &[
+    "name",
+    "command",
+    "args",
+    "env",
+    "workspace",
+    "runtime",
+    "channels",
+];
 /// Keys of an agent's `runtime`.
 pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "workspace_path"];
 /// Keys of a `[[channel]]`.
@@ -34,15 +42,31 @@ pub struct LoadResult {
 
 /// Checks `src`. Relative workspace folders are taken from `base_dir` (the config file's
 /// folder) and `~/` from `home`; `is_dir` answers whether a local folder exists.
-pub fn load_str(src: &str, base_dir: &Path, home: Option<&Path>, is_dir: &dyn Fn(&Path) -> bool) -> LoadResult {
+pub fn load_str(
+    src: &str,
+    base_dir: &Path,
+    home: Option<&Path>,
+    is_dir: &dyn Fn(&Path) -> bool,
+) -> LoadResult {
     let (root, errors) = DeTable::parse_recoverable(src);
-    let mut checker = Checker { src, problems: Vec::new(), base_dir, home, is_dir };
+    let mut checker = Checker {
+        src,
+        problems: Vec::new(),
+        base_dir,
+        home,
+        is_dir,
+    };
     let mut syntax_lines = HashSet::new();
     for error in errors {
         let span = error.span().unwrap_or(0..0);
         // One error per line: the parser's follow-up errors on the same line are noise.
         if syntax_lines.insert(super::problem::line_column(src, span.start).0) {
-            checker.problem(span, ProblemKind::Syntax { message: error.message().trim().to_string() });
+            checker.problem(
+                span,
+                ProblemKind::Syntax {
+                    message: error.message().trim().to_string(),
+                },
+            );
         }
     }
     let syntax_ok = checker.problems.is_empty();
@@ -58,13 +82,17 @@ pub fn resolve_path(raw: &str, base_dir: &Path, home: Option<&Path>) -> PathBuf 
     if let (Some(rest), Some(home)) = (raw.strip_prefix("~/"), home) {
         return home.join(rest);
     }
-    if raw == "~" {
-        if let Some(home) = home {
-            return home.to_path_buf();
-        }
+    if raw == "~"
+        && let Some(home) = home
+    {
+        return home.to_path_buf();
     }
     let path = Path::new(raw);
-    if path.is_absolute() { path.to_path_buf() } else { base_dir.join(path) }
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base_dir.join(path)
+    }
 }
 
 /// True for `[A-Za-z_][A-Za-z0-9_]*`.
@@ -93,7 +121,11 @@ struct Table<'t, 'i> {
 
 impl<'t, 'i> Table<'t, 'i> {
     fn new(table: &'t DeTable<'i>, span: Range<usize>) -> Self {
-        Self { table, span, used: HashSet::new() }
+        Self {
+            table,
+            span,
+            used: HashSet::new(),
+        }
     }
 
     fn get(&mut self, key: &str) -> Option<(Range<usize>, &'t Item<'i>)> {
@@ -110,7 +142,14 @@ impl Checker<'_> {
 
     fn wrong_type(&mut self, item: &Item<'_>, key: &str, expected: ValueType) {
         let found = item.get_ref().type_str().to_string();
-        self.problem(item.span(), ProblemKind::WrongType { key: key.to_string(), expected, found });
+        self.problem(
+            item.span(),
+            ProblemKind::WrongType {
+                key: key.to_string(),
+                expected,
+                found,
+            },
+        );
     }
 
     fn finish(&mut self, table: Table<'_, '_>, known: &[&str]) {
@@ -118,7 +157,13 @@ impl Checker<'_> {
             let key = k.get_ref().as_ref();
             if !table.used.contains(key) {
                 let suggestion = closest(key, known);
-                self.problem(k.span(), ProblemKind::UnknownKey { key: key.to_string(), suggestion });
+                self.problem(
+                    k.span(),
+                    ProblemKind::UnknownKey {
+                        key: key.to_string(),
+                        suggestion,
+                    },
+                );
             }
         }
     }
@@ -127,7 +172,10 @@ impl Checker<'_> {
         match t.get(key) {
             None => {
                 if required {
-                    self.problem(t.span.start..t.span.start, ProblemKind::MissingKey { key: key.to_string() });
+                    self.problem(
+                        t.span.start..t.span.start,
+                        ProblemKind::MissingKey { key: key.to_string() },
+                    );
                 }
                 None
             }
@@ -146,7 +194,9 @@ impl Checker<'_> {
     }
 
     fn string_list(&mut self, t: &mut Table<'_, '_>, key: &str) -> Vec<(String, Range<usize>)> {
-        let Some((_, item)) = t.get(key) else { return Vec::new() };
+        let Some((_, item)) = t.get(key) else {
+            return Vec::new();
+        };
         let DeValue::Array(array) = item.get_ref() else {
             self.wrong_type(item, key, ValueType::StringArray);
             return Vec::new();
@@ -170,7 +220,14 @@ impl Checker<'_> {
         match i64::from_str_radix(i.as_str(), i.radix()) {
             Ok(v) if (min..=max).contains(&v) => Some(v),
             _ => {
-                self.problem(item.span(), ProblemKind::OutOfRange { key: key.to_string(), min, max });
+                self.problem(
+                    item.span(),
+                    ProblemKind::OutOfRange {
+                        key: key.to_string(),
+                        min,
+                        max,
+                    },
+                );
                 None
             }
         }
@@ -188,7 +245,9 @@ impl Checker<'_> {
     }
 
     fn table_array<'t, 'i>(&mut self, t: &mut Table<'t, 'i>, key: &str) -> Vec<Table<'t, 'i>> {
-        let Some((_, item)) = t.get(key) else { return Vec::new() };
+        let Some((_, item)) = t.get(key) else {
+            return Vec::new();
+        };
         let DeValue::Array(array) = item.get_ref() else {
             self.wrong_type(item, key, ValueType::TableArray);
             return Vec::new();
@@ -229,12 +288,21 @@ impl Checker<'_> {
         for t in agent_tables {
             if let Some(agent) = self.agent(t, &channels) {
                 if agents.iter().any(|a| a.name == agent.0.name) {
-                    self.problem(agent.1, ProblemKind::DuplicateAgent { name: agent.0.name.clone() });
+                    self.problem(
+                        agent.1,
+                        ProblemKind::DuplicateAgent {
+                            name: agent.0.name.clone(),
+                        },
+                    );
                 }
                 agents.push(agent.0);
             }
         }
-        Config { defaults, agents, channels }
+        Config {
+            defaults,
+            agents,
+            channels,
+        }
     }
 
     fn defaults(&mut self, mut t: Table<'_, '_>) -> Defaults {
@@ -256,10 +324,18 @@ impl Checker<'_> {
     }
 
     /// One agent and the span of its name (for duplicate reports). `None` when it has no usable name.
-    fn agent(&mut self, mut t: Table<'_, '_>, channels: &[ChannelConfig]) -> Option<(AgentConfig, Range<usize>)> {
+    fn agent(
+        &mut self,
+        mut t: Table<'_, '_>,
+        channels: &[ChannelConfig],
+    ) -> Option<(AgentConfig, Range<usize>)> {
         let name = self.string(&mut t, "name", true);
         let command = self.string(&mut t, "command", true);
-        let args = self.string_list(&mut t, "args").into_iter().map(|(s, _)| s).collect();
+        let args = self
+            .string_list(&mut t, "args")
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
         let env = self.env(&mut t);
         let workspace = self.string(&mut t, "workspace", true);
         let runtime = match self.sub_table(&mut t, "runtime") {
@@ -269,7 +345,12 @@ impl Checker<'_> {
         let agent_channels = self.string_list(&mut t, "channels");
         for (channel, span) in &agent_channels {
             if !channels.iter().any(|c| &c.name == channel) {
-                self.problem(span.clone(), ProblemKind::UnknownChannel { name: channel.clone() });
+                self.problem(
+                    span.clone(),
+                    ProblemKind::UnknownChannel {
+                        name: channel.clone(),
+                    },
+                );
             }
         }
         self.finish(t, AGENT_KEYS);
@@ -277,7 +358,12 @@ impl Checker<'_> {
         let workspace = workspace.map(|(raw, span)| {
             let path = resolve_path(&raw, self.base_dir, self.home);
             if runtime.kind == RuntimeKind::Local && !(self.is_dir)(&path) {
-                self.problem(span, ProblemKind::MissingFolder { path: path.display().to_string() });
+                self.problem(
+                    span,
+                    ProblemKind::MissingFolder {
+                        path: path.display().to_string(),
+                    },
+                );
             }
             path
         });
@@ -298,9 +384,14 @@ impl Checker<'_> {
 
     fn env(&mut self, t: &mut Table<'_, '_>) -> BTreeMap<String, String> {
         let mut env = BTreeMap::new();
-        let Some(mut table) = self.sub_table(t, "env") else { return env };
-        let keys: Vec<(String, Range<usize>)> =
-            table.table.iter().map(|(k, _)| (k.get_ref().to_string(), k.span())).collect();
+        let Some(mut table) = self.sub_table(t, "env") else {
+            return env;
+        };
+        let keys: Vec<(String, Range<usize>)> = table
+            .table
+            .iter()
+            .map(|(k, _)| (k.get_ref().to_string(), k.span()))
+            .collect();
         for (key, span) in keys {
             if !is_valid_env_name(&key) {
                 self.problem(span, ProblemKind::InvalidEnvName { name: key.clone() });
@@ -331,7 +422,9 @@ impl Checker<'_> {
                 targets.push((key, value, span));
             }
         }
-        rt.workspace_path = self.string(&mut t, "workspace_path", false).map(|(s, _)| PathBuf::from(s));
+        rt.workspace_path = self
+            .string(&mut t, "workspace_path", false)
+            .map(|(s, _)| PathBuf::from(s));
         for (key, value, span) in targets {
             if Some(key) == rt.kind.target_key() {
                 match key {
@@ -340,13 +433,25 @@ impl Checker<'_> {
                     _ => rt.pod = Some(value),
                 }
             } else {
-                self.problem(span, ProblemKind::RuntimeIgnores { kind: rt.kind, key: key.to_string() });
+                self.problem(
+                    span,
+                    ProblemKind::RuntimeIgnores {
+                        kind: rt.kind,
+                        key: key.to_string(),
+                    },
+                );
             }
         }
-        if let Some(key) = rt.kind.target_key() {
-            if rt.target_name().is_none_or(|n| n.trim().is_empty()) {
-                self.problem(t.span.start..t.span.start, ProblemKind::RuntimeNeeds { kind: rt.kind, key: key.to_string() });
-            }
+        if let Some(key) = rt.kind.target_key()
+            && rt.target_name().is_none_or(|n| n.trim().is_empty())
+        {
+            self.problem(
+                t.span.start..t.span.start,
+                ProblemKind::RuntimeNeeds {
+                    kind: rt.kind,
+                    key: key.to_string(),
+                },
+            );
         }
         self.finish(t, RUNTIME_KEYS);
         rt
@@ -378,7 +483,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(cur) };
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(cur)
+            };
             prev = cur;
         }
     }

@@ -120,7 +120,9 @@ mod tests {
     fn a_silent_failed_turn_still_gets_a_message() {
         let mut c = Conversation::default();
         c.push_user("hi");
-        c.end_turn(TurnEnd::Failed { message: "boom".into() });
+        c.end_turn(TurnEnd::Failed {
+            message: "boom".into(),
+        });
         assert_eq!(c.messages.len(), 2);
         assert_eq!(c.messages[1].role, Role::Agent);
     }

@@ -28,10 +28,7 @@ pub enum ProblemKind {
     /// The text is not valid TOML (the parser's own words).
     Syntax { message: String },
     /// A key this table does not know; `suggestion` is a close known key.
-    UnknownKey {
-        key: String,
-        suggestion: Option<String>,
-    },
+    UnknownKey { key: String, suggestion: Option<String> },
     /// A required key is missing.
     MissingKey { key: String },
     /// A value of the wrong type (`found` is the TOML type name).

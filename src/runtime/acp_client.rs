@@ -10,8 +10,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
-    InitializeRequest, NewSessionRequest, PromptRequest, SessionId, SessionNotification,
-    SessionUpdate, StopReason, TextContent,
+    InitializeRequest, NewSessionRequest, PromptRequest, SessionId, SessionNotification, SessionUpdate,
+    StopReason, TextContent,
 };
 use agent_client_protocol::{Agent, Client, Lines};
 use futures::{SinkExt, StreamExt};
@@ -247,23 +247,31 @@ fn lines_transport(
     let sink = out_tx.sink_map_err(std::io::Error::other);
 
     let reader = BufReader::new(stdout).lines();
-    let incoming = futures::stream::unfold((reader, events, agent), |(mut reader, events, agent)| async move {
-        loop {
-            match reader.next_line().await {
-                Ok(Some(line)) => {
-                    let trimmed = line.trim_start();
-                    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-                        return Some((Ok(line), (reader, events, agent)));
+    let incoming = futures::stream::unfold(
+        (reader, events, agent),
+        |(mut reader, events, agent)| async move {
+            loop {
+                match reader.next_line().await {
+                    Ok(Some(line)) => {
+                        let trimmed = line.trim_start();
+                        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+                            return Some((Ok(line), (reader, events, agent)));
+                        }
+                        if !trimmed.is_empty() {
+                            let line = format!("stdout (not ACP): {line}");
+                            events
+                                .send(Event::AgentLog {
+                                    agent: agent.clone(),
+                                    line,
+                                })
+                                .await;
+                        }
                     }
-                    if !trimmed.is_empty() {
-                        let line = format!("stdout (not ACP): {line}");
-                        events.send(Event::AgentLog { agent: agent.clone(), line }).await;
-                    }
+                    Ok(None) => return None,
+                    Err(e) => return Some((Err(e), (reader, events, agent))),
                 }
-                Ok(None) => return None,
-                Err(e) => return Some((Err(e), (reader, events, agent))),
             }
-        }
-    });
+        },
+    );
     Lines::new(sink, Box::pin(incoming))
 }

@@ -5,9 +5,9 @@
 //! `idle_stop`; a turn borrows its agent (acquire on send, release on the turn's end).
 
 use std::collections::VecDeque;
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
-use std::os::unix::process::ExitStatusExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -126,7 +126,10 @@ impl Slot {
     }
 
     fn is_running(&self) -> bool {
-        matches!(self.state, AgentState::Starting | AgentState::Idle | AgentState::Busy)
+        matches!(
+            self.state,
+            AgentState::Starting | AgentState::Idle | AgentState::Busy
+        )
     }
 }
 
@@ -152,7 +155,11 @@ impl Manager {
                 Some(msg) = internal.recv() => self.internal(msg).await,
                 _ = tick.tick() => self.stop_idle().await,
             }
-            if self.shutting_down && self.slots.iter().all(|s| s.running.is_none() && s.state != AgentState::Stopping && s.state != AgentState::Starting) {
+            if self.shutting_down
+                && self.slots.iter().all(|s| {
+                    s.running.is_none() && s.state != AgentState::Stopping && s.state != AgentState::Starting
+                })
+            {
                 self.events.send(Event::ShutdownComplete).await;
                 return;
             }
@@ -167,7 +174,10 @@ impl Manager {
         if let Some(slot) = self.slot(name) {
             slot.state = state.clone();
             self.events
-                .send(Event::AgentState { agent: name.to_string(), state })
+                .send(Event::AgentState {
+                    agent: name.to_string(),
+                    state,
+                })
                 .await;
         }
     }
@@ -183,7 +193,9 @@ impl Manager {
                 self.stop(&agent).await;
             }
             Command::Restart { agent } => {
-                let running = self.slot(&agent).is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
+                let running = self
+                    .slot(&agent)
+                    .is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
                 if running {
                     if let Some(slot) = self.slot(&agent) {
                         slot.restart = true;
@@ -250,11 +262,18 @@ impl Manager {
             }
         }
         // Keep the file's order.
-        self.slots.sort_by_key(|s| config.agents.iter().position(|a| a.name == s.config.name).unwrap_or(usize::MAX));
+        self.slots.sort_by_key(|s| {
+            config
+                .agents
+                .iter()
+                .position(|a| a.name == s.config.name)
+                .unwrap_or(usize::MAX)
+        });
         for name in to_stop {
             self.stop(&name).await;
         }
-        self.slots.retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
+        self.slots
+            .retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
         self.events.send(Event::ConfigApplied { config }).await;
     }
 
@@ -277,7 +296,11 @@ impl Manager {
         tokio::spawn(async move {
             let result = launch(&config, events, settings).await;
             let _ = internal
-                .send(Internal::Started { agent: config.name.clone(), generation, result })
+                .send(Internal::Started {
+                    agent: config.name.clone(),
+                    generation,
+                    result,
+                })
                 .await;
         });
     }
@@ -285,7 +308,11 @@ impl Manager {
     /// Stops the least recently used idle agent while starting `name` would exceed `max_running`.
     async fn make_room(&mut self, name: &str) {
         let max = self.defaults.max_running as usize;
-        let running = self.slots.iter().filter(|s| s.is_running() && s.config.name != name).count();
+        let running = self
+            .slots
+            .iter()
+            .filter(|s| s.is_running() && s.config.name != name)
+            .count();
         if running < max {
             return;
         }
@@ -320,7 +347,10 @@ impl Manager {
         }
         if turn.is_some() {
             self.events
-                .send(Event::TurnEnded { agent: name.to_string(), end: TurnEnd::Cancelled })
+                .send(Event::TurnEnded {
+                    agent: name.to_string(),
+                    end: TurnEnd::Cancelled,
+                })
                 .await;
         }
         self.set_state(name, AgentState::Stopping).await;
@@ -340,14 +370,20 @@ impl Manager {
 
     async fn dispatch(&mut self, name: &str) {
         let Some(slot) = self.slot(name) else { return };
-        let (Some(running), Some(text)) = (&slot.running, slot.queue.pop_front()) else { return };
+        let (Some(running), Some(text)) = (&slot.running, slot.queue.pop_front()) else {
+            return;
+        };
         let prompt = running.conn.prompt(text);
         slot.next_turn += 1;
         let turn = slot.next_turn;
         slot.turn = Some(turn);
         slot.last_used = Instant::now();
         self.set_state(name, AgentState::Busy).await;
-        self.events.send(Event::TurnStarted { agent: name.to_string() }).await;
+        self.events
+            .send(Event::TurnStarted {
+                agent: name.to_string(),
+            })
+            .await;
         let internal = self.internal_tx.clone();
         let agent = name.to_string();
         tokio::spawn(async move {
@@ -358,7 +394,11 @@ impl Manager {
 
     async fn internal(&mut self, msg: Internal) {
         match msg {
-            Internal::Started { agent, generation, result } => self.started(&agent, generation, result).await,
+            Internal::Started {
+                agent,
+                generation,
+                result,
+            } => self.started(&agent, generation, result).await,
             Internal::TurnDone { agent, turn, end } => {
                 let Some(slot) = self.slot(&agent) else { return };
                 if slot.turn != Some(turn) {
@@ -368,7 +408,12 @@ impl Manager {
                 slot.last_used = Instant::now();
                 let stale = slot.stale;
                 let queued = !slot.queue.is_empty();
-                self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
+                self.events
+                    .send(Event::TurnEnded {
+                        agent: agent.clone(),
+                        end,
+                    })
+                    .await;
                 self.set_state(&agent, AgentState::Idle).await;
                 if stale || self.shutting_down {
                     self.stop(&agent).await;
@@ -376,13 +421,20 @@ impl Manager {
                     self.dispatch(&agent).await;
                 }
             }
-            Internal::Exited { agent, generation, status } => {
+            Internal::Exited {
+                agent,
+                generation,
+                status,
+            } => {
                 let Some(slot) = self.slot(&agent) else { return };
                 if slot.generation != generation {
                     return;
                 }
                 let running = slot.running.take();
-                let tail = running.as_ref().map(|r| r.process.stderr().tail(CRASH_TAIL)).unwrap_or_default();
+                let tail = running
+                    .as_ref()
+                    .map(|r| r.process.stderr().tail(CRASH_TAIL))
+                    .unwrap_or_default();
                 let turn = slot.turn.take();
                 slot.queue.clear();
                 if let Some(running) = running {
@@ -392,9 +444,21 @@ impl Manager {
                 let reason = exit_reason(status);
                 if turn.is_some() {
                     let message = "the agent exited during the turn".to_string();
-                    self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::Failed { message } }).await;
+                    self.events
+                        .send(Event::TurnEnded {
+                            agent: agent.clone(),
+                            end: TurnEnd::Failed { message },
+                        })
+                        .await;
                 }
-                self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
+                self.set_state(
+                    &agent,
+                    AgentState::Crashed(CrashReport {
+                        reason,
+                        stderr_tail: tail,
+                    }),
+                )
+                .await;
             }
             Internal::Stopped { agent, generation } => {
                 let Some(slot) = self.slot(&agent) else { return };
@@ -444,7 +508,13 @@ impl Manager {
                 let agent = name.to_string();
                 tokio::spawn(async move {
                     let status = exit.wait_for(Option::is_some).await.ok().and_then(|s| *s);
-                    let _ = internal.send(Internal::Exited { agent, generation, status }).await;
+                    let _ = internal
+                        .send(Internal::Exited {
+                            agent,
+                            generation,
+                            status,
+                        })
+                        .await;
                 });
                 let Some(slot) = self.slot(name) else { return };
                 slot.running = Some(running);
@@ -493,7 +563,11 @@ impl Manager {
 }
 
 /// Starts the process and completes the ACP handshake.
-async fn launch(config: &AgentConfig, events: EventSink, settings: ManagerSettings) -> Result<Box<Running>, CrashReport> {
+async fn launch(
+    config: &AgentConfig,
+    events: EventSink,
+    settings: ManagerSettings,
+) -> Result<Box<Running>, CrashReport> {
     let spawn_failed = |message: String| CrashReport {
         reason: CrashReason::SpawnFailed { message },
         stderr_tail: Vec::new(),
@@ -509,7 +583,9 @@ async fn launch(config: &AgentConfig, events: EventSink, settings: ManagerSettin
         let agent = agent.clone();
         async move { events.send(Event::AgentLog { agent, line }).await }
     });
-    let (stdin, stdout) = process.take_stdio().ok_or_else(|| spawn_failed("no pipes".into()))?;
+    let (stdin, stdout) = process
+        .take_stdio()
+        .ok_or_else(|| spawn_failed("no pipes".into()))?;
     let connected = AcpConnection::connect(
         config.name.clone(),
         stdin,
@@ -520,14 +596,22 @@ async fn launch(config: &AgentConfig, events: EventSink, settings: ManagerSettin
     )
     .await;
     match connected {
-        Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
+        Ok(conn) => Ok(Box::new(Running {
+            conn: Arc::new(conn),
+            process,
+        })),
         Err(e) => {
             // Give a process that is exiting a moment, so the report says how it ended.
-            let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten();
+            let exited = tokio::time::timeout(Duration::from_millis(300), process.wait())
+                .await
+                .ok()
+                .flatten();
             let stderr_tail = process.stderr().tail(CRASH_TAIL);
             let reason = match exited {
                 Some(status) => exit_reason(Some(status)),
-                None => CrashReason::Handshake { message: e.to_string() },
+                None => CrashReason::Handshake {
+                    message: e.to_string(),
+                },
             };
             process.stop(settings.stop).await;
             Err(CrashReport { reason, stderr_tail })

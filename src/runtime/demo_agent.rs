@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation,
-    InitializeRequest, InitializeResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
-    PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason, TextContent,
+    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation, InitializeRequest,
+    InitializeResponse, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionId,
+    SessionNotification, SessionUpdate, StopReason, TextContent,
 };
 use agent_client_protocol::{Agent, ByteStreams};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
@@ -34,7 +34,10 @@ pub async fn run_stdio() -> anyhow::Result<()> {
                 responder.respond(
                     InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
                         .agent_capabilities(AgentCapabilities::new())
-                        .agent_info(Implementation::new("sidekicks-demo-agent", env!("CARGO_PKG_VERSION")).title("Demo agent")),
+                        .agent_info(
+                            Implementation::new("sidekicks-demo-agent", env!("CARGO_PKG_VERSION"))
+                                .title("Demo agent"),
+                        ),
                 )
             },
             agent_client_protocol::on_receive_request!(),
@@ -65,7 +68,9 @@ pub async fn run_stdio() -> anyhow::Result<()> {
                             stop = StopReason::Cancelled;
                             break;
                         }
-                        let update = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(chunk))));
+                        let update = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(
+                            TextContent::new(chunk),
+                        )));
                         stream_cx.send_notification(SessionNotification::new(session.clone(), update))?;
                         tokio::time::sleep(delay).await;
                     }
@@ -79,7 +84,11 @@ pub async fn run_stdio() -> anyhow::Result<()> {
         )
         .on_receive_notification(
             async move |n: CancelNotification, _cx| {
-                if let Some(flag) = cancel_turns.lock().unwrap_or_else(|e| e.into_inner()).get(&n.session_id) {
+                if let Some(flag) = cancel_turns
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&n.session_id)
+                {
                     flag.store(true, Ordering::Relaxed);
                 }
                 Ok(())

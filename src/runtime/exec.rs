@@ -50,7 +50,10 @@ pub enum ExecError {
     MissingFolder { path: PathBuf },
     /// This runtime cannot do this (yet).
     #[error("the {runtime} runtime cannot {what} yet")]
-    NotSupported { runtime: &'static str, what: &'static str },
+    NotSupported {
+        runtime: &'static str,
+        what: &'static str,
+    },
     /// The command line is empty.
     #[error("empty command")]
     EmptyCommand,
@@ -97,7 +100,9 @@ impl LocalExecutor {
     fn command(spec: &ProcessSpec) -> Result<Command, ExecError> {
         let (program, args) = spec.argv.split_first().ok_or(ExecError::EmptyCommand)?;
         if !spec.cwd.is_dir() {
-            return Err(ExecError::MissingFolder { path: spec.cwd.clone() });
+            return Err(ExecError::MissingFolder {
+                path: spec.cwd.clone(),
+            });
         }
         let program = resolve_program(program);
         let mut cmd = Command::new(&program);
@@ -114,7 +119,9 @@ impl LocalExecutor {
 impl Executor for LocalExecutor {
     fn popen(&self, spec: &ProcessSpec) -> Result<Child, ExecError> {
         let mut cmd = Self::command(spec)?;
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         cmd.spawn().map_err(|e| spawn_error(&spec.argv[0], e))
     }
 
@@ -136,18 +143,23 @@ impl Executor for LocalExecutor {
 
 fn spawn_error(program: &str, source: std::io::Error) -> ExecError {
     if source.kind() == std::io::ErrorKind::NotFound {
-        ExecError::NotFound { program: program.to_string() }
+        ExecError::NotFound {
+            program: program.to_string(),
+        }
     } else {
-        ExecError::Spawn { program: program.to_string(), source }
+        ExecError::Spawn {
+            program: program.to_string(),
+            source,
+        }
     }
 }
 
 /// `sidekicks` means this binary, wherever it lives; anything else is looked up as usual.
 fn resolve_program(program: &str) -> PathBuf {
-    if program == SELF_COMMAND {
-        if let Some(exe) = self_exe() {
-            return exe;
-        }
+    if program == SELF_COMMAND
+        && let Some(exe) = self_exe()
+    {
+        return exe;
     }
     PathBuf::from(program)
 }

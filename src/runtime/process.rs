@@ -63,7 +63,11 @@ impl StderrLog {
     /// The last `n` lines.
     pub fn tail(&self, n: usize) -> Vec<String> {
         let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        lines.iter().skip(lines.len().saturating_sub(n)).cloned().collect()
+        lines
+            .iter()
+            .skip(lines.len().saturating_sub(n))
+            .cloned()
+            .collect()
     }
 }
 

@@ -20,11 +20,20 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
         ui.label(state_text(lang, &agent.state));
         ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
         ui.separator();
-        let running = matches!(agent.state, AgentState::Starting | AgentState::Idle | AgentState::Busy);
-        if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
+        let running = matches!(
+            agent.state,
+            AgentState::Starting | AgentState::Idle | AgentState::Busy
+        );
+        if ui
+            .add_enabled(!running, egui::Button::new(tr(lang, Key::Start)))
+            .clicked()
+        {
             commands.push(Command::Start { agent: name.clone() });
         }
-        if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
+        if ui
+            .add_enabled(running, egui::Button::new(tr(lang, Key::Stop)))
+            .clicked()
+        {
             commands.push(Command::Stop { agent: name.clone() });
         }
         if ui.button(tr(lang, Key::Restart)).clicked() {
@@ -39,7 +48,12 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
 }
 
 /// The messages and the composer; returns the commands to send.
-pub fn conversation_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: &mut String) -> Vec<Command> {
+pub fn conversation_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &mut AgentView,
+    draft: &mut String,
+) -> Vec<Command> {
     let mut commands = Vec::new();
     egui::Panel::bottom("composer").show(ui, |ui| {
         if let Some(c) = composer_ui(ui, lang, agent, draft) {
@@ -64,7 +78,9 @@ pub fn conversation_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView,
                 if !message.thought.is_empty() {
                     egui::CollapsingHeader::new(tr(lang, Key::Thinking))
                         .id_salt(message as *const _ as usize)
-                        .show(ui, |ui| ui.label(RichText::new(&message.thought).italics().weak()));
+                        .show(ui, |ui| {
+                            ui.label(RichText::new(&message.thought).italics().weak())
+                        });
                 }
                 if !message.text.is_empty() {
                     ui.label(&message.text);
@@ -72,7 +88,11 @@ pub fn conversation_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView,
                 if let Some(end) = &message.end {
                     let text = turn_end_text(lang, end);
                     if !text.is_empty() {
-                        let color = if matches!(end, TurnEnd::Failed { .. }) { ERROR } else { ui.visuals().weak_text_color() };
+                        let color = if matches!(end, TurnEnd::Failed { .. }) {
+                            ERROR
+                        } else {
+                            ui.visuals().weak_text_color()
+                        };
                         ui.label(RichText::new(text).italics().color(color));
                     }
                 }
@@ -86,17 +106,24 @@ pub fn conversation_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView,
 }
 
 fn crash_ui(ui: &mut egui::Ui, lang: Language, report: &crate::app::CrashReport) {
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, ERROR)).show(ui, |ui| {
-        ui.label(RichText::new(crash_text(lang, &report.reason)).color(ERROR));
-        if !report.stderr_tail.is_empty() {
-            ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
-            ui.label(RichText::new(report.stderr_tail.join("\n")).monospace());
-        }
-    });
+    egui::Frame::group(ui.style())
+        .stroke(egui::Stroke::new(1.0, ERROR))
+        .show(ui, |ui| {
+            ui.label(RichText::new(crash_text(lang, &report.reason)).color(ERROR));
+            if !report.stderr_tail.is_empty() {
+                ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
+                ui.label(RichText::new(report.stderr_tail.join("\n")).monospace());
+            }
+        });
 }
 
 /// The text box: Enter sends, Shift+Enter adds a line.
-fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: &mut String) -> Option<Command> {
+fn composer_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &mut AgentView,
+    draft: &mut String,
+) -> Option<Command> {
     let name = agent.config.name.clone();
     let id = ui.make_persistent_id(("composer", &name));
     let focused = ui.memory(|m| m.has_focus(id));

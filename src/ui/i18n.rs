@@ -142,15 +142,27 @@ fn found_name(lang: Language, found: &str) -> String {
 pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
     use ProblemKind as P;
     match kind {
-        P::Unreadable { path, message } => trf(lang, Key::Unreadable, &[("path", path), ("message", message)]),
+        P::Unreadable { path, message } => {
+            trf(lang, Key::Unreadable, &[("path", path), ("message", message)])
+        }
         P::Syntax { message } => trf(lang, Key::Syntax, &[("message", message)]),
-        P::UnknownKey { key, suggestion: None } => trf(lang, Key::UnknownKey, &[("key", key)]),
-        P::UnknownKey { key, suggestion: Some(s) } => trf(lang, Key::UnknownKeySuggest, &[("key", key), ("suggestion", s)]),
+        P::UnknownKey {
+            key,
+            suggestion: None,
+        } => trf(lang, Key::UnknownKey, &[("key", key)]),
+        P::UnknownKey {
+            key,
+            suggestion: Some(s),
+        } => trf(lang, Key::UnknownKeySuggest, &[("key", key), ("suggestion", s)]),
         P::MissingKey { key } => trf(lang, Key::MissingKey, &[("key", key)]),
         P::WrongType { key, expected, found } => trf(
             lang,
             Key::WrongType,
-            &[("key", key), ("expected", type_name(lang, *expected)), ("found", &found_name(lang, found))],
+            &[
+                ("key", key),
+                ("expected", type_name(lang, *expected)),
+                ("found", &found_name(lang, found)),
+            ],
         ),
         P::Empty { key } => trf(lang, Key::Empty, &[("key", key)]),
         P::OutOfRange { key, min, max } => trf(
@@ -163,7 +175,9 @@ pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
         P::MissingFolder { path } => trf(lang, Key::MissingFolder, &[("path", path)]),
         P::UnknownRuntime { found } => trf(lang, Key::UnknownRuntime, &[("found", found)]),
         P::RuntimeNeeds { kind, key } => trf(lang, Key::RuntimeNeeds, &[("kind", kind.code()), ("key", key)]),
-        P::RuntimeIgnores { kind, key } => trf(lang, Key::RuntimeIgnores, &[("kind", kind.code()), ("key", key)]),
+        P::RuntimeIgnores { kind, key } => {
+            trf(lang, Key::RuntimeIgnores, &[("kind", kind.code()), ("key", key)])
+        }
         P::UnknownChannel { name } => trf(lang, Key::UnknownChannel, &[("name", name)]),
         P::InvalidEnvName { name } => trf(lang, Key::InvalidEnvName, &[("name", name)]),
         P::UnknownLanguage { found } => trf(lang, Key::UnknownLanguage, &[("found", found)]),
@@ -235,7 +249,11 @@ mod tests {
         for key in Key::ALL {
             let en = tr(Language::En, *key);
             let fr = tr(Language::Fr, *key);
-            assert_eq!(placeholders(en), placeholders(fr), "placeholders differ for {key:?}");
+            assert_eq!(
+                placeholders(en),
+                placeholders(fr),
+                "placeholders differ for {key:?}"
+            );
             if *key != Key::EndTurn {
                 assert!(!en.is_empty() && !fr.is_empty(), "{key:?} is empty in a language");
             }
@@ -244,7 +262,9 @@ mod tests {
 
     #[test]
     fn problems_read_in_french() {
-        let kind = ProblemKind::UnknownRuntime { found: "dockr".into() };
+        let kind = ProblemKind::UnknownRuntime {
+            found: "dockr".into(),
+        };
         assert!(problem_text(Language::Fr, &kind).starts_with("Type d’environnement inconnu « dockr »"));
         assert!(problem_text(Language::En, &kind).starts_with("Unknown runtime type \"dockr\""));
     }

@@ -100,7 +100,8 @@ impl SidekicksApp {
     pub fn shutdown(&mut self) {
         if !self.shut_down {
             self.shut_down = true;
-            self.bridge.shutdown_blocking(&mut self.state, Duration::from_secs(10));
+            self.bridge
+                .shutdown_blocking(&mut self.state, Duration::from_secs(10));
         }
     }
 }

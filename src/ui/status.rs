@@ -21,7 +21,11 @@ pub fn status_ui(ui: &mut egui::Ui, state: &AppState) {
             ui.label(RichText::new(tr(lang, Key::NoProblems)).small().weak());
         } else {
             let count = state.problems.len().to_string();
-            ui.label(RichText::new(trf(lang, Key::ProblemCount, &[("count", &count)])).small().color(ERROR));
+            ui.label(
+                RichText::new(trf(lang, Key::ProblemCount, &[("count", &count)]))
+                    .small()
+                    .color(ERROR),
+            );
         }
     });
 }
@@ -32,14 +36,21 @@ pub fn problems_ui(ui: &mut egui::Ui, state: &AppState) {
         return;
     }
     let lang = state.language;
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, ERROR)).show(ui, |ui| {
-        ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(ERROR));
-        for p in &state.problems {
-            ui.label(format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind)));
-        }
-        if state.config.is_some() {
-            ui.label(RichText::new(tr(lang, Key::KeptLastGood)).weak());
-        }
-    });
+    egui::Frame::group(ui.style())
+        .stroke(egui::Stroke::new(1.0, ERROR))
+        .show(ui, |ui| {
+            ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(ERROR));
+            for p in &state.problems {
+                ui.label(format!(
+                    "{}:{}  {}",
+                    p.line,
+                    p.column,
+                    problem_text(lang, &p.kind)
+                ));
+            }
+            if state.config.is_some() {
+                ui.label(RichText::new(tr(lang, Key::KeptLastGood)).weak());
+            }
+        });
     ui.add_space(6.0);
 }

@@ -38,7 +38,11 @@ impl Rig {
     pub fn new(settings: ManagerSettings) -> Self {
         let (sink, events) = EventSink::new(Arc::new(|| {}));
         let commands = spawn_manager(settings, sink);
-        Self { commands, events, seen: Vec::new() }
+        Self {
+            commands,
+            events,
+            seen: Vec::new(),
+        }
     }
 
     pub async fn send(&self, command: Command) {
@@ -93,7 +97,11 @@ pub async fn load_config(rig: &Rig, dir: &Path, text: &str) {
     let path = dir.join("sidekicks.toml");
     std::fs::write(&path, text).unwrap();
     let result = sidekicks::runtime::config_file::load_file(&path, None);
-    assert!(result.problems.is_empty(), "config problems: {:?}", result.problems);
+    assert!(
+        result.problems.is_empty(),
+        "config problems: {:?}",
+        result.problems
+    );
     rig.send(Command::ConfigLoaded { path, result }).await;
 }
 
