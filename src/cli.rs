@@ -9,10 +9,11 @@ use clap::{Parser, Subcommand};
 
 use crate::app::{Startup, start};
 use crate::model::config::{Config, Language};
+use crate::model::problem::Severity;
 use crate::runtime::agents::ManagerSettings;
 use crate::runtime::config_file::{AppDirs, CONFIG_ENV, Preferences, load_file, resolve_config_path};
 use crate::ui::SidekicksApp;
-use crate::ui::i18n::{Key, problem_text, trf};
+use crate::ui::i18n::{Key, problem_text, tr, trf};
 
 /// Sidekicks: run a team of AI coding agents side by side.
 #[derive(Debug, Parser)]
@@ -91,15 +92,19 @@ fn check(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::SUCCESS);
     }
     for p in &result.problems {
-        writeln!(
-            out,
-            "{shown}:{}:{}: {}",
-            p.line,
-            p.column,
-            problem_text(lang, &p.kind)
-        )?;
+        let warning = match p.severity() {
+            Severity::Warning => format!("{}: ", tr(lang, Key::Warning)),
+            Severity::Error => String::new(),
+        };
+        let text = problem_text(lang, &p.kind);
+        writeln!(out, "{shown}:{}:{}: {warning}{text}", p.line, p.column)?;
     }
-    Ok(std::process::ExitCode::FAILURE)
+    // Warnings alone (a command not installed here) do not fail the check.
+    if result.config.is_some() {
+        Ok(std::process::ExitCode::SUCCESS)
+    } else {
+        Ok(std::process::ExitCode::FAILURE)
+    }
 }
 
 /// `defaults.language` read leniently, so problems are reported in the file's own language

@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sidekicks::model::config::{Language, RuntimeKind};
-use sidekicks::model::config_check::{AGENT_KEYS, DEFAULTS_KEYS, LoadResult, RUNTIME_KEYS, load_str};
-use sidekicks::model::problem::ProblemKind;
+use sidekicks::model::config_check::{
+    AGENT_KEYS, DEFAULTS_KEYS, LoadContext, LoadResult, RUNTIME_KEYS, load_str,
+};
+use sidekicks::model::problem::{ProblemKind, Severity};
 use sidekicks::runtime::config_file::{AppDirs, ConfigSource, Preferences, load_file, resolve_config_path};
 use sidekicks::ui::i18n::problem_text;
 
@@ -15,7 +17,13 @@ mod common;
 fn load(text: &str) -> LoadResult {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("ws")).unwrap();
-    load_str(text, dir.path(), None, &|p: &Path| p.is_dir())
+    let ctx = LoadContext {
+        base_dir: dir.path(),
+        home: None,
+        is_dir: &|p: &Path| p.is_dir(),
+        command_exists: &|c: &str, _: &Path| c != "missing-agent",
+    };
+    load_str(text, &ctx)
 }
 
 /// The only problem of `text`, as (line, column, kind).
@@ -240,6 +248,23 @@ fn defaults_are_checked() {
 }
 
 #[test]
+fn a_missing_command_is_a_warning_that_does_not_block_the_config() {
+    let text = "[[agent]]\nname = \"a\"\ncommand = \"missing-agent\"\nworkspace = \"ws\"\n";
+    let result = load(text);
+    assert!(result.config.is_some(), "a warning must not block the config");
+    assert_eq!(result.problems.len(), 1);
+    let p = &result.problems[0];
+    assert_eq!((p.line, p.column), (3, 11));
+    assert_eq!(
+        p.kind,
+        ProblemKind::CommandNotFound {
+            command: "missing-agent".into()
+        }
+    );
+    assert_eq!(p.severity(), Severity::Warning);
+}
+
+#[test]
 fn every_problem_is_reported_not_just_the_first() {
     let text = "[defaults]\nmax_running = -1\n[[agent]]\nname = \"a\"\ncommand = 3\nworkspace = \"nope\"\nextra = 1\n";
     let result = load(text);
@@ -323,6 +348,25 @@ fn check_command_prints_problems_and_fails() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // A command that is not installed: printed as a warning, the check still passes.
+    std::fs::write(
+        &path,
+        "[[agent]]\nname = \"a\"\ncommand = \"no-such-agent-xyz\"\nworkspace = \"nope\"\n",
+    )
+    .unwrap();
+    let out = Command::new(common::BIN)
+        .arg("check")
+        .arg("--config")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("bad.toml:3:11: warning: The command \"no-such-agent-xyz\" was not found"),
+        "{stdout}"
+    );
 
     let missing = Command::new(common::BIN)
         .args(["check", "--config", "/no/such/file.toml"])

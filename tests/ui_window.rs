@@ -124,7 +124,7 @@ fn hello_to_the_demo_agent_streams_its_reply_into_the_window() {
 fn config_problems_show_with_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
-    let text = "[[agent]]\nname = \"x\"\ncommand = \"y\"\nworkspace = \"/no/such/folder\"\n";
+    let text = "[[agent]]\nname = \"x\"\ncommand = \"sh\"\nworkspace = \"/no/such/folder\"\n";
     let mut harness = window(text, dir.path(), &rt);
     step_until(&mut harness, Duration::from_secs(10), "the problem", |h| {
         h.query_by_label_contains("1 problem(s)").is_some()

@@ -10,7 +10,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::config::{AgentConfig, ChannelConfig, Config, Defaults, Language, RuntimeConfig, RuntimeKind};
-use super::problem::{Problem, ProblemKind, ValueType};
+use super::problem::{Problem, ProblemKind, Severity, ValueType};
 
 /// Keys of the top level.
 pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel"];
@@ -31,30 +31,34 @@ pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "work
 /// Keys of a `[[channel]]`.
 pub const CHANNEL_KEYS: &[&str] = &["name", "description"];
 
-/// What loading a config text gives: the config when there is no problem, and every problem.
+/// What loading a config text gives: the config when no problem is an error, and every problem.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LoadResult {
-    /// The config, present only when `problems` is empty.
+    /// The config, present only when no problem is an error (warnings do not block it).
     pub config: Option<Config>,
     /// Every problem, in file order.
     pub problems: Vec<Problem>,
 }
 
-/// Checks `src`. Relative workspace folders are taken from `base_dir` (the config file's
-/// folder) and `~/` from `home`; `is_dir` answers whether a local folder exists.
-pub fn load_str(
-    src: &str,
-    base_dir: &Path,
-    home: Option<&Path>,
-    is_dir: &dyn Fn(&Path) -> bool,
-) -> LoadResult {
+/// What the checker may ask about the world around the file (the loader itself does no I/O).
+pub struct LoadContext<'a> {
+    /// The config file's folder: relative workspace folders are taken from it.
+    pub base_dir: &'a Path,
+    /// The home folder, for `~/`.
+    pub home: Option<&'a Path>,
+    /// Whether a local folder exists.
+    pub is_dir: &'a dyn Fn(&Path) -> bool,
+    /// Whether a local agent's command can be found (on `PATH`, or as a path from its workspace).
+    pub command_exists: &'a dyn Fn(&str, &Path) -> bool,
+}
+
+/// Checks `src` (see [`LoadContext`] for the questions it asks about the world).
+pub fn load_str(src: &str, ctx: &LoadContext<'_>) -> LoadResult {
     let (root, errors) = DeTable::parse_recoverable(src);
     let mut checker = Checker {
         src,
         problems: Vec::new(),
-        base_dir,
-        home,
-        is_dir,
+        ctx,
     };
     let mut syntax_lines = HashSet::new();
     for error in errors {
@@ -73,7 +77,8 @@ pub fn load_str(
     let config = checker.config(root.get_ref(), root.span());
     let mut problems = checker.problems;
     problems.sort_by_key(|p| (p.span.start, p.span.end));
-    let config = (syntax_ok && problems.is_empty()).then_some(config);
+    let blocking = problems.iter().any(|p| p.severity() == Severity::Error);
+    let config = (syntax_ok && !blocking).then_some(config);
     LoadResult { config, problems }
 }
 
@@ -107,9 +112,7 @@ type Item<'i> = Spanned<DeValue<'i>>;
 struct Checker<'a> {
     src: &'a str,
     problems: Vec<Problem>,
-    base_dir: &'a Path,
-    home: Option<&'a Path>,
-    is_dir: &'a dyn Fn(&Path) -> bool,
+    ctx: &'a LoadContext<'a>,
 }
 
 /// A table being read: remembers which keys were taken so the rest can be reported as unknown.
@@ -356,8 +359,8 @@ impl Checker<'_> {
         self.finish(t, AGENT_KEYS);
 
         let workspace = workspace.map(|(raw, span)| {
-            let path = resolve_path(&raw, self.base_dir, self.home);
-            if runtime.kind == RuntimeKind::Local && !(self.is_dir)(&path) {
+            let path = resolve_path(&raw, self.ctx.base_dir, self.ctx.home);
+            if runtime.kind == RuntimeKind::Local && !(self.ctx.is_dir)(&path) {
                 self.problem(
                     span,
                     ProblemKind::MissingFolder {
@@ -367,6 +370,17 @@ impl Checker<'_> {
             }
             path
         });
+        if let (Some((command, span)), Some(workspace)) = (&command, &workspace)
+            && runtime.kind == RuntimeKind::Local
+            && !(self.ctx.command_exists)(command, workspace)
+        {
+            self.problem(
+                span.clone(),
+                ProblemKind::CommandNotFound {
+                    command: command.clone(),
+                },
+            );
+        }
         let (name, name_span) = name?;
         Some((
             AgentConfig {

@@ -59,6 +59,17 @@ pub enum ProblemKind {
     InvalidEnvName { name: String },
     /// `defaults.language` is not a known language.
     UnknownLanguage { found: String },
+    /// A local agent's command is not on `PATH` (a warning: the rest of the config still applies).
+    CommandNotFound { command: String },
+}
+
+/// Whether a problem keeps the config from being applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// The config is not applied.
+    Error,
+    /// Shown, but the config is applied (only the agent concerned will fail to start).
+    Warning,
 }
 
 /// One problem in a config file, at a 1-based line and column.
@@ -75,6 +86,14 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// Whether this problem blocks the config.
+    pub fn severity(&self) -> Severity {
+        match self.kind {
+            ProblemKind::CommandNotFound { .. } => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+
     /// A problem at `span` of `src`.
     pub fn at(src: &str, span: Range<usize>, kind: ProblemKind) -> Self {
         let (line, column) = line_column(src, span.start);

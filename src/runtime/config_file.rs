@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::config_check::{LoadResult, load_str};
+use crate::model::config_check::{LoadContext, LoadResult, load_str};
 use crate::model::problem::{Problem, ProblemKind};
 
 /// Recent files kept.
@@ -145,30 +145,20 @@ pub fn create_default_config(dirs: &AppDirs) -> std::io::Result<PathBuf> {
 /// The text of the default config, with the demo workspace at `workspace`.
 pub fn default_config_text(workspace: &Path) -> String {
     let workspace = toml::Value::String(workspace.display().to_string()).to_string();
-    format!(
-        r#"# Sidekicks configuration. Sidekicks reloads this file when it changes.
-# The reference of every key is in docs/CONFIG.md.
-
-[defaults]
-idle_stop = 600     # seconds an idle agent keeps running (0 = never stop it)
-max_running = 4     # agents running at once; one more stops the least recently used idle one
-# language = "fr"   # "en" or "fr"; without it the system locale decides
-
-[[agent]]
-name = "Demo"
-command = "sidekicks"   # "sidekicks" always means this very program
-args = ["demo-agent"]
-workspace = {workspace}
-"#
-    )
+    include_str!("../../assets/default-config.toml").replace("{workspace}", &workspace)
 }
 
 /// Reads and checks a config file. An unreadable file is one problem at 1:1.
 pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
     match std::fs::read_to_string(path) {
         Ok(text) => {
-            let base = path.parent().unwrap_or(Path::new("/"));
-            load_str(&text, base, home, &|p: &Path| p.is_dir())
+            let ctx = LoadContext {
+                base_dir: path.parent().unwrap_or(Path::new("/")),
+                home,
+                is_dir: &|p: &Path| p.is_dir(),
+                command_exists: &command_exists,
+            };
+            load_str(&text, &ctx)
         }
         Err(e) => LoadResult {
             config: None,
@@ -183,4 +173,22 @@ pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
             }],
         },
     }
+}
+
+/// Whether `command` can be started: `sidekicks` (this binary), a path (absolute, or relative to
+/// the agent's `workspace`), or a name found in a `PATH` folder as an executable file.
+pub fn command_exists(command: &str, workspace: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if command == crate::runtime::exec::SELF_COMMAND {
+        return true;
+    }
+    if command.contains('/') {
+        return executable(&workspace.join(command));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(command))))
 }

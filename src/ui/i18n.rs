@@ -101,6 +101,8 @@ strings! {
     FoundArray => ("a list", "une liste"),
     FoundTable => ("a table", "une table"),
     CheckOk => ("{path}: no problems.", "{path} : aucun problème."),
+    CommandNotFound => ("The command \"{command}\" was not found on PATH; this agent will not start.", "La commande « {command} » est introuvable dans le PATH ; cet agent ne démarrera pas."),
+    Warning => ("warning", "avertissement"),
 }
 
 /// `tr` with `{name}` placeholders replaced.
@@ -181,6 +183,7 @@ pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
         P::UnknownChannel { name } => trf(lang, Key::UnknownChannel, &[("name", name)]),
         P::InvalidEnvName { name } => trf(lang, Key::InvalidEnvName, &[("name", name)]),
         P::UnknownLanguage { found } => trf(lang, Key::UnknownLanguage, &[("found", found)]),
+        P::CommandNotFound { command } => trf(lang, Key::CommandNotFound, &[("command", command)]),
     }
 }
 

@@ -3,8 +3,9 @@
 use egui::RichText;
 
 use super::i18n::{Key, problem_text, tr, trf};
-use super::theme::ERROR;
+use super::theme::{ERROR, WARNING};
 use crate::app::AppState;
+use crate::model::problem::Severity;
 
 /// The status line at the bottom of the window.
 pub fn status_ui(ui: &mut egui::Ui, state: &AppState) {
@@ -41,12 +42,11 @@ pub fn problems_ui(ui: &mut egui::Ui, state: &AppState) {
         .show(ui, |ui| {
             ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(ERROR));
             for p in &state.problems {
-                ui.label(format!(
-                    "{}:{}  {}",
-                    p.line,
-                    p.column,
-                    problem_text(lang, &p.kind)
-                ));
+                let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
+                match p.severity() {
+                    Severity::Error => ui.label(text),
+                    Severity::Warning => ui.label(RichText::new(text).color(WARNING)),
+                };
             }
             if state.config.is_some() {
                 ui.label(RichText::new(tr(lang, Key::KeptLastGood)).weak());

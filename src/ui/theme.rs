@@ -16,6 +16,9 @@ pub fn state_color(state: &AgentState) -> Color32 {
     }
 }
 
+/// Colour of warning text.
+pub const WARNING: Color32 = Color32::from_rgb(230, 170, 50);
+
 /// Colour of error text.
 pub const ERROR: Color32 = Color32::from_rgb(225, 80, 80);
 

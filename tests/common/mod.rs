@@ -97,11 +97,7 @@ pub async fn load_config(rig: &Rig, dir: &Path, text: &str) {
     let path = dir.join("sidekicks.toml");
     std::fs::write(&path, text).unwrap();
     let result = sidekicks::runtime::config_file::load_file(&path, None);
-    assert!(
-        result.problems.is_empty(),
-        "config problems: {:?}",
-        result.problems
-    );
+    assert!(result.config.is_some(), "config problems: {:?}", result.problems);
     rig.send(Command::ConfigLoaded { path, result }).await;
 }
 
