@@ -143,6 +143,25 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         settings: ManagerSettings::default(),
     };
     let bridge = start(rt.handle(), startup, waker);
+    // Ctrl+C or SIGTERM closes the window the normal way, so every agent is stopped first.
+    let close_cell = ctx_cell.clone();
+    rt.spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+        else {
+            return;
+        };
+        loop {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            match close_cell.get() {
+                Some(ctx) => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+                None => std::process::exit(130),
+            }
+        }
+    });
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("Sidekicks")
@@ -155,7 +174,9 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         options,
         Box::new(move |cc| {
             let _ = ctx_cell.set(cc.egui_ctx.clone());
-            Ok(Box::new(SidekicksApp::new(bridge)))
+            crate::ui::theme::apply(&cc.egui_ctx);
+            let stats = std::env::var_os("SIDEKICKS_FRAME_STATS").map(PathBuf::from);
+            Ok(Box::new(SidekicksApp::new(bridge).with_frame_stats(stats)))
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;

@@ -71,6 +71,10 @@ impl AppState {
             Event::ConfigLoaded { path, result } => {
                 self.config_path = Some(path);
                 self.problems = result.problems;
+                if self.config.is_none() {
+                    // No config in force yet: the system locale decides the language.
+                    self.language = Language::pick(None, sys_locale::get_locale().as_deref());
+                }
             }
             Event::ConfigApplied { config } => self.apply_config(config),
             Event::AgentState { agent, state } => {

@@ -520,8 +520,15 @@ impl Manager {
                 slot.running = Some(running);
                 slot.last_used = Instant::now();
                 let queued = !slot.queue.is_empty();
+                let stale = slot.stale;
                 self.set_state(name, AgentState::Idle).await;
-                if queued {
+                if stale {
+                    // Its config changed while it started: start again with the new entry.
+                    if let Some(slot) = self.slot(name) {
+                        slot.restart = queued;
+                    }
+                    self.stop(name).await;
+                } else if queued {
                     self.dispatch(name).await;
                 }
             }

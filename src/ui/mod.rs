@@ -35,6 +35,13 @@ pub struct SidekicksApp {
     tab: Tab,
     drafts: HashMap<String, String>,
     shut_down: bool,
+    frame_stats: Option<FrameStats>,
+}
+
+/// Counts drawn frames into a file, for the idle-repaint benchmark (`SIDEKICKS_FRAME_STATS`).
+struct FrameStats {
+    path: std::path::PathBuf,
+    frames: u64,
 }
 
 impl SidekicksApp {
@@ -47,7 +54,14 @@ impl SidekicksApp {
             tab: Tab::Conversation,
             drafts: HashMap::new(),
             shut_down: false,
+            frame_stats: None,
         }
+    }
+
+    /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
+    pub fn with_frame_stats(mut self, path: Option<std::path::PathBuf>) -> Self {
+        self.frame_stats = path.map(|path| FrameStats { path, frames: 0 });
+        self
     }
 
     /// Sends a command to the runtime.
@@ -67,6 +81,10 @@ impl SidekicksApp {
 
     /// Draws the window.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(stats) = &mut self.frame_stats {
+            stats.frames += 1;
+            let _ = std::fs::write(&stats.path, stats.frames.to_string());
+        }
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state));
         egui::Panel::left("sidebar")
             .resizable(true)

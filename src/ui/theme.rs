@@ -29,3 +29,9 @@ pub fn state_dot(ui: &mut egui::Ui, state: &AgentState, hover: &str) -> egui::Re
     ui.painter().circle_filled(rect.center(), 4.5, state_color(state));
     response.on_hover_text(hover)
 }
+
+/// Style settings applied once at start-up. The text cursor does not blink: a blinking cursor
+/// repaints twice a second, and an idle Sidekicks draws nothing.
+pub fn apply(ctx: &egui::Context) {
+    ctx.all_styles_mut(|style| style.visuals.text_cursor.blink = false);
+}
