@@ -17,25 +17,13 @@ fn main() {
         bare_window();
         return;
     }
-    if Command::new("Xvfb")
-        .arg("-help")
-        .stderr(Stdio::null())
-        .status()
-        .is_err()
-    {
+    if Command::new("Xvfb").arg("-help").stderr(Stdio::null()).status().is_err() {
         println!("idle_window: skipped, Xvfb is not installed (apt-get install xvfb)");
         return;
     }
     let display = format!(":{}", 150 + std::process::id() % 50);
     let mut xvfb = Command::new("Xvfb")
-        .args([
-            display.as_str(),
-            "-screen",
-            "0",
-            "1400x900x24",
-            "-nolisten",
-            "tcp",
-        ])
+        .args([display.as_str(), "-screen", "0", "1400x900x24", "-nolisten", "tcp"])
         .stderr(Stdio::null())
         .spawn()
         .expect("start Xvfb");
@@ -84,15 +72,8 @@ fn main() {
     stop(&mut bare);
     stop(&mut xvfb);
 
-    println!(
-        "idle_window: frames drawn at start-up (first {} s): {before}",
-        SETTLE.as_secs()
-    );
-    println!(
-        "idle_window: frames drawn while idle for {} s: {}",
-        IDLE.as_secs(),
-        after - before
-    );
+    println!("idle_window: frames drawn at start-up (first {} s): {before}", SETTLE.as_secs());
+    println!("idle_window: frames drawn while idle for {} s: {}", IDLE.as_secs(), after - before);
     println!(
         "idle_window: RSS sidekicks {app_rss} KiB, bare eframe window {bare_rss} KiB, ratio {:.2}",
         app_rss as f64 / bare_rss.max(1) as f64
@@ -100,10 +81,7 @@ fn main() {
 }
 
 fn frames(path: &Path) -> u64 {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(0)
+    std::fs::read_to_string(path).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0)
 }
 
 fn rss_kib(child: &Child) -> u64 {

@@ -50,9 +50,7 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         .init();
     match cli.command {
         Some(CliCommand::DemoAgent) => {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(crate::runtime::demo_agent::run_stdio())?;
             Ok(std::process::ExitCode::SUCCESS)
         }
@@ -100,11 +98,7 @@ fn check(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         writeln!(out, "{shown}:{}:{}: {warning}{text}", p.line, p.column)?;
     }
     // Warnings alone (a command not installed here) do not fail the check.
-    if result.config.is_some() {
-        Ok(std::process::ExitCode::SUCCESS)
-    } else {
-        Ok(std::process::ExitCode::FAILURE)
-    }
+    if result.config.is_some() { Ok(std::process::ExitCode::SUCCESS) } else { Ok(std::process::ExitCode::FAILURE) }
 }
 
 /// `defaults.language` read leniently, so problems are reported in the file's own language
@@ -137,18 +131,13 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
             ctx.request_repaint();
         }
     });
-    let startup = Startup {
-        config_path: path,
-        dirs,
-        settings: ManagerSettings::default(),
-    };
+    let startup = Startup { config_path: path, dirs, settings: ManagerSettings::default() };
     let bridge = start(rt.handle(), startup, waker);
     // Ctrl+C or SIGTERM closes the window the normal way, so every agent is stopped first.
     let close_cell = ctx_cell.clone();
     rt.spawn(async move {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-        else {
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
             return;
         };
         loop {

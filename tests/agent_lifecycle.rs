@@ -11,10 +11,8 @@ use sidekicks::runtime::process::{AgentProcess, StopOutcome, StopTimeouts};
 mod common;
 use common::{BIN, Rig, alive, config_text, fast_settings, load_config};
 
-const TIMEOUTS: StopTimeouts = StopTimeouts {
-    after_eof: Duration::from_millis(1500),
-    after_term: Duration::from_millis(1500),
-};
+const TIMEOUTS: StopTimeouts =
+    StopTimeouts { after_eof: Duration::from_millis(1500), after_term: Duration::from_millis(1500) };
 
 fn spawn_script(script: &str, dir: &std::path::Path) -> AgentProcess {
     let spec = ProcessSpec {
@@ -43,10 +41,7 @@ async fn read_pid(file: &std::path::Path) -> i32 {
 async fn closing_stdin_is_enough_for_a_polite_agent() {
     let dir = tempfile::tempdir().unwrap();
     let ready = dir.path().join("ready");
-    let mut p = spawn_script(
-        &format!("echo $$ > {}; cat > /dev/null", ready.display()),
-        dir.path(),
-    );
+    let mut p = spawn_script(&format!("echo $$ > {}; cat > /dev/null", ready.display()), dir.path());
     let pid = read_pid(&ready).await;
     assert!(alive(pid));
     let start = Instant::now();
@@ -60,10 +55,7 @@ async fn closing_stdin_is_enough_for_a_polite_agent() {
 async fn an_agent_that_ignores_eof_gets_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let ready = dir.path().join("ready");
-    let script = format!(
-        "trap 'exit 0' TERM; echo $$ > {}; while true; do sleep 0.05; done",
-        ready.display()
-    );
+    let script = format!("trap 'exit 0' TERM; echo $$ > {}; while true; do sleep 0.05; done", ready.display());
     let p = spawn_script(&script, dir.path());
     let pid = read_pid(&ready).await;
     assert_eq!(p.stop(TIMEOUTS).await, StopOutcome::Terminated);
@@ -74,10 +66,7 @@ async fn an_agent_that_ignores_eof_gets_sigterm() {
 async fn an_agent_that_ignores_sigterm_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let ready = dir.path().join("ready");
-    let script = format!(
-        "trap '' TERM; echo $$ > {}; while true; do sleep 0.05; done",
-        ready.display()
-    );
+    let script = format!("trap '' TERM; echo $$ > {}; while true; do sleep 0.05; done", ready.display());
     let p = spawn_script(&script, dir.path());
     let pid = read_pid(&ready).await;
     assert_eq!(p.stop(TIMEOUTS).await, StopOutcome::Killed);
@@ -89,10 +78,7 @@ async fn grandchildren_in_the_group_end_too() {
     let dir = tempfile::tempdir().unwrap();
     let ready = dir.path().join("ready");
     // The grandchild ignores SIGTERM and outlives its parent: only SIGKILL to the group ends it.
-    let script = format!(
-        "sh -c \"trap '' TERM; sleep 1000\" & echo $! > {}; cat > /dev/null",
-        ready.display()
-    );
+    let script = format!("sh -c \"trap '' TERM; sleep 1000\" & echo $! > {}; cat > /dev/null", ready.display());
     let mut p = spawn_script(&script, dir.path());
     let grandchild = read_pid(&ready).await;
     assert!(alive(grandchild));
@@ -121,45 +107,26 @@ async fn idle_agent_is_stopped_after_idle_stop() {
     let text = config_text("idle_stop = 1", &[("demo", BIN, &["demo-agent"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
     rig.send(Command::Start { agent: "demo".into() }).await;
-    rig.wait_for(Duration::from_secs(15), "demo idle", |e| {
-        state_of(e, "demo") == Some(&AgentState::Idle)
-    })
-    .await;
+    rig.wait_for(Duration::from_secs(15), "demo idle", |e| state_of(e, "demo") == Some(&AgentState::Idle)).await;
     let idle_at = Instant::now();
-    rig.wait_for(Duration::from_secs(10), "demo stopped", |e| {
-        state_of(e, "demo") == Some(&AgentState::Stopped)
-    })
-    .await;
-    assert!(
-        idle_at.elapsed() >= Duration::from_millis(900),
-        "stopped too early"
-    );
+    rig.wait_for(Duration::from_secs(10), "demo stopped", |e| state_of(e, "demo") == Some(&AgentState::Stopped)).await;
+    assert!(idle_at.elapsed() >= Duration::from_millis(900), "stopped too early");
 }
 
 #[tokio::test]
 async fn max_running_stops_the_least_recently_used_idle_agent() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
-    let agents: &[(&str, &str, &[&str])] = &[
-        ("a", BIN, &["demo-agent"]),
-        ("b", BIN, &["demo-agent"]),
-        ("c", BIN, &["demo-agent"]),
-    ];
+    let agents: &[(&str, &str, &[&str])] =
+        &[("a", BIN, &["demo-agent"]), ("b", BIN, &["demo-agent"]), ("c", BIN, &["demo-agent"])];
     let text = config_text("idle_stop = 0\nmax_running = 2", agents, dir.path());
     load_config(&rig, dir.path(), &text).await;
     for name in ["a", "b"] {
         rig.send(Command::Start { agent: name.into() }).await;
-        rig.wait_for(Duration::from_secs(15), "idle", |e| {
-            state_of(e, name) == Some(&AgentState::Idle)
-        })
-        .await;
+        rig.wait_for(Duration::from_secs(15), "idle", |e| state_of(e, name) == Some(&AgentState::Idle)).await;
     }
     // Use `a`, so `b` becomes the least recently used.
-    rig.send(Command::Prompt {
-        agent: "a".into(),
-        text: "hi".into(),
-    })
-    .await;
+    rig.send(Command::Prompt { agent: "a".into(), text: "hi".into() }).await;
     rig.wait_for(
         Duration::from_secs(15),
         "a answered",
@@ -167,22 +134,10 @@ async fn max_running_stops_the_least_recently_used_idle_agent() {
     )
     .await;
     rig.send(Command::Start { agent: "c".into() }).await;
-    rig.wait_for(Duration::from_secs(15), "b stopped", |e| {
-        state_of(e, "b") == Some(&AgentState::Stopped)
-    })
-    .await;
-    rig.wait_for(Duration::from_secs(15), "c idle", |e| {
-        state_of(e, "c") == Some(&AgentState::Idle)
-    })
-    .await;
-    let a_stopped = rig
-        .seen
-        .iter()
-        .any(|e| state_of(e, "a") == Some(&AgentState::Stopped));
+    rig.wait_for(Duration::from_secs(15), "b stopped", |e| state_of(e, "b") == Some(&AgentState::Stopped)).await;
+    rig.wait_for(Duration::from_secs(15), "c idle", |e| state_of(e, "c") == Some(&AgentState::Idle)).await;
+    let a_stopped = rig.seen.iter().any(|e| state_of(e, "a") == Some(&AgentState::Stopped));
     assert!(!a_stopped, "the recently used agent was stopped");
     rig.send(Command::Shutdown).await;
-    rig.wait_for(Duration::from_secs(15), "shutdown", |e| {
-        *e == Event::ShutdownComplete
-    })
-    .await;
+    rig.wait_for(Duration::from_secs(15), "shutdown", |e| *e == Event::ShutdownComplete).await;
 }

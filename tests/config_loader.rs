@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sidekicks::model::config::{Language, RuntimeKind};
-use sidekicks::model::config_check::{
-    AGENT_KEYS, DEFAULTS_KEYS, LoadContext, LoadResult, RUNTIME_KEYS, load_str,
-};
+use sidekicks::model::config_check::{AGENT_KEYS, DEFAULTS_KEYS, LoadContext, LoadResult, RUNTIME_KEYS, load_str};
 use sidekicks::model::problem::{ProblemKind, Severity};
 use sidekicks::runtime::config_file::{AppDirs, ConfigSource, Preferences, load_file, resolve_config_path};
 use sidekicks::ui::i18n::problem_text;
@@ -29,16 +27,8 @@ fn load(text: &str) -> LoadResult {
 /// The only problem of `text`, as (line, column, kind).
 fn only_problem(text: &str) -> (usize, usize, ProblemKind) {
     let result = load(text);
-    assert!(
-        result.config.is_none(),
-        "a config with problems must not be applied"
-    );
-    assert_eq!(
-        result.problems.len(),
-        1,
-        "expected one problem, got {:#?}",
-        result.problems
-    );
+    assert!(result.config.is_none(), "a config with problems must not be applied");
+    assert_eq!(result.problems.len(), 1, "expected one problem, got {:#?}", result.problems);
     let p = &result.problems[0];
     (p.line, p.column, p.kind.clone())
 }
@@ -81,11 +71,7 @@ runtime = { type = "container", container = "web", workspace_path = "/src" }
     assert_eq!(coder.args, vec!["--fast"]);
     assert_eq!(coder.env.get("API_MODE").map(String::as_str), Some("x"));
     assert!(coder.workspace.is_absolute() && coder.workspace.ends_with("ws"));
-    assert_eq!(
-        coder.workspace_path(),
-        coder.workspace,
-        "workspace_path defaults to the folder"
-    );
+    assert_eq!(coder.workspace_path(), coder.workspace, "workspace_path defaults to the folder");
     let boxed = &config.agents[1];
     assert_eq!(boxed.runtime.kind, RuntimeKind::Container);
     assert_eq!(boxed.runtime.container.as_deref(), Some("web"));
@@ -104,10 +90,7 @@ fn wrong_type() {
     let text = format!("{AGENT}args = \"not a list\"\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 8));
-    assert!(
-        matches!(kind, ProblemKind::WrongType { ref key, .. } if key == "args"),
-        "{kind:?}"
-    );
+    assert!(matches!(kind, ProblemKind::WrongType { ref key, .. } if key == "args"), "{kind:?}");
 }
 
 #[test]
@@ -115,38 +98,21 @@ fn unknown_key_with_a_suggestion() {
     let text = format!("{AGENT}comand = \"y\"\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 1));
-    assert_eq!(
-        kind,
-        ProblemKind::UnknownKey {
-            key: "comand".into(),
-            suggestion: Some("command".into())
-        }
-    );
+    assert_eq!(kind, ProblemKind::UnknownKey { key: "comand".into(), suggestion: Some("command".into()) });
 }
 
 #[test]
 fn unknown_top_level_table() {
     let (line, col, kind) = only_problem("[agents]\nx = 1\n");
     assert_eq!((line, col), (1, 2));
-    assert_eq!(
-        kind,
-        ProblemKind::UnknownKey {
-            key: "agents".into(),
-            suggestion: Some("agent".into())
-        }
-    );
+    assert_eq!(kind, ProblemKind::UnknownKey { key: "agents".into(), suggestion: Some("agent".into()) });
 }
 
 #[test]
 fn missing_key_points_at_the_agent() {
     let (line, col, kind) = only_problem("\n[[agent]]\nname = \"a\"\nworkspace = \"ws\"\n");
     assert_eq!(line, 2, "col {col}");
-    assert_eq!(
-        kind,
-        ProblemKind::MissingKey {
-            key: "command".into()
-        }
-    );
+    assert_eq!(kind, ProblemKind::MissingKey { key: "command".into() });
 }
 
 #[test]
@@ -159,13 +125,9 @@ fn duplicate_names() {
 
 #[test]
 fn local_workspace_must_exist() {
-    let (line, col, kind) =
-        only_problem("[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"missing\"\n");
+    let (line, col, kind) = only_problem("[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"missing\"\n");
     assert_eq!((line, col), (4, 13));
-    assert!(
-        matches!(kind, ProblemKind::MissingFolder { ref path } if path.ends_with("missing")),
-        "{kind:?}"
-    );
+    assert!(matches!(kind, ProblemKind::MissingFolder { ref path } if path.ends_with("missing")), "{kind:?}");
 }
 
 #[test]
@@ -176,19 +138,11 @@ fn container_workspace_need_not_exist_here() {
 
 #[test]
 fn each_runtime_needs_its_target() {
-    for (kind, key) in [
-        ("container", "container"),
-        ("podman", "container"),
-        ("sbx", "sandbox"),
-        ("kubectl", "pod"),
-    ] {
+    for (kind, key) in [("container", "container"), ("podman", "container"), ("sbx", "sandbox"), ("kubectl", "pod")] {
         let text = format!("{AGENT}runtime = {{ type = \"{kind}\" }}\n");
         let (line, col, problem) = only_problem(&text);
         assert_eq!((line, col), (5, 11), "{kind}");
-        assert!(
-            matches!(problem, ProblemKind::RuntimeNeeds { key: ref k, .. } if k == key),
-            "{kind}: {problem:?}"
-        );
+        assert!(matches!(problem, ProblemKind::RuntimeNeeds { key: ref k, .. } if k == key), "{kind}: {problem:?}");
     }
 }
 
@@ -197,12 +151,7 @@ fn unknown_runtime_type() {
     let text = format!("{AGENT}runtime = {{ type = \"dockr\" }}\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 20));
-    assert_eq!(
-        kind,
-        ProblemKind::UnknownRuntime {
-            found: "dockr".into()
-        }
-    );
+    assert_eq!(kind, ProblemKind::UnknownRuntime { found: "dockr".into() });
 }
 
 #[test]
@@ -210,10 +159,7 @@ fn runtime_key_of_another_kind() {
     let text = format!("{AGENT}runtime = {{ type = \"container\", container = \"c\", pod = \"p\" }}\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 56));
-    assert!(
-        matches!(kind, ProblemKind::RuntimeIgnores { ref key, .. } if key == "pod"),
-        "{kind:?}"
-    );
+    assert!(matches!(kind, ProblemKind::RuntimeIgnores { ref key, .. } if key == "pod"), "{kind:?}");
 }
 
 #[test]
@@ -229,12 +175,7 @@ fn env_names_must_be_valid() {
     let text = format!("{AGENT}[agent.env]\nGOOD = \"1\"\n\"BAD-NAME\" = \"2\"\n");
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (7, 1));
-    assert_eq!(
-        kind,
-        ProblemKind::InvalidEnvName {
-            name: "BAD-NAME".into()
-        }
-    );
+    assert_eq!(kind, ProblemKind::InvalidEnvName { name: "BAD-NAME".into() });
 }
 
 #[test]
@@ -255,12 +196,7 @@ fn a_missing_command_is_a_warning_that_does_not_block_the_config() {
     assert_eq!(result.problems.len(), 1);
     let p = &result.problems[0];
     assert_eq!((p.line, p.column), (3, 11));
-    assert_eq!(
-        p.kind,
-        ProblemKind::CommandNotFound {
-            command: "missing-agent".into()
-        }
-    );
+    assert_eq!(p.kind, ProblemKind::CommandNotFound { command: "missing-agent".into() });
     assert_eq!(p.severity(), Severity::Warning);
 }
 
@@ -269,42 +205,23 @@ fn every_problem_is_reported_not_just_the_first() {
     let text = "[defaults]\nmax_running = -1\n[[agent]]\nname = \"a\"\ncommand = 3\nworkspace = \"nope\"\nextra = 1\n";
     let result = load(text);
     let positions: Vec<(usize, usize)> = result.problems.iter().map(|p| (p.line, p.column)).collect();
-    assert_eq!(
-        positions,
-        vec![(2, 15), (5, 11), (6, 13), (7, 1)],
-        "{:#?}",
-        result.problems
-    );
+    assert_eq!(positions, vec![(2, 15), (5, 11), (6, 13), (7, 1)], "{:#?}", result.problems);
 }
 
 #[test]
 fn problems_read_in_english_and_french() {
     let (_, _, kind) = only_problem(&format!("{AGENT}{AGENT}"));
-    assert_eq!(
-        problem_text(Language::En, &kind),
-        "Another agent is already named \"a\"."
-    );
-    assert_eq!(
-        problem_text(Language::Fr, &kind),
-        "Un autre agent s’appelle déjà « a »."
-    );
+    assert_eq!(problem_text(Language::En, &kind), "Another agent is already named \"a\".");
+    assert_eq!(problem_text(Language::Fr, &kind), "Un autre agent s’appelle déjà « a ».");
     let (_, _, kind) = only_problem(&format!("{AGENT}args = 1\n"));
-    assert_eq!(
-        problem_text(Language::Fr, &kind),
-        "« args » doit être une liste de chaînes, pas un nombre entier."
-    );
+    assert_eq!(problem_text(Language::Fr, &kind), "« args » doit être une liste de chaînes, pas un nombre entier.");
 }
 
 #[test]
 fn the_schema_knows_the_keys_the_loader_knows() {
     let schema = serde_json::to_value(schemars::schema_for!(sidekicks::model::config::Config)).unwrap();
     let keys = |def: &str| -> Vec<String> {
-        let mut k: Vec<String> = schema["$defs"][def]["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
+        let mut k: Vec<String> = schema["$defs"][def]["properties"].as_object().unwrap().keys().cloned().collect();
         k.sort();
         k
     };
@@ -327,51 +244,23 @@ fn check_command_prints_problems_and_fails() {
         "[defaults]\nlanguage = \"fr\"\n[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"nope\"\n",
     )
     .unwrap();
-    let out = Command::new(common::BIN)
-        .arg("check")
-        .arg("--config")
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = Command::new(common::BIN).arg("check").arg("--config").arg(&path).output().unwrap();
     assert!(!out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.contains("bad.toml:6:13: Le dossier de travail"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("bad.toml:6:13: Le dossier de travail"), "{stdout}");
 
     std::fs::create_dir(dir.path().join("nope")).unwrap();
-    let out = Command::new(common::BIN)
-        .arg("check")
-        .arg("--config")
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = Command::new(common::BIN).arg("check").arg("--config").arg(&path).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 
     // A command that is not installed: printed as a warning, the check still passes.
-    std::fs::write(
-        &path,
-        "[[agent]]\nname = \"a\"\ncommand = \"no-such-agent-xyz\"\nworkspace = \"nope\"\n",
-    )
-    .unwrap();
-    let out = Command::new(common::BIN)
-        .arg("check")
-        .arg("--config")
-        .arg(&path)
-        .output()
-        .unwrap();
+    std::fs::write(&path, "[[agent]]\nname = \"a\"\ncommand = \"no-such-agent-xyz\"\nworkspace = \"nope\"\n").unwrap();
+    let out = Command::new(common::BIN).arg("check").arg("--config").arg(&path).output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{stdout}");
-    assert!(
-        stdout.contains("bad.toml:3:11: warning: The command \"no-such-agent-xyz\" was not found"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("bad.toml:3:11: warning: The command \"no-such-agent-xyz\" was not found"), "{stdout}");
 
-    let missing = Command::new(common::BIN)
-        .args(["check", "--config", "/no/such/file.toml"])
-        .output()
-        .unwrap();
+    let missing = Command::new(common::BIN).args(["check", "--config", "/no/such/file.toml"]).output().unwrap();
     assert!(!missing.status.success());
 }
 
@@ -384,11 +273,7 @@ fn schema_command_prints_json_schema() {
 }
 
 fn dirs(root: &Path) -> AppDirs {
-    AppDirs {
-        config_dir: root.join("cfg"),
-        data_dir: root.join("data"),
-        home: None,
-    }
+    AppDirs { config_dir: root.join("cfg"), data_dir: root.join("data"), home: None }
 }
 
 #[test]
@@ -405,20 +290,14 @@ fn config_sources_in_order_flag_env_last_opened_default() {
     let pick = |f: Option<&PathBuf>, e: Option<&PathBuf>, p: &Preferences| {
         resolve_config_path(f.cloned(), e.cloned(), p, &dirs).unwrap()
     };
-    assert_eq!(
-        pick(Some(&flag), Some(&env), &prefs),
-        (flag.clone(), ConfigSource::Flag)
-    );
+    assert_eq!(pick(Some(&flag), Some(&env), &prefs), (flag.clone(), ConfigSource::Flag));
     assert_eq!(pick(None, Some(&env), &prefs), (env.clone(), ConfigSource::Env));
     assert_eq!(pick(None, None, &prefs), (last.clone(), ConfigSource::LastOpened));
 
     // A last opened file that is gone falls back to the default, created with the demo agent.
     std::fs::remove_file(&last).unwrap();
     let (path, source) = pick(None, None, &prefs);
-    assert_eq!(
-        (path.clone(), source),
-        (dirs.default_config(), ConfigSource::Default)
-    );
+    assert_eq!((path.clone(), source), (dirs.default_config(), ConfigSource::Default));
     let result = load_file(&path, None);
     assert_eq!(result.problems, vec![]);
     let config = result.config.unwrap();

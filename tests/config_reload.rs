@@ -12,10 +12,7 @@ use common::{BIN, config_text, fast_settings};
 fn drain_until(bridge: &mut Bridge, state: &mut AppState, what: &str, done: impl Fn(&AppState) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while !done(state) {
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; state: {state:#?}"
-        );
+        assert!(Instant::now() < deadline, "timed out waiting for {what}; state: {state:#?}");
         bridge.drain(state, Duration::from_millis(50));
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -35,36 +32,22 @@ fn replace(path: &std::path::Path, text: &str) {
 #[test]
 fn changes_on_disk_are_applied_and_bad_ones_keep_the_last_good_config() {
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let path = dir.path().join("sidekicks.toml");
     let one: &[(&str, &str, &[&str])] = &[("first", BIN, &["demo-agent"])];
     std::fs::write(&path, config_text("", one, dir.path())).unwrap();
-    let startup = Startup {
-        config_path: path.clone(),
-        dirs: None,
-        settings: fast_settings(),
-    };
+    let startup = Startup { config_path: path.clone(), dirs: None, settings: fast_settings() };
     let mut bridge = start(rt.handle(), startup, Arc::new(|| {}));
     let mut state = AppState::default();
     drain_until(&mut bridge, &mut state, "first config", |s| names(s) == ["first"]);
 
-    bridge.send(Command::Start {
-        agent: "first".into(),
-    });
-    drain_until(&mut bridge, &mut state, "first idle", |s| {
-        s.agent("first").unwrap().state == AgentState::Idle
-    });
+    bridge.send(Command::Start { agent: "first".into() });
+    drain_until(&mut bridge, &mut state, "first idle", |s| s.agent("first").unwrap().state == AgentState::Idle);
 
     // Written in place: a second agent appears, the first keeps running.
     let two: &[(&str, &str, &[&str])] = &[("first", BIN, &["demo-agent"]), ("second", BIN, &["demo-agent"])];
     std::fs::write(&path, config_text("", two, dir.path())).unwrap();
-    drain_until(&mut bridge, &mut state, "second agent", |s| {
-        names(s) == ["first", "second"]
-    });
+    drain_until(&mut bridge, &mut state, "second agent", |s| names(s) == ["first", "second"]);
     assert_eq!(state.agent("first").unwrap().state, AgentState::Idle);
 
     // Replaced with invalid text: problems shown, last good config and agents kept.
@@ -72,17 +55,11 @@ fn changes_on_disk_are_applied_and_bad_ones_keep_the_last_good_config() {
     drain_until(&mut bridge, &mut state, "problems", |s| !s.problems.is_empty());
     assert_eq!(names(&state), ["first", "second"]);
     assert_eq!(state.agent("first").unwrap().state, AgentState::Idle);
-    assert!(
-        state.problems.iter().any(|p| (p.line, p.column) == (3, 11)),
-        "{:?}",
-        state.problems
-    );
+    assert!(state.problems.iter().any(|p| (p.line, p.column) == (3, 11)), "{:?}", state.problems);
 
     // Fixed again, without `second`: problems cleared and `second` gone.
     replace(&path, &config_text("", one, dir.path()));
-    drain_until(&mut bridge, &mut state, "fixed", |s| {
-        s.problems.is_empty() && names(s) == ["first"]
-    });
+    drain_until(&mut bridge, &mut state, "fixed", |s| s.problems.is_empty() && names(s) == ["first"]);
 
     bridge.shutdown_blocking(&mut state, Duration::from_secs(10));
     assert!(state.shutdown_complete);

@@ -18,10 +18,7 @@ fn turn_end(event: &Event, name: &str) -> Option<TurnEnd> {
 
 fn crash(event: &Event, name: &str) -> Option<sidekicks::app::CrashReport> {
     match event {
-        Event::AgentState {
-            agent,
-            state: AgentState::Crashed(report),
-        } if agent == name => Some(report.clone()),
+        Event::AgentState { agent, state: AgentState::Crashed(report) } if agent == name => Some(report.clone()),
         _ => None,
     }
 }
@@ -30,111 +27,42 @@ fn crash(event: &Event, name: &str) -> Option<sidekicks::app::CrashReport> {
 async fn hello_streams_a_markdown_reply_in_several_chunks() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
-    load_config(
-        &rig,
-        dir.path(),
-        &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()),
-    )
-    .await;
+    load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
     // Prompting a stopped agent starts it.
-    rig.send(Command::Prompt {
-        agent: "demo".into(),
-        text: "hello".into(),
-    })
-    .await;
-    let end = rig
-        .wait_for(Duration::from_secs(20), "turn end", |e| {
-            turn_end(e, "demo").is_some()
-        })
-        .await;
+    rig.send(Command::Prompt { agent: "demo".into(), text: "hello".into() }).await;
+    let end = rig.wait_for(Duration::from_secs(20), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::EndTurn));
-    let chunks = rig
-        .seen
-        .iter()
-        .filter(|e| matches!(e, Event::AgentText { .. }))
-        .count();
+    let chunks = rig.seen.iter().filter(|e| matches!(e, Event::AgentUpdate { .. })).count();
     assert!(chunks > 3, "expected several chunks, got {chunks}");
     let text = rig.agent_text("demo");
     assert!(text.starts_with("**Hello!**"), "{text}");
     assert!(text.contains("> hello"), "{text}");
     // Every fragment came before the end of the turn.
-    let end_at = rig
-        .seen
-        .iter()
-        .position(|e| turn_end(e, "demo").is_some())
-        .unwrap();
-    assert!(
-        !rig.seen[end_at..]
-            .iter()
-            .any(|e| matches!(e, Event::AgentText { .. }))
-    );
+    let end_at = rig.seen.iter().position(|e| turn_end(e, "demo").is_some()).unwrap();
+    assert!(!rig.seen[end_at..].iter().any(|e| matches!(e, Event::AgentUpdate { .. })));
 
     // A second message goes to the same process and session.
-    rig.send(Command::Prompt {
-        agent: "demo".into(),
-        text: "again".into(),
-    })
-    .await;
-    rig.wait_for(Duration::from_secs(20), "second turn", |e| {
-        turn_end(e, "demo").is_some()
-    })
-    .await;
+    rig.send(Command::Prompt { agent: "demo".into(), text: "again".into() }).await;
+    rig.wait_for(Duration::from_secs(20), "second turn", |e| turn_end(e, "demo").is_some()).await;
     assert!(rig.agent_text("demo").contains("> again"));
-    let starts = rig
-        .seen
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Event::AgentState {
-                    state: AgentState::Starting,
-                    ..
-                }
-            )
-        })
-        .count();
+    let starts = rig.seen.iter().filter(|e| matches!(e, Event::AgentState { state: AgentState::Starting, .. })).count();
     assert_eq!(starts, 1, "the agent was started more than once");
     rig.send(Command::Shutdown).await;
-    rig.wait_for(Duration::from_secs(15), "shutdown", |e| {
-        *e == Event::ShutdownComplete
-    })
-    .await;
+    rig.wait_for(Duration::from_secs(15), "shutdown", |e| *e == Event::ShutdownComplete).await;
 }
 
 #[tokio::test]
 async fn cancel_ends_the_turn_as_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
-    load_config(
-        &rig,
-        dir.path(),
-        &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()),
-    )
-    .await;
-    rig.send(Command::Prompt {
-        agent: "demo".into(),
-        text: "wait".into(),
-    })
-    .await;
-    rig.wait_for(Duration::from_secs(20), "first fragment", |e| {
-        matches!(e, Event::AgentText { .. })
-    })
-    .await;
+    load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
+    rig.send(Command::Prompt { agent: "demo".into(), text: "wait".into() }).await;
+    rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
     rig.send(Command::Cancel { agent: "demo".into() }).await;
-    let end = rig
-        .wait_for(Duration::from_secs(10), "turn end", |e| {
-            turn_end(e, "demo").is_some()
-        })
-        .await;
+    let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::Cancelled));
     rig.wait_for(Duration::from_secs(5), "idle again", |e| {
-        matches!(
-            e,
-            Event::AgentState {
-                state: AgentState::Idle,
-                ..
-            }
-        )
+        matches!(e, Event::AgentState { state: AgentState::Idle, .. })
     })
     .await;
 }
@@ -145,14 +73,8 @@ async fn a_missing_command_is_a_clear_crash() {
     let mut rig = Rig::new(fast_settings());
     let text = config_text("", &[("ghost", "no-such-agent-binary", &[])], dir.path());
     load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Prompt {
-        agent: "ghost".into(),
-        text: "hi".into(),
-    })
-    .await;
-    let event = rig
-        .wait_for(Duration::from_secs(10), "crash", |e| crash(e, "ghost").is_some())
-        .await;
+    rig.send(Command::Prompt { agent: "ghost".into(), text: "hi".into() }).await;
+    let event = rig.wait_for(Duration::from_secs(10), "crash", |e| crash(e, "ghost").is_some()).await;
     let report = crash(&event, "ghost").unwrap();
     match report.reason {
         CrashReason::SpawnFailed { message } => {
@@ -166,64 +88,34 @@ async fn a_missing_command_is_a_clear_crash() {
 async fn an_agent_that_exits_at_once_reports_its_code_and_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
-    let text = config_text(
-        "",
-        &[("quitter", "sh", &["-c", "echo 'no API key' >&2; exit 3"])],
-        dir.path(),
-    );
+    let text = config_text("", &[("quitter", "sh", &["-c", "echo 'no API key' >&2; exit 3"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Start {
-        agent: "quitter".into(),
-    })
-    .await;
-    let event = rig
-        .wait_for(Duration::from_secs(10), "crash", |e| {
-            crash(e, "quitter").is_some()
-        })
-        .await;
+    rig.send(Command::Start { agent: "quitter".into() }).await;
+    let event = rig.wait_for(Duration::from_secs(10), "crash", |e| crash(e, "quitter").is_some()).await;
     let report = crash(&event, "quitter").unwrap();
     assert_eq!(report.reason, CrashReason::Exited { code: 3 });
     assert_eq!(report.stderr_tail, vec!["no API key".to_string()]);
     // The manager keeps working: the agent can be started again.
-    rig.send(Command::Start {
-        agent: "quitter".into(),
-    })
-    .await;
-    rig.wait_for(Duration::from_secs(10), "second crash", |e| {
-        crash(e, "quitter").is_some()
-    })
-    .await;
+    rig.send(Command::Start { agent: "quitter".into() }).await;
+    rig.wait_for(Duration::from_secs(10), "second crash", |e| crash(e, "quitter").is_some()).await;
 }
 
 #[tokio::test]
 async fn an_agent_that_prints_garbage_fails_the_handshake_and_shows_it_in_the_log() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
-    let text = config_text(
-        "",
-        &[(
-            "noisy",
-            "sh",
-            &["-c", "echo 'Welcome to my agent!'; exec sleep 60"],
-        )],
-        dir.path(),
-    );
+    let text = config_text("", &[("noisy", "sh", &["-c", "echo 'Welcome to my agent!'; exec sleep 60"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Start {
-        agent: "noisy".into(),
-    })
-    .await;
-    let event = rig
-        .wait_for(Duration::from_secs(15), "crash", |e| crash(e, "noisy").is_some())
-        .await;
+    rig.send(Command::Start { agent: "noisy".into() }).await;
+    let event = rig.wait_for(Duration::from_secs(15), "crash", |e| crash(e, "noisy").is_some()).await;
     let report = crash(&event, "noisy").unwrap();
     assert!(
         matches!(&report.reason, CrashReason::Handshake { message } if message.contains("initialize")),
         "{report:?}"
     );
-    let logged = rig.seen.iter().any(|e| {
-        matches!(e, Event::AgentLog { agent, line } if agent == "noisy" && line.contains("Welcome to my agent!"))
-    });
+    let logged = rig.seen.iter().any(
+        |e| matches!(e, Event::AgentLog { agent, line } if agent == "noisy" && line.contains("Welcome to my agent!")),
+    );
     assert!(logged, "the garbage line was not logged: {:#?}", rig.seen);
 }
 
@@ -231,48 +123,18 @@ async fn an_agent_that_prints_garbage_fails_the_handshake_and_shows_it_in_the_lo
 async fn stopping_a_busy_agent_ends_its_turn_and_the_process() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
-    load_config(
-        &rig,
-        dir.path(),
-        &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()),
-    )
-    .await;
-    rig.send(Command::Prompt {
-        agent: "demo".into(),
-        text: "wait".into(),
-    })
-    .await;
-    rig.wait_for(Duration::from_secs(20), "first fragment", |e| {
-        matches!(e, Event::AgentText { .. })
-    })
-    .await;
+    load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
+    rig.send(Command::Prompt { agent: "demo".into(), text: "wait".into() }).await;
+    rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
     rig.send(Command::Stop { agent: "demo".into() }).await;
-    let end = rig
-        .wait_for(Duration::from_secs(10), "turn end", |e| {
-            turn_end(e, "demo").is_some()
-        })
-        .await;
+    let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::Cancelled));
     rig.wait_for(Duration::from_secs(10), "stopped", |e| {
-        matches!(
-            e,
-            Event::AgentState {
-                state: AgentState::Stopped,
-                ..
-            }
-        )
+        matches!(e, Event::AgentState { state: AgentState::Stopped, .. })
     })
     .await;
     // Restart brings it back.
     rig.send(Command::Restart { agent: "demo".into() }).await;
-    rig.wait_for(Duration::from_secs(20), "idle", |e| {
-        matches!(
-            e,
-            Event::AgentState {
-                state: AgentState::Idle,
-                ..
-            }
-        )
-    })
-    .await;
+    rig.wait_for(Duration::from_secs(20), "idle", |e| matches!(e, Event::AgentState { state: AgentState::Idle, .. }))
+        .await;
 }

@@ -14,28 +14,18 @@ use sidekicks::ui::SidekicksApp;
 mod common;
 use common::{BIN, config_text, fast_settings};
 
-fn window(
-    config: &str,
-    dir: &std::path::Path,
-    rt: &tokio::runtime::Runtime,
-) -> Harness<'static, SidekicksApp> {
+fn window(config: &str, dir: &std::path::Path, rt: &tokio::runtime::Runtime) -> Harness<'static, SidekicksApp> {
     let path = dir.join("sidekicks.toml");
     std::fs::write(&path, config).unwrap();
-    let startup = Startup {
-        config_path: path,
-        dirs: None,
-        settings: fast_settings(),
-    };
+    let startup = Startup { config_path: path, dirs: None, settings: fast_settings() };
     let bridge = start(rt.handle(), startup, Arc::new(|| {}));
-    Harness::builder()
-        .with_size(egui::vec2(1000.0, 700.0))
-        .build_ui_state(
-            |ui, app: &mut SidekicksApp| {
-                app.logic(ui.ctx());
-                app.ui(ui);
-            },
-            SidekicksApp::new(bridge),
-        )
+    Harness::builder().with_size(egui::vec2(1000.0, 700.0)).build_ui_state(
+        |ui, app: &mut SidekicksApp| {
+            app.logic(ui.ctx());
+            app.ui(ui);
+        },
+        SidekicksApp::new(bridge),
+    )
 }
 
 /// Steps frames until `done` holds, failing after `limit`.
@@ -55,11 +45,7 @@ fn step_until(
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
 }
 
 #[test]
@@ -86,38 +72,16 @@ fn hello_to_the_demo_agent_streams_its_reply_into_the_window() {
 
     step_until(&mut harness, Duration::from_secs(30), "the streamed reply", |h| {
         h.state().state.agent("Demo").is_some_and(|a| {
-            a.conversation
-                .messages
-                .last()
-                .is_some_and(|m| m.end.is_some() && m.text.contains("You said"))
+            a.conversation.messages.last().is_some_and(|m| m.end.is_some() && m.text().contains("You said"))
         })
     });
-    assert!(
-        harness
-            .query_by_label_contains("I am the Sidekicks demo agent")
-            .is_some()
-    );
-    assert!(
-        harness.query_by_label("hello").is_some(),
-        "the person's own message is shown"
-    );
+    assert!(harness.query_by_label_contains("I am the Sidekicks demo agent").is_some());
+    assert!(harness.query_by_label("hello").is_some(), "the person's own message is shown");
     let demo = harness.state().state.agent("Demo").unwrap();
     assert_eq!(demo.conversation.messages.len(), 2);
-    assert!(
-        harness
-            .state()
-            .state
-            .agent("Other")
-            .unwrap()
-            .conversation
-            .messages
-            .is_empty()
-    );
+    assert!(harness.state().state.agent("Other").unwrap().conversation.messages.is_empty());
     // The composer was emptied by sending.
-    assert_eq!(
-        harness.get_by_role(Role::MultilineTextInput).value().as_deref(),
-        Some("")
-    );
+    assert_eq!(harness.get_by_role(Role::MultilineTextInput).value().as_deref(), Some(""));
 }
 
 #[test]
@@ -129,9 +93,5 @@ fn config_problems_show_with_line_and_column() {
     step_until(&mut harness, Duration::from_secs(10), "the problem", |h| {
         h.query_by_label_contains("1 problem(s)").is_some()
     });
-    assert!(
-        harness
-            .query_by_label_contains("4:13  The workspace folder /no/such/folder does not exist.")
-            .is_some()
-    );
+    assert!(harness.query_by_label_contains("4:13  The workspace folder /no/such/folder does not exist.").is_some());
 }

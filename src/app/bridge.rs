@@ -40,10 +40,7 @@ pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bri
     let path = startup.config_path;
     let initial = std::fs::read_to_string(&path).ok();
     let result = load_file(&path, home.as_deref());
-    let _ = commands.try_send(Command::ConfigLoaded {
-        path: path.clone(),
-        result,
-    });
+    let _ = commands.try_send(Command::ConfigLoaded { path: path.clone(), result });
     let watcher = match watch_config(path, home, initial, commands.clone()) {
         Ok(w) => Some(w),
         Err(e) => {
@@ -51,11 +48,7 @@ pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bri
             None
         }
     };
-    Bridge {
-        commands,
-        events,
-        _watcher: watcher,
-    }
+    Bridge { commands, events, _watcher: watcher }
 }
 
 impl Bridge {

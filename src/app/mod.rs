@@ -7,4 +7,4 @@ mod state;
 
 pub use bridge::{Bridge, Startup, start};
 pub use protocol::{AgentState, Command, CrashReason, CrashReport, Event};
-pub use state::{AgentView, AppState};
+pub use state::{AgentView, AppState, PermissionCard};

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
-use crate::model::conversation::TurnEnd;
+use crate::model::conversation::{Notice, TurnEnd, Update};
+use crate::model::permission::{PermissionAnswer, PermissionRequest};
 
 /// The state of an agent process, as shown by its dot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,8 +58,11 @@ pub enum Command {
     Restart { agent: String },
     /// Send a user message to an agent (starting it if needed).
     Prompt { agent: String, text: String },
-    /// Cancel the agent's current turn.
+    /// Cancel the agent's current turn: session/cancel, pending permission requests answered
+    /// "cancelled", queued messages dropped.
     Cancel { agent: String },
+    /// Answer a permission request of the agent.
+    AnswerPermission { agent: String, id: u64, answer: PermissionAnswer },
     /// A (re)loaded config: applied when it has no problems, otherwise only reported.
     ConfigLoaded { path: PathBuf, result: LoadResult },
     /// Stop every agent and end the runtime.
@@ -77,12 +81,18 @@ pub enum Event {
     AgentState { agent: String, state: AgentState },
     /// A line the agent wrote to stderr (or a line on stdout that was not ACP).
     AgentLog { agent: String, line: String },
-    /// A fragment of the agent's reply text.
-    AgentText { agent: String, text: String },
-    /// A fragment of the agent's visible reasoning.
-    AgentThought { agent: String, text: String },
-    /// A turn began (the queued user message was sent).
+    /// Something the agent sent during a turn (text, thought, tool call, plan, usage).
+    AgentUpdate { agent: String, update: Update },
+    /// A notice to show in the conversation.
+    Notice { agent: String, notice: Notice },
+    /// The agent asks for permission.
+    PermissionRequested { agent: String, request: PermissionRequest },
+    /// A permission request was answered (by the person, a remembered rule, or a cancel).
+    PermissionResolved { agent: String, id: u64, answer: PermissionAnswer },
+    /// A turn began (the first queued message of the person was sent).
     TurnStarted { agent: String },
+    /// The messages waiting for the agent were dropped (Cancel or Stop): they were not sent.
+    QueueDropped { agent: String },
     /// The turn ended.
     TurnEnded { agent: String, end: TurnEnd },
     /// Every agent is stopped; the runtime has ended.

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use super::protocol::{AgentState, Event};
 use crate::model::config::{AgentConfig, Config, Language};
 use crate::model::conversation::Conversation;
+use crate::model::permission::{PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
 
 /// Log lines kept per agent in the UI.
@@ -24,6 +25,24 @@ pub struct AgentView {
     pub conversation: Conversation,
     /// Its stderr (and non-ACP stdout) lines, bounded.
     pub log: VecDeque<String>,
+    /// Permission requests of the current agent process, answered or not.
+    pub permissions: Vec<PermissionCard>,
+}
+
+/// A permission request as the conversation shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PermissionCard {
+    /// The request.
+    pub request: PermissionRequest,
+    /// Its answer, once given (by the person, a remembered rule, or a cancel).
+    pub answer: Option<PermissionAnswer>,
+}
+
+impl AgentView {
+    /// The requests still waiting for the person.
+    pub fn waiting_permissions(&self) -> impl Iterator<Item = &PermissionCard> {
+        self.permissions.iter().filter(|c| c.answer.is_none())
+    }
 }
 
 impl AgentView {
@@ -33,6 +52,7 @@ impl AgentView {
             state: AgentState::Stopped,
             conversation: Conversation::default(),
             log: VecDeque::new(),
+            permissions: Vec::new(),
         }
     }
 }
@@ -90,17 +110,40 @@ impl AppState {
                     a.log.push_back(line);
                 }
             }
-            Event::AgentText { agent, text } => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.append_agent_text(&text);
+            Event::AgentUpdate { agent, update } => {
+                if let Some(a) = self.agent_mut(&agent)
+                    && let Some(notice) = a.conversation.apply(update)
+                {
+                    a.conversation.push_notice(notice);
                 }
             }
-            Event::AgentThought { agent, text } => {
+            Event::Notice { agent, notice } => {
                 if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.append_agent_thought(&text);
+                    a.conversation.push_notice(notice);
                 }
             }
-            Event::TurnStarted { .. } => {}
+            Event::PermissionRequested { agent, request } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.permissions.push(PermissionCard { request, answer: None });
+                }
+            }
+            Event::PermissionResolved { agent, id, answer } => {
+                if let Some(card) =
+                    self.agent_mut(&agent).and_then(|a| a.permissions.iter_mut().find(|c| c.request.id == id))
+                {
+                    card.answer = Some(answer);
+                }
+            }
+            Event::TurnStarted { agent } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.mark_first_queued_sent();
+                }
+            }
+            Event::QueueDropped { agent } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.drop_queue();
+                }
+            }
             Event::TurnEnded { agent, end } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.end_turn(end);

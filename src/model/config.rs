@@ -65,11 +65,7 @@ fn default_max_running() -> u32 {
 
 impl Default for Defaults {
     fn default() -> Self {
-        Self {
-            idle_stop: default_idle_stop(),
-            max_running: default_max_running(),
-            language: None,
-        }
+        Self { idle_stop: default_idle_stop(), max_running: default_max_running(), language: None }
     }
 }
 
@@ -98,9 +94,7 @@ impl Language {
 
     /// The language to use: the configured one, else the system locale's, else English.
     pub fn pick(configured: Option<Language>, system_locale: Option<&str>) -> Language {
-        configured
-            .or_else(|| system_locale.and_then(Language::from_code))
-            .unwrap_or_default()
+        configured.or_else(|| system_locale.and_then(Language::from_code)).unwrap_or_default()
     }
 
     /// Parses a config code or a locale such as `fr_FR.UTF-8` / `fr-CA`.
@@ -143,10 +137,7 @@ pub struct AgentConfig {
 impl AgentConfig {
     /// The folder the agent works in, as seen from inside its runtime.
     pub fn workspace_path(&self) -> PathBuf {
-        self.runtime
-            .workspace_path
-            .clone()
-            .unwrap_or_else(|| self.workspace.clone())
+        self.runtime.workspace_path.clone().unwrap_or_else(|| self.workspace.clone())
     }
 }
 
@@ -202,13 +193,8 @@ pub enum RuntimeKind {
 
 impl RuntimeKind {
     /// Every kind, in the order of the documentation.
-    pub const ALL: [RuntimeKind; 5] = [
-        RuntimeKind::Local,
-        RuntimeKind::Container,
-        RuntimeKind::Sbx,
-        RuntimeKind::Podman,
-        RuntimeKind::Kubectl,
-    ];
+    pub const ALL: [RuntimeKind; 5] =
+        [RuntimeKind::Local, RuntimeKind::Container, RuntimeKind::Sbx, RuntimeKind::Podman, RuntimeKind::Kubectl];
 
     /// The name used in the config file.
     pub fn code(self) -> &'static str {

@@ -17,15 +17,7 @@ pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel"];
 /// Keys of `[defaults]`.
 pub const DEFAULTS_KEYS: &[&str] = &["idle_stop", "max_running", "language"];
 /// Keys of an `[[agent]]`.
-pub const AGENT_KEYS: &[&str] = &[
-    "name",
-    "command",
-    "args",
-    "env",
-    "workspace",
-    "runtime",
-    "channels",
-];
+pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels"];
 /// Keys of an agent's `runtime`.
 pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "workspace_path"];
 /// Keys of a `[[channel]]`.
@@ -55,22 +47,13 @@ pub struct LoadContext<'a> {
 /// Checks `src` (see [`LoadContext`] for the questions it asks about the world).
 pub fn load_str(src: &str, ctx: &LoadContext<'_>) -> LoadResult {
     let (root, errors) = DeTable::parse_recoverable(src);
-    let mut checker = Checker {
-        src,
-        problems: Vec::new(),
-        ctx,
-    };
+    let mut checker = Checker { src, problems: Vec::new(), ctx };
     let mut syntax_lines = HashSet::new();
     for error in errors {
         let span = error.span().unwrap_or(0..0);
         // One error per line: the parser's follow-up errors on the same line are noise.
         if syntax_lines.insert(super::problem::line_column(src, span.start).0) {
-            checker.problem(
-                span,
-                ProblemKind::Syntax {
-                    message: error.message().trim().to_string(),
-                },
-            );
+            checker.problem(span, ProblemKind::Syntax { message: error.message().trim().to_string() });
         }
     }
     let syntax_ok = checker.problems.is_empty();
@@ -93,11 +76,7 @@ pub fn resolve_path(raw: &str, base_dir: &Path, home: Option<&Path>) -> PathBuf 
         return home.to_path_buf();
     }
     let path = Path::new(raw);
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        base_dir.join(path)
-    }
+    if path.is_absolute() { path.to_path_buf() } else { base_dir.join(path) }
 }
 
 /// True for `[A-Za-z_][A-Za-z0-9_]*`.
@@ -124,11 +103,7 @@ struct Table<'t, 'i> {
 
 impl<'t, 'i> Table<'t, 'i> {
     fn new(table: &'t DeTable<'i>, span: Range<usize>) -> Self {
-        Self {
-            table,
-            span,
-            used: HashSet::new(),
-        }
+        Self { table, span, used: HashSet::new() }
     }
 
     fn get(&mut self, key: &str) -> Option<(Range<usize>, &'t Item<'i>)> {
@@ -145,14 +120,7 @@ impl Checker<'_> {
 
     fn wrong_type(&mut self, item: &Item<'_>, key: &str, expected: ValueType) {
         let found = item.get_ref().type_str().to_string();
-        self.problem(
-            item.span(),
-            ProblemKind::WrongType {
-                key: key.to_string(),
-                expected,
-                found,
-            },
-        );
+        self.problem(item.span(), ProblemKind::WrongType { key: key.to_string(), expected, found });
     }
 
     fn finish(&mut self, table: Table<'_, '_>, known: &[&str]) {
@@ -160,13 +128,7 @@ impl Checker<'_> {
             let key = k.get_ref().as_ref();
             if !table.used.contains(key) {
                 let suggestion = closest(key, known);
-                self.problem(
-                    k.span(),
-                    ProblemKind::UnknownKey {
-                        key: key.to_string(),
-                        suggestion,
-                    },
-                );
+                self.problem(k.span(), ProblemKind::UnknownKey { key: key.to_string(), suggestion });
             }
         }
     }
@@ -175,10 +137,7 @@ impl Checker<'_> {
         match t.get(key) {
             None => {
                 if required {
-                    self.problem(
-                        t.span.start..t.span.start,
-                        ProblemKind::MissingKey { key: key.to_string() },
-                    );
+                    self.problem(t.span.start..t.span.start, ProblemKind::MissingKey { key: key.to_string() });
                 }
                 None
             }
@@ -223,14 +182,7 @@ impl Checker<'_> {
         match i64::from_str_radix(i.as_str(), i.radix()) {
             Ok(v) if (min..=max).contains(&v) => Some(v),
             _ => {
-                self.problem(
-                    item.span(),
-                    ProblemKind::OutOfRange {
-                        key: key.to_string(),
-                        min,
-                        max,
-                    },
-                );
+                self.problem(item.span(), ProblemKind::OutOfRange { key: key.to_string(), min, max });
                 None
             }
         }
@@ -291,21 +243,12 @@ impl Checker<'_> {
         for t in agent_tables {
             if let Some(agent) = self.agent(t, &channels) {
                 if agents.iter().any(|a| a.name == agent.0.name) {
-                    self.problem(
-                        agent.1,
-                        ProblemKind::DuplicateAgent {
-                            name: agent.0.name.clone(),
-                        },
-                    );
+                    self.problem(agent.1, ProblemKind::DuplicateAgent { name: agent.0.name.clone() });
                 }
                 agents.push(agent.0);
             }
         }
-        Config {
-            defaults,
-            agents,
-            channels,
-        }
+        Config { defaults, agents, channels }
     }
 
     fn defaults(&mut self, mut t: Table<'_, '_>) -> Defaults {
@@ -327,18 +270,10 @@ impl Checker<'_> {
     }
 
     /// One agent and the span of its name (for duplicate reports). `None` when it has no usable name.
-    fn agent(
-        &mut self,
-        mut t: Table<'_, '_>,
-        channels: &[ChannelConfig],
-    ) -> Option<(AgentConfig, Range<usize>)> {
+    fn agent(&mut self, mut t: Table<'_, '_>, channels: &[ChannelConfig]) -> Option<(AgentConfig, Range<usize>)> {
         let name = self.string(&mut t, "name", true);
         let command = self.string(&mut t, "command", true);
-        let args = self
-            .string_list(&mut t, "args")
-            .into_iter()
-            .map(|(s, _)| s)
-            .collect();
+        let args = self.string_list(&mut t, "args").into_iter().map(|(s, _)| s).collect();
         let env = self.env(&mut t);
         let workspace = self.string(&mut t, "workspace", true);
         let runtime = match self.sub_table(&mut t, "runtime") {
@@ -348,12 +283,7 @@ impl Checker<'_> {
         let agent_channels = self.string_list(&mut t, "channels");
         for (channel, span) in &agent_channels {
             if !channels.iter().any(|c| &c.name == channel) {
-                self.problem(
-                    span.clone(),
-                    ProblemKind::UnknownChannel {
-                        name: channel.clone(),
-                    },
-                );
+                self.problem(span.clone(), ProblemKind::UnknownChannel { name: channel.clone() });
             }
         }
         self.finish(t, AGENT_KEYS);
@@ -361,12 +291,7 @@ impl Checker<'_> {
         let workspace = workspace.map(|(raw, span)| {
             let path = resolve_path(&raw, self.ctx.base_dir, self.ctx.home);
             if runtime.kind == RuntimeKind::Local && !(self.ctx.is_dir)(&path) {
-                self.problem(
-                    span,
-                    ProblemKind::MissingFolder {
-                        path: path.display().to_string(),
-                    },
-                );
+                self.problem(span, ProblemKind::MissingFolder { path: path.display().to_string() });
             }
             path
         });
@@ -374,12 +299,7 @@ impl Checker<'_> {
             && runtime.kind == RuntimeKind::Local
             && !(self.ctx.command_exists)(command, workspace)
         {
-            self.problem(
-                span.clone(),
-                ProblemKind::CommandNotFound {
-                    command: command.clone(),
-                },
-            );
+            self.problem(span.clone(), ProblemKind::CommandNotFound { command: command.clone() });
         }
         let (name, name_span) = name?;
         Some((
@@ -401,11 +321,8 @@ impl Checker<'_> {
         let Some(mut table) = self.sub_table(t, "env") else {
             return env;
         };
-        let keys: Vec<(String, Range<usize>)> = table
-            .table
-            .iter()
-            .map(|(k, _)| (k.get_ref().to_string(), k.span()))
-            .collect();
+        let keys: Vec<(String, Range<usize>)> =
+            table.table.iter().map(|(k, _)| (k.get_ref().to_string(), k.span())).collect();
         for (key, span) in keys {
             if !is_valid_env_name(&key) {
                 self.problem(span, ProblemKind::InvalidEnvName { name: key.clone() });
@@ -436,9 +353,7 @@ impl Checker<'_> {
                 targets.push((key, value, span));
             }
         }
-        rt.workspace_path = self
-            .string(&mut t, "workspace_path", false)
-            .map(|(s, _)| PathBuf::from(s));
+        rt.workspace_path = self.string(&mut t, "workspace_path", false).map(|(s, _)| PathBuf::from(s));
         for (key, value, span) in targets {
             if Some(key) == rt.kind.target_key() {
                 match key {
@@ -447,25 +362,13 @@ impl Checker<'_> {
                     _ => rt.pod = Some(value),
                 }
             } else {
-                self.problem(
-                    span,
-                    ProblemKind::RuntimeIgnores {
-                        kind: rt.kind,
-                        key: key.to_string(),
-                    },
-                );
+                self.problem(span, ProblemKind::RuntimeIgnores { kind: rt.kind, key: key.to_string() });
             }
         }
         if let Some(key) = rt.kind.target_key()
             && rt.target_name().is_none_or(|n| n.trim().is_empty())
         {
-            self.problem(
-                t.span.start..t.span.start,
-                ProblemKind::RuntimeNeeds {
-                    kind: rt.kind,
-                    key: key.to_string(),
-                },
-            );
+            self.problem(t.span.start..t.span.start, ProblemKind::RuntimeNeeds { kind: rt.kind, key: key.to_string() });
         }
         self.finish(t, RUNTIME_KEYS);
         rt
@@ -497,11 +400,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(row[j]).min(cur)
-            };
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(cur) };
             prev = cur;
         }
     }

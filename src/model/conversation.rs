@@ -1,5 +1,8 @@
-//! A conversation with one agent: the messages and how each turn ended. Plain data; the UI
-//! draws it and the runtime's events extend it.
+//! A conversation with one agent: messages made of parts (text, thought, tool calls, plan), how
+//! each turn ended, and the system notices Sidekicks adds. Plain data; the runtime's updates
+//! extend it and the UI draws it.
+
+use super::tool::{PlanItem, ToolCall, ToolCallPatch, ToolStatus};
 
 /// How a turn ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,7 +17,7 @@ pub enum TurnEnd {
     Refusal,
     /// The turn was cancelled.
     Cancelled,
-    /// The turn failed (the agent's or the connection's error message).
+    /// The turn failed (the agent's own explanation, or the connection's).
     Failed { message: String },
 }
 
@@ -29,29 +32,110 @@ pub enum Role {
     System,
 }
 
+/// Where a message of the person stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Delivery {
+    /// Sent to the agent.
+    #[default]
+    Sent,
+    /// Waiting for the current turn to end.
+    Queued,
+    /// Dropped by Stop before it was sent.
+    NotSent,
+}
+
+/// What a system message says, as a code the UI puts into words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// A new session was opened: the agent no longer remembers the beginning of the conversation.
+    NewSession,
+    /// `failures` tool calls failed in a row: the agent may be going round in circles.
+    Loop { failures: u32 },
+    /// The agent process ended on its own.
+    AgentExited { message: String },
+}
+
+/// One part of a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Markdown text, grown fragment by fragment.
+    Text(String),
+    /// Visible reasoning (shown folded).
+    Thought(String),
+    /// A tool call, replaced field by field on each update.
+    Tool(ToolCall),
+    /// The agent's plan (replaced as a whole on each update).
+    Plan(Vec<PlanItem>),
+    /// A notice from Sidekicks.
+    Notice(Notice),
+}
+
 /// One message of a conversation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
-    /// Its text (Markdown for the agent), grown fragment by fragment while streaming.
-    pub text: String,
-    /// Visible reasoning of the agent, if any.
-    pub thought: String,
-    /// How the turn ended, once it has.
+    /// Its parts, in order.
+    pub parts: Vec<Part>,
+    /// How the turn ended, once it has (agent messages).
     pub end: Option<TurnEnd>,
+    /// Where it stands (messages of the person).
+    pub delivery: Delivery,
 }
 
 impl Message {
-    /// A new message.
+    /// A new message with one text part (none if `text` is empty).
     pub fn new(role: Role, text: impl Into<String>) -> Self {
-        Self {
-            role,
-            text: text.into(),
-            thought: String::new(),
-            end: None,
-        }
+        let text = text.into();
+        let parts = if text.is_empty() { Vec::new() } else { vec![Part::Text(text)] };
+        Self { role, parts, end: None, delivery: Delivery::Sent }
     }
+
+    /// All its text parts joined (what a transcript or a test reads).
+    pub fn text(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// All its thought parts joined.
+    pub fn thought(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Thought(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn tool_mut(&mut self, id: &str) -> Option<&mut ToolCall> {
+        self.parts.iter_mut().find_map(|p| match p {
+            Part::Tool(t) if t.id == id => Some(t),
+            _ => None,
+        })
+    }
+}
+
+/// Something the agent sent during a turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Update {
+    /// A fragment of reply text.
+    Text(String),
+    /// A fragment of reasoning.
+    Thought(String),
+    /// A new tool call.
+    ToolCall(ToolCall),
+    /// Changes to a tool call.
+    ToolCallPatch(ToolCallPatch),
+    /// The whole plan.
+    Plan(Vec<PlanItem>),
+    /// Context window use.
+    Usage { used: u64, size: u64 },
 }
 
 /// The messages exchanged with one agent.
@@ -59,71 +143,152 @@ impl Message {
 pub struct Conversation {
     /// In order.
     pub messages: Vec<Message>,
+    /// The last context-window use the agent reported: (used, size) in tokens.
+    pub usage: Option<(u64, u64)>,
+    /// Tool calls that failed in a row, across turns (reset by any success).
+    pub failures_in_a_row: u32,
 }
 
+/// Failed tool calls in a row that make Sidekicks say the agent goes round in circles.
+pub const LOOP_THRESHOLD: u32 = 3;
+
 impl Conversation {
-    /// Adds what the person sent.
-    pub fn push_user(&mut self, text: impl Into<String>) {
-        self.messages.push(Message::new(Role::User, text));
+    /// Adds what the person sent, queued or sent.
+    pub fn push_user(&mut self, text: impl Into<String>, delivery: Delivery) {
+        let mut message = Message::new(Role::User, text);
+        message.delivery = delivery;
+        self.messages.push(message);
     }
 
-    /// The agent message being streamed, created if the last message is not an open agent one.
+    /// Adds a notice from Sidekicks.
+    pub fn push_notice(&mut self, notice: Notice) {
+        self.messages.push(Message {
+            role: Role::System,
+            parts: vec![Part::Notice(notice)],
+            end: None,
+            delivery: Delivery::Sent,
+        });
+    }
+
+    /// The first queued message of the person becomes sent (the turn it starts has begun).
+    pub fn mark_first_queued_sent(&mut self) {
+        if let Some(m) = self.messages.iter_mut().find(|m| m.role == Role::User && m.delivery == Delivery::Queued) {
+            m.delivery = Delivery::Sent;
+        }
+    }
+
+    /// Every queued message of the person becomes "not sent".
+    pub fn drop_queue(&mut self) {
+        for m in &mut self.messages {
+            if m.role == Role::User && m.delivery == Delivery::Queued {
+                m.delivery = Delivery::NotSent;
+            }
+        }
+    }
+
+    /// The agent message being streamed, created after the last message if none is open.
     fn open_agent_message(&mut self) -> &mut Message {
-        let open = matches!(self.messages.last(), Some(m) if m.role == Role::Agent && m.end.is_none());
-        if !open {
+        if self.open_index().is_none() {
             self.messages.push(Message::new(Role::Agent, ""));
         }
-        self.messages.last_mut().expect("just pushed")
+        let i = self.open_index().expect("just pushed");
+        &mut self.messages[i]
     }
 
-    /// Appends a fragment of the agent's reply.
-    pub fn append_agent_text(&mut self, text: &str) {
-        self.open_agent_message().text.push_str(text);
+    /// The open agent message: the last agent message without an end, if nothing but queued
+    /// messages of the person or notices follow it.
+    fn open_index(&self) -> Option<usize> {
+        for (i, m) in self.messages.iter().enumerate().rev() {
+            match m.role {
+                Role::Agent if m.end.is_none() => return Some(i),
+                Role::Agent => return None,
+                Role::User if m.delivery != Delivery::Sent => continue,
+                Role::System => continue,
+                Role::User => return None,
+            }
+        }
+        None
     }
 
-    /// Appends a fragment of the agent's reasoning.
-    pub fn append_agent_thought(&mut self, text: &str) {
-        self.open_agent_message().thought.push_str(text);
+    /// Applies one update of the agent. Returns a notice to add when this update makes the
+    /// loop threshold reached (the caller adds it, so the UI can offer Stop).
+    pub fn apply(&mut self, update: Update) -> Option<Notice> {
+        match update {
+            Update::Text(text) => append(self.open_agent_message(), text, Part::Text),
+            Update::Thought(text) => append(self.open_agent_message(), text, Part::Thought),
+            Update::ToolCall(call) => {
+                let failed = call.status == ToolStatus::Failed;
+                let message = self.open_agent_message();
+                match message.tool_mut(&call.id) {
+                    Some(existing) => *existing = call,
+                    None => message.parts.push(Part::Tool(call)),
+                }
+                return self.count_tool_status(failed.then_some(ToolStatus::Failed));
+            }
+            Update::ToolCallPatch(patch) => {
+                let status = patch.status;
+                let id = patch.id.clone();
+                let found = self.messages.iter_mut().rev().find_map(|m| m.tool_mut(&id));
+                match found {
+                    Some(call) => call.patch(patch),
+                    None => self.open_agent_message().parts.push(Part::Tool(ToolCall::from_patch(patch))),
+                }
+                return self.count_tool_status(status);
+            }
+            Update::Plan(items) => {
+                let message = self.open_agent_message();
+                match message.parts.iter_mut().find(|p| matches!(p, Part::Plan(_))) {
+                    Some(plan) => *plan = Part::Plan(items),
+                    None => message.parts.push(Part::Plan(items)),
+                }
+            }
+            Update::Usage { used, size } => self.usage = Some((used, size)),
+        }
+        None
     }
 
-    /// Closes the turn: the open agent message (created if the agent said nothing) gets `end`.
+    fn count_tool_status(&mut self, status: Option<ToolStatus>) -> Option<Notice> {
+        match status {
+            Some(ToolStatus::Failed) => {
+                self.failures_in_a_row += 1;
+                (self.failures_in_a_row == LOOP_THRESHOLD).then_some(Notice::Loop { failures: self.failures_in_a_row })
+            }
+            Some(ToolStatus::Completed) => {
+                self.failures_in_a_row = 0;
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Closes the turn: the open agent message (created if the agent said nothing) gets `end`;
+    /// its unfinished tool calls are marked cancelled when the turn did not end normally.
     pub fn end_turn(&mut self, end: TurnEnd) {
-        self.open_agent_message().end = Some(end);
+        let message = self.open_agent_message();
+        if end != TurnEnd::EndTurn {
+            for part in &mut message.parts {
+                if let Part::Tool(call) = part
+                    && matches!(call.status, ToolStatus::Pending | ToolStatus::InProgress)
+                {
+                    call.status = ToolStatus::Cancelled;
+                }
+            }
+        }
+        message.end = Some(end);
     }
 
     /// True while an agent message is open.
     pub fn is_streaming(&self) -> bool {
-        matches!(self.messages.last(), Some(m) if m.role == Role::Agent && m.end.is_none())
+        self.open_index().is_some()
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fragments_join_into_one_message_until_the_turn_ends() {
-        let mut c = Conversation::default();
-        c.push_user("hello");
-        c.append_agent_text("Hel");
-        c.append_agent_text("lo!");
-        assert!(c.is_streaming());
-        c.end_turn(TurnEnd::EndTurn);
-        c.append_agent_text("next");
-        assert_eq!(c.messages.len(), 3);
-        assert_eq!(c.messages[1].text, "Hello!");
-        assert_eq!(c.messages[1].end, Some(TurnEnd::EndTurn));
-        assert_eq!(c.messages[2].text, "next");
-    }
-
-    #[test]
-    fn a_silent_failed_turn_still_gets_a_message() {
-        let mut c = Conversation::default();
-        c.push_user("hi");
-        c.end_turn(TurnEnd::Failed {
-            message: "boom".into(),
-        });
-        assert_eq!(c.messages.len(), 2);
-        assert_eq!(c.messages[1].role, Role::Agent);
+/// Appends a fragment to the last part if it is of the same kind, else starts a new part.
+fn append(message: &mut Message, text: String, make: fn(String) -> Part) {
+    match (message.parts.last_mut(), make(text)) {
+        (Some(Part::Text(last)), Part::Text(new)) | (Some(Part::Thought(last)), Part::Thought(new)) => {
+            last.push_str(&new)
+        }
+        (_, part) => message.parts.push(part),
     }
 }

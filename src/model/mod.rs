@@ -4,4 +4,6 @@
 pub mod config;
 pub mod config_check;
 pub mod conversation;
+pub mod permission;
 pub mod problem;
+pub mod tool;

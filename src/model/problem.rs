@@ -32,11 +32,7 @@ pub enum ProblemKind {
     /// A required key is missing.
     MissingKey { key: String },
     /// A value of the wrong type (`found` is the TOML type name).
-    WrongType {
-        key: String,
-        expected: ValueType,
-        found: String,
-    },
+    WrongType { key: String, expected: ValueType, found: String },
     /// A string that must not be empty is empty.
     Empty { key: String },
     /// A number out of its range.
@@ -97,12 +93,7 @@ impl Problem {
     /// A problem at `span` of `src`.
     pub fn at(src: &str, span: Range<usize>, kind: ProblemKind) -> Self {
         let (line, column) = line_column(src, span.start);
-        Self {
-            line,
-            column,
-            span,
-            kind,
-        }
+        Self { line, column, span, kind }
     }
 }
 

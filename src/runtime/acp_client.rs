@@ -1,28 +1,34 @@
-//! The client side of one ACP connection over an agent's stdin/stdout: initialize, one session,
-//! prompts and cancel. Session updates become `Event`s, sent in arrival order before the turn's
-//! end is reported. Lines on stdout that are not JSON go to the agent's log instead of the
-//! protocol (a misbehaving agent does not break the connection).
+//! The client side of one ACP connection over an agent's stdin/stdout: initialize (protocol v1,
+//! capabilities fs read/write), one session, prompts, cancel; permission requests waiting for
+//! the person (or answered by a remembered rule); fs requests served inside the workspace.
+//! Session updates become `Event`s, sent in arrival order before the turn's end is reported.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
-use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
-    InitializeRequest, NewSessionRequest, PromptRequest, SessionId, SessionNotification, SessionUpdate,
-    StopReason, TextContent,
+    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation, InitializeRequest,
+    NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome,
+    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
+    StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
 };
-use agent_client_protocol::{Agent, Client, Lines};
-use futures::{SinkExt, StreamExt};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{ChildStdin, ChildStdout};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Agent, Client, UntypedMessage};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use super::acp_convert;
+use super::acp_transport::lines_transport;
+use super::agent_fs::AgentFs;
 use super::events::EventSink;
+use super::permission_rules::PermissionRules;
 use crate::app::Event;
 use crate::model::conversation::TurnEnd;
+use crate::model::permission::{PermissionAnswer, rule_key};
 
 /// Errors of the ACP connection.
 #[derive(Debug, thiserror::Error)]
@@ -38,43 +44,59 @@ pub enum AcpError {
     Version { version: String },
 }
 
+/// What a connection needs besides the pipes.
+#[derive(Clone)]
+pub struct ClientContext {
+    /// The agent's name (events carry it).
+    pub agent: String,
+    /// Where events go.
+    pub events: EventSink,
+    /// The agent's workspace, for its fs requests.
+    pub fs: AgentFs,
+    /// Remembered always/never answers for this agent and workspace.
+    pub rules: Arc<dyn PermissionRules>,
+    /// How long `initialize` and `session/new` may take.
+    pub timeout: Duration,
+}
+
+/// A permission request waiting for the person.
+struct Pending {
+    responder: Responder<RequestPermissionResponse>,
+    rule_key: String,
+}
+
+type PendingMap = Arc<Mutex<HashMap<u64, Pending>>>;
+
 /// A live connection with one session.
 pub struct AcpConnection {
     cx: ConnectionTo<Agent>,
     session_id: SessionId,
     close_tx: Option<oneshot::Sender<()>>,
     driver: JoinHandle<()>,
+    pending: PendingMap,
+    rules: Arc<dyn PermissionRules>,
     /// The name the agent gave, if any.
     pub agent_name: Option<String>,
+    /// Whether the agent can reopen an earlier session (`session/load`).
+    pub load_session: bool,
 }
 
 impl AcpConnection {
     /// Connects over the agent's pipes, initializes and opens a session in `cwd`.
     pub async fn connect(
-        agent: String,
-        stdin: ChildStdin,
-        stdout: ChildStdout,
-        events: EventSink,
+        ctx: ClientContext,
+        stdin: tokio::process::ChildStdin,
+        stdout: tokio::process::ChildStdout,
         cwd: PathBuf,
-        timeout: Duration,
     ) -> Result<Self, AcpError> {
-        let transport = lines_transport(agent.clone(), stdin, stdout, events.clone());
+        let transport = lines_transport(ctx.agent.clone(), stdin, stdout, ctx.events.clone());
+        let pending: PendingMap = Arc::default();
         let (cx_tx, cx_rx) = oneshot::channel();
         let (close_tx, close_rx) = oneshot::channel::<()>();
-        let update_agent = agent.clone();
+        let builder = handlers(ctx.clone(), pending.clone());
+        let agent = ctx.agent.clone();
         let driver = tokio::spawn(async move {
-            let result = Client
-                .v1()
-                .name("sidekicks")
-                .on_receive_notification(
-                    async move |n: SessionNotification, _cx| {
-                        if let Some(event) = update_event(&update_agent, n.update) {
-                            events.send(event).await;
-                        }
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_notification!(),
-                )
+            let result = builder
                 .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
                     let _ = cx_tx.send(cx.clone());
                     // Keep the connection until asked to close or the agent hangs up.
@@ -89,24 +111,20 @@ impl AcpConnection {
                 tracing::debug!(agent, "ACP connection ended: {e}");
             }
         });
-        let cx = match cx_rx.await {
-            Ok(cx) => cx,
-            Err(_) => {
-                return Err(AcpError::Protocol {
-                    step: "connect",
-                    message: "the connection closed at once".into(),
-                });
-            }
+        let Ok(cx) = cx_rx.await else {
+            return Err(AcpError::Protocol { step: "connect", message: "the connection closed at once".into() });
         };
-        let close_tx = Some(close_tx);
         let mut conn = Self {
             cx,
             session_id: SessionId::new(""),
-            close_tx,
+            close_tx: Some(close_tx),
             driver,
+            pending,
+            rules: ctx.rules.clone(),
             agent_name: None,
+            load_session: false,
         };
-        match conn.handshake(cwd, timeout).await {
+        match conn.handshake(cwd, ctx.timeout).await {
             Ok(()) => Ok(conn),
             Err(e) => {
                 conn.close().await;
@@ -119,59 +137,165 @@ impl AcpConnection {
         let init = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(
                 ClientCapabilities::new()
-                    .fs(FileSystemCapabilities::new()
-                        .read_text_file(false)
-                        .write_text_file(false))
+                    .fs(FileSystemCapabilities::new().read_text_file(true).write_text_file(true))
+                    // Agent-run terminals come with their own issue; until then, say no.
                     .terminal(false),
             )
-            .client_info(Implementation::new("sidekicks", env!("CARGO_PKG_VERSION")));
+            .client_info(Implementation::new("sidekicks", env!("CARGO_PKG_VERSION")).title("Sidekicks"));
         let response = with_timeout("initialize", timeout, self.cx.send_request(init).block_task()).await?;
         if response.protocol_version != ProtocolVersion::V1 {
-            return Err(AcpError::Version {
-                version: format!("{:?}", response.protocol_version),
-            });
+            return Err(AcpError::Version { version: format!("{:?}", response.protocol_version) });
         }
         self.agent_name = response.agent_info.map(|i| i.title.unwrap_or(i.name));
-        let session = with_timeout(
-            "session/new",
-            timeout,
-            self.cx.send_request(NewSessionRequest::new(cwd)).block_task(),
-        )
-        .await?;
+        self.load_session = response.agent_capabilities.load_session;
+        let session =
+            with_timeout("session/new", timeout, self.cx.send_request(NewSessionRequest::new(cwd)).block_task())
+                .await?;
         self.session_id = session.session_id;
         Ok(())
     }
 
     /// Sends a prompt; resolves when the turn ends. Updates arrive as events before it resolves.
     pub fn prompt(&self, text: String) -> impl Future<Output = TurnEnd> + Send + 'static {
-        let request = PromptRequest::new(
-            self.session_id.clone(),
-            vec![ContentBlock::Text(TextContent::new(text))],
-        );
+        let request = PromptRequest::new(self.session_id.clone(), vec![ContentBlock::Text(TextContent::new(text))]);
         let sent = self.cx.send_request(request);
         async move {
             match sent.block_task().await {
                 Ok(response) => stop_reason_end(response.stop_reason),
-                Err(e) => TurnEnd::Failed { message: e.message },
+                Err(e) => TurnEnd::Failed { message: acp_convert::error_text(&e) },
             }
         }
     }
 
-    /// Asks the agent to cancel the current turn.
-    pub fn cancel(&self) {
-        let _ = self
-            .cx
-            .send_notification(CancelNotification::new(self.session_id.clone()));
+    /// Asks the agent to cancel the current turn and answers every waiting permission request
+    /// "cancelled". Returns the ids of those requests.
+    pub fn cancel(&self) -> Vec<u64> {
+        let _ = self.cx.send_notification(CancelNotification::new(self.session_id.clone()));
+        let drained: Vec<(u64, Pending)> = self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
+        let mut ids = Vec::new();
+        for (id, pending) in drained {
+            let _ = pending.responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
+            ids.push(id);
+        }
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Answers permission request `id`. Always/never answers are remembered. False if no such
+    /// request is waiting (already answered or cancelled).
+    pub fn answer(&self, id: u64, answer: &PermissionAnswer) -> bool {
+        let Some(pending) = self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id) else {
+            return false;
+        };
+        let outcome = match answer {
+            PermissionAnswer::Selected { option_id, kind } => {
+                if let Some(decision) = kind.remembered() {
+                    self.rules.remember(&pending.rule_key, decision);
+                }
+                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option_id.clone()))
+            }
+            PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
+        };
+        let _ = pending.responder.respond(RequestPermissionResponse::new(outcome));
+        true
     }
 
     /// Ends the connection; the agent's stdin is closed once the driver has ended.
     pub async fn close(mut self) {
+        self.cancel_pending_quietly();
         if let Some(tx) = self.close_tx.take() {
             let _ = tx.send(());
         }
         let _ = tokio::time::timeout(Duration::from_secs(2), &mut self.driver).await;
         self.driver.abort();
     }
+
+    fn cancel_pending_quietly(&self) {
+        for (_, pending) in self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+            let _ = pending.responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
+        }
+    }
+}
+
+/// The client's handlers: session updates (with a fallback for updates that do not parse),
+/// permission requests, fs requests.
+fn handlers(
+    ctx: ClientContext,
+    pending: PendingMap,
+) -> agent_client_protocol::v1::Builder<Client, impl agent_client_protocol::HandleDispatchFrom<Agent>> {
+    let next_id = Arc::new(AtomicU64::new(1));
+    let (updates, permissions, reads, writes) = (ctx.clone(), ctx.clone(), ctx.fs.clone(), ctx.fs.clone());
+    Client
+        .v1()
+        .name("sidekicks")
+        .on_receive_notification(
+            async move |n: UntypedMessage, _cx| {
+                if n.method() != "session/update" {
+                    return Ok(());
+                }
+                let agent = updates.agent.clone();
+                match serde_json::from_value::<SessionNotification>(n.params().clone()) {
+                    Ok(n) => {
+                        if let Some(update) = acp_convert::update(n.update) {
+                            updates.events.send(Event::AgentUpdate { agent, update }).await;
+                        }
+                    }
+                    // Logged and skipped; nothing else is dropped.
+                    Err(e) => {
+                        let line = format!("skipped a session/update that does not parse ({e}): {}", n.params());
+                        tracing::warn!(agent, "{line}");
+                        updates.events.send(Event::AgentLog { agent, line }).await;
+                    }
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |req: RequestPermissionRequest, responder, _cx| {
+                let id = next_id.fetch_add(1, Ordering::Relaxed);
+                let request = acp_convert::permission_request(id, req);
+                let key = rule_key(&request.tool);
+                let agent = permissions.agent.clone();
+                let remembered = permissions
+                    .rules
+                    .decide(&key)
+                    .and_then(|decision| decision.option_kinds().iter().find_map(|k| request.option(*k)).cloned());
+                if let Some(option) = remembered {
+                    let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.id.clone()));
+                    responder.respond(RequestPermissionResponse::new(outcome))?;
+                    let answer = PermissionAnswer::Selected { option_id: option.id, kind: option.kind };
+                    let events = &permissions.events;
+                    events.send(Event::PermissionRequested { agent: agent.clone(), request }).await;
+                    events.send(Event::PermissionResolved { agent, id, answer }).await;
+                    return Ok(());
+                }
+                pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Pending { responder, rule_key: key });
+                permissions.events.send(Event::PermissionRequested { agent, request }).await;
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: ReadTextFileRequest, responder, _cx| match reads.read(&req.path, req.line, req.limit) {
+                Ok(text) => responder.respond(ReadTextFileResponse::new(text)),
+                Err(e) => responder.respond_with_error(fs_error(e)),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: WriteTextFileRequest, responder, _cx| match writes.write(&req.path, &req.content) {
+                Ok(()) => responder.respond(WriteTextFileResponse::new()),
+                Err(e) => responder.respond_with_error(fs_error(e)),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+}
+
+fn fs_error(e: super::agent_fs::AgentFsError) -> agent_client_protocol::Error {
+    let mut error = agent_client_protocol::Error::invalid_params();
+    error.message = e.to_string();
+    error
 }
 
 async fn with_timeout<T>(
@@ -180,14 +304,8 @@ async fn with_timeout<T>(
     fut: impl Future<Output = Result<T, agent_client_protocol::Error>>,
 ) -> Result<T, AcpError> {
     match tokio::time::timeout(limit, fut).await {
-        Err(_) => Err(AcpError::Timeout {
-            step,
-            seconds: limit.as_secs(),
-        }),
-        Ok(Err(e)) => Err(AcpError::Protocol {
-            step,
-            message: e.message,
-        }),
+        Err(_) => Err(AcpError::Timeout { step, seconds: limit.as_secs() }),
+        Ok(Err(e)) => Err(AcpError::Protocol { step, message: acp_convert::error_text(&e) }),
         Ok(Ok(v)) => Ok(v),
     }
 }
@@ -201,77 +319,4 @@ fn stop_reason_end(reason: StopReason) -> TurnEnd {
         StopReason::Cancelled => TurnEnd::Cancelled,
         _ => TurnEnd::EndTurn,
     }
-}
-
-fn update_event(agent: &str, update: SessionUpdate) -> Option<Event> {
-    let agent = agent.to_string();
-    match update {
-        SessionUpdate::AgentMessageChunk(chunk) => match chunk.content {
-            ContentBlock::Text(t) => Some(Event::AgentText { agent, text: t.text }),
-            _ => None,
-        },
-        SessionUpdate::AgentThoughtChunk(chunk) => match chunk.content {
-            ContentBlock::Text(t) => Some(Event::AgentThought { agent, text: t.text }),
-            _ => None,
-        },
-        other => {
-            tracing::debug!(agent, "session update not shown yet: {other:?}");
-            None
-        }
-    }
-}
-
-/// Newline-delimited JSON over the child's pipes. Lines that are not JSON objects are sent to
-/// the agent's log and kept from the protocol. The writer owns stdin: it is closed (EOF for the
-/// agent) when the connection ends.
-fn lines_transport(
-    agent: String,
-    stdin: ChildStdin,
-    stdout: ChildStdout,
-    events: EventSink,
-) -> Lines<
-    impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
-    impl futures::Stream<Item = std::io::Result<String>> + Send + 'static,
-> {
-    let (out_tx, mut out_rx) = futures::channel::mpsc::channel::<String>(64);
-    tokio::spawn(async move {
-        let mut stdin = stdin;
-        while let Some(mut line) = out_rx.next().await {
-            line.push('\n');
-            if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
-                break;
-            }
-        }
-        // Dropping stdin here is the EOF the agent sees.
-    });
-    let sink = out_tx.sink_map_err(std::io::Error::other);
-
-    let reader = BufReader::new(stdout).lines();
-    let incoming = futures::stream::unfold(
-        (reader, events, agent),
-        |(mut reader, events, agent)| async move {
-            loop {
-                match reader.next_line().await {
-                    Ok(Some(line)) => {
-                        let trimmed = line.trim_start();
-                        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-                            return Some((Ok(line), (reader, events, agent)));
-                        }
-                        if !trimmed.is_empty() {
-                            let line = format!("stdout (not ACP): {line}");
-                            events
-                                .send(Event::AgentLog {
-                                    agent: agent.clone(),
-                                    line,
-                                })
-                                .await;
-                        }
-                    }
-                    Ok(None) => return None,
-                    Err(e) => return Some((Err(e), (reader, events, agent))),
-                }
-            }
-        },
-    );
-    Lines::new(sink, Box::pin(incoming))
 }

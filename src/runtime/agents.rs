@@ -4,7 +4,7 @@
 //! Enforces `max_running` (stops the least recently used idle agent to make room) and
 //! `idle_stop`; a turn borrows its agent (acquire on send, release on the turn's end).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -13,13 +13,16 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::acp_client::AcpConnection;
+use super::acp_client::{AcpConnection, ClientContext};
+use super::agent_fs::AgentFs;
 use super::events::EventSink;
 use super::exec::{ProcessSpec, executor_for};
+use super::permission_rules::{MemoryRules, PermissionRules};
 use super::process::{AgentProcess, StopTimeouts};
 use crate::app::{AgentState, Command, CrashReason, CrashReport, Event};
 use crate::model::config::{AgentConfig, Config, Defaults};
-use crate::model::conversation::TurnEnd;
+use crate::model::conversation::{Notice, TurnEnd};
+use crate::model::permission::PermissionAnswer;
 
 /// Stderr lines kept in a crash report.
 const CRASH_TAIL: usize = 12;
@@ -37,11 +40,7 @@ pub struct ManagerSettings {
 
 impl Default for ManagerSettings {
     fn default() -> Self {
-        Self {
-            stop: StopTimeouts::default(),
-            handshake_timeout: Duration::from_secs(30),
-            tick: Duration::from_secs(1),
-        }
+        Self { stop: StopTimeouts::default(), handshake_timeout: Duration::from_secs(30), tick: Duration::from_secs(1) }
     }
 }
 
@@ -56,6 +55,7 @@ pub fn spawn_manager(settings: ManagerSettings, events: EventSink) -> mpsc::Send
         slots: Vec::new(),
         internal_tx,
         shutting_down: false,
+        rules: HashMap::new(),
     };
     tokio::spawn(manager.run(rx, internal_rx));
     tx
@@ -63,25 +63,10 @@ pub fn spawn_manager(settings: ManagerSettings, events: EventSink) -> mpsc::Send
 
 /// Reports from the manager's own tasks.
 enum Internal {
-    Started {
-        agent: String,
-        generation: u64,
-        result: Result<Box<Running>, CrashReport>,
-    },
-    TurnDone {
-        agent: String,
-        turn: u64,
-        end: TurnEnd,
-    },
-    Exited {
-        agent: String,
-        generation: u64,
-        status: Option<ExitStatus>,
-    },
-    Stopped {
-        agent: String,
-        generation: u64,
-    },
+    Started { agent: String, generation: u64, result: Result<Box<Running>, CrashReport> },
+    TurnDone { agent: String, turn: u64, end: TurnEnd },
+    Exited { agent: String, generation: u64, status: Option<ExitStatus> },
+    Stopped { agent: String, generation: u64 },
 }
 
 struct Running {
@@ -106,6 +91,10 @@ struct Slot {
     restart: bool,
     /// Forget the slot once stopped (it left the config).
     removed: bool,
+    /// Turns answered by the current session.
+    turns_in_session: u32,
+    /// An earlier session had turns: the next session starts without them.
+    forgot: bool,
 }
 
 impl Slot {
@@ -122,14 +111,13 @@ impl Slot {
             stale: false,
             restart: false,
             removed: false,
+            turns_in_session: 0,
+            forgot: false,
         }
     }
 
     fn is_running(&self) -> bool {
-        matches!(
-            self.state,
-            AgentState::Starting | AgentState::Idle | AgentState::Busy
-        )
+        matches!(self.state, AgentState::Starting | AgentState::Idle | AgentState::Busy)
     }
 }
 
@@ -140,6 +128,8 @@ struct Manager {
     slots: Vec<Slot>,
     internal_tx: mpsc::Sender<Internal>,
     shutting_down: bool,
+    /// Remembered permission answers, per agent and workspace.
+    rules: HashMap<(String, PathBuf), Arc<dyn PermissionRules>>,
 }
 
 impl Manager {
@@ -156,9 +146,10 @@ impl Manager {
                 _ = tick.tick() => self.stop_idle().await,
             }
             if self.shutting_down
-                && self.slots.iter().all(|s| {
-                    s.running.is_none() && s.state != AgentState::Stopping && s.state != AgentState::Starting
-                })
+                && self
+                    .slots
+                    .iter()
+                    .all(|s| s.running.is_none() && s.state != AgentState::Stopping && s.state != AgentState::Starting)
             {
                 self.events.send(Event::ShutdownComplete).await;
                 return;
@@ -173,12 +164,7 @@ impl Manager {
     async fn set_state(&mut self, name: &str, state: AgentState) {
         if let Some(slot) = self.slot(name) {
             slot.state = state.clone();
-            self.events
-                .send(Event::AgentState {
-                    agent: name.to_string(),
-                    state,
-                })
-                .await;
+            self.events.send(Event::AgentState { agent: name.to_string(), state }).await;
         }
     }
 
@@ -186,16 +172,14 @@ impl Manager {
         match cmd {
             Command::Start { agent } => self.start(&agent).await,
             Command::Stop { agent } => {
+                self.drop_queue(&agent).await;
                 if let Some(slot) = self.slot(&agent) {
-                    slot.queue.clear();
                     slot.restart = false;
                 }
                 self.stop(&agent).await;
             }
             Command::Restart { agent } => {
-                let running = self
-                    .slot(&agent)
-                    .is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
+                let running = self.slot(&agent).is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
                 if running {
                     if let Some(slot) = self.slot(&agent) {
                         slot.restart = true;
@@ -215,17 +199,52 @@ impl Manager {
                     AgentState::Starting | AgentState::Busy => {}
                 }
             }
-            Command::Cancel { agent } => {
-                if let Some(slot) = self.slot(&agent) {
-                    slot.queue.clear();
-                    if let (Some(running), Some(_)) = (&slot.running, slot.turn) {
-                        running.conn.cancel();
-                    }
+            Command::Cancel { agent } => self.cancel(&agent).await,
+            Command::AnswerPermission { agent, id, answer } => {
+                let answered =
+                    self.slot(&agent).and_then(|s| s.running.as_ref()).is_some_and(|r| r.conn.answer(id, &answer));
+                if answered {
+                    self.events.send(Event::PermissionResolved { agent, id, answer }).await;
                 }
             }
             Command::ConfigLoaded { path, result } => self.config_loaded(path, result).await,
             Command::Shutdown => self.begin_shutdown().await,
         }
+    }
+
+    /// Drops the messages waiting for `name` and says so.
+    async fn drop_queue(&mut self, name: &str) {
+        let Some(slot) = self.slot(name) else { return };
+        if slot.queue.is_empty() {
+            return;
+        }
+        slot.queue.clear();
+        self.events.send(Event::QueueDropped { agent: name.to_string() }).await;
+    }
+
+    /// Cancels the turn of `name`: session/cancel, waiting permission requests answered
+    /// "cancelled", queue dropped. Late updates of the agent are still shown.
+    async fn cancel(&mut self, name: &str) {
+        self.drop_queue(name).await;
+        let ids = match self.slot(name).and_then(|s| s.running.as_ref()) {
+            Some(running) => running.conn.cancel(),
+            None => return,
+        };
+        self.report_cancelled(name, ids).await;
+    }
+
+    async fn report_cancelled(&self, name: &str, ids: Vec<u64>) {
+        for id in ids {
+            let event = Event::PermissionResolved { agent: name.to_string(), id, answer: PermissionAnswer::Cancelled };
+            self.events.send(event).await;
+        }
+    }
+
+    fn rules_for(&mut self, agent: &AgentConfig) -> Arc<dyn PermissionRules> {
+        self.rules
+            .entry((agent.name.clone(), agent.workspace.clone()))
+            .or_insert_with(|| Arc::new(MemoryRules::default()))
+            .clone()
     }
 
     async fn config_loaded(&mut self, path: PathBuf, result: crate::model::config_check::LoadResult) {
@@ -262,18 +281,11 @@ impl Manager {
             }
         }
         // Keep the file's order.
-        self.slots.sort_by_key(|s| {
-            config
-                .agents
-                .iter()
-                .position(|a| a.name == s.config.name)
-                .unwrap_or(usize::MAX)
-        });
+        self.slots.sort_by_key(|s| config.agents.iter().position(|a| a.name == s.config.name).unwrap_or(usize::MAX));
         for name in to_stop {
             self.stop(&name).await;
         }
-        self.slots
-            .retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
+        self.slots.retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
         self.events.send(Event::ConfigApplied { config }).await;
     }
 
@@ -288,31 +300,22 @@ impl Manager {
         slot.generation += 1;
         let generation = slot.generation;
         let config = slot.config.clone();
+        let rules = self.rules_for(&config);
         self.make_room(name).await;
         self.set_state(name, AgentState::Starting).await;
         let events = self.events.clone();
         let internal = self.internal_tx.clone();
         let settings = self.settings;
         tokio::spawn(async move {
-            let result = launch(&config, events, settings).await;
-            let _ = internal
-                .send(Internal::Started {
-                    agent: config.name.clone(),
-                    generation,
-                    result,
-                })
-                .await;
+            let result = launch(&config, events, rules, settings).await;
+            let _ = internal.send(Internal::Started { agent: config.name.clone(), generation, result }).await;
         });
     }
 
     /// Stops the least recently used idle agent while starting `name` would exceed `max_running`.
     async fn make_room(&mut self, name: &str) {
         let max = self.defaults.max_running as usize;
-        let running = self
-            .slots
-            .iter()
-            .filter(|s| s.is_running() && s.config.name != name)
-            .count();
+        let running = self.slots.iter().filter(|s| s.is_running() && s.config.name != name).count();
         if running < max {
             return;
         }
@@ -338,20 +341,22 @@ impl Manager {
         let turn = slot.turn.take();
         slot.generation += 1;
         let generation = slot.generation;
+        slot.forgot |= slot.turns_in_session > 0;
+        slot.turns_in_session = 0;
         let running = slot.running.take();
+        let quiet = slot.state == AgentState::Stopping || matches!(slot.state, AgentState::Crashed(_));
         if running.is_none() && !was_starting {
-            if slot.state != AgentState::Stopping && !matches!(slot.state, AgentState::Crashed(_)) {
+            if !quiet {
                 self.set_state(name, AgentState::Stopped).await;
             }
             return;
         }
+        if let Some(running) = &running {
+            let ids = running.conn.cancel();
+            self.report_cancelled(name, ids).await;
+        }
         if turn.is_some() {
-            self.events
-                .send(Event::TurnEnded {
-                    agent: name.to_string(),
-                    end: TurnEnd::Cancelled,
-                })
-                .await;
+            self.events.send(Event::TurnEnded { agent: name.to_string(), end: TurnEnd::Cancelled }).await;
         }
         self.set_state(name, AgentState::Stopping).await;
         let internal = self.internal_tx.clone();
@@ -379,11 +384,7 @@ impl Manager {
         slot.turn = Some(turn);
         slot.last_used = Instant::now();
         self.set_state(name, AgentState::Busy).await;
-        self.events
-            .send(Event::TurnStarted {
-                agent: name.to_string(),
-            })
-            .await;
+        self.events.send(Event::TurnStarted { agent: name.to_string() }).await;
         let internal = self.internal_tx.clone();
         let agent = name.to_string();
         tokio::spawn(async move {
@@ -394,11 +395,7 @@ impl Manager {
 
     async fn internal(&mut self, msg: Internal) {
         match msg {
-            Internal::Started {
-                agent,
-                generation,
-                result,
-            } => self.started(&agent, generation, result).await,
+            Internal::Started { agent, generation, result } => self.started(&agent, generation, result).await,
             Internal::TurnDone { agent, turn, end } => {
                 let Some(slot) = self.slot(&agent) else { return };
                 if slot.turn != Some(turn) {
@@ -406,14 +403,10 @@ impl Manager {
                 }
                 slot.turn = None;
                 slot.last_used = Instant::now();
+                slot.turns_in_session += 1;
                 let stale = slot.stale;
                 let queued = !slot.queue.is_empty();
-                self.events
-                    .send(Event::TurnEnded {
-                        agent: agent.clone(),
-                        end,
-                    })
-                    .await;
+                self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
                 self.set_state(&agent, AgentState::Idle).await;
                 if stale || self.shutting_down {
                     self.stop(&agent).await;
@@ -421,21 +414,17 @@ impl Manager {
                     self.dispatch(&agent).await;
                 }
             }
-            Internal::Exited {
-                agent,
-                generation,
-                status,
-            } => {
+            Internal::Exited { agent, generation, status } => {
                 let Some(slot) = self.slot(&agent) else { return };
                 if slot.generation != generation {
                     return;
                 }
                 let running = slot.running.take();
-                let tail = running
-                    .as_ref()
-                    .map(|r| r.process.stderr().tail(CRASH_TAIL))
-                    .unwrap_or_default();
+                slot.forgot |= slot.turns_in_session > 0 || slot.turn.is_some();
+                slot.turns_in_session = 0;
+                let tail = running.as_ref().map(|r| r.process.stderr().tail(CRASH_TAIL)).unwrap_or_default();
                 let turn = slot.turn.take();
+                let dropped = !slot.queue.is_empty();
                 slot.queue.clear();
                 if let Some(running) = running {
                     let pid = running.process.pid();
@@ -444,21 +433,12 @@ impl Manager {
                 let reason = exit_reason(status);
                 if turn.is_some() {
                     let message = "the agent exited during the turn".to_string();
-                    self.events
-                        .send(Event::TurnEnded {
-                            agent: agent.clone(),
-                            end: TurnEnd::Failed { message },
-                        })
-                        .await;
+                    self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::Failed { message } }).await;
                 }
-                self.set_state(
-                    &agent,
-                    AgentState::Crashed(CrashReport {
-                        reason,
-                        stderr_tail: tail,
-                    }),
-                )
-                .await;
+                if dropped {
+                    self.events.send(Event::QueueDropped { agent: agent.clone() }).await;
+                }
+                self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
             }
             Internal::Stopped { agent, generation } => {
                 let Some(slot) = self.slot(&agent) else { return };
@@ -508,19 +488,16 @@ impl Manager {
                 let agent = name.to_string();
                 tokio::spawn(async move {
                     let status = exit.wait_for(Option::is_some).await.ok().and_then(|s| *s);
-                    let _ = internal
-                        .send(Internal::Exited {
-                            agent,
-                            generation,
-                            status,
-                        })
-                        .await;
+                    let _ = internal.send(Internal::Exited { agent, generation, status }).await;
                 });
                 let Some(slot) = self.slot(name) else { return };
                 slot.running = Some(running);
                 slot.last_used = Instant::now();
                 let queued = !slot.queue.is_empty();
                 let stale = slot.stale;
+                if std::mem::take(&mut slot.forgot) {
+                    self.events.send(Event::Notice { agent: name.to_string(), notice: Notice::NewSession }).await;
+                }
                 self.set_state(name, AgentState::Idle).await;
                 if stale {
                     // Its config changed while it started: start again with the new entry.
@@ -573,16 +550,13 @@ impl Manager {
 async fn launch(
     config: &AgentConfig,
     events: EventSink,
+    rules: Arc<dyn PermissionRules>,
     settings: ManagerSettings,
 ) -> Result<Box<Running>, CrashReport> {
-    let spawn_failed = |message: String| CrashReport {
-        reason: CrashReason::SpawnFailed { message },
-        stderr_tail: Vec::new(),
-    };
+    let spawn_failed =
+        |message: String| CrashReport { reason: CrashReason::SpawnFailed { message }, stderr_tail: Vec::new() };
     let executor = executor_for(config).map_err(|e| spawn_failed(e.to_string()))?;
-    let child = executor
-        .popen(&ProcessSpec::for_agent(config))
-        .map_err(|e| spawn_failed(e.to_string()))?;
+    let child = executor.popen(&ProcessSpec::for_agent(config)).map_err(|e| spawn_failed(e.to_string()))?;
     let agent = config.name.clone();
     let log_events = events.clone();
     let mut process = AgentProcess::new(child, move |line| {
@@ -590,35 +564,24 @@ async fn launch(
         let agent = agent.clone();
         async move { events.send(Event::AgentLog { agent, line }).await }
     });
-    let (stdin, stdout) = process
-        .take_stdio()
-        .ok_or_else(|| spawn_failed("no pipes".into()))?;
-    let connected = AcpConnection::connect(
-        config.name.clone(),
-        stdin,
-        stdout,
+    let (stdin, stdout) = process.take_stdio().ok_or_else(|| spawn_failed("no pipes".into()))?;
+    let ctx = ClientContext {
+        agent: config.name.clone(),
         events,
-        config.workspace_path(),
-        settings.handshake_timeout,
-    )
-    .await;
+        fs: AgentFs { host_root: config.workspace.clone(), agent_root: config.workspace_path() },
+        rules,
+        timeout: settings.handshake_timeout,
+    };
+    let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path()).await;
     match connected {
-        Ok(conn) => Ok(Box::new(Running {
-            conn: Arc::new(conn),
-            process,
-        })),
+        Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
         Err(e) => {
             // Give a process that is exiting a moment, so the report says how it ended.
-            let exited = tokio::time::timeout(Duration::from_millis(300), process.wait())
-                .await
-                .ok()
-                .flatten();
+            let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten();
             let stderr_tail = process.stderr().tail(CRASH_TAIL);
             let reason = match exited {
                 Some(status) => exit_reason(Some(status)),
-                None => CrashReason::Handshake {
-                    message: e.to_string(),
-                },
+                None => CrashReason::Handshake { message: e.to_string() },
             };
             process.stop(settings.stop).await;
             Err(CrashReport { reason, stderr_tail })

@@ -73,10 +73,7 @@ pub struct Preferences {
 impl Preferences {
     /// Reads the preferences; a missing or unreadable file gives the defaults.
     pub fn load(dirs: &AppDirs) -> Self {
-        std::fs::read_to_string(dirs.prefs_path())
-            .ok()
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default()
+        std::fs::read_to_string(dirs.prefs_path()).ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
     }
 
     /// Records `path` as opened: last opened and first of the recent files.
@@ -166,10 +163,7 @@ pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
                 line: 1,
                 column: 1,
                 span: 0..0,
-                kind: ProblemKind::Unreadable {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                },
+                kind: ProblemKind::Unreadable { path: path.display().to_string(), message: e.to_string() },
             }],
         },
     }
@@ -179,16 +173,12 @@ pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
 /// the agent's `workspace`), or a name found in a `PATH` folder as an executable file.
 pub fn command_exists(command: &str, workspace: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        p.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
+    let executable = |p: &Path| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if command == crate::runtime::exec::SELF_COMMAND {
         return true;
     }
     if command.contains('/') {
         return executable(&workspace.join(command));
     }
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(command))))
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(command))))
 }

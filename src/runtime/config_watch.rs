@@ -26,42 +26,28 @@ pub fn watch_config(
     initial: Option<String>,
     commands: mpsc::Sender<Command>,
 ) -> notify_debouncer_full::notify::Result<ConfigWatcher> {
-    let folder = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("/"));
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
     let last = Mutex::new(initial);
     let file = path.clone();
-    let mut debouncer = new_debouncer(
-        Duration::from_millis(300),
-        None,
-        move |result: DebounceEventResult| {
-            let Ok(events) = result else { return };
-            let touched = events
-                .iter()
-                .any(|e| e.paths.iter().any(|p| p.file_name() == file.file_name()));
-            if !touched {
+    let mut debouncer = new_debouncer(Duration::from_millis(300), None, move |result: DebounceEventResult| {
+        let Ok(events) = result else { return };
+        let touched = events.iter().any(|e| e.paths.iter().any(|p| p.file_name() == file.file_name()));
+        if !touched {
+            return;
+        }
+        let text = std::fs::read_to_string(&file).ok();
+        {
+            let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+            if *last == text && text.is_some() {
                 return;
             }
-            let text = std::fs::read_to_string(&file).ok();
-            {
-                let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-                if *last == text && text.is_some() {
-                    return;
-                }
-                last.clone_from(&text);
-            }
-            let result = load_file(&file, home.as_deref());
-            tracing::info!(path = %file.display(), problems = result.problems.len(), "config file changed");
-            // The watcher runs on its own thread, outside tokio: blocking here is fine.
-            let _ = commands.blocking_send(Command::ConfigLoaded {
-                path: file.clone(),
-                result,
-            });
-        },
-    )?;
+            last.clone_from(&text);
+        }
+        let result = load_file(&file, home.as_deref());
+        tracing::info!(path = %file.display(), problems = result.problems.len(), "config file changed");
+        // The watcher runs on its own thread, outside tokio: blocking here is fine.
+        let _ = commands.blocking_send(Command::ConfigLoaded { path: file.clone(), result });
+    })?;
     debouncer.watch(&folder, RecursiveMode::NonRecursive)?;
-    Ok(ConfigWatcher {
-        _debouncer: debouncer,
-    })
+    Ok(ConfigWatcher { _debouncer: debouncer })
 }

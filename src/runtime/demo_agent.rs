@@ -35,8 +35,7 @@ pub async fn run_stdio() -> anyhow::Result<()> {
                     InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
                         .agent_capabilities(AgentCapabilities::new())
                         .agent_info(
-                            Implementation::new("sidekicks-demo-agent", env!("CARGO_PKG_VERSION"))
-                                .title("Demo agent"),
+                            Implementation::new("sidekicks-demo-agent", env!("CARGO_PKG_VERSION")).title("Demo agent"),
                         ),
                 )
             },
@@ -52,10 +51,7 @@ pub async fn run_stdio() -> anyhow::Result<()> {
         .on_receive_request(
             async move |req: PromptRequest, responder, cx| {
                 let cancel = Arc::new(AtomicBool::new(false));
-                turns
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(req.session_id.clone(), cancel.clone());
+                turns.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), cancel.clone());
                 let text = prompt_text(&req.prompt);
                 let session = req.session_id.clone();
                 let stream_cx = cx.clone();
@@ -84,11 +80,7 @@ pub async fn run_stdio() -> anyhow::Result<()> {
         )
         .on_receive_notification(
             async move |n: CancelNotification, _cx| {
-                if let Some(flag) = cancel_turns
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&n.session_id)
-                {
+                if let Some(flag) = cancel_turns.lock().unwrap_or_else(|e| e.into_inner()).get(&n.session_id) {
                     flag.store(true, Ordering::Relaxed);
                 }
                 Ok(())

@@ -31,11 +31,7 @@ impl ProcessSpec {
     pub fn for_agent(agent: &AgentConfig) -> Self {
         let mut argv = vec![agent.command.clone()];
         argv.extend(agent.args.iter().cloned());
-        Self {
-            argv,
-            cwd: agent.workspace_path(),
-            env: agent.env.clone(),
-        }
+        Self { argv, cwd: agent.workspace_path(), env: agent.env.clone() }
     }
 }
 
@@ -50,10 +46,7 @@ pub enum ExecError {
     MissingFolder { path: PathBuf },
     /// This runtime cannot do this (yet).
     #[error("the {runtime} runtime cannot {what} yet")]
-    NotSupported {
-        runtime: &'static str,
-        what: &'static str,
-    },
+    NotSupported { runtime: &'static str, what: &'static str },
     /// The command line is empty.
     #[error("empty command")]
     EmptyCommand,
@@ -85,10 +78,7 @@ pub trait Executor: Send + Sync {
 pub fn executor_for(agent: &AgentConfig) -> Result<Box<dyn Executor>, ExecError> {
     match agent.runtime.kind {
         RuntimeKind::Local => Ok(Box::new(LocalExecutor)),
-        kind => Err(ExecError::NotSupported {
-            runtime: kind.code(),
-            what: "start agents",
-        }),
+        kind => Err(ExecError::NotSupported { runtime: kind.code(), what: "start agents" }),
     }
 }
 
@@ -100,9 +90,7 @@ impl LocalExecutor {
     fn command(spec: &ProcessSpec) -> Result<Command, ExecError> {
         let (program, args) = spec.argv.split_first().ok_or(ExecError::EmptyCommand)?;
         if !spec.cwd.is_dir() {
-            return Err(ExecError::MissingFolder {
-                path: spec.cwd.clone(),
-            });
+            return Err(ExecError::MissingFolder { path: spec.cwd.clone() });
         }
         let program = resolve_program(program);
         let mut cmd = Command::new(&program);
@@ -119,9 +107,7 @@ impl LocalExecutor {
 impl Executor for LocalExecutor {
     fn popen(&self, spec: &ProcessSpec) -> Result<Child, ExecError> {
         let mut cmd = Self::command(spec)?;
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         cmd.spawn().map_err(|e| spawn_error(&spec.argv[0], e))
     }
 
@@ -132,25 +118,16 @@ impl Executor for LocalExecutor {
             let mut cmd = cmd?;
             cmd.stdin(Stdio::null());
             let out = cmd.output().await.map_err(|e| spawn_error(&program, e))?;
-            Ok(Output {
-                code: out.status.code(),
-                stdout: out.stdout,
-                stderr: out.stderr,
-            })
+            Ok(Output { code: out.status.code(), stdout: out.stdout, stderr: out.stderr })
         })
     }
 }
 
 fn spawn_error(program: &str, source: std::io::Error) -> ExecError {
     if source.kind() == std::io::ErrorKind::NotFound {
-        ExecError::NotFound {
-            program: program.to_string(),
-        }
+        ExecError::NotFound { program: program.to_string() }
     } else {
-        ExecError::Spawn {
-            program: program.to_string(),
-            source,
-        }
+        ExecError::Spawn { program: program.to_string(), source }
     }
 }
 

@@ -2,10 +2,14 @@
 //! them, the config file and its watcher. Never draws: it produces `app::Event`s.
 
 pub mod acp_client;
+pub mod acp_convert;
+pub mod acp_transport;
+pub mod agent_fs;
 pub mod agents;
 pub mod config_file;
 pub mod config_watch;
 pub mod demo_agent;
 pub mod events;
 pub mod exec;
+pub mod permission_rules;
 pub mod process;

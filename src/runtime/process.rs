@@ -21,10 +21,7 @@ pub struct StopTimeouts {
 
 impl Default for StopTimeouts {
     fn default() -> Self {
-        Self {
-            after_eof: Duration::from_secs(5),
-            after_term: Duration::from_secs(3),
-        }
+        Self { after_eof: Duration::from_secs(5), after_term: Duration::from_secs(3) }
     }
 }
 
@@ -63,11 +60,7 @@ impl StderrLog {
     /// The last `n` lines.
     pub fn tail(&self, n: usize) -> Vec<String> {
         let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
-        lines
-            .iter()
-            .skip(lines.len().saturating_sub(n))
-            .cloned()
-            .collect()
+        lines.iter().skip(lines.len().saturating_sub(n)).cloned().collect()
     }
 }
 
@@ -114,13 +107,7 @@ impl AgentProcess {
                 let _ = tx.send(Some(status));
             }
         });
-        Self {
-            pgid,
-            stdin,
-            stdout,
-            exit,
-            stderr: stderr_log,
-        }
+        Self { pgid, stdin, stdout, exit, stderr: stderr_log }
     }
 
     /// The process id (also its process group id).

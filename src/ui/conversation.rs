@@ -1,129 +1,162 @@
-//! The selected agent: a header (name, state, where it runs, Start/Stop/Restart, tabs), its
-//! conversation streamed as plain text, a crash report when it crashed, and the composer.
+//! The conversation with the selected agent: messages made of parts (text, folded thoughts,
+//! tool cards, plans, notices), permission cards under the tool call they concern, the crash
+//! report, and the composer. Messages sent while the agent answers show as queued.
 
 use egui::{Key as EguiKey, Modifiers, RichText};
 
-use super::Tab;
-use super::i18n::{Key, crash_text, state_text, tr, trf, turn_end_text, where_text};
-use super::theme::{ERROR, state_dot};
+use super::i18n::{Key, crash_text, tr, trf, turn_end_text};
+use super::permission_card::permission_card_ui;
+use super::theme::{ERROR, WARNING};
+use super::tool_card::tool_card_ui;
 use crate::app::{AgentState, AgentView, Command};
 use crate::model::config::Language;
-use crate::model::conversation::{Role, TurnEnd};
+use crate::model::conversation::{Delivery, Message, Notice, Part, Role, TurnEnd};
+use crate::model::tool::{PlanItem, PlanStatus};
 
-/// The header; returns the commands its buttons asked for.
-pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut Tab) -> Vec<Command> {
+/// The messages and the composer; returns the commands to send.
+pub fn conversation_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: &mut String) -> Vec<Command> {
     let mut commands = Vec::new();
-    let name = agent.config.name.clone();
-    ui.horizontal(|ui| {
-        ui.heading(&name);
-        state_dot(ui, &agent.state, state_text(lang, &agent.state));
-        ui.label(state_text(lang, &agent.state));
-        ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
-        ui.separator();
-        let running = matches!(
-            agent.state,
-            AgentState::Starting | AgentState::Idle | AgentState::Busy
-        );
-        if ui
-            .add_enabled(!running, egui::Button::new(tr(lang, Key::Start)))
-            .clicked()
-        {
-            commands.push(Command::Start { agent: name.clone() });
-        }
-        if ui
-            .add_enabled(running, egui::Button::new(tr(lang, Key::Stop)))
-            .clicked()
-        {
-            commands.push(Command::Stop { agent: name.clone() });
-        }
-        if ui.button(tr(lang, Key::Restart)).clicked() {
-            commands.push(Command::Restart { agent: name.clone() });
-        }
-        ui.separator();
-        ui.selectable_value(tab, Tab::Conversation, tr(lang, Key::Conversation));
-        ui.selectable_value(tab, Tab::Log, tr(lang, Key::Log));
+    egui::Panel::bottom("composer").show(ui, |ui| {
+        commands.extend(composer_ui(ui, lang, agent, draft));
     });
-    ui.separator();
+    let agent = &*agent;
+    egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]).show(ui, |ui| {
+        if agent.conversation.messages.is_empty() {
+            ui.label(RichText::new(tr(lang, Key::EmptyConversation)).weak());
+        }
+        let mut shown_cards = std::collections::HashSet::new();
+        for (index, message) in agent.conversation.messages.iter().enumerate() {
+            ui.add_space(6.0);
+            ui.push_id(index, |ui| message_ui(ui, lang, agent, message, &mut shown_cards, &mut commands));
+        }
+        // Requests about a tool call that is not in the conversation.
+        for card in agent.permissions.iter().filter(|c| !shown_cards.contains(&c.request.id)) {
+            commands.extend(permission_card_ui(ui, lang, &agent.config.name, &agent.config.runtime, card));
+        }
+        if let AgentState::Crashed(report) = &agent.state {
+            ui.add_space(8.0);
+            crash_ui(ui, lang, report);
+        }
+    });
     commands
 }
 
-/// The messages and the composer; returns the commands to send.
-pub fn conversation_ui(
+fn message_ui(
     ui: &mut egui::Ui,
     lang: Language,
-    agent: &mut AgentView,
-    draft: &mut String,
-) -> Vec<Command> {
-    let mut commands = Vec::new();
-    egui::Panel::bottom("composer").show(ui, |ui| {
-        if let Some(c) = composer_ui(ui, lang, agent, draft) {
-            commands.push(c);
-        }
-    });
-    egui::ScrollArea::vertical()
-        .stick_to_bottom(true)
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            if agent.conversation.messages.is_empty() {
-                ui.label(RichText::new(tr(lang, Key::EmptyConversation)).weak());
-            }
-            for message in &agent.conversation.messages {
-                let who = match message.role {
-                    Role::User => tr(lang, Key::You).to_string(),
-                    Role::Agent => agent.config.name.clone(),
-                    Role::System => tr(lang, Key::System).to_string(),
-                };
-                ui.add_space(6.0);
-                ui.label(RichText::new(who).strong());
-                if !message.thought.is_empty() {
-                    egui::CollapsingHeader::new(tr(lang, Key::Thinking))
-                        .id_salt(message as *const _ as usize)
-                        .show(ui, |ui| {
-                            ui.label(RichText::new(&message.thought).italics().weak())
-                        });
-                }
-                if !message.text.is_empty() {
-                    ui.label(&message.text);
-                }
-                if let Some(end) = &message.end {
-                    let text = turn_end_text(lang, end);
-                    if !text.is_empty() {
-                        let color = if matches!(end, TurnEnd::Failed { .. }) {
-                            ERROR
-                        } else {
-                            ui.visuals().weak_text_color()
-                        };
-                        ui.label(RichText::new(text).italics().color(color));
+    agent: &AgentView,
+    message: &Message,
+    shown_cards: &mut std::collections::HashSet<u64>,
+    commands: &mut Vec<Command>,
+) {
+    let name = &agent.config.name;
+    match message.role {
+        Role::User => {
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(tr(lang, Key::You)).strong());
+                match message.delivery {
+                    Delivery::Sent => {}
+                    Delivery::Queued => {
+                        ui.label(RichText::new(tr(lang, Key::Queued)).small().italics().color(WARNING));
+                    }
+                    Delivery::NotSent => {
+                        ui.label(RichText::new(tr(lang, Key::NotSent)).small().italics().color(ERROR));
                     }
                 }
+            });
+        }
+        Role::Agent => {
+            ui.label(RichText::new(name).strong());
+        }
+        Role::System => {}
+    }
+    for (i, part) in message.parts.iter().enumerate() {
+        match part {
+            Part::Text(text) => {
+                ui.label(text);
             }
-            if let AgentState::Crashed(report) = &agent.state {
-                ui.add_space(8.0);
-                crash_ui(ui, lang, report);
+            Part::Thought(text) => {
+                egui::CollapsingHeader::new(RichText::new(tr(lang, Key::Thinking)).weak())
+                    .id_salt(("thought", i))
+                    .show(ui, |ui| ui.label(RichText::new(text).italics().weak()));
             }
-        });
-    commands
+            Part::Tool(call) => {
+                tool_card_ui(ui, lang, call);
+                for card in agent.permissions.iter().filter(|c| c.request.tool.id == call.id) {
+                    shown_cards.insert(card.request.id);
+                    commands.extend(permission_card_ui(ui, lang, name, &agent.config.runtime, card));
+                }
+            }
+            Part::Plan(items) => plan_ui(ui, lang, items),
+            Part::Notice(notice) => {
+                if let Some(command) = notice_ui(ui, lang, name, notice) {
+                    commands.push(command);
+                }
+            }
+        }
+    }
+    if let Some(end) = &message.end {
+        let text = turn_end_text(lang, end);
+        if !text.is_empty() {
+            let color = if matches!(end, TurnEnd::Failed { .. }) { ERROR } else { ui.visuals().weak_text_color() };
+            ui.label(RichText::new(text).italics().color(color));
+        }
+    }
+}
+
+fn plan_ui(ui: &mut egui::Ui, lang: Language, items: &[PlanItem]) {
+    ui.label(RichText::new(tr(lang, Key::Plan)).strong());
+    for item in items {
+        let mark = match item.status {
+            PlanStatus::Pending => "[ ]",
+            PlanStatus::InProgress => "[~]",
+            PlanStatus::Completed => "[x]",
+        };
+        let text = RichText::new(format!("{mark} {}", item.content));
+        ui.label(if item.status == PlanStatus::Completed { text.weak() } else { text });
+    }
+}
+
+fn notice_ui(ui: &mut egui::Ui, lang: Language, agent: &str, notice: &Notice) -> Option<Command> {
+    let mut command = None;
+    let frame = egui::Frame::group(ui.style());
+    frame.show(ui, |ui| match notice {
+        Notice::NewSession => {
+            ui.label(RichText::new(trf(lang, Key::NoticeNewSession, &[("agent", agent)])).italics());
+        }
+        Notice::Loop { failures } => {
+            ui.horizontal(|ui| {
+                let count = failures.to_string();
+                ui.label(
+                    RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(WARNING),
+                );
+                if ui.button(tr(lang, Key::Cancel)).clicked() {
+                    command = Some(Command::Cancel { agent: agent.to_string() });
+                }
+            });
+        }
+        Notice::AgentExited { message } => {
+            ui.label(
+                RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(ERROR),
+            );
+        }
+    });
+    command
 }
 
 fn crash_ui(ui: &mut egui::Ui, lang: Language, report: &crate::app::CrashReport) {
-    egui::Frame::group(ui.style())
-        .stroke(egui::Stroke::new(1.0, ERROR))
-        .show(ui, |ui| {
-            ui.label(RichText::new(crash_text(lang, &report.reason)).color(ERROR));
-            if !report.stderr_tail.is_empty() {
-                ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
-                ui.label(RichText::new(report.stderr_tail.join("\n")).monospace());
-            }
-        });
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, ERROR)).show(ui, |ui| {
+        ui.label(RichText::new(crash_text(lang, &report.reason)).color(ERROR));
+        if !report.stderr_tail.is_empty() {
+            ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
+            ui.label(RichText::new(report.stderr_tail.join("\n")).monospace());
+        }
+    });
 }
 
-/// The text box: Enter sends, Shift+Enter adds a line.
-fn composer_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    agent: &mut AgentView,
-    draft: &mut String,
-) -> Option<Command> {
+/// The text box: Enter sends, Shift+Enter adds a line. While the agent answers, a message is
+/// queued; Cancel stops the turn.
+fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: &mut String) -> Option<Command> {
     let name = agent.config.name.clone();
     let id = ui.make_persistent_id(("composer", &name));
     let focused = ui.memory(|m| m.has_focus(id));
@@ -155,7 +188,8 @@ fn composer_ui(
     let text = draft.trim().to_string();
     if send && !text.is_empty() {
         draft.clear();
-        agent.conversation.push_user(text.clone());
+        // Shown as queued until the runtime says its turn started.
+        agent.conversation.push_user(text.clone(), Delivery::Queued);
         return Some(Command::Prompt { agent: name, text });
     }
     None

@@ -103,6 +103,42 @@ strings! {
     CheckOk => ("{path}: no problems.", "{path} : aucun problème."),
     CommandNotFound => ("The command \"{command}\" was not found on PATH; this agent will not start.", "La commande « {command} » est introuvable dans le PATH ; cet agent ne démarrera pas."),
     Warning => ("warning", "avertissement"),
+    Queued => ("queued", "en attente"),
+    NotSent => ("not sent", "non envoyé"),
+    NoticeNewSession => ("{agent} started a new session: it no longer remembers the beginning of this conversation.", "{agent} a ouvert une nouvelle session : il ne se souvient plus du début de cette conversation."),
+    NoticeLoop => ("{agent} is going round in circles: {count} tools failed in a row.", "{agent} tourne en rond : {count} outils ont échoué d’affilée."),
+    NoticeExited => ("{agent} stopped: {message}", "{agent} s’est arrêté : {message}"),
+    StopAgent => ("Stop the agent", "Arrêter l’agent"),
+    AllowOnce => ("Allow once", "Autoriser une fois"),
+    AllowAlways => ("Always allow here", "Toujours autoriser ici"),
+    RejectAlways => ("Never here", "Jamais ici"),
+    RejectOnce => ("Reject once", "Refuser une fois"),
+    AnsweredAllowOnce => ("Allowed once", "Autorisé une fois"),
+    AnsweredAllowAlways => ("Always allowed here", "Toujours autorisé ici"),
+    AnsweredRejectAlways => ("Never allowed here", "Jamais autorisé ici"),
+    AnsweredRejectOnce => ("Rejected", "Refusé"),
+    AnsweredCancelled => ("Cancelled", "Annulé"),
+    AskRunHere => ("{agent} wants to run a command on your computer", "{agent} veut lancer une commande sur votre ordinateur"),
+    AskRunContainer => ("{agent} wants to run a command in its container {name}", "{agent} veut lancer une commande dans son conteneur {name}"),
+    AskRunSandbox => ("{agent} wants to run a command in its sandbox {name}", "{agent} veut lancer une commande dans son bac à sable {name}"),
+    AskRunPod => ("{agent} wants to run a command in its pod {name}", "{agent} veut lancer une commande dans son pod {name}"),
+    AskEdit => ("{agent} wants to edit {path}", "{agent} veut modifier {path}"),
+    AskDelete => ("{agent} wants to delete {path}", "{agent} veut supprimer {path}"),
+    AskMove => ("{agent} wants to move {path}", "{agent} veut déplacer {path}"),
+    AskRead => ("{agent} wants to read {path}", "{agent} veut lire {path}"),
+    AskFetch => ("{agent} wants to fetch {what}", "{agent} veut télécharger {what}"),
+    AskOther => ("{agent} asks permission: {title}", "{agent} demande la permission : {title}"),
+    Danger => ("May destroy data: {what}", "Peut détruire des données : {what}"),
+    ToolPending => ("pending", "en attente"),
+    ToolRunning => ("running", "en cours"),
+    ToolDone => ("done", "terminé"),
+    ToolFailed => ("failed", "échec"),
+    ToolCancelled => ("cancelled", "annulé"),
+    Input => ("Input", "Entrée"),
+    Output => ("Output", "Sortie"),
+    Plan => ("Plan", "Plan"),
+    Usage => ("Context: {used} / {size} tokens", "Contexte : {used} / {size} jetons"),
+    JumpToBottom => ("Jump to the latest", "Aller au plus récent"),
 }
 
 /// `tr` with `{name}` placeholders replaced.
@@ -144,42 +180,28 @@ fn found_name(lang: Language, found: &str) -> String {
 pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
     use ProblemKind as P;
     match kind {
-        P::Unreadable { path, message } => {
-            trf(lang, Key::Unreadable, &[("path", path), ("message", message)])
-        }
+        P::Unreadable { path, message } => trf(lang, Key::Unreadable, &[("path", path), ("message", message)]),
         P::Syntax { message } => trf(lang, Key::Syntax, &[("message", message)]),
-        P::UnknownKey {
-            key,
-            suggestion: None,
-        } => trf(lang, Key::UnknownKey, &[("key", key)]),
-        P::UnknownKey {
-            key,
-            suggestion: Some(s),
-        } => trf(lang, Key::UnknownKeySuggest, &[("key", key), ("suggestion", s)]),
+        P::UnknownKey { key, suggestion: None } => trf(lang, Key::UnknownKey, &[("key", key)]),
+        P::UnknownKey { key, suggestion: Some(s) } => {
+            trf(lang, Key::UnknownKeySuggest, &[("key", key), ("suggestion", s)])
+        }
         P::MissingKey { key } => trf(lang, Key::MissingKey, &[("key", key)]),
         P::WrongType { key, expected, found } => trf(
             lang,
             Key::WrongType,
-            &[
-                ("key", key),
-                ("expected", type_name(lang, *expected)),
-                ("found", &found_name(lang, found)),
-            ],
+            &[("key", key), ("expected", type_name(lang, *expected)), ("found", &found_name(lang, found))],
         ),
         P::Empty { key } => trf(lang, Key::Empty, &[("key", key)]),
-        P::OutOfRange { key, min, max } => trf(
-            lang,
-            Key::OutOfRange,
-            &[("key", key), ("min", &min.to_string()), ("max", &max.to_string())],
-        ),
+        P::OutOfRange { key, min, max } => {
+            trf(lang, Key::OutOfRange, &[("key", key), ("min", &min.to_string()), ("max", &max.to_string())])
+        }
         P::DuplicateAgent { name } => trf(lang, Key::DuplicateAgent, &[("name", name)]),
         P::DuplicateChannel { name } => trf(lang, Key::DuplicateChannel, &[("name", name)]),
         P::MissingFolder { path } => trf(lang, Key::MissingFolder, &[("path", path)]),
         P::UnknownRuntime { found } => trf(lang, Key::UnknownRuntime, &[("found", found)]),
         P::RuntimeNeeds { kind, key } => trf(lang, Key::RuntimeNeeds, &[("kind", kind.code()), ("key", key)]),
-        P::RuntimeIgnores { kind, key } => {
-            trf(lang, Key::RuntimeIgnores, &[("kind", kind.code()), ("key", key)])
-        }
+        P::RuntimeIgnores { kind, key } => trf(lang, Key::RuntimeIgnores, &[("kind", kind.code()), ("key", key)]),
         P::UnknownChannel { name } => trf(lang, Key::UnknownChannel, &[("name", name)]),
         P::InvalidEnvName { name } => trf(lang, Key::InvalidEnvName, &[("name", name)]),
         P::UnknownLanguage { found } => trf(lang, Key::UnknownLanguage, &[("found", found)]),
@@ -238,11 +260,8 @@ mod tests {
     use super::*;
 
     fn placeholders(s: &str) -> Vec<String> {
-        let mut out: Vec<String> = s
-            .split('{')
-            .skip(1)
-            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string()))
-            .collect();
+        let mut out: Vec<String> =
+            s.split('{').skip(1).filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string())).collect();
         out.sort();
         out
     }
@@ -252,11 +271,7 @@ mod tests {
         for key in Key::ALL {
             let en = tr(Language::En, *key);
             let fr = tr(Language::Fr, *key);
-            assert_eq!(
-                placeholders(en),
-                placeholders(fr),
-                "placeholders differ for {key:?}"
-            );
+            assert_eq!(placeholders(en), placeholders(fr), "placeholders differ for {key:?}");
             if *key != Key::EndTurn {
                 assert!(!en.is_empty() && !fr.is_empty(), "{key:?} is empty in a language");
             }
@@ -265,9 +280,7 @@ mod tests {
 
     #[test]
     fn problems_read_in_french() {
-        let kind = ProblemKind::UnknownRuntime {
-            found: "dockr".into(),
-        };
+        let kind = ProblemKind::UnknownRuntime { found: "dockr".into() };
         assert!(problem_text(Language::Fr, &kind).starts_with("Type d’environnement inconnu « dockr »"));
         assert!(problem_text(Language::En, &kind).starts_with("Unknown runtime type \"dockr\""));
     }

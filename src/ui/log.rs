@@ -13,12 +13,14 @@ pub fn log_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
         return;
     }
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
-    egui::ScrollArea::both()
-        .stick_to_bottom(true)
-        .auto_shrink([false, false])
-        .show_rows(ui, row_height, agent.log.len(), |ui, rows| {
+    egui::ScrollArea::both().stick_to_bottom(true).auto_shrink([false, false]).show_rows(
+        ui,
+        row_height,
+        agent.log.len(),
+        |ui, rows| {
             for line in agent.log.range(rows) {
                 ui.label(RichText::new(line).monospace());
             }
-        });
+        },
+    );
 }

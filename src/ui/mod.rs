@@ -1,12 +1,15 @@
 //! egui only: the window. `SidekicksApp` applies runtime events in `logic` (on a time budget)
 //! and draws in `ui`; each view has its own file.
 
+pub mod agent_header;
 pub mod conversation;
 pub mod i18n;
 pub mod log;
+pub mod permission_card;
 pub mod sidebar;
 pub mod status;
 pub mod theme;
+pub mod tool_card;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -102,7 +105,7 @@ impl SidekicksApp {
                 return;
             };
             let draft = self.drafts.entry(name.clone()).or_default();
-            let actions = conversation::agent_header_ui(ui, lang, agent, &mut self.tab);
+            let actions = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab);
             let mut commands = actions;
             match self.tab {
                 Tab::Conversation => commands.extend(conversation::conversation_ui(ui, lang, agent, draft)),
@@ -118,8 +121,7 @@ impl SidekicksApp {
     pub fn shutdown(&mut self) {
         if !self.shut_down {
             self.shut_down = true;
-            self.bridge
-                .shutdown_blocking(&mut self.state, Duration::from_secs(10));
+            self.bridge.shutdown_blocking(&mut self.state, Duration::from_secs(10));
         }
     }
 }

@@ -18,10 +18,7 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
             let is_selected = selected.as_deref() == Some(name.as_str());
             ui.horizontal(|ui| {
                 state_dot(ui, &agent.state, state_text(lang, &agent.state));
-                if ui
-                    .selectable_label(is_selected, RichText::new(name).strong())
-                    .clicked()
-                {
+                if ui.selectable_label(is_selected, RichText::new(name).strong()).clicked() {
                     *selected = Some(name.clone());
                 }
             });

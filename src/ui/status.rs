@@ -11,22 +11,14 @@ use crate::model::problem::Severity;
 pub fn status_ui(ui: &mut egui::Ui, state: &AppState) {
     let lang = state.language;
     ui.horizontal(|ui| {
-        let path = state
-            .config_path
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
+        let path = state.config_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         ui.label(RichText::new(trf(lang, Key::ConfigFile, &[("path", &path)])).small());
         ui.separator();
         if state.problems.is_empty() {
             ui.label(RichText::new(tr(lang, Key::NoProblems)).small().weak());
         } else {
             let count = state.problems.len().to_string();
-            ui.label(
-                RichText::new(trf(lang, Key::ProblemCount, &[("count", &count)]))
-                    .small()
-                    .color(ERROR),
-            );
+            ui.label(RichText::new(trf(lang, Key::ProblemCount, &[("count", &count)])).small().color(ERROR));
         }
     });
 }
@@ -37,20 +29,18 @@ pub fn problems_ui(ui: &mut egui::Ui, state: &AppState) {
         return;
     }
     let lang = state.language;
-    egui::Frame::group(ui.style())
-        .stroke(egui::Stroke::new(1.0, ERROR))
-        .show(ui, |ui| {
-            ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(ERROR));
-            for p in &state.problems {
-                let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
-                match p.severity() {
-                    Severity::Error => ui.label(text),
-                    Severity::Warning => ui.label(RichText::new(text).color(WARNING)),
-                };
-            }
-            if state.config.is_some() {
-                ui.label(RichText::new(tr(lang, Key::KeptLastGood)).weak());
-            }
-        });
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, ERROR)).show(ui, |ui| {
+        ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(ERROR));
+        for p in &state.problems {
+            let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
+            match p.severity() {
+                Severity::Error => ui.label(text),
+                Severity::Warning => ui.label(RichText::new(text).color(WARNING)),
+            };
+        }
+        if state.config.is_some() {
+            ui.label(RichText::new(tr(lang, Key::KeptLastGood)).weak());
+        }
+    });
     ui.add_space(6.0);
 }

@@ -16,6 +16,9 @@ pub fn state_color(state: &AgentState) -> Color32 {
     }
 }
 
+/// Colour of success (done, added lines).
+pub const OK: Color32 = Color32::from_rgb(90, 190, 110);
+
 /// Colour of warning text.
 pub const WARNING: Color32 = Color32::from_rgb(230, 170, 50);
 

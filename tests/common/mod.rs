@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sidekicks::app::{Command, Event};
+use sidekicks::model::conversation::Update;
 use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
 use sidekicks::runtime::events::EventSink;
 use sidekicks::runtime::process::StopTimeouts;
@@ -17,10 +18,7 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_sidekicks");
 /// Short timings so tests do not wait for the real 5 s + 3 s.
 pub fn fast_settings() -> ManagerSettings {
     ManagerSettings {
-        stop: StopTimeouts {
-            after_eof: Duration::from_millis(1500),
-            after_term: Duration::from_millis(1500),
-        },
+        stop: StopTimeouts { after_eof: Duration::from_millis(1500), after_term: Duration::from_millis(1500) },
         handshake_timeout: Duration::from_secs(3),
         tick: Duration::from_millis(200),
     }
@@ -38,11 +36,7 @@ impl Rig {
     pub fn new(settings: ManagerSettings) -> Self {
         let (sink, events) = EventSink::new(Arc::new(|| {}));
         let commands = spawn_manager(settings, sink);
-        Self {
-            commands,
-            events,
-            seen: Vec::new(),
-        }
+        Self { commands, events, seen: Vec::new() }
     }
 
     pub async fn send(&self, command: Command) {
@@ -71,7 +65,7 @@ impl Rig {
         self.seen
             .iter()
             .filter_map(|e| match e {
-                Event::AgentText { agent: a, text } if a == agent => Some(text.as_str()),
+                Event::AgentUpdate { agent: a, update: Update::Text(text) } if a == agent => Some(text.as_str()),
                 _ => None,
             })
             .collect()

@@ -1,0 +1,194 @@
+//! From the ACP schema to Sidekicks' own model types, and the agent's errors into its own words.
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, PermissionOptionKind, Plan, PlanEntryStatus, RequestPermissionRequest, SessionUpdate,
+    ToolCall as AcpToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolKind as AcpToolKind,
+};
+
+use crate::model::conversation::Update;
+use crate::model::permission::{OptionKind, PermissionOption, PermissionRequest};
+use crate::model::tool::{FileDiff, PlanItem, PlanStatus, ToolCall, ToolCallPatch, ToolKind, ToolStatus};
+
+/// The model update for a session update, or `None` for kinds not shown.
+pub fn update(update: SessionUpdate) -> Option<Update> {
+    match update {
+        SessionUpdate::AgentMessageChunk(chunk) => text_of(chunk.content).map(Update::Text),
+        SessionUpdate::AgentThoughtChunk(chunk) => text_of(chunk.content).map(Update::Thought),
+        SessionUpdate::ToolCall(call) => Some(Update::ToolCall(tool_call(call))),
+        SessionUpdate::ToolCallUpdate(u) => Some(Update::ToolCallPatch(tool_patch(u))),
+        SessionUpdate::Plan(plan) => Some(Update::Plan(plan_items(plan))),
+        SessionUpdate::UsageUpdate(u) => Some(Update::Usage { used: u.used, size: u.size }),
+        other => {
+            tracing::debug!("session update not shown: {other:?}");
+            None
+        }
+    }
+}
+
+fn text_of(block: ContentBlock) -> Option<String> {
+    match block {
+        ContentBlock::Text(t) => Some(t.text),
+        ContentBlock::ResourceLink(link) => Some(format!("[{}]({})", link.name, link.uri)),
+        _ => None,
+    }
+}
+
+fn kind(kind: AcpToolKind) -> ToolKind {
+    match kind {
+        AcpToolKind::Read => ToolKind::Read,
+        AcpToolKind::Edit => ToolKind::Edit,
+        AcpToolKind::Delete => ToolKind::Delete,
+        AcpToolKind::Move => ToolKind::Move,
+        AcpToolKind::Search => ToolKind::Search,
+        AcpToolKind::Execute => ToolKind::Execute,
+        AcpToolKind::Think => ToolKind::Think,
+        AcpToolKind::Fetch => ToolKind::Fetch,
+        _ => ToolKind::Other,
+    }
+}
+
+fn status(status: ToolCallStatus) -> ToolStatus {
+    match status {
+        ToolCallStatus::Pending => ToolStatus::Pending,
+        ToolCallStatus::InProgress => ToolStatus::InProgress,
+        ToolCallStatus::Completed => ToolStatus::Completed,
+        ToolCallStatus::Failed => ToolStatus::Failed,
+        _ => ToolStatus::Pending,
+    }
+}
+
+fn json(value: serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s,
+        other => serde_json::to_string_pretty(&other).unwrap_or_default(),
+    }
+}
+
+/// Text content and diffs of a tool call's content list.
+fn contents(items: Vec<ToolCallContent>) -> (Vec<String>, Vec<FileDiff>) {
+    let mut texts = Vec::new();
+    let mut diffs = Vec::new();
+    for item in items {
+        match item {
+            ToolCallContent::Content(c) => texts.extend(text_of(c.content)),
+            ToolCallContent::Diff(d) => {
+                diffs.push(FileDiff { path: d.path.display().to_string(), old_text: d.old_text, new_text: d.new_text })
+            }
+            _ => {}
+        }
+    }
+    (texts, diffs)
+}
+
+/// A new tool call.
+pub fn tool_call(call: AcpToolCall) -> ToolCall {
+    let (content, diffs) = contents(call.content);
+    ToolCall {
+        id: call.tool_call_id.0.to_string(),
+        title: call.title,
+        kind: kind(call.kind),
+        status: status(call.status),
+        input: call.raw_input.map(json),
+        output: call.raw_output.map(json),
+        content,
+        diffs,
+        locations: call.locations.into_iter().map(|l| l.path.display().to_string()).collect(),
+    }
+}
+
+/// Changes to a tool call.
+pub fn tool_patch(update: ToolCallUpdate) -> ToolCallPatch {
+    let f = update.fields;
+    let (content, diffs) = match f.content {
+        Some(items) => {
+            let (c, d) = contents(items);
+            (Some(c), Some(d))
+        }
+        None => (None, None),
+    };
+    ToolCallPatch {
+        id: update.tool_call_id.0.to_string(),
+        title: f.title,
+        kind: f.kind.map(kind),
+        status: f.status.map(status),
+        input: f.raw_input.map(json),
+        output: f.raw_output.map(json),
+        content,
+        diffs,
+        locations: f.locations.map(|ls| ls.into_iter().map(|l| l.path.display().to_string()).collect()),
+    }
+}
+
+fn plan_items(plan: Plan) -> Vec<PlanItem> {
+    plan.entries
+        .into_iter()
+        .map(|e| PlanItem {
+            content: e.content,
+            status: match e.status {
+                PlanEntryStatus::InProgress => PlanStatus::InProgress,
+                PlanEntryStatus::Completed => PlanStatus::Completed,
+                _ => PlanStatus::Pending,
+            },
+        })
+        .collect()
+}
+
+/// A permission request with Sidekicks' id `id`.
+pub fn permission_request(id: u64, request: RequestPermissionRequest) -> PermissionRequest {
+    let options = request
+        .options
+        .into_iter()
+        .filter_map(|o| {
+            let kind = match o.kind {
+                PermissionOptionKind::AllowOnce => OptionKind::AllowOnce,
+                PermissionOptionKind::AllowAlways => OptionKind::AllowAlways,
+                PermissionOptionKind::RejectOnce => OptionKind::RejectOnce,
+                PermissionOptionKind::RejectAlways => OptionKind::RejectAlways,
+                _ => return None,
+            };
+            Some(PermissionOption { id: o.option_id.0.to_string(), kind, agent_label: o.name })
+        })
+        .collect();
+    PermissionRequest { id, tool: ToolCall::from_patch(tool_patch(request.tool_call)), options }
+}
+
+/// The agent's own explanation of an error: `data.error`, `data.message` (or `data` itself when
+/// it is a string), then the JSON-RPC `message`.
+pub fn error_text(error: &agent_client_protocol::Error) -> String {
+    let from_data = error.data.as_ref().and_then(|d| match d {
+        serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        serde_json::Value::Object(o) => ["error", "message", "details"].iter().find_map(|k| match o.get(*k) {
+            Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+            Some(serde_json::Value::Object(inner)) => inner.get("message").and_then(|m| m.as_str()).map(String::from),
+            _ => None,
+        }),
+        _ => None,
+    });
+    from_data.unwrap_or_else(|| error.message.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(message: &str, data: Option<serde_json::Value>) -> agent_client_protocol::Error {
+        let mut e = agent_client_protocol::Error::internal_error();
+        e.message = message.into();
+        e.data = data;
+        e
+    }
+
+    #[test]
+    fn errors_read_as_the_agents_own_explanation() {
+        let e = error("Internal error", Some(serde_json::json!({"error": "Rate limit reached, retry in 20 s"})));
+        assert_eq!(error_text(&e), "Rate limit reached, retry in 20 s");
+        let e = error("Internal error", Some(serde_json::json!({"message": "No API key"})));
+        assert_eq!(error_text(&e), "No API key");
+        let e = error("Internal error", Some(serde_json::json!("plain words")));
+        assert_eq!(error_text(&e), "plain words");
+        let e = error("Authentication required", Some(serde_json::json!({"code": 7})));
+        assert_eq!(error_text(&e), "Authentication required");
+        let e = error("Model overloaded", None);
+        assert_eq!(error_text(&e), "Model overloaded");
+    }
+}

@@ -1,0 +1,101 @@
+//! Newline-delimited JSON over an agent's pipes. Lines that are not JSON are sent to the agent's
+//! log and kept from the protocol; the writer owns stdin and closes it (EOF for the agent) when
+//! the connection ends.
+
+use agent_client_protocol::Lines;
+use futures::{SinkExt, StreamExt};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout};
+
+use super::events::EventSink;
+use crate::app::Event;
+
+/// Longest line accepted from an agent; a longer one is logged (its start) and skipped.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+/// How much of a skipped line the log shows.
+const LOG_PREFIX: usize = 200;
+
+/// The transport for one agent.
+pub fn lines_transport(
+    agent: String,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    events: EventSink,
+) -> Lines<
+    impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
+    impl futures::Stream<Item = std::io::Result<String>> + Send + 'static,
+> {
+    let (out_tx, mut out_rx) = futures::channel::mpsc::channel::<String>(64);
+    tokio::spawn(async move {
+        let mut stdin = stdin;
+        while let Some(mut line) = out_rx.next().await {
+            line.push('\n');
+            if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
+                break;
+            }
+        }
+        // Dropping stdin here is the EOF the agent sees.
+    });
+    let sink = out_tx.sink_map_err(std::io::Error::other);
+
+    let reader = BufReader::with_capacity(64 * 1024, stdout);
+    let incoming = futures::stream::unfold((reader, events, agent), |(mut reader, events, agent)| async move {
+        loop {
+            let mut buf = Vec::new();
+            match read_line_limited(&mut reader, &mut buf).await {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => return Some((Err(e), (reader, events, agent))),
+            }
+            if buf.len() > MAX_LINE {
+                let start = String::from_utf8_lossy(&buf[..LOG_PREFIX.min(buf.len())]).into_owned();
+                let line = format!("skipped a line of more than {} MB on stdout: {start}…", MAX_LINE >> 20);
+                events.send(Event::AgentLog { agent: agent.clone(), line }).await;
+                continue;
+            }
+            let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
+            let trimmed = line.trim_start();
+            if trimmed.starts_with('{') || trimmed.starts_with('[') {
+                return Some((Ok(line), (reader, events, agent)));
+            }
+            if !trimmed.is_empty() {
+                let mut shown = line;
+                if shown.len() > 4 * LOG_PREFIX {
+                    let mut cut = 4 * LOG_PREFIX;
+                    while !shown.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    shown.truncate(cut);
+                    shown.push('…');
+                }
+                let line = format!("stdout (not ACP): {shown}");
+                events.send(Event::AgentLog { agent: agent.clone(), line }).await;
+            }
+        }
+    });
+    Lines::new(sink, Box::pin(incoming))
+}
+
+/// Reads one line into `buf`, keeping at most `MAX_LINE + 1` bytes of it (the rest is read and
+/// dropped, so one huge line cannot exhaust memory). Returns the bytes read, 0 at EOF.
+async fn read_line_limited(reader: &mut BufReader<ChildStdout>, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(total);
+        }
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        let room = (MAX_LINE + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len();
+        total += used;
+        reader.consume(used);
+        if done {
+            return Ok(total);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Serving the agent's `fs/read_text_file` and `fs/write_text_file` requests, inside its workspace
+//! only. Paths arrive absolute, as the agent sees them (`workspace_path`); the part below the
+//! workspace is opened with cap-std, which refuses `..` and symlinks that lead out.
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a file request was refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentFsError {
+    /// The path is not inside the agent's workspace.
+    #[error("{path} is outside the agent's workspace")]
+    Outside { path: String },
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+/// The agent's workspace: where it is on this computer, and its path as the agent sees it.
+#[derive(Clone, Debug)]
+pub struct AgentFs {
+    /// The folder on this computer.
+    pub host_root: PathBuf,
+    /// The same folder as the agent names it.
+    pub agent_root: PathBuf,
+}
+
+impl AgentFs {
+    /// The path below the workspace, refusing anything that is not plainly inside it.
+    fn relative(&self, path: &Path) -> Result<PathBuf, AgentFsError> {
+        let outside = || AgentFsError::Outside { path: path.display().to_string() };
+        let rel = if path.is_absolute() { path.strip_prefix(&self.agent_root).map_err(|_| outside())? } else { path };
+        if rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+            return Err(outside());
+        }
+        Ok(rel.to_path_buf())
+    }
+
+    fn root(&self, path: &Path) -> Result<cap_std::fs::Dir, AgentFsError> {
+        cap_std::fs::Dir::open_ambient_dir(&self.host_root, cap_std::ambient_authority())
+            .map_err(|source| AgentFsError::Io { path: path.display().to_string(), source })
+    }
+
+    /// Reads a text file; `line` (1-based) and `limit` select lines.
+    pub fn read(&self, path: &Path, line: Option<u32>, limit: Option<u32>) -> Result<String, AgentFsError> {
+        let rel = self.relative(path)?;
+        let io = |source| map_io(path, source);
+        let text = self.root(path)?.read_to_string(&rel).map_err(io)?;
+        if line.is_none() && limit.is_none() {
+            return Ok(text);
+        }
+        let skip = line.map_or(0, |l| l.saturating_sub(1) as usize);
+        let take = limit.map_or(usize::MAX, |l| l as usize);
+        Ok(text.split_inclusive('\n').skip(skip).take(take).collect())
+    }
+
+    /// Writes a text file (creating it), through a temporary file renamed over the original.
+    pub fn write(&self, path: &Path, content: &str) -> Result<(), AgentFsError> {
+        let rel = self.relative(path)?;
+        let io = |source| map_io(path, source);
+        let root = self.root(path)?;
+        let name = rel.file_name().ok_or_else(|| AgentFsError::Outside { path: path.display().to_string() })?;
+        let tmp = rel.with_file_name(format!(".{}.sidekicks-tmp", name.to_string_lossy()));
+        let mut file = root.create(&tmp).map_err(io)?;
+        file.write_all(content.as_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        drop(file);
+        if let Ok(meta) = root.metadata(&rel) {
+            let _ = root.set_permissions(&tmp, meta.permissions());
+        }
+        root.rename(&tmp, &root, &rel).map_err(|e| {
+            let _ = root.remove_file(&tmp);
+            io(e)
+        })
+    }
+}
+
+fn map_io(path: &Path, source: std::io::Error) -> AgentFsError {
+    // cap-std reports an escape (symlink out, `..`) as PermissionDenied with this wording.
+    if source.kind() == std::io::ErrorKind::PermissionDenied && source.to_string().contains("outside") {
+        return AgentFsError::Outside { path: path.display().to_string() };
+    }
+    AgentFsError::Io { path: path.display().to_string(), source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fs(dir: &Path) -> AgentFs {
+        AgentFs { host_root: dir.to_path_buf(), agent_root: dir.to_path_buf() }
+    }
+
+    #[test]
+    fn reads_and_writes_inside_and_refuses_escapes() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        std::fs::write(dir.path().join("secret"), "no").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), ws.join("link")).unwrap();
+        let f = fs(&ws);
+        f.write(&ws.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        assert_eq!(f.read(&ws.join("a.txt"), None, None).unwrap(), "one\ntwo\nthree\n");
+        assert_eq!(f.read(&ws.join("a.txt"), Some(2), Some(1)).unwrap(), "two\n");
+        for bad in [dir.path().join("secret"), ws.join("../secret"), ws.join("link")] {
+            assert!(matches!(f.read(&bad, None, None), Err(AgentFsError::Outside { .. })), "{bad:?}");
+        }
+        assert!(matches!(f.write(&ws.join("../x"), "x"), Err(AgentFsError::Outside { .. })));
+        assert!(!dir.path().join("x").exists());
+    }
+}

@@ -1,0 +1,42 @@
+//! The header of the selected agent: name, state, where it runs, token usage, Start / Stop /
+//! Restart, and the Conversation / Log tabs.
+
+use egui::RichText;
+
+use super::Tab;
+use super::i18n::{Key, state_text, tr, trf, where_text};
+use super::theme::state_dot;
+use crate::app::{AgentState, AgentView, Command};
+use crate::model::config::Language;
+
+/// Draws the header; returns the commands its buttons asked for.
+pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut Tab) -> Vec<Command> {
+    let mut commands = Vec::new();
+    let name = agent.config.name.clone();
+    ui.horizontal(|ui| {
+        ui.heading(&name);
+        state_dot(ui, &agent.state, state_text(lang, &agent.state));
+        ui.label(state_text(lang, &agent.state));
+        ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
+        if let Some((used, size)) = agent.conversation.usage {
+            let (used, size) = (used.to_string(), size.to_string());
+            ui.label(RichText::new(trf(lang, Key::Usage, &[("used", &used), ("size", &size)])).small().weak());
+        }
+        ui.separator();
+        let running = matches!(agent.state, AgentState::Starting | AgentState::Idle | AgentState::Busy);
+        if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
+            commands.push(Command::Start { agent: name.clone() });
+        }
+        if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
+            commands.push(Command::Stop { agent: name.clone() });
+        }
+        if ui.button(tr(lang, Key::Restart)).clicked() {
+            commands.push(Command::Restart { agent: name.clone() });
+        }
+        ui.separator();
+        ui.selectable_value(tab, Tab::Conversation, tr(lang, Key::Conversation));
+        ui.selectable_value(tab, Tab::Log, tr(lang, Key::Log));
+    });
+    ui.separator();
+    commands
+}

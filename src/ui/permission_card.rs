@@ -1,0 +1,105 @@
+//! A permission request as a card: what the agent wants in plain words, the command (with what
+//! may destroy data flagged) or the file and its diff, the agent's options under our labels, and
+//! always "Stop the agent". Once answered, one line says how.
+
+use egui::RichText;
+
+use super::i18n::{Key, tr, trf};
+use super::theme::{ERROR, WARNING};
+use super::tool_card::diff_ui;
+use crate::app::{Command, PermissionCard};
+use crate::model::config::{Language, RuntimeConfig, RuntimeKind};
+use crate::model::permission::{Ask, OptionKind, PermissionAnswer, ask};
+
+/// What the card says the agent wants.
+pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask) -> String {
+    let name = runtime.target_name().unwrap_or("?");
+    match ask {
+        Ask::RunCommand { .. } => match runtime.kind {
+            RuntimeKind::Local => trf(lang, Key::AskRunHere, &[("agent", agent)]),
+            RuntimeKind::Container | RuntimeKind::Podman => {
+                trf(lang, Key::AskRunContainer, &[("agent", agent), ("name", name)])
+            }
+            RuntimeKind::Sbx => trf(lang, Key::AskRunSandbox, &[("agent", agent), ("name", name)]),
+            RuntimeKind::Kubectl => trf(lang, Key::AskRunPod, &[("agent", agent), ("name", name)]),
+        },
+        Ask::EditFile { path } => trf(lang, Key::AskEdit, &[("agent", agent), ("path", path)]),
+        Ask::DeleteFile { path } => trf(lang, Key::AskDelete, &[("agent", agent), ("path", path)]),
+        Ask::MoveFile { path } => trf(lang, Key::AskMove, &[("agent", agent), ("path", path)]),
+        Ask::ReadFile { path } => trf(lang, Key::AskRead, &[("agent", agent), ("path", path)]),
+        Ask::Fetch { what } => trf(lang, Key::AskFetch, &[("agent", agent), ("what", what)]),
+        Ask::Other { title } => trf(lang, Key::AskOther, &[("agent", agent), ("title", title)]),
+    }
+}
+
+fn option_label(kind: OptionKind) -> Key {
+    match kind {
+        OptionKind::AllowOnce => Key::AllowOnce,
+        OptionKind::AllowAlways => Key::AllowAlways,
+        OptionKind::RejectAlways => Key::RejectAlways,
+        OptionKind::RejectOnce => Key::RejectOnce,
+    }
+}
+
+fn answered_label(answer: &PermissionAnswer) -> Key {
+    match answer {
+        PermissionAnswer::Selected { kind: OptionKind::AllowOnce, .. } => Key::AnsweredAllowOnce,
+        PermissionAnswer::Selected { kind: OptionKind::AllowAlways, .. } => Key::AnsweredAllowAlways,
+        PermissionAnswer::Selected { kind: OptionKind::RejectAlways, .. } => Key::AnsweredRejectAlways,
+        PermissionAnswer::Selected { kind: OptionKind::RejectOnce, .. } => Key::AnsweredRejectOnce,
+        PermissionAnswer::Cancelled => Key::AnsweredCancelled,
+    }
+}
+
+/// Draws the card; returns the command its buttons asked for.
+pub fn permission_card_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &str,
+    runtime: &RuntimeConfig,
+    card: &PermissionCard,
+) -> Option<Command> {
+    let what = ask(&card.request.tool);
+    if let Some(answer) = &card.answer {
+        ui.label(
+            RichText::new(format!("{} — {}", ask_text(lang, agent, runtime, &what), tr(lang, answered_label(answer))))
+                .small()
+                .weak(),
+        );
+        return None;
+    }
+    let mut command = None;
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.label(RichText::new(ask_text(lang, agent, runtime, &what)).strong());
+        match &what {
+            Ask::RunCommand { command, dangers } => {
+                ui.label(RichText::new(command).monospace());
+                if !dangers.is_empty() {
+                    ui.label(RichText::new(trf(lang, Key::Danger, &[("what", &dangers.join(", "))])).color(ERROR));
+                }
+            }
+            _ => {
+                for diff in &card.request.tool.diffs {
+                    diff_ui(ui, diff);
+                }
+            }
+        }
+        ui.horizontal_wrapped(|ui| {
+            for kind in OptionKind::ORDER {
+                if let Some(option) = card.request.option(kind) {
+                    let button = ui.button(tr(lang, option_label(kind))).on_hover_text(&option.agent_label);
+                    if button.clicked() {
+                        let answer = PermissionAnswer::Selected { option_id: option.id.clone(), kind };
+                        command =
+                            Some(Command::AnswerPermission { agent: agent.to_string(), id: card.request.id, answer });
+                    }
+                }
+            }
+            if ui.button(RichText::new(tr(lang, Key::StopAgent)).color(ERROR)).clicked() {
+                command = Some(Command::Stop { agent: agent.to_string() });
+            }
+        });
+    });
+    command
+}
