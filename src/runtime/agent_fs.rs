@@ -60,6 +60,9 @@ impl AgentFs {
         let io = |source| map_io(path, source);
         let root = self.root(path)?;
         let name = rel.file_name().ok_or_else(|| AgentFsError::Outside { path: path.display().to_string() })?;
+        if let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+            root.create_dir_all(parent).map_err(io)?;
+        }
         let tmp = rel.with_file_name(format!(".{}.sidekicks-tmp", name.to_string_lossy()));
         let mut file = root.create(&tmp).map_err(io)?;
         file.write_all(content.as_bytes()).map_err(io)?;

@@ -105,3 +105,49 @@ pub fn alive(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+/// A manager with one demo agent named `demo` working in `dir`.
+pub async fn demo_rig(dir: &Path) -> Rig {
+    let rig = Rig::new(fast_settings());
+    load_config(&rig, dir, &config_text("", &[("demo", BIN, &["demo-agent"])], dir)).await;
+    rig
+}
+
+impl Rig {
+    /// Sends `text` to `agent` and waits for the end of that turn.
+    pub async fn turn(&mut self, agent: &str, text: &str) -> sidekicks::model::conversation::TurnEnd {
+        self.send(Command::Prompt { agent: agent.into(), text: text.into() }).await;
+        self.wait_turn_end(agent).await
+    }
+
+    /// Waits for the next end of a turn of `agent`.
+    pub async fn wait_turn_end(&mut self, agent: &str) -> sidekicks::model::conversation::TurnEnd {
+        let event = self
+            .wait_for(
+                Duration::from_secs(30),
+                "turn end",
+                |e| matches!(e, Event::TurnEnded { agent: a, .. } if a == agent),
+            )
+            .await;
+        match event {
+            Event::TurnEnded { end, .. } => end,
+            _ => unreachable!(),
+        }
+    }
+
+    /// The updates of `agent` seen so far.
+    pub fn updates(&self, agent: &str) -> Vec<Update> {
+        self.seen
+            .iter()
+            .filter_map(|e| match e {
+                Event::AgentUpdate { agent: a, update } if a == agent => Some(update.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Forgets the events seen so far.
+    pub fn clear(&mut self) {
+        self.seen.clear();
+    }
+}

@@ -1,0 +1,376 @@
+//! What the demo agent does for each prompt. A word in the prompt picks the scenario; each one
+//! exercises a part of the client (docs/demo-agent.md lists them).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, Diff, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, ReadTextFileRequest, RequestPermissionOutcome, RequestPermissionRequest, SessionId,
+    SessionNotification, SessionUpdate, StopReason, TextContent, ToolCall, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind, UsageUpdate, WriteTextFileRequest,
+};
+use agent_client_protocol::{Client, Error};
+
+use super::RawOut;
+
+/// One turn in progress.
+pub(super) struct Turn {
+    pub cx: ConnectionTo<Client>,
+    pub session: SessionId,
+    pub cwd: PathBuf,
+    pub cancel: Arc<AtomicBool>,
+    pub raw: RawOut,
+}
+
+type Outcome = Result<StopReason, Error>;
+
+/// The scenarios, each chosen by a word of the prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scenario {
+    /// The greeting, in Markdown (any prompt without a keyword).
+    Hello,
+    /// `code`: Markdown with a fenced code block.
+    Code,
+    /// `think`: reasoning, then an answer.
+    Think,
+    /// `diff` or `edit`: a tool call that edits a file, with its diff.
+    Diff,
+    /// `plan`: a plan whose items get done one by one.
+    Plan,
+    /// `permission` or `run`: asks to run `rm -rf build`, then acts on the answer.
+    Permission,
+    /// `fail` or `loop`: four tool calls that fail in a row.
+    Failing,
+    /// `error`: the turn fails with a JSON-RPC error that carries `data.error`.
+    Error,
+    /// `wait`: streams slowly for a minute, until cancelled.
+    Wait,
+    /// `slow`: a short answer streamed slowly.
+    Slow,
+    /// `crash`: the process exits in the middle of the answer.
+    Crash,
+    /// `garbage`: a line that is not JSON on stdout, then an answer.
+    Garbage,
+    /// `huge`: a 10 MB line on stdout, then an answer.
+    Huge,
+    /// `files`: writes then reads `notes/demo.md` through the client (fs/write_text_file, fs/read_text_file).
+    Files,
+    /// `usage`: reports context use, once in a form that does not parse (`"used": null`).
+    Usage,
+}
+
+impl Scenario {
+    /// Every scenario with its keywords, in the order they are tried.
+    pub const KEYWORDS: &[(Scenario, &[&str])] = &[
+        (Scenario::Crash, &["crash"]),
+        (Scenario::Wait, &["wait"]),
+        (Scenario::Slow, &["slow"]),
+        (Scenario::Error, &["error"]),
+        (Scenario::Garbage, &["garbage"]),
+        (Scenario::Huge, &["huge"]),
+        (Scenario::Permission, &["permission", "run"]),
+        (Scenario::Failing, &["fail", "loop"]),
+        (Scenario::Diff, &["diff", "edit"]),
+        (Scenario::Plan, &["plan"]),
+        (Scenario::Think, &["think"]),
+        (Scenario::Code, &["code"]),
+        (Scenario::Files, &["files"]),
+        (Scenario::Usage, &["usage"]),
+    ];
+
+    /// The scenario for `prompt`.
+    pub fn pick(prompt: &str) -> Scenario {
+        let words: Vec<String> =
+            prompt.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+        Self::KEYWORDS
+            .iter()
+            .find(|(_, keys)| keys.iter().any(|k| words.iter().any(|w| w == k)))
+            .map_or(Scenario::Hello, |(s, _)| *s)
+    }
+
+    pub(super) async fn run(self, mut t: Turn, prompt: &str) -> Outcome {
+        match self {
+            Scenario::Hello => t.stream(&hello(prompt), Duration::from_millis(30)).await,
+            Scenario::Code => t.stream(CODE, Duration::from_millis(20)).await,
+            Scenario::Think => {
+                for piece in ["The person wants to see ", "how I think. ", "I will show it, then answer."] {
+                    t.send(SessionUpdate::AgentThoughtChunk(chunk(piece)))?;
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                t.stream("Done thinking: the answer is **42**.", Duration::from_millis(20)).await
+            }
+            Scenario::Diff => diff(&t).await,
+            Scenario::Plan => plan(&t).await,
+            Scenario::Permission => permission(&t).await,
+            Scenario::Failing => failing(&t).await,
+            Scenario::Error => {
+                t.say("Let me try… ")?;
+                let mut error = Error::internal_error();
+                error.message = "Internal error".into();
+                error.data =
+                    Some(serde_json::json!({ "error": "The demo model is overloaded; try again in a minute." }));
+                Err(error)
+            }
+            Scenario::Wait => {
+                let chunks: Vec<String> = (1..=600).map(|i| format!("{i}… ")).collect();
+                t.stream_chunks(&chunks, Duration::from_millis(100)).await
+            }
+            Scenario::Slow => {
+                t.stream("This answer arrives slowly, a few words at a time.", Duration::from_millis(250)).await
+            }
+            Scenario::Crash => {
+                t.say("I am about to crash… ")?;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                eprintln!("demo agent: crashing on purpose (scenario `crash`)");
+                std::process::exit(3);
+            }
+            Scenario::Garbage => {
+                t.raw.line("Welcome! This line is not JSON-RPC.".into()).await;
+                t.stream(
+                    "I printed a line that is not ACP on stdout; it should be in my Log.",
+                    Duration::from_millis(20),
+                )
+                .await
+            }
+            Scenario::Huge => {
+                t.raw.line("x".repeat(10 * 1024 * 1024)).await;
+                t.stream("I printed a 10 MB line on stdout, and I am still fine.", Duration::from_millis(20)).await
+            }
+            Scenario::Files => files(&t).await,
+            Scenario::Usage => {
+                let bad = serde_json::json!({"sessionUpdate": "usage_update", "used": null, "size": 200000});
+                t.raw
+                    .line(
+                        serde_json::json!({"jsonrpc": "2.0", "method": "session/update",
+                            "params": {"sessionId": t.session.0.as_ref(), "update": bad}})
+                        .to_string(),
+                    )
+                    .await;
+                t.send(SessionUpdate::UsageUpdate(UsageUpdate::new(1234, 200000)))?;
+                t.stream("I reported my context use twice; the first report was malformed.", Duration::from_millis(20))
+                    .await
+            }
+        }
+    }
+}
+
+const CODE: &str = "Here is a function in **Rust**:\n\n```rust\nfn greet(name: &str) -> String {\n    format!(\"Hello, {name}!\")\n}\n```\n\nAnd the same in Python:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n```\n";
+
+fn hello(prompt: &str) -> String {
+    let quoted: String = prompt.lines().map(|l| format!("> {l}\n")).collect();
+    format!(
+        "**Hello!** I am the Sidekicks demo agent. You said:\n\n{quoted}\n\
+         I run inside Sidekicks, offline, with no key. Every answer of mine is:\n\n\
+         - streamed in small pieces over ACP,\n\
+         - written in *Markdown*.\n\n\
+         Send `wait` to see a long answer you can stop, or one of the words listed in docs/demo-agent.md."
+    )
+}
+
+/// The reply chunks of the greeting (used by tests and benchmarks).
+pub fn reply_chunks(prompt: &str) -> Vec<String> {
+    chunk_words(&hello(prompt), 3)
+}
+
+fn chunk(text: &str) -> ContentChunk {
+    ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
+}
+
+/// Splits `text` into pieces of about `words` words, keeping every character.
+fn chunk_words(text: &str, words: usize) -> Vec<String> {
+    let mut chunks = Vec::new();
+    let mut current = String::new();
+    let mut count = 0;
+    for piece in text.split_inclusive([' ', '\n']) {
+        current.push_str(piece);
+        count += 1;
+        if count == words {
+            chunks.push(std::mem::take(&mut current));
+            count = 0;
+        }
+    }
+    if !current.is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}
+
+impl Turn {
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    fn send(&self, update: SessionUpdate) -> Result<(), Error> {
+        self.cx.send_notification(SessionNotification::new(self.session.clone(), update))
+    }
+
+    fn say(&self, text: &str) -> Result<(), Error> {
+        self.send(SessionUpdate::AgentMessageChunk(chunk(text)))
+    }
+
+    async fn stream(&self, text: &str, delay: Duration) -> Outcome {
+        self.stream_chunks(&chunk_words(text, 3), delay).await
+    }
+
+    async fn stream_chunks(&self, chunks: &[String], delay: Duration) -> Outcome {
+        for piece in chunks {
+            if self.cancelled() {
+                return Ok(StopReason::Cancelled);
+            }
+            self.say(piece)?;
+            tokio::time::sleep(delay).await;
+        }
+        Ok(if self.cancelled() { StopReason::Cancelled } else { StopReason::EndTurn })
+    }
+
+    fn tool(&self, call: ToolCall) -> Result<(), Error> {
+        self.send(SessionUpdate::ToolCall(call))
+    }
+
+    fn tool_update(&self, id: &str, fields: ToolCallUpdateFields) -> Result<(), Error> {
+        self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields)))
+    }
+}
+
+async fn diff(t: &Turn) -> Outcome {
+    let path = t.cwd.join("src/greeting.rs");
+    let old = "fn greet() {\n    println!(\"Hello\");\n}\n";
+    let new = "fn greet(name: &str) {\n    println!(\"Hello, {name}!\");\n}\n";
+    let content = vec![Diff::new(path.clone(), new).old_text(old.to_string()).into()];
+    t.tool(
+        ToolCall::new("edit-1", "Edit src/greeting.rs")
+            .kind(ToolKind::Edit)
+            .status(ToolCallStatus::InProgress)
+            .content(content)
+            .raw_input(serde_json::json!({"path": path.display().to_string()})),
+    )?;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    t.tool_update("edit-1", ToolCallUpdateFields::new().status(ToolCallStatus::Completed))?;
+    t.stream("I changed `greet` to take a name (nothing was written: this is a demo).", Duration::from_millis(20)).await
+}
+
+async fn plan(t: &Turn) -> Outcome {
+    let items = ["Read the code", "Write the change", "Run the tests"];
+    for done in 0..=items.len() {
+        let entries = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let status = match i.cmp(&done) {
+                    std::cmp::Ordering::Less => PlanEntryStatus::Completed,
+                    std::cmp::Ordering::Equal => PlanEntryStatus::InProgress,
+                    std::cmp::Ordering::Greater => PlanEntryStatus::Pending,
+                };
+                PlanEntry::new(*item, PlanEntryPriority::Medium, status)
+            })
+            .collect();
+        t.send(SessionUpdate::Plan(Plan::new(entries)))?;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    t.stream("Every step of my plan is done.", Duration::from_millis(20)).await
+}
+
+async fn permission(t: &Turn) -> Outcome {
+    let command = "rm -rf build";
+    t.tool(
+        ToolCall::new("run-1", format!("Run `{command}`"))
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::Pending)
+            .raw_input(serde_json::json!({ "command": command })),
+    )?;
+    let options = vec![
+        PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+        PermissionOption::new("allow-always", "Always allow", PermissionOptionKind::AllowAlways),
+        PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+        PermissionOption::new("reject-always", "Always reject", PermissionOptionKind::RejectAlways),
+    ];
+    let fields = ToolCallUpdateFields::new()
+        .title(format!("Run `{command}`"))
+        .kind(ToolKind::Execute)
+        .raw_input(serde_json::json!({ "command": command }));
+    let request = RequestPermissionRequest::new(t.session.clone(), ToolCallUpdate::new("run-1", fields), options);
+    let response = t.cx.send_request(request).block_task().await?;
+    match response.outcome {
+        RequestPermissionOutcome::Selected(selected) if selected.option_id.0.starts_with("allow") => {
+            t.tool_update("run-1", ToolCallUpdateFields::new().status(ToolCallStatus::InProgress))?;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            t.tool_update(
+                "run-1",
+                ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::Completed)
+                    .raw_output(serde_json::json!("(pretended to remove build/)")),
+            )?;
+            t.stream("Allowed: I ran it (pretending; nothing was removed).", Duration::from_millis(20)).await
+        }
+        RequestPermissionOutcome::Selected(_) => {
+            t.tool_update("run-1", ToolCallUpdateFields::new().status(ToolCallStatus::Failed))?;
+            t.stream("Rejected: I did not run it.", Duration::from_millis(20)).await
+        }
+        _ => Ok(StopReason::Cancelled),
+    }
+}
+
+async fn failing(t: &Turn) -> Outcome {
+    for i in 1..=4 {
+        if t.cancelled() {
+            return Ok(StopReason::Cancelled);
+        }
+        let id = format!("fail-{i}");
+        t.tool(
+            ToolCall::new(id.clone(), format!("Run the tests (attempt {i})"))
+                .kind(ToolKind::Execute)
+                .status(ToolCallStatus::InProgress)
+                .raw_input(serde_json::json!({ "command": "cargo test" })),
+        )?;
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        t.tool_update(
+            &id,
+            ToolCallUpdateFields::new()
+                .status(ToolCallStatus::Failed)
+                .raw_output(serde_json::json!("error: could not compile `demo`")),
+        )?;
+    }
+    t.stream("The tests keep failing; I will try again the same way.", Duration::from_millis(20)).await
+}
+
+async fn files(t: &Turn) -> Outcome {
+    let path = t.cwd.join("notes/demo.md");
+    let text = "# Notes\n\nWritten by the demo agent through the client.\n";
+    t.cx.send_request(WriteTextFileRequest::new(t.session.clone(), path.clone(), text)).block_task().await?;
+    let read = t.cx.send_request(ReadTextFileRequest::new(t.session.clone(), path.clone())).block_task().await?;
+    let outside = t.cwd.join("../outside.md");
+    let refused = t.cx.send_request(ReadTextFileRequest::new(t.session.clone(), outside)).block_task().await.is_err();
+    let summary = format!(
+        "I wrote `notes/demo.md` and read back {} bytes. Reading outside the workspace was {}.",
+        read.content.len(),
+        if refused { "refused" } else { "allowed (that is wrong)" }
+    );
+    t.stream(&summary, Duration::from_millis(20)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_pick_scenarios() {
+        assert_eq!(Scenario::pick("hello"), Scenario::Hello);
+        assert_eq!(Scenario::pick("please run it"), Scenario::Permission);
+        assert_eq!(Scenario::pick("Show me a DIFF"), Scenario::Diff);
+        assert_eq!(Scenario::pick("wait, then crash"), Scenario::Crash);
+        assert_eq!(Scenario::pick("running"), Scenario::Hello, "whole words only");
+    }
+
+    #[test]
+    fn chunks_rejoin_into_the_reply() {
+        let chunks = reply_chunks("hello");
+        assert!(chunks.len() > 5);
+        let joined: String = chunks.concat();
+        assert!(joined.contains("> hello\n"));
+        assert!(joined.starts_with("**Hello!**"));
+    }
+}
