@@ -195,12 +195,13 @@ impl Conversation {
         &mut self.messages[i]
     }
 
-    /// The open agent message: the last agent message without an end, if nothing but queued
-    /// messages of the person or notices follow it.
+    /// The agent message updates go to: the last agent message if nothing but queued messages
+    /// of the person or notices follow it, and it is still open or was cancelled (late updates
+    /// of a cancelled turn are still accepted).
     fn open_index(&self) -> Option<usize> {
         for (i, m) in self.messages.iter().enumerate().rev() {
             match m.role {
-                Role::Agent if m.end.is_none() => return Some(i),
+                Role::Agent if matches!(m.end, None | Some(TurnEnd::Cancelled)) => return Some(i),
                 Role::Agent => return None,
                 Role::User if m.delivery != Delivery::Sent => continue,
                 Role::System => continue,
@@ -217,13 +218,13 @@ impl Conversation {
             Update::Text(text) => append(self.open_agent_message(), text, Part::Text),
             Update::Thought(text) => append(self.open_agent_message(), text, Part::Thought),
             Update::ToolCall(call) => {
-                let failed = call.status == ToolStatus::Failed;
+                let status = call.status;
                 let message = self.open_agent_message();
                 match message.tool_mut(&call.id) {
                     Some(existing) => *existing = call,
                     None => message.parts.push(Part::Tool(call)),
                 }
-                return self.count_tool_status(failed.then_some(ToolStatus::Failed));
+                return self.count_tool_status(Some(status));
             }
             Update::ToolCallPatch(patch) => {
                 let status = patch.status;
@@ -264,6 +265,10 @@ impl Conversation {
     /// Closes the turn: the open agent message (created if the agent said nothing) gets `end`;
     /// its unfinished tool calls are marked cancelled when the turn did not end normally.
     pub fn end_turn(&mut self, end: TurnEnd) {
+        // A cancelled message that got late updates is not the turn ending now.
+        if self.open_index().is_some_and(|i| self.messages[i].end.is_some()) {
+            self.messages.push(Message::new(Role::Agent, ""));
+        }
         let message = self.open_agent_message();
         if end != TurnEnd::EndTurn {
             for part in &mut message.parts {
@@ -279,7 +284,7 @@ impl Conversation {
 
     /// True while an agent message is open.
     pub fn is_streaming(&self) -> bool {
-        self.open_index().is_some()
+        self.open_index().is_some_and(|i| self.messages[i].end.is_none())
     }
 }
 
@@ -290,5 +295,86 @@ fn append(message: &mut Message, text: String, make: fn(String) -> Part) {
             last.push_str(&new)
         }
         (_, part) => message.parts.push(part),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::tool::ToolCall;
+
+    fn call(id: &str, status: ToolStatus) -> Update {
+        Update::ToolCall(ToolCall { id: id.into(), status, ..Default::default() })
+    }
+
+    #[test]
+    fn fragments_join_into_parts_until_the_turn_ends() {
+        let mut c = Conversation::default();
+        c.push_user("hello", Delivery::Sent);
+        c.apply(Update::Thought("hm".into()));
+        c.apply(Update::Text("Hel".into()));
+        c.apply(Update::Text("lo!".into()));
+        assert!(c.is_streaming());
+        c.end_turn(TurnEnd::EndTurn);
+        assert!(!c.is_streaming());
+        assert_eq!(c.messages.len(), 2);
+        assert_eq!(c.messages[1].parts, vec![Part::Thought("hm".into()), Part::Text("Hello!".into())]);
+        c.push_user("again", Delivery::Sent);
+        c.apply(Update::Text("next".into()));
+        assert_eq!(c.messages.len(), 4);
+    }
+
+    #[test]
+    fn tool_calls_are_replaced_by_their_updates() {
+        let mut c = Conversation::default();
+        c.apply(call("t1", ToolStatus::InProgress));
+        c.apply(Update::ToolCallPatch(ToolCallPatch {
+            id: "t1".into(),
+            status: Some(ToolStatus::Completed),
+            output: Some("ok".into()),
+            ..Default::default()
+        }));
+        let Part::Tool(t) = &c.messages[0].parts[0] else { panic!() };
+        assert_eq!((t.status, t.output.as_deref()), (ToolStatus::Completed, Some("ok")));
+        c.apply(Update::Plan(vec![PlanItem { content: "a".into(), ..Default::default() }]));
+        c.apply(Update::Plan(vec![]));
+        assert_eq!(c.messages[0].parts.iter().filter(|p| matches!(p, Part::Plan(_))).count(), 1);
+    }
+
+    #[test]
+    fn three_failures_in_a_row_make_one_loop_notice_and_a_success_resets() {
+        let mut c = Conversation::default();
+        assert_eq!(c.apply(call("1", ToolStatus::Failed)), None);
+        assert_eq!(c.apply(call("2", ToolStatus::Failed)), None);
+        assert_eq!(c.apply(call("3", ToolStatus::Failed)), Some(Notice::Loop { failures: 3 }));
+        assert_eq!(c.apply(call("4", ToolStatus::Failed)), None);
+        c.apply(call("5", ToolStatus::Completed));
+        assert_eq!(c.failures_in_a_row, 0);
+    }
+
+    #[test]
+    fn cancel_marks_unfinished_tools_and_late_updates_join_the_cancelled_message() {
+        let mut c = Conversation::default();
+        c.push_user("go", Delivery::Sent);
+        c.push_user("then this", Delivery::Queued);
+        c.apply(call("t", ToolStatus::InProgress));
+        c.drop_queue();
+        c.end_turn(TurnEnd::Cancelled);
+        assert_eq!(c.messages[1].delivery, Delivery::NotSent);
+        let Part::Tool(t) = &c.messages[2].parts[0] else { panic!() };
+        assert_eq!(t.status, ToolStatus::Cancelled);
+        c.apply(Update::Text("late".into()));
+        assert_eq!(c.messages.len(), 3, "the late fragment joins the cancelled message");
+        assert_eq!(c.messages[2].text(), "late");
+    }
+
+    #[test]
+    fn queued_messages_become_sent_in_order() {
+        let mut c = Conversation::default();
+        c.push_user("a", Delivery::Queued);
+        c.push_user("b", Delivery::Queued);
+        c.mark_first_queued_sent();
+        assert_eq!(c.messages[0].delivery, Delivery::Sent);
+        assert_eq!(c.messages[1].delivery, Delivery::Queued);
     }
 }
