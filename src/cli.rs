@@ -12,6 +12,7 @@ use crate::model::config::{Config, Language};
 use crate::model::problem::Severity;
 use crate::runtime::agents::ManagerSettings;
 use crate::runtime::config_file::{AppDirs, CONFIG_ENV, Preferences, load_file, resolve_config_path};
+use crate::runtime::store::Store;
 use crate::ui::SidekicksApp;
 use crate::ui::i18n::{Key, problem_text, tr, trf};
 
@@ -34,8 +35,26 @@ pub enum CliCommand {
     Check,
     /// Print the JSON Schema of the config file.
     Schema,
+    /// Run one turn with one agent, without a window; the answer streams to stdout.
+    Prompt {
+        /// The agent's name in the config.
+        #[arg(long)]
+        agent: String,
+        /// How permission requests are answered (default: reject).
+        #[arg(long, value_enum, default_value = "reject")]
+        allow: crate::cli_prompt::Allow,
+        /// JSON lines instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The message.
+        text: String,
+    },
     /// Run the built-in demo agent on stdin/stdout (ACP).
-    DemoAgent,
+    DemoAgent {
+        /// Advertise `loadSession` and reopen earlier sessions.
+        #[arg(long)]
+        load_session: bool,
+    },
 }
 
 /// Runs the command line.
@@ -49,9 +68,9 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         )
         .init();
     match cli.command {
-        Some(CliCommand::DemoAgent) => {
+        Some(CliCommand::DemoAgent { load_session }) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            rt.block_on(crate::runtime::demo_agent::run_stdio())?;
+            rt.block_on(crate::runtime::demo_agent::run_stdio(load_session))?;
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Schema) => {
@@ -60,6 +79,11 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Check) => check(cli.config),
+        Some(CliCommand::Prompt { agent, allow, json, text }) => {
+            let (path, dirs) = config_path(cli.config)?;
+            let code = crate::cli_prompt::run(path, dirs, agent, allow, json, text)?;
+            Ok(std::process::ExitCode::from(code))
+        }
         None => run_window(cli.config),
     }
 }
@@ -131,7 +155,14 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
             ctx.request_repaint();
         }
     });
-    let startup = Startup { config_path: path, dirs, settings: ManagerSettings::default() };
+    let store = dirs.as_ref().and_then(|d| match Store::open(&d.data_dir.join("sidekicks.db")) {
+        Ok(store) => Some(store),
+        Err(e) => {
+            tracing::warn!("conversations will not be kept: {e}");
+            None
+        }
+    });
+    let startup = Startup { config_path: path, dirs, settings: ManagerSettings::default(), store };
     let bridge = start(rt.handle(), startup, waker);
     // Ctrl+C or SIGTERM closes the window the normal way, so every agent is stopped first.
     let close_cell = ctx_cell.clone();

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod cli_prompt;
 pub mod model;
 pub mod runtime;
 pub mod ui;

@@ -17,7 +17,7 @@ use common::{BIN, config_text, fast_settings};
 fn window(config: &str, dir: &std::path::Path, rt: &tokio::runtime::Runtime) -> Harness<'static, SidekicksApp> {
     let path = dir.join("sidekicks.toml");
     std::fs::write(&path, config).unwrap();
-    let startup = Startup { config_path: path, dirs: None, settings: fast_settings() };
+    let startup = Startup { config_path: path, dirs: None, settings: fast_settings(), store: None };
     let bridge = start(rt.handle(), startup, Arc::new(|| {}));
     Harness::builder().with_size(egui::vec2(1000.0, 700.0)).build_ui_state(
         |ui, app: &mut SidekicksApp| {

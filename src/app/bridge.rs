@@ -2,6 +2,7 @@
 //! it: commands are sent without blocking, events are drained on a time budget per frame.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -12,9 +13,11 @@ use crate::runtime::agents::{ManagerSettings, spawn_manager};
 use crate::runtime::config_file::{AppDirs, load_file};
 use crate::runtime::config_watch::{ConfigWatcher, watch_config};
 use crate::runtime::events::{EventSink, Waker};
+use crate::runtime::history::spawn_recorder;
+use crate::runtime::store::Store;
 
 /// What the runtime needs to start.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Startup {
     /// The config file to load and follow.
     pub config_path: PathBuf,
@@ -22,6 +25,8 @@ pub struct Startup {
     pub dirs: Option<AppDirs>,
     /// Manager timings.
     pub settings: ManagerSettings,
+    /// The history database (`None`: nothing is remembered between runs).
+    pub store: Option<Arc<Store>>,
 }
 
 /// The UI's handle on the runtime.
@@ -34,8 +39,11 @@ pub struct Bridge {
 /// Starts the manager on `rt`, loads the config and follows the file.
 pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bridge {
     let _guard = rt.enter();
-    let (sink, events) = EventSink::new(waker);
-    let commands = spawn_manager(startup.settings, sink);
+    let (mut sink, events) = EventSink::new(waker);
+    if let Some(store) = &startup.store {
+        sink = sink.with_history(spawn_recorder(store.clone()));
+    }
+    let commands = spawn_manager(startup.settings, sink, startup.store.clone());
     let home = startup.dirs.as_ref().and_then(|d| d.home.clone());
     let path = startup.config_path;
     let initial = std::fs::read_to_string(&path).ok();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
-use crate::model::conversation::{Notice, TurnEnd, Update};
+use crate::model::conversation::{Message, Notice, TurnEnd, Update};
 use crate::model::permission::{PermissionAnswer, PermissionRequest};
 
 /// The state of an agent process, as shown by its dot.
@@ -56,8 +56,9 @@ pub enum Command {
     Stop { agent: String },
     /// Stop then start an agent.
     Restart { agent: String },
-    /// Send a user message to an agent (starting it if needed).
-    Prompt { agent: String, text: String },
+    /// Send a user message to an agent (starting it if needed). `context` (a transcript of an
+    /// earlier conversation) goes to the agent before the text but is not shown as said.
+    Prompt { agent: String, text: String, context: Option<String> },
     /// Cancel the agent's current turn: session/cancel, pending permission requests answered
     /// "cancelled", queued messages dropped.
     Cancel { agent: String },
@@ -97,4 +98,24 @@ pub enum Event {
     TurnEnded { agent: String, end: TurnEnd },
     /// Every agent is stopped; the runtime has ended.
     ShutdownComplete,
+    /// The person's message, as the runtime received it (queued until its turn starts).
+    UserMessage { agent: String, text: String },
+    /// The stored conversation of an agent, shown when the config is applied.
+    HistoryLoaded { agent: String, messages: Vec<Message> },
+}
+
+impl Event {
+    /// True for the events that change a conversation (the history recorder stores them).
+    pub fn is_conversation(&self) -> bool {
+        matches!(
+            self,
+            Event::ConfigLoaded { .. }
+                | Event::UserMessage { .. }
+                | Event::AgentUpdate { .. }
+                | Event::Notice { .. }
+                | Event::TurnStarted { .. }
+                | Event::QueueDropped { .. }
+                | Event::TurnEnded { .. }
+        )
+    }
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::protocol::{AgentState, Event};
 use crate::model::config::{AgentConfig, Config, Language};
-use crate::model::conversation::Conversation;
+use crate::model::conversation::{Conversation, Delivery, Message};
 use crate::model::permission::{PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
 
@@ -27,6 +27,8 @@ pub struct AgentView {
     pub log: VecDeque<String>,
     /// Permission requests of the current agent process, answered or not.
     pub permissions: Vec<PermissionCard>,
+    /// The next message goes with a transcript of the earlier conversation.
+    pub attach_transcript: bool,
 }
 
 /// A permission request as the conversation shows it.
@@ -53,6 +55,7 @@ impl AgentView {
             conversation: Conversation::default(),
             log: VecDeque::new(),
             permissions: Vec::new(),
+            attach_transcript: false,
         }
     }
 }
@@ -72,6 +75,8 @@ pub struct AppState {
     pub language: Language,
     /// The runtime has stopped every agent and ended.
     pub shutdown_complete: bool,
+    /// Restored conversations waiting for their agent's view.
+    pending_history: std::collections::HashMap<String, Vec<Message>>,
 }
 
 impl AppState {
@@ -150,6 +155,15 @@ impl AppState {
                 }
             }
             Event::ShutdownComplete => self.shutdown_complete = true,
+            Event::UserMessage { agent, text } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.push_user(text, Delivery::Queued);
+                }
+            }
+            Event::HistoryLoaded { agent, messages } => {
+                // The view is created by ConfigApplied, which follows; keep the messages until then.
+                self.pending_history.insert(agent, messages);
+            }
         }
     }
 
@@ -163,7 +177,13 @@ impl AppState {
                     view.config = agent.clone();
                     view
                 }
-                None => AgentView::new(agent.clone()),
+                None => {
+                    let mut view = AgentView::new(agent.clone());
+                    if let Some(messages) = self.pending_history.remove(&agent.name) {
+                        view.conversation = Conversation::restored(messages);
+                    }
+                    view
+                }
             };
             agents.push(view);
         }

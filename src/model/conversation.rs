@@ -5,7 +5,7 @@
 use super::tool::{PlanItem, ToolCall, ToolCallPatch, ToolStatus};
 
 /// How a turn ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TurnEnd {
     /// The agent finished its answer.
     EndTurn,
@@ -22,7 +22,7 @@ pub enum TurnEnd {
 }
 
 /// Who wrote a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Role {
     /// The person.
     User,
@@ -33,7 +33,7 @@ pub enum Role {
 }
 
 /// Where a message of the person stands.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Delivery {
     /// Sent to the agent.
     #[default]
@@ -45,7 +45,7 @@ pub enum Delivery {
 }
 
 /// What a system message says, as a code the UI puts into words.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Notice {
     /// A new session was opened: the agent no longer remembers the beginning of the conversation.
     NewSession,
@@ -53,10 +53,13 @@ pub enum Notice {
     Loop { failures: u32 },
     /// The agent process ended on its own.
     AgentExited { message: String },
+    /// The conversation was restored from history but the agent cannot reopen its session:
+    /// Sidekicks offers to send a transcript with the next message.
+    TranscriptOffer,
 }
 
 /// One part of a message.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Part {
     /// Markdown text, grown fragment by fragment.
     Text(String),
@@ -71,7 +74,7 @@ pub enum Part {
 }
 
 /// One message of a conversation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
@@ -147,17 +150,63 @@ pub struct Conversation {
     pub usage: Option<(u64, u64)>,
     /// Tool calls that failed in a row, across turns (reset by any success).
     pub failures_in_a_row: u32,
+    /// The first message changed since the last `take_dirty` (for saving only what changed).
+    dirty_from: Option<usize>,
+}
+
+/// A compact transcript of `messages` for an agent that does not remember them: the text of
+/// each message of the person and the agent, the most recent ones, within `max_chars`.
+pub fn transcript(messages: &[Message], max_chars: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut used = 0;
+    for m in messages.iter().rev() {
+        let who = match m.role {
+            Role::User if m.delivery == Delivery::Sent => "User",
+            Role::Agent => "Agent",
+            _ => continue,
+        };
+        let text = m.text();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let line = format!("{who}: {}", text.trim());
+        if used + line.len() > max_chars {
+            break;
+        }
+        used += line.len() + 1;
+        lines.push(line);
+    }
+    lines.reverse();
+    format!(
+        "[Transcript of our earlier conversation, which you no longer remember]\n{}\n[End of transcript]\n\n",
+        lines.join("\n")
+    )
 }
 
 /// Failed tool calls in a row that make Sidekicks say the agent goes round in circles.
 pub const LOOP_THRESHOLD: u32 = 3;
 
 impl Conversation {
+    /// A conversation restored from history.
+    pub fn restored(messages: Vec<Message>) -> Self {
+        Self { messages, ..Default::default() }
+    }
+
+    fn touch(&mut self, index: usize) {
+        self.dirty_from = Some(self.dirty_from.map_or(index, |d| d.min(index)));
+    }
+
+    /// The index of the first message changed since the last call, if any.
+    pub fn take_dirty(&mut self) -> Option<usize> {
+        self.dirty_from.take()
+    }
+
     /// Adds what the person sent, queued or sent.
     pub fn push_user(&mut self, text: impl Into<String>, delivery: Delivery) {
         let mut message = Message::new(Role::User, text);
         message.delivery = delivery;
         self.messages.push(message);
+        self.touch(self.messages.len() - 1);
     }
 
     /// Adds a notice from Sidekicks.
@@ -168,20 +217,24 @@ impl Conversation {
             end: None,
             delivery: Delivery::Sent,
         });
+        self.touch(self.messages.len() - 1);
     }
 
     /// The first queued message of the person becomes sent (the turn it starts has begun).
     pub fn mark_first_queued_sent(&mut self) {
-        if let Some(m) = self.messages.iter_mut().find(|m| m.role == Role::User && m.delivery == Delivery::Queued) {
-            m.delivery = Delivery::Sent;
+        if let Some(i) = self.messages.iter().position(|m| m.role == Role::User && m.delivery == Delivery::Queued) {
+            self.messages[i].delivery = Delivery::Sent;
+            self.touch(i);
         }
     }
 
     /// Every queued message of the person becomes "not sent".
     pub fn drop_queue(&mut self) {
-        for m in &mut self.messages {
+        for i in 0..self.messages.len() {
+            let m = &mut self.messages[i];
             if m.role == Role::User && m.delivery == Delivery::Queued {
                 m.delivery = Delivery::NotSent;
+                self.touch(i);
             }
         }
     }
@@ -192,6 +245,7 @@ impl Conversation {
             self.messages.push(Message::new(Role::Agent, ""));
         }
         let i = self.open_index().expect("just pushed");
+        self.touch(i);
         &mut self.messages[i]
     }
 
@@ -229,9 +283,17 @@ impl Conversation {
             Update::ToolCallPatch(patch) => {
                 let status = patch.status;
                 let id = patch.id.clone();
-                let found = self.messages.iter_mut().rev().find_map(|m| m.tool_mut(&id));
+                let found = self
+                    .messages
+                    .iter()
+                    .rposition(|m| m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == id)));
                 match found {
-                    Some(call) => call.patch(patch),
+                    Some(i) => {
+                        self.touch(i);
+                        if let Some(call) = self.messages[i].tool_mut(&id) {
+                            call.patch(patch);
+                        }
+                    }
                     None => self.open_agent_message().parts.push(Part::Tool(ToolCall::from_patch(patch))),
                 }
                 return self.count_tool_status(status);
@@ -366,6 +428,23 @@ mod tests {
         c.apply(Update::Text("late".into()));
         assert_eq!(c.messages.len(), 3, "the late fragment joins the cancelled message");
         assert_eq!(c.messages[2].text(), "late");
+    }
+
+    #[test]
+    fn changes_are_tracked_from_the_first_changed_message() {
+        let mut c = Conversation::default();
+        c.push_user("a", Delivery::Sent);
+        c.apply(Update::Text("x".into()));
+        assert_eq!(c.take_dirty(), Some(0));
+        assert_eq!(c.take_dirty(), None);
+        c.apply(Update::Text("y".into()));
+        assert_eq!(c.take_dirty(), Some(1));
+        c.end_turn(TurnEnd::EndTurn);
+        c.push_user("b", Delivery::Queued);
+        c.push_user("c", Delivery::Queued);
+        c.take_dirty();
+        c.drop_queue();
+        assert_eq!(c.take_dirty(), Some(2));
     }
 
     #[test]

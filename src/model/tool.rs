@@ -2,7 +2,7 @@
 //! types (the runtime converts from the ACP schema).
 
 /// What kind of work a tool call does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ToolKind {
     /// Reads files or data.
     Read,
@@ -60,7 +60,7 @@ impl ToolKind {
 }
 
 /// Where a tool call stands.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ToolStatus {
     /// Not started (input streaming or waiting for permission).
     #[default]
@@ -76,7 +76,7 @@ pub enum ToolStatus {
 }
 
 /// A change to one file proposed or made by a tool call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileDiff {
     /// The file.
     pub path: String,
@@ -87,7 +87,7 @@ pub struct FileDiff {
 }
 
 /// A tool call of the agent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     /// The agent's id for it.
     pub id: String,
@@ -187,7 +187,7 @@ fn join_argv(items: &[serde_json::Value]) -> String {
 }
 
 /// Where a plan item stands.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PlanStatus {
     /// Not started.
     #[default]
@@ -199,7 +199,7 @@ pub enum PlanStatus {
 }
 
 /// One item of the agent's plan.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlanItem {
     /// What it is.
     pub content: String,

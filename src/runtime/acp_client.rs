@@ -5,16 +5,16 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation, InitializeRequest,
-    NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
-    StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
+    LoadSessionRequest, NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    SessionId, SessionNotification, StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, UntypedMessage};
@@ -57,6 +57,9 @@ pub struct ClientContext {
     pub rules: Arc<dyn PermissionRules>,
     /// How long `initialize` and `session/new` may take.
     pub timeout: Duration,
+    /// True while `session/load` replays a conversation Sidekicks already shows: its updates are
+    /// not shown again.
+    pub replaying: Arc<AtomicBool>,
 }
 
 /// A permission request waiting for the person.
@@ -79,6 +82,8 @@ pub struct AcpConnection {
     pub agent_name: Option<String>,
     /// Whether the agent can reopen an earlier session (`session/load`).
     pub load_session: bool,
+    /// Whether the session is an earlier one, reopened.
+    pub resumed: bool,
 }
 
 impl AcpConnection {
@@ -88,6 +93,7 @@ impl AcpConnection {
         stdin: tokio::process::ChildStdin,
         stdout: tokio::process::ChildStdout,
         cwd: PathBuf,
+        resume: Option<String>,
     ) -> Result<Self, AcpError> {
         let transport = lines_transport(ctx.agent.clone(), stdin, stdout, ctx.events.clone());
         let pending: PendingMap = Arc::default();
@@ -123,8 +129,9 @@ impl AcpConnection {
             rules: ctx.rules.clone(),
             agent_name: None,
             load_session: false,
+            resumed: false,
         };
-        match conn.handshake(cwd, ctx.timeout).await {
+        match conn.handshake(cwd, resume, &ctx).await {
             Ok(()) => Ok(conn),
             Err(e) => {
                 conn.close().await;
@@ -133,7 +140,8 @@ impl AcpConnection {
         }
     }
 
-    async fn handshake(&mut self, cwd: PathBuf, timeout: Duration) -> Result<(), AcpError> {
+    async fn handshake(&mut self, cwd: PathBuf, resume: Option<String>, ctx: &ClientContext) -> Result<(), AcpError> {
+        let timeout = ctx.timeout;
         let init = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(
                 ClientCapabilities::new()
@@ -148,11 +156,30 @@ impl AcpConnection {
         }
         self.agent_name = response.agent_info.map(|i| i.title.unwrap_or(i.name));
         self.load_session = response.agent_capabilities.load_session;
+        if let Some(previous) = resume.filter(|_| self.load_session) {
+            let request = LoadSessionRequest::new(previous.clone(), cwd.clone());
+            ctx.replaying.store(true, Ordering::SeqCst);
+            let loaded = with_timeout("session/load", timeout, self.cx.send_request(request).block_task()).await;
+            ctx.replaying.store(false, Ordering::SeqCst);
+            match loaded {
+                Ok(_) => {
+                    self.session_id = SessionId::new(previous);
+                    self.resumed = true;
+                    return Ok(());
+                }
+                Err(e) => tracing::info!(agent = ctx.agent, "session/load failed, opening a new session: {e}"),
+            }
+        }
         let session =
             with_timeout("session/new", timeout, self.cx.send_request(NewSessionRequest::new(cwd)).block_task())
                 .await?;
         self.session_id = session.session_id;
         Ok(())
+    }
+
+    /// The id of the session.
+    pub fn session_id(&self) -> String {
+        self.session_id.0.to_string()
     }
 
     /// Sends a prompt; resolves when the turn ends. Updates arrive as events before it resolves.
@@ -230,7 +257,7 @@ fn handlers(
         .name("sidekicks")
         .on_receive_notification(
             async move |n: UntypedMessage, _cx| {
-                if n.method() != "session/update" {
+                if n.method() != "session/update" || updates.replaying.load(Ordering::SeqCst) {
                     return Ok(());
                 }
                 let agent = updates.agent.clone();

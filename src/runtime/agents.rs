@@ -19,6 +19,7 @@ use super::events::EventSink;
 use super::exec::{ProcessSpec, executor_for};
 use super::permission_rules::{MemoryRules, PermissionRules};
 use super::process::{AgentProcess, StopTimeouts};
+use super::store::{Store, StoredRules};
 use crate::app::{AgentState, Command, CrashReason, CrashReport, Event};
 use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
@@ -45,7 +46,8 @@ impl Default for ManagerSettings {
 }
 
 /// Starts the manager on the current tokio runtime; returns where to send commands.
-pub fn spawn_manager(settings: ManagerSettings, events: EventSink) -> mpsc::Sender<Command> {
+/// With a `store`, conversations are loaded from it and permission answers remembered in it.
+pub fn spawn_manager(settings: ManagerSettings, events: EventSink, store: Option<Arc<Store>>) -> mpsc::Sender<Command> {
     let (tx, rx) = mpsc::channel(256);
     let (internal_tx, internal_rx) = mpsc::channel(256);
     let manager = Manager {
@@ -56,6 +58,8 @@ pub fn spawn_manager(settings: ManagerSettings, events: EventSink) -> mpsc::Send
         internal_tx,
         shutting_down: false,
         rules: HashMap::new(),
+        store,
+        config_path: None,
     };
     tokio::spawn(manager.run(rx, internal_rx));
     tx
@@ -95,6 +99,12 @@ struct Slot {
     turns_in_session: u32,
     /// An earlier session had turns: the next session starts without them.
     forgot: bool,
+    /// Its stored conversation.
+    conversation_id: Option<i64>,
+    /// The session to reopen with `session/load` on the first start (restored history).
+    resume: Option<String>,
+    /// Its conversation was restored from history and no session has been opened since.
+    restored: bool,
 }
 
 impl Slot {
@@ -113,6 +123,9 @@ impl Slot {
             removed: false,
             turns_in_session: 0,
             forgot: false,
+            conversation_id: None,
+            resume: None,
+            restored: false,
         }
     }
 
@@ -130,6 +143,9 @@ struct Manager {
     shutting_down: bool,
     /// Remembered permission answers, per agent and workspace.
     rules: HashMap<(String, PathBuf), Arc<dyn PermissionRules>>,
+    store: Option<Arc<Store>>,
+    /// The config file in force (conversations are stored per file).
+    config_path: Option<PathBuf>,
 }
 
 impl Manager {
@@ -189,9 +205,16 @@ impl Manager {
                     self.start(&agent).await;
                 }
             }
-            Command::Prompt { agent, text } => {
+            Command::Prompt { agent, text, context } => {
+                if self.slot(&agent).is_none() {
+                    return;
+                }
+                self.events.send(Event::UserMessage { agent: agent.clone(), text: text.clone() }).await;
                 let Some(slot) = self.slot(&agent) else { return };
-                slot.queue.push_back(text);
+                slot.queue.push_back(match context {
+                    Some(context) => format!("{context}{text}"),
+                    None => text,
+                });
                 match slot.state {
                     AgentState::Idle => self.dispatch(&agent).await,
                     AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
@@ -241,13 +264,42 @@ impl Manager {
     }
 
     fn rules_for(&mut self, agent: &AgentConfig) -> Arc<dyn PermissionRules> {
+        let store = self.store.clone();
         self.rules
             .entry((agent.name.clone(), agent.workspace.clone()))
-            .or_insert_with(|| Arc::new(MemoryRules::default()))
+            .or_insert_with(|| match store {
+                Some(store) => {
+                    Arc::new(StoredRules { store, agent: agent.name.clone(), workspace: agent.workspace.clone() })
+                }
+                None => Arc::new(MemoryRules::default()),
+            })
             .clone()
     }
 
+    /// Loads the stored conversation of a new slot; returns its messages when there are any.
+    fn restore(&self, slot: &mut Slot) -> Option<Vec<crate::model::conversation::Message>> {
+        let (store, path) = (self.store.as_ref()?, self.config_path.as_ref()?);
+        match store.conversation(path, &slot.config.name) {
+            Ok(stored) => {
+                slot.conversation_id = Some(stored.id);
+                if stored.messages.is_empty() {
+                    return None;
+                }
+                slot.resume = stored.session_id;
+                slot.restored = true;
+                Some(stored.messages)
+            }
+            Err(e) => {
+                tracing::warn!("{e}");
+                None
+            }
+        }
+    }
+
     async fn config_loaded(&mut self, path: PathBuf, result: crate::model::config_check::LoadResult) {
+        if self.config_path.as_ref() != Some(&path) {
+            self.config_path = Some(path.clone());
+        }
         let config = result.config.clone();
         self.events.send(Event::ConfigLoaded { path, result }).await;
         if let Some(config) = config {
@@ -277,7 +329,12 @@ impl Manager {
         }
         for agent in &config.agents {
             if !self.slots.iter().any(|s| s.config.name == agent.name) {
-                self.slots.push(Slot::new(agent.clone()));
+                let mut slot = Slot::new(agent.clone());
+                if let Some(messages) = self.restore(&mut slot) {
+                    // Sent before ConfigApplied, so the UI has the history when it lists the agent.
+                    self.events.send(Event::HistoryLoaded { agent: agent.name.clone(), messages }).await;
+                }
+                self.slots.push(slot);
             }
         }
         // Keep the file's order.
@@ -300,6 +357,7 @@ impl Manager {
         slot.generation += 1;
         let generation = slot.generation;
         let config = slot.config.clone();
+        let resume = slot.resume.take();
         let rules = self.rules_for(&config);
         self.make_room(name).await;
         self.set_state(name, AgentState::Starting).await;
@@ -307,7 +365,7 @@ impl Manager {
         let internal = self.internal_tx.clone();
         let settings = self.settings;
         tokio::spawn(async move {
-            let result = launch(&config, events, rules, settings).await;
+            let result = launch(&config, events, rules, settings, resume).await;
             let _ = internal.send(Internal::Started { agent: config.name.clone(), generation, result }).await;
         });
     }
@@ -490,13 +548,31 @@ impl Manager {
                     let status = exit.wait_for(Option::is_some).await.ok().and_then(|s| *s);
                     let _ = internal.send(Internal::Exited { agent, generation, status }).await;
                 });
+                let (resumed, can_load) = (running.conn.resumed, running.conn.load_session);
+                let session_id = running.conn.session_id();
                 let Some(slot) = self.slot(name) else { return };
                 slot.running = Some(running);
                 slot.last_used = Instant::now();
                 let queued = !slot.queue.is_empty();
                 let stale = slot.stale;
-                if std::mem::take(&mut slot.forgot) {
-                    self.events.send(Event::Notice { agent: name.to_string(), notice: Notice::NewSession }).await;
+                let forgot = std::mem::take(&mut slot.forgot);
+                let restored = std::mem::take(&mut slot.restored);
+                let conversation_id = slot.conversation_id;
+                if let (Some(store), Some(id)) = (&self.store, conversation_id)
+                    && let Err(e) = store.set_session(id, Some(&session_id))
+                {
+                    tracing::warn!("{e}");
+                }
+                // After an app restart, an agent that cannot reopen its session gets the offer of a
+                // transcript; within a run, the person is told the agent forgot.
+                let notice = match (restored, forgot, resumed) {
+                    (_, _, true) => None,
+                    (true, _, false) if !can_load => Some(Notice::TranscriptOffer),
+                    (true, _, false) | (false, true, false) => Some(Notice::NewSession),
+                    (false, false, false) => None,
+                };
+                if let Some(notice) = notice {
+                    self.events.send(Event::Notice { agent: name.to_string(), notice }).await;
                 }
                 self.set_state(name, AgentState::Idle).await;
                 if stale {
@@ -552,6 +628,7 @@ async fn launch(
     events: EventSink,
     rules: Arc<dyn PermissionRules>,
     settings: ManagerSettings,
+    resume: Option<String>,
 ) -> Result<Box<Running>, CrashReport> {
     let spawn_failed =
         |message: String| CrashReport { reason: CrashReason::SpawnFailed { message }, stderr_tail: Vec::new() };
@@ -571,8 +648,9 @@ async fn launch(
         fs: AgentFs { host_root: config.workspace.clone(), agent_root: config.workspace_path() },
         rules,
         timeout: settings.handshake_timeout,
+        replaying: Arc::default(),
     };
-    let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path()).await;
+    let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {
         Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
         Err(e) => {

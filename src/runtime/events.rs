@@ -1,5 +1,6 @@
 //! Where the runtime sends its events: a bounded channel to the UI plus a waker that asks the
-//! UI for a frame (egui's `request_repaint`, or nothing in tests).
+//! UI for a frame (egui's `request_repaint`, or nothing in tests). Conversation events are also
+//! copied to the history recorder when one is attached.
 
 use std::sync::Arc;
 
@@ -18,17 +19,29 @@ pub const EVENT_CAPACITY: usize = 4096;
 pub struct EventSink {
     tx: mpsc::Sender<Event>,
     waker: Waker,
+    history: Option<mpsc::Sender<Event>>,
 }
 
 impl EventSink {
     /// A sink and the receiver the UI drains.
     pub fn new(waker: Waker) -> (Self, mpsc::Receiver<Event>) {
         let (tx, rx) = mpsc::channel(EVENT_CAPACITY);
-        (Self { tx, waker }, rx)
+        (Self { tx, waker, history: None }, rx)
+    }
+
+    /// Copies conversation events to `history` from now on.
+    pub fn with_history(mut self, history: mpsc::Sender<Event>) -> Self {
+        self.history = Some(history);
+        self
     }
 
     /// Sends an event, waiting if the UI is behind (back-pressure instead of dropping).
     pub async fn send(&self, event: Event) {
+        if let Some(history) = &self.history
+            && event.is_conversation()
+        {
+            let _ = history.send(event.clone()).await;
+        }
         if self.tx.send(event).await.is_ok() {
             (self.waker)();
         }

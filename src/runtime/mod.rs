@@ -11,5 +11,7 @@ pub mod config_watch;
 pub mod demo_agent;
 pub mod events;
 pub mod exec;
+pub mod history;
 pub mod permission_rules;
 pub mod process;
+pub mod store;

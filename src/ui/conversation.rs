@@ -10,7 +10,10 @@ use super::theme::{ERROR, WARNING};
 use super::tool_card::tool_card_ui;
 use crate::app::{AgentState, AgentView, Command};
 use crate::model::config::Language;
-use crate::model::conversation::{Delivery, Message, Notice, Part, Role, TurnEnd};
+use crate::model::conversation::{Delivery, Message, Notice, Part, Role, TurnEnd, transcript};
+
+/// Longest transcript sent to an agent that forgot the conversation.
+const TRANSCRIPT_CHARS: usize = 12_000;
 use crate::model::tool::{PlanItem, PlanStatus};
 
 /// The messages and the composer; returns the commands to send.
@@ -19,15 +22,17 @@ pub fn conversation_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView,
     egui::Panel::bottom("composer").show(ui, |ui| {
         commands.extend(composer_ui(ui, lang, agent, draft));
     });
-    let agent = &*agent;
+    let mut attach = false;
+    let view = &*agent;
     egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]).show(ui, |ui| {
+        let agent = view;
         if agent.conversation.messages.is_empty() {
             ui.label(RichText::new(tr(lang, Key::EmptyConversation)).weak());
         }
         let mut shown_cards = std::collections::HashSet::new();
         for (index, message) in agent.conversation.messages.iter().enumerate() {
             ui.add_space(6.0);
-            ui.push_id(index, |ui| message_ui(ui, lang, agent, message, &mut shown_cards, &mut commands));
+            ui.push_id(index, |ui| message_ui(ui, lang, agent, message, &mut shown_cards, &mut commands, &mut attach));
         }
         // Requests about a tool call that is not in the conversation.
         for card in agent.permissions.iter().filter(|c| !shown_cards.contains(&c.request.id)) {
@@ -38,6 +43,9 @@ pub fn conversation_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView,
             crash_ui(ui, lang, report);
         }
     });
+    if attach {
+        agent.attach_transcript = true;
+    }
     commands
 }
 
@@ -48,6 +56,7 @@ fn message_ui(
     message: &Message,
     shown_cards: &mut std::collections::HashSet<u64>,
     commands: &mut Vec<Command>,
+    attach: &mut bool,
 ) {
     let name = &agent.config.name;
     match message.role {
@@ -88,11 +97,11 @@ fn message_ui(
                 }
             }
             Part::Plan(items) => plan_ui(ui, lang, items),
-            Part::Notice(notice) => {
-                if let Some(command) = notice_ui(ui, lang, name, notice) {
-                    commands.push(command);
-                }
-            }
+            Part::Notice(notice) => match notice_ui(ui, lang, name, notice, agent.attach_transcript) {
+                Some(NoticeAction::Command(command)) => commands.push(command),
+                Some(NoticeAction::AttachTranscript) => *attach = true,
+                None => {}
+            },
         }
     }
     if let Some(end) = &message.end {
@@ -117,7 +126,13 @@ fn plan_ui(ui: &mut egui::Ui, lang: Language, items: &[PlanItem]) {
     }
 }
 
-fn notice_ui(ui: &mut egui::Ui, lang: Language, agent: &str, notice: &Notice) -> Option<Command> {
+/// What a button of a notice asks for.
+enum NoticeAction {
+    Command(Command),
+    AttachTranscript,
+}
+
+fn notice_ui(ui: &mut egui::Ui, lang: Language, agent: &str, notice: &Notice, attached: bool) -> Option<NoticeAction> {
     let mut command = None;
     let frame = egui::Frame::group(ui.style());
     frame.show(ui, |ui| match notice {
@@ -131,7 +146,15 @@ fn notice_ui(ui: &mut egui::Ui, lang: Language, agent: &str, notice: &Notice) ->
                     RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(WARNING),
                 );
                 if ui.button(tr(lang, Key::Cancel)).clicked() {
-                    command = Some(Command::Cancel { agent: agent.to_string() });
+                    command = Some(NoticeAction::Command(Command::Cancel { agent: agent.to_string() }));
+                }
+            });
+        }
+        Notice::TranscriptOffer => {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(trf(lang, Key::NoticeTranscript, &[("agent", agent)])).italics());
+                if !attached && ui.button(tr(lang, Key::SendTranscript)).clicked() {
+                    command = Some(NoticeAction::AttachTranscript);
                 }
             });
         }
@@ -181,6 +204,14 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: 
             }
         });
     });
+    if agent.attach_transcript {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(tr(lang, Key::TranscriptAttached)).small().italics());
+            if ui.small_button(tr(lang, Key::DontSendTranscript)).clicked() {
+                agent.attach_transcript = false;
+            }
+        });
+    }
     ui.add_space(4.0);
     if cancel {
         return Some(Command::Cancel { agent: name });
@@ -188,9 +219,10 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: 
     let text = draft.trim().to_string();
     if send && !text.is_empty() {
         draft.clear();
-        // Shown as queued until the runtime says its turn started.
-        agent.conversation.push_user(text.clone(), Delivery::Queued);
-        return Some(Command::Prompt { agent: name, text });
+        // The runtime echoes it back (as queued until its turn starts), so history and view agree.
+        let context = std::mem::take(&mut agent.attach_transcript)
+            .then(|| transcript(&agent.conversation.messages, TRANSCRIPT_CHARS));
+        return Some(Command::Prompt { agent: name, text, context });
     }
     None
 }

@@ -34,8 +34,16 @@ pub struct Rig {
 
 impl Rig {
     pub fn new(settings: ManagerSettings) -> Self {
-        let (sink, events) = EventSink::new(Arc::new(|| {}));
-        let commands = spawn_manager(settings, sink);
+        Self::with_store(settings, None)
+    }
+
+    /// A manager keeping conversations and permission answers in `store` (with its recorder).
+    pub fn with_store(settings: ManagerSettings, store: Option<Arc<sidekicks::runtime::store::Store>>) -> Self {
+        let (mut sink, events) = EventSink::new(Arc::new(|| {}));
+        if let Some(store) = &store {
+            sink = sink.with_history(sidekicks::runtime::history::spawn_recorder(store.clone()));
+        }
+        let commands = spawn_manager(settings, sink, store);
         Self { commands, events, seen: Vec::new() }
     }
 
@@ -116,7 +124,7 @@ pub async fn demo_rig(dir: &Path) -> Rig {
 impl Rig {
     /// Sends `text` to `agent` and waits for the end of that turn.
     pub async fn turn(&mut self, agent: &str, text: &str) -> sidekicks::model::conversation::TurnEnd {
-        self.send(Command::Prompt { agent: agent.into(), text: text.into() }).await;
+        self.send(Command::Prompt { agent: agent.into(), text: text.into(), context: None }).await;
         self.wait_turn_end(agent).await
     }
 

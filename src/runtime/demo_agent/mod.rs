@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ContentBlock, Implementation, InitializeRequest, InitializeResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionId,
+    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation, InitializeRequest,
+    InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
+    PromptResponse, SessionId, SessionNotification, SessionUpdate, TextContent,
 };
 use agent_client_protocol::{Agent, Lines};
 use futures::{SinkExt, StreamExt};
@@ -35,8 +36,9 @@ impl RawOut {
     }
 }
 
-/// Runs the demo agent on this process's stdin/stdout until stdin closes.
-pub async fn run_stdio() -> anyhow::Result<()> {
+/// Runs the demo agent on this process's stdin/stdout until stdin closes. With `load_session`
+/// it advertises `loadSession` and reopens any session it is asked to (replaying a greeting).
+pub async fn run_stdio(load_session: bool) -> anyhow::Result<()> {
     let (out_tx, mut out_rx) = futures::channel::mpsc::channel::<String>(64);
     tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -64,6 +66,9 @@ pub async fn run_stdio() -> anyhow::Result<()> {
     let folders: Folders = Arc::default();
     let session_folders = folders.clone();
     let sessions = Arc::new(AtomicU64::new(0));
+    let loaded_folders = folders.clone();
+    let reopened: Arc<Mutex<std::collections::HashSet<SessionId>>> = Arc::default();
+    let reopened_by_load = reopened.clone();
     Agent
         .v1()
         .name("sidekicks-demo-agent")
@@ -71,7 +76,7 @@ pub async fn run_stdio() -> anyhow::Result<()> {
             async move |_init: InitializeRequest, responder, _cx| {
                 responder.respond(
                     InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
-                        .agent_capabilities(AgentCapabilities::new())
+                        .agent_capabilities(AgentCapabilities::new().load_session(load_session))
                         .agent_info(
                             Implementation::new("sidekicks-demo-agent", env!("CARGO_PKG_VERSION")).title("Demo agent"),
                         ),
@@ -89,6 +94,25 @@ pub async fn run_stdio() -> anyhow::Result<()> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |req: LoadSessionRequest, responder, cx| {
+                if !load_session {
+                    return responder.respond_with_error(agent_client_protocol::Error::method_not_found());
+                }
+                // A real agent replays the conversation; the client must not show it twice.
+                for (update, text) in [
+                    (SessionUpdate::UserMessageChunk as fn(ContentChunk) -> SessionUpdate, "(replayed) hello"),
+                    (SessionUpdate::AgentMessageChunk, "(replayed) an earlier answer"),
+                ] {
+                    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
+                    cx.send_notification(SessionNotification::new(req.session_id.clone(), update(chunk)))?;
+                }
+                loaded_folders.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), req.cwd);
+                reopened_by_load.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id);
+                responder.respond(LoadSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
             async move |req: PromptRequest, responder, cx| {
                 let cancel = Arc::new(AtomicBool::new(false));
                 turns.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), cancel.clone());
@@ -100,10 +124,15 @@ pub async fn run_stdio() -> anyhow::Result<()> {
                     cancel,
                     raw: raw.clone(),
                 };
-                let text = prompt_text(&req.prompt);
+                let mut text = prompt_text(&req.prompt);
+                if reopened.lock().unwrap_or_else(|e| e.into_inner()).remove(&req.session_id) {
+                    text = format!("(reopened session {}) {text}", req.session_id.0);
+                }
                 // Run from a task, so the dispatch loop stays free to receive session/cancel.
                 cx.spawn(async move {
-                    match Scenario::pick(&text).run(turn, &text).await {
+                    // Words in a transcript Sidekicks sent along do not choose the scenario.
+                    let asked = text.rsplit("[End of transcript]").next().unwrap_or(&text).to_string();
+                    match Scenario::pick(&asked).run(turn, &text).await {
                         Ok(stop) => responder.respond(PromptResponse::new(stop)),
                         Err(error) => responder.respond_with_error(error),
                     }

@@ -1,0 +1,206 @@
+//! `sidekicks prompt`: one turn with one agent of a config, without a window. The answer streams
+//! to stdout (JSON lines with `--json`); permission requests are answered by `--allow`; the
+//! conversation is stored in the history like any other.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use clap::ValueEnum;
+
+use crate::app::{AgentState, Command, Event};
+use crate::model::conversation::{TurnEnd, Update};
+use crate::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
+use crate::runtime::agents::{ManagerSettings, spawn_manager};
+use crate::runtime::config_file::{AppDirs, load_file};
+use crate::runtime::events::EventSink;
+use crate::runtime::history::spawn_recorder;
+use crate::runtime::store::Store;
+use crate::ui::i18n::{crash_text, problem_text};
+
+/// How permission requests are answered without a person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Allow {
+    /// Allow each request once.
+    Once,
+    /// Allow, and remember it for this agent and workspace.
+    Always,
+    /// Refuse (the default: nothing runs without a yes).
+    Reject,
+}
+
+/// Runs one turn; returns the process exit code (0 ended normally, 1 failed, 2 bad input).
+pub fn run(
+    config: PathBuf,
+    dirs: Option<AppDirs>,
+    agent: String,
+    allow: Allow,
+    json: bool,
+    text: String,
+) -> anyhow::Result<u8> {
+    let home = dirs.as_ref().and_then(|d| d.home.clone());
+    let result = load_file(&config, home.as_deref());
+    let lang = crate::model::config::Language::pick(None, sys_locale::get_locale().as_deref());
+    let Some(loaded) = result.config.clone() else {
+        for p in &result.problems {
+            eprintln!("{}:{}:{}: {}", config.display(), p.line, p.column, problem_text(lang, &p.kind));
+        }
+        return Ok(2);
+    };
+    if loaded.agent(&agent).is_none() {
+        let names: Vec<&str> = loaded.agents.iter().map(|a| a.name.as_str()).collect();
+        bail!("no agent named {agent:?} in {} (agents: {})", config.display(), names.join(", "));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let store = match &dirs {
+        Some(d) => Some(Store::open(&d.data_dir.join("sidekicks.db")).context("opening the history")?),
+        None => None,
+    };
+    rt.block_on(async move {
+        let (mut sink, mut events) = EventSink::new(Arc::new(|| {}));
+        if let Some(store) = &store {
+            sink = sink.with_history(spawn_recorder(store.clone()));
+        }
+        let commands = spawn_manager(ManagerSettings::default(), sink, store);
+        commands.send(Command::ConfigLoaded { path: config, result }).await?;
+        commands.send(Command::Prompt { agent: agent.clone(), text, context: None }).await?;
+        let mut out = Output { json, stdout: std::io::stdout() };
+        let mut code = None;
+        let interrupted = tokio::signal::ctrl_c();
+        tokio::pin!(interrupted);
+        loop {
+            let event = tokio::select! {
+                e = events.recv() => match e { Some(e) => e, None => break },
+                _ = &mut interrupted => {
+                    commands.send(Command::Cancel { agent: agent.clone() }).await?;
+                    continue;
+                }
+            };
+            match event {
+                Event::AgentUpdate { agent: a, update } if a == agent => out.update(&update)?,
+                Event::PermissionRequested { agent: a, request } if a == agent => {
+                    out.permission(&request)?;
+                    let answer = answer(&request, allow);
+                    commands.send(Command::AnswerPermission { agent: a, id: request.id, answer }).await?;
+                }
+                Event::TurnEnded { agent: a, end } if a == agent && code.is_none() => {
+                    out.end(&end)?;
+                    code = Some(if matches!(end, TurnEnd::Failed { .. }) { 1 } else { 0 });
+                    commands.send(Command::Shutdown).await?;
+                }
+                Event::AgentState { agent: a, state: AgentState::Crashed(report) } if a == agent && code.is_none() => {
+                    eprintln!("{}", crash_text(lang, &report.reason));
+                    for line in &report.stderr_tail {
+                        eprintln!("  {line}");
+                    }
+                    code = Some(1);
+                    commands.send(Command::Shutdown).await?;
+                }
+                Event::ShutdownComplete => break,
+                _ => {}
+            }
+        }
+        Ok(code.unwrap_or(1))
+    })
+}
+
+/// The answer `allow` gives to `request`: the first offered option of the wanted kinds.
+fn answer(request: &PermissionRequest, allow: Allow) -> PermissionAnswer {
+    let kinds: &[OptionKind] = match allow {
+        Allow::Once => &[OptionKind::AllowOnce, OptionKind::AllowAlways],
+        Allow::Always => &[OptionKind::AllowAlways, OptionKind::AllowOnce],
+        Allow::Reject => &[OptionKind::RejectOnce, OptionKind::RejectAlways],
+    };
+    kinds
+        .iter()
+        .find_map(|k| request.option(*k))
+        .map_or(PermissionAnswer::Cancelled, |o| PermissionAnswer::Selected { option_id: o.id.clone(), kind: o.kind })
+}
+
+fn status(status: crate::model::tool::ToolStatus) -> &'static str {
+    use crate::model::tool::ToolStatus as S;
+    match status {
+        S::Pending => "pending",
+        S::InProgress => "in_progress",
+        S::Completed => "completed",
+        S::Failed => "failed",
+        S::Cancelled => "cancelled",
+    }
+}
+
+struct Output {
+    json: bool,
+    stdout: std::io::Stdout,
+}
+
+impl Output {
+    fn line(&mut self, value: serde_json::Value) -> std::io::Result<()> {
+        let mut out = self.stdout.lock();
+        writeln!(out, "{value}")?;
+        out.flush()
+    }
+
+    fn update(&mut self, update: &Update) -> std::io::Result<()> {
+        use serde_json::json;
+        if !self.json {
+            if let Update::Text(text) = update {
+                let mut out = self.stdout.lock();
+                write!(out, "{text}")?;
+                out.flush()?;
+            }
+            return Ok(());
+        }
+        let value = match update {
+            Update::Text(text) => json!({"type": "text", "text": text}),
+            Update::Thought(text) => json!({"type": "thought", "text": text}),
+            Update::ToolCall(call) => json!({"type": "tool_call", "id": call.id, "title": call.title,
+                "kind": call.kind.code(), "status": status(call.status)}),
+            Update::ToolCallPatch(patch) => json!({"type": "tool_update", "id": patch.id,
+                "status": patch.status.map(status)}),
+            Update::Plan(items) => json!({"type": "plan", "entries": items.iter().map(|i| json!({
+                "content": i.content, "status": format!("{:?}", i.status).to_lowercase()})).collect::<Vec<_>>()}),
+            Update::Usage { used, size } => json!({"type": "usage", "used": used, "size": size}),
+        };
+        self.line(value)
+    }
+
+    fn permission(&mut self, request: &PermissionRequest) -> std::io::Result<()> {
+        let what = crate::model::permission::ask(&request.tool);
+        if self.json {
+            let (command, dangers) = match &what {
+                crate::model::permission::Ask::RunCommand { command, dangers } => (Some(command), dangers.clone()),
+                _ => (None, Vec::new()),
+            };
+            return self.line(serde_json::json!({"type": "permission", "title": request.tool.title,
+                "kind": request.tool.kind.code(), "command": command, "dangers": dangers}));
+        }
+        eprintln!("\n[permission asked: {}]", request.tool.title);
+        Ok(())
+    }
+
+    fn end(&mut self, end: &TurnEnd) -> std::io::Result<()> {
+        let stop = match end {
+            TurnEnd::EndTurn => "end_turn",
+            TurnEnd::MaxTokens => "max_tokens",
+            TurnEnd::MaxTurnRequests => "max_turn_requests",
+            TurnEnd::Refusal => "refusal",
+            TurnEnd::Cancelled => "cancelled",
+            TurnEnd::Failed { .. } => "failed",
+        };
+        if self.json {
+            let error = match end {
+                TurnEnd::Failed { message } => Some(message.as_str()),
+                _ => None,
+            };
+            return self.line(serde_json::json!({"type": "end", "stop_reason": stop, "error": error}));
+        }
+        writeln!(self.stdout.lock())?;
+        if let TurnEnd::Failed { message } = end {
+            eprintln!("error: {message}");
+        } else if *end != TurnEnd::EndTurn {
+            eprintln!("[{stop}]");
+        }
+        Ok(())
+    }
+}

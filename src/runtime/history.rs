@@ -1,0 +1,113 @@
+//! The history recorder: follows the conversation events on its own thread, keeps a copy of each
+//! conversation and saves what changed after each batch of events, so a kill mid-stream loses at
+//! most the fragments not yet received.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use super::store::Store;
+use crate::app::Event;
+use crate::model::conversation::Conversation;
+
+/// Capacity of the recorder's channel.
+const CAPACITY: usize = 4096;
+
+/// Starts the recorder; returns where to copy conversation events.
+pub fn spawn_recorder(store: Arc<Store>) -> mpsc::Sender<Event> {
+    let (tx, rx) = mpsc::channel(CAPACITY);
+    std::thread::Builder::new()
+        .name("sidekicks-history".into())
+        .spawn(move || Recorder { store, config_path: None, conversations: HashMap::new() }.run(rx))
+        .expect("spawn the history thread");
+    tx
+}
+
+struct Recorder {
+    store: Arc<Store>,
+    config_path: Option<PathBuf>,
+    conversations: HashMap<String, (i64, Conversation)>,
+}
+
+impl Recorder {
+    fn run(mut self, mut rx: mpsc::Receiver<Event>) {
+        while let Some(event) = rx.blocking_recv() {
+            self.apply(event);
+            while let Ok(event) = rx.try_recv() {
+                self.apply(event);
+            }
+            self.flush();
+        }
+    }
+
+    fn conversation(&mut self, agent: &str) -> Option<&mut Conversation> {
+        if !self.conversations.contains_key(agent) {
+            let path = self.config_path.as_ref()?;
+            match self.store.conversation(path, agent) {
+                Ok(stored) => {
+                    self.conversations.insert(agent.to_string(), (stored.id, Conversation::restored(stored.messages)));
+                }
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    return None;
+                }
+            }
+        }
+        self.conversations.get_mut(agent).map(|(_, c)| c)
+    }
+
+    fn apply(&mut self, event: Event) {
+        match event {
+            Event::ConfigLoaded { path, .. } if self.config_path.as_ref() != Some(&path) => {
+                self.flush();
+                self.conversations.clear();
+                self.config_path = Some(path);
+            }
+            Event::UserMessage { agent, text } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.push_user(text, crate::model::conversation::Delivery::Queued);
+                }
+            }
+            Event::AgentUpdate { agent, update } => {
+                if let Some(c) = self.conversation(&agent)
+                    && let Some(notice) = c.apply(update)
+                {
+                    c.push_notice(notice);
+                }
+            }
+            Event::Notice { agent, notice } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.push_notice(notice);
+                }
+            }
+            Event::TurnStarted { agent } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.mark_first_queued_sent();
+                }
+            }
+            Event::QueueDropped { agent } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.drop_queue();
+                }
+            }
+            Event::TurnEnded { agent, end } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.end_turn(end);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn flush(&mut self) {
+        for (id, conversation) in self.conversations.values_mut() {
+            if let Some(from) = conversation.take_dirty()
+                && let Err(e) = self.store.save_messages(*id, from, &conversation.messages)
+            {
+                tracing::warn!("{e}");
+            }
+        }
+    }
+}
