@@ -76,7 +76,8 @@ fn hello_to_the_demo_agent_streams_its_reply_into_the_window() {
         })
     });
     assert!(harness.query_by_label_contains("I am the Sidekicks demo agent").is_some());
-    assert!(harness.query_by_label("hello").is_some(), "the person's own message is shown");
+    // The person's own message, and the agent's Markdown quote of it.
+    assert_eq!(harness.query_all_by_label("hello").count(), 2);
     let demo = harness.state().state.agent("Demo").unwrap();
     assert_eq!(demo.conversation.messages.len(), 2);
     assert!(harness.state().state.agent("Other").unwrap().conversation.messages.is_empty());

@@ -30,11 +30,12 @@ macro_rules! strings {
 
 strings! {
     Agents => ("Agents", "Agents"),
-    Start => ("Start", "Démarrer"),
-    Stop => ("Stop", "Arrêter"),
-    Restart => ("Restart", "Redémarrer"),
+    Start => ("Start agent", "Démarrer l’agent"),
+    Stop => ("Stop agent", "Arrêter l’agent"),
+    Restart => ("Restart agent", "Redémarrer l’agent"),
     Send => ("Send", "Envoyer"),
     Cancel => ("Cancel", "Annuler"),
+    StopTurn => ("Stop", "Arrêter"),
     Conversation => ("Conversation", "Conversation"),
     Log => ("Log", "Journal"),
     ComposerHint => ("Message {agent} — Enter to send, Shift+Enter for a new line", "Message à {agent} — Entrée pour envoyer, Maj+Entrée pour aller à la ligne"),

@@ -5,6 +5,8 @@ pub mod agent_header;
 pub mod conversation;
 pub mod i18n;
 pub mod log;
+pub mod message;
+pub mod message_list;
 pub mod permission_card;
 pub mod sidebar;
 pub mod status;
@@ -37,6 +39,8 @@ pub struct SidekicksApp {
     selected: Option<String>,
     tab: Tab,
     drafts: HashMap<String, String>,
+    lists: HashMap<String, message_list::MessageList>,
+    markdown: egui_commonmark::CommonMarkCache,
     shut_down: bool,
     frame_stats: Option<FrameStats>,
 }
@@ -56,6 +60,8 @@ impl SidekicksApp {
             selected: None,
             tab: Tab::Conversation,
             drafts: HashMap::new(),
+            lists: HashMap::new(),
+            markdown: egui_commonmark::CommonMarkCache::default(),
             shut_down: false,
             frame_stats: None,
         }
@@ -105,10 +111,13 @@ impl SidekicksApp {
                 return;
             };
             let draft = self.drafts.entry(name.clone()).or_default();
+            let list = self.lists.entry(name.clone()).or_default();
             let actions = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab);
             let mut commands = actions;
             match self.tab {
-                Tab::Conversation => commands.extend(conversation::conversation_ui(ui, lang, agent, draft)),
+                Tab::Conversation => {
+                    commands.extend(conversation::conversation_ui(ui, lang, agent, draft, list, &mut self.markdown))
+                }
                 Tab::Log => log::log_ui(ui, lang, agent),
             }
             for command in commands {
