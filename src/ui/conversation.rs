@@ -41,13 +41,14 @@ pub fn conversation_ui(
         None => tail_ui(ui, lang, view, &mut actions),
     });
     if !output.at_bottom && view.conversation.is_streaming() {
-        egui::Area::new(ui.scope_id().with("jump"))
-            .anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-24.0, -96.0))
-            .show(ui.ctx(), |ui| {
+        egui::Area::new(ui.scope_id().with("jump")).anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-24.0, -96.0)).show(
+            ui.ctx(),
+            |ui| {
                 if ui.button(tr(lang, Key::JumpToBottom)).clicked() {
                     list.jump_to_bottom();
                 }
-            });
+            },
+        );
     }
     if actions.attach_transcript {
         agent.attach_transcript = true;

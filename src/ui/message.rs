@@ -103,7 +103,14 @@ fn plan_ui(ui: &mut egui::Ui, lang: Language, items: &[PlanItem]) {
     }
 }
 
-fn notice_ui(ui: &mut egui::Ui, lang: Language, agent: &str, notice: &Notice, attached: bool, actions: &mut MessageActions) {
+fn notice_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &str,
+    notice: &Notice,
+    attached: bool,
+    actions: &mut MessageActions,
+) {
     egui::Frame::group(ui.style()).show(ui, |ui| match notice {
         Notice::NewSession => {
             ui.label(RichText::new(trf(lang, Key::NoticeNewSession, &[("agent", agent)])).italics());
@@ -111,7 +118,9 @@ fn notice_ui(ui: &mut egui::Ui, lang: Language, agent: &str, notice: &Notice, at
         Notice::Loop { failures } => {
             ui.horizontal_wrapped(|ui| {
                 let count = failures.to_string();
-                ui.label(RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(WARNING));
+                ui.label(
+                    RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(WARNING),
+                );
                 if ui.button(tr(lang, Key::StopTurn)).clicked() {
                     actions.commands.push(Command::Cancel { agent: agent.to_string() });
                 }
@@ -126,7 +135,9 @@ fn notice_ui(ui: &mut egui::Ui, lang: Language, agent: &str, notice: &Notice, at
             });
         }
         Notice::AgentExited { message } => {
-            ui.label(RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(ERROR));
+            ui.label(
+                RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(ERROR),
+            );
         }
     });
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: a runtime to drive, event collection with deadlines.
 #![allow(dead_code)]
 
+pub mod window;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,0 +1,66 @@
+//! Driving the window with egui_kittest: a harness over a real runtime, and stepping until a
+//! condition holds.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use sidekicks::app::{Startup, start};
+use sidekicks::runtime::store::Store;
+use sidekicks::ui::SidekicksApp;
+
+use super::fast_settings;
+
+/// A window over the config `text` (written to `dir`), with an optional history store.
+pub fn window(
+    text: &str,
+    dir: &Path,
+    rt: &tokio::runtime::Runtime,
+    store: Option<Arc<Store>>,
+) -> Harness<'static, SidekicksApp> {
+    let path = dir.join("sidekicks.toml");
+    std::fs::write(&path, text).unwrap();
+    let startup = Startup { config_path: path, dirs: None, settings: fast_settings(), store };
+    let bridge = start(rt.handle(), startup, Arc::new(|| {}));
+    Harness::builder().with_size(egui::vec2(1000.0, 700.0)).build_ui_state(
+        |ui, app: &mut SidekicksApp| {
+            app.logic(ui.ctx());
+            app.ui(ui);
+        },
+        SidekicksApp::new(bridge),
+    )
+}
+
+/// Steps frames until `done` holds, failing after `limit`.
+pub fn step_until(
+    harness: &mut Harness<'static, SidekicksApp>,
+    limit: Duration,
+    what: &str,
+    done: impl Fn(&Harness<'static, SidekicksApp>) -> bool,
+) {
+    let deadline = Instant::now() + limit;
+    while !done(harness) {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        harness.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    harness.step();
+}
+
+/// A tokio runtime like the app's.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// Types `text` in the composer and presses Enter.
+pub fn send(harness: &mut Harness<'static, SidekicksApp>, text: &str) {
+    use egui::accesskit::Role;
+    use egui_kittest::kittest::Queryable;
+    harness.get_by_role(Role::MultilineTextInput).click();
+    harness.step();
+    harness.get_by_role(Role::MultilineTextInput).type_text(text);
+    harness.step();
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+}

@@ -1,0 +1,104 @@
+//! The conversation view driven like a person would (egui_kittest), against a real demo agent:
+//! the permission card and "Always allow here", queue and Stop, the loop banner, and history
+//! shown again after the app state is rebuilt.
+
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use sidekicks::model::conversation::{Delivery, Role, TurnEnd};
+use sidekicks::runtime::store::Store;
+
+mod common;
+use common::window::{runtime, send, step_until, window};
+use common::{BIN, config_text};
+
+const LONG: Duration = Duration::from_secs(30);
+
+fn demo_config(dir: &std::path::Path) -> String {
+    config_text("", &[("demo", BIN, &["demo-agent"])], dir)
+}
+
+fn turns_ended(h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) -> usize {
+    h.state().state.agent("demo").map_or(0, |a| a.conversation.messages.iter().filter(|m| m.end.is_some()).count())
+}
+
+#[test]
+fn always_allow_here_approves_the_same_request_without_a_card_next_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, Some(Store::in_memory()));
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+
+    send(&mut h, "run it");
+    step_until(&mut h, LONG, "the card", |h| h.query_by_label("Always allow here").is_some());
+    assert!(h.query_by_label("demo wants to run a command on your computer").is_some());
+    assert!(h.query_by_label("May destroy data: rm").is_some());
+    assert!(h.query_by_label("Stop the agent").is_some());
+    h.get_by_label("Always allow here").click();
+    step_until(&mut h, LONG, "the first turn", |h| turns_ended(h) == 1);
+    assert!(h.query_by_label("Always allow here").is_none(), "the card is answered");
+    assert!(h.query_by_label_contains("Always allowed here").is_some());
+
+    send(&mut h, "run it");
+    step_until(&mut h, LONG, "the second turn", |h| turns_ended(h) == 2);
+    assert!(h.query_by_label("Always allow here").is_none(), "no card the second time");
+    let demo = h.state().state.agent("demo").unwrap();
+    assert!(demo.conversation.messages.last().unwrap().text().contains("Allowed"));
+    assert_eq!(demo.waiting_permissions().count(), 0);
+}
+
+#[test]
+fn a_message_sent_while_busy_is_queued_and_stop_drops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    send(&mut h, "wait");
+    step_until(&mut h, LONG, "streaming", |h| h.query_by_label_contains("3…").is_some());
+    send(&mut h, "and then this");
+    step_until(&mut h, LONG, "queued", |h| h.query_by_label("queued").is_some());
+    h.get_by_label("Stop").click();
+    step_until(&mut h, LONG, "cancelled", |h| h.query_by_label("Cancelled.").is_some());
+    assert!(h.query_by_label("not sent").is_some());
+    let demo = h.state().state.agent("demo").unwrap();
+    let user: Vec<Delivery> =
+        demo.conversation.messages.iter().filter(|m| m.role == Role::User).map(|m| m.delivery).collect();
+    assert_eq!(user, vec![Delivery::Sent, Delivery::NotSent]);
+}
+
+#[test]
+fn the_loop_banner_appears_after_the_third_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    send(&mut h, "fail");
+    step_until(&mut h, LONG, "the banner", |h| {
+        h.query_by_label("demo is going round in circles: 3 tools failed in a row.").is_some()
+    });
+    step_until(&mut h, LONG, "the turn", |h| turns_ended(h) == 1);
+    assert_eq!(h.query_all_by_label_contains("going round in circles").count(), 1, "shown once");
+}
+
+#[test]
+fn history_is_shown_again_after_restarting_the_app_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db/sidekicks.db");
+    {
+        let rt = runtime();
+        let mut h = window(&demo_config(dir.path()), dir.path(), &rt, Some(Store::open(&db).unwrap()));
+        step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+        send(&mut h, "think");
+        step_until(&mut h, LONG, "the answer", |h| turns_ended(h) == 1);
+        h.state_mut().shutdown();
+    }
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, Some(Store::open(&db).unwrap()));
+    step_until(&mut h, LONG, "restored history", |h| turns_ended(h) == 1);
+    let demo = h.state().state.agent("demo").unwrap();
+    assert_eq!(demo.conversation.messages[0].text(), "think");
+    assert_eq!(demo.conversation.messages[1].end, Some(TurnEnd::EndTurn));
+    assert!(h.query_by_label("think").is_some());
+    assert!(h.query_by_label_contains("the answer is").is_some());
+    assert!(h.query_by_label("Thinking").is_some(), "the thought is restored, folded");
+}
