@@ -45,6 +45,16 @@ fn always_allow_here_approves_the_same_request_without_a_card_next_time() {
     let demo = h.state().state.agent("demo").unwrap();
     assert!(demo.conversation.messages.last().unwrap().text().contains("Allowed"));
     assert_eq!(demo.waiting_permissions().count(), 0);
+
+    // The agent's settings show the rule; Forget brings the card back.
+    h.get_by_label("Permissions").click();
+    step_until(&mut h, LONG, "the rule", |h| h.query_by_label("execute  rm -rf build").is_some());
+    h.get_by_label("Forget").click();
+    step_until(&mut h, LONG, "forgotten", |h| h.query_by_label_contains("No remembered answers").is_some());
+    h.get_by_label("Conversation").click();
+    h.step();
+    send(&mut h, "run it");
+    step_until(&mut h, LONG, "the card again", |h| h.query_by_label("Always allow here").is_some());
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
 use crate::model::conversation::{Message, Notice, TurnEnd, Update};
-use crate::model::permission::{PermissionAnswer, PermissionRequest};
+use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 
 /// The state of an agent process, as shown by its dot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +66,8 @@ pub enum Command {
     AnswerPermission { agent: String, id: u64, answer: PermissionAnswer },
     /// A (re)loaded config: applied when it has no problems, otherwise only reported.
     ConfigLoaded { path: PathBuf, result: LoadResult },
+    /// Forget a remembered always/never answer of an agent.
+    ForgetRule { agent: String, key: String },
     /// Stop every agent and end the runtime.
     Shutdown,
 }
@@ -100,6 +102,8 @@ pub enum Event {
     ShutdownComplete,
     /// The person's message, as the runtime received it (queued until its turn starts).
     UserMessage { agent: String, text: String },
+    /// The remembered always/never answers of an agent (in its workspace).
+    RulesChanged { agent: String, rules: Vec<(String, Decision)> },
     /// The stored conversation of an agent, shown when the config is applied.
     HistoryLoaded { agent: String, messages: Vec<Message> },
 }

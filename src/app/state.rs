@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use super::protocol::{AgentState, Event};
 use crate::model::config::{AgentConfig, Config, Language};
-use crate::model::conversation::{Conversation, Delivery, Message};
-use crate::model::permission::{PermissionAnswer, PermissionRequest};
+use crate::model::conversation::{Conversation, Delivery, Message, Part};
+use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
 
 /// Log lines kept per agent in the UI.
@@ -29,6 +29,8 @@ pub struct AgentView {
     pub permissions: Vec<PermissionCard>,
     /// The next message goes with a transcript of the earlier conversation.
     pub attach_transcript: bool,
+    /// Remembered always/never answers (rule key, decision).
+    pub rules: Vec<(String, Decision)>,
 }
 
 /// A permission request as the conversation shows it.
@@ -38,6 +40,8 @@ pub struct PermissionCard {
     pub request: PermissionRequest,
     /// Its answer, once given (by the person, a remembered rule, or a cancel).
     pub answer: Option<PermissionAnswer>,
+    /// The message holding the tool call it is about, if any.
+    pub message: Option<usize>,
 }
 
 impl AgentView {
@@ -56,6 +60,7 @@ impl AgentView {
             log: VecDeque::new(),
             permissions: Vec::new(),
             attach_transcript: false,
+            rules: Vec::new(),
         }
     }
 }
@@ -129,7 +134,12 @@ impl AppState {
             }
             Event::PermissionRequested { agent, request } => {
                 if let Some(a) = self.agent_mut(&agent) {
-                    a.permissions.push(PermissionCard { request, answer: None });
+                    // The card goes under the latest call with that id (agents may reuse ids).
+                    let message =
+                        a.conversation.messages.iter().rposition(|m| {
+                            m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == request.tool.id))
+                        });
+                    a.permissions.push(PermissionCard { request, answer: None, message });
                 }
             }
             Event::PermissionResolved { agent, id, answer } => {
@@ -158,6 +168,11 @@ impl AppState {
             Event::UserMessage { agent, text } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.push_user(text, Delivery::Queued);
+                }
+            }
+            Event::RulesChanged { agent, rules } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.rules = rules;
                 }
             }
             Event::HistoryLoaded { agent, messages } => {

@@ -70,7 +70,7 @@ pub enum PermissionAnswer {
 }
 
 /// A remembered decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Decision {
     /// Approve without asking.
     Allow,

@@ -227,7 +227,18 @@ impl Manager {
                 let answered =
                     self.slot(&agent).and_then(|s| s.running.as_ref()).is_some_and(|r| r.conn.answer(id, &answer));
                 if answered {
-                    self.events.send(Event::PermissionResolved { agent, id, answer }).await;
+                    let remembered =
+                        matches!(&answer, PermissionAnswer::Selected { kind, .. } if kind.remembered().is_some());
+                    self.events.send(Event::PermissionResolved { agent: agent.clone(), id, answer }).await;
+                    if remembered {
+                        self.send_rules(&agent).await;
+                    }
+                }
+            }
+            Command::ForgetRule { agent, key } => {
+                if let Some(config) = self.slot(&agent).map(|s| s.config.clone()) {
+                    self.rules_for(&config).forget(&key);
+                    self.send_rules(&agent).await;
                 }
             }
             Command::ConfigLoaded { path, result } => self.config_loaded(path, result).await,
@@ -261,6 +272,13 @@ impl Manager {
             let event = Event::PermissionResolved { agent: name.to_string(), id, answer: PermissionAnswer::Cancelled };
             self.events.send(event).await;
         }
+    }
+
+    /// Tells the UI the remembered answers of `name`.
+    async fn send_rules(&mut self, name: &str) {
+        let Some(config) = self.slot(name).map(|s| s.config.clone()) else { return };
+        let rules = self.rules_for(&config).list();
+        self.events.send(Event::RulesChanged { agent: name.to_string(), rules }).await;
     }
 
     fn rules_for(&mut self, agent: &AgentConfig) -> Arc<dyn PermissionRules> {
@@ -343,7 +361,11 @@ impl Manager {
             self.stop(&name).await;
         }
         self.slots.retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
+        let names: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
         self.events.send(Event::ConfigApplied { config }).await;
+        for name in names {
+            self.send_rules(&name).await;
+        }
     }
 
     async fn start(&mut self, name: &str) {

@@ -11,6 +11,10 @@ pub trait PermissionRules: Send + Sync {
     fn decide(&self, key: &str) -> Option<Decision>;
     /// Remembers `decision` for `key`.
     fn remember(&self, key: &str, decision: Decision);
+    /// Forgets the decision for `key`.
+    fn forget(&self, key: &str);
+    /// Every remembered decision, by key.
+    fn list(&self) -> Vec<(String, Decision)>;
 }
 
 /// Rules kept in memory only (tests, or when the store cannot be opened).
@@ -26,5 +30,16 @@ impl PermissionRules for MemoryRules {
 
     fn remember(&self, key: &str, decision: Decision) {
         self.rules.lock().unwrap_or_else(|e| e.into_inner()).insert(key.to_string(), decision);
+    }
+
+    fn forget(&self, key: &str) {
+        self.rules.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+    }
+
+    fn list(&self) -> Vec<(String, Decision)> {
+        let mut rules: Vec<_> =
+            self.rules.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(k, d)| (k.clone(), *d)).collect();
+        rules.sort();
+        rules
     }
 }

@@ -214,6 +214,19 @@ impl PermissionRules for StoredRules {
             tracing::warn!("{e}");
         }
     }
+
+    fn forget(&self, key: &str) {
+        if let Err(e) = self.store.set_rule(&self.agent, &self.workspace, key, None) {
+            tracing::warn!("{e}");
+        }
+    }
+
+    fn list(&self) -> Vec<(String, Decision)> {
+        self.store.rules(&self.agent, &self.workspace).unwrap_or_else(|e| {
+            tracing::warn!("{e}");
+            Vec::new()
+        })
+    }
 }
 
 #[cfg(test)]

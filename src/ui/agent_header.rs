@@ -36,6 +36,7 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
         ui.separator();
         ui.selectable_value(tab, Tab::Conversation, tr(lang, Key::Conversation));
         ui.selectable_value(tab, Tab::Log, tr(lang, Key::Log));
+        ui.selectable_value(tab, Tab::Permissions, tr(lang, Key::Permissions));
     });
     ui.separator();
     commands

@@ -2,8 +2,6 @@
 //! permission cards about no known tool call, the crash report, a jump to the latest message
 //! while streaming, and the composer. Messages sent while the agent answers show as queued.
 
-use std::collections::HashSet;
-
 use egui::{Key as EguiKey, Modifiers, RichText};
 use egui_commonmark::CommonMarkCache;
 
@@ -14,7 +12,7 @@ use super::permission_card::permission_card_ui;
 use super::theme::ERROR;
 use crate::app::{AgentState, AgentView, Command};
 use crate::model::config::Language;
-use crate::model::conversation::{Part, transcript};
+use crate::model::conversation::transcript;
 
 /// Longest transcript sent to an agent that forgot the conversation.
 const TRANSCRIPT_CHARS: usize = 12_000;
@@ -36,9 +34,12 @@ pub fn conversation_ui(
     let messages = &view.conversation.messages;
     // The last item holds what follows the messages.
     let count = messages.len() + 1;
-    let output = list.show(ui, count, |ui, index| match messages.get(index) {
-        Some(message) => message_ui(ui, lang, markdown, view, message, &mut actions),
-        None => tail_ui(ui, lang, view, &mut actions),
+    let output = list.show(ui, count, |ui, index| {
+        if index < messages.len() {
+            message_ui(ui, lang, markdown, view, index, &mut actions);
+        } else {
+            tail_ui(ui, lang, view, &mut actions);
+        }
     });
     if !output.at_bottom && view.conversation.is_streaming() {
         egui::Area::new(ui.scope_id().with("jump")).anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-24.0, -96.0)).show(
@@ -62,14 +63,7 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
     if agent.conversation.messages.is_empty() {
         ui.label(RichText::new(tr(lang, Key::EmptyConversation)).weak());
     }
-    let tool_ids: HashSet<&str> = agent
-        .conversation
-        .messages
-        .iter()
-        .flat_map(|m| &m.parts)
-        .filter_map(|p| if let Part::Tool(t) = p { Some(t.id.as_str()) } else { None })
-        .collect();
-    for card in agent.permissions.iter().filter(|c| !tool_ids.contains(c.request.tool.id.as_str())) {
+    for card in agent.permissions.iter().filter(|c| c.message.is_none()) {
         actions.commands.extend(permission_card_ui(ui, lang, &agent.config.name, &agent.config.runtime, card));
     }
     if let AgentState::Crashed(report) = &agent.state {

@@ -11,7 +11,7 @@ use super::theme::{ERROR, WARNING};
 use super::tool_card::tool_card_ui;
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
-use crate::model::conversation::{Delivery, Message, Notice, Part, Role, TurnEnd};
+use crate::model::conversation::{Delivery, Notice, Part, Role, TurnEnd};
 use crate::model::tool::{PlanItem, PlanStatus};
 
 /// What drawing a message asked for.
@@ -21,8 +21,6 @@ pub struct MessageActions {
     pub commands: Vec<Command>,
     /// The person wants a transcript sent with the next message.
     pub attach_transcript: bool,
-    /// Permission requests shown under their tool call.
-    pub shown_cards: Vec<u64>,
 }
 
 /// Draws `message` of `agent`.
@@ -31,9 +29,10 @@ pub fn message_ui(
     lang: Language,
     markdown: &mut CommonMarkCache,
     agent: &AgentView,
-    message: &Message,
+    index: usize,
     actions: &mut MessageActions,
 ) {
+    let message = &agent.conversation.messages[index];
     ui.add_space(6.0);
     let name = &agent.config.name;
     match message.role {
@@ -72,8 +71,9 @@ pub fn message_ui(
             }
             Part::Tool(call) => {
                 tool_card_ui(ui, lang, call);
-                for card in agent.permissions.iter().filter(|c| c.request.tool.id == call.id) {
-                    actions.shown_cards.push(card.request.id);
+                let cards =
+                    agent.permissions.iter().filter(|c| c.message == Some(index) && c.request.tool.id == call.id);
+                for card in cards {
                     actions.commands.extend(permission_card_ui(ui, lang, name, &agent.config.runtime, card));
                 }
             }

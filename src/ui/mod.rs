@@ -8,6 +8,7 @@ pub mod log;
 pub mod message;
 pub mod message_list;
 pub mod permission_card;
+pub mod rules;
 pub mod sidebar;
 pub mod status;
 pub mod theme;
@@ -29,6 +30,8 @@ pub enum Tab {
     Conversation,
     /// Its stderr log.
     Log,
+    /// Its remembered permission answers.
+    Permissions,
 }
 
 /// The application window.
@@ -119,6 +122,7 @@ impl SidekicksApp {
                     commands.extend(conversation::conversation_ui(ui, lang, agent, draft, list, &mut self.markdown))
                 }
                 Tab::Log => log::log_ui(ui, lang, agent),
+                Tab::Permissions => commands.extend(rules::rules_ui(ui, lang, agent)),
             }
             for command in commands {
                 self.bridge.send(command);
