@@ -234,3 +234,22 @@ async fn an_update_that_does_not_parse_is_logged_and_skipped() {
     assert!(rig.agent_text("demo").contains("malformed"));
     assert!(rig.seen.iter().any(|e| matches!(e, Event::AgentLog { line, .. } if line.contains("does not parse"))));
 }
+
+#[tokio::test]
+async fn an_agent_that_ignores_cancel_is_stopped_after_a_grace() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rig = demo_rig(dir.path()).await;
+    rig.send(Command::Prompt { agent: "demo".into(), text: "ignore".into(), context: None }).await;
+    rig.wait_for(Duration::from_secs(20), "turn start", |e| matches!(e, Event::TurnStarted { .. })).await;
+    rig.send(Command::Cancel { agent: "demo".into() }).await;
+    assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);
+    assert!(rig.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::Unresponsive, .. })));
+    rig.wait_for(Duration::from_secs(10), "stopped", |e| {
+        matches!(e, Event::AgentState { state: AgentState::Stopped, .. })
+    })
+    .await;
+    // It answers again after that, in a new session.
+    rig.clear();
+    assert_eq!(rig.turn("demo", "hello").await, TurnEnd::EndTurn);
+    assert!(rig.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::NewSession, .. })));
+}

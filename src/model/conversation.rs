@@ -53,6 +53,8 @@ pub enum Notice {
     Loop { failures: u32 },
     /// The agent process ended on its own.
     AgentExited { message: String },
+    /// The agent did not end its turn when asked to, so it was stopped.
+    Unresponsive,
     /// The conversation was restored from history but the agent cannot reopen its session:
     /// Sidekicks offers to send a transcript with the next message.
     TranscriptOffer,

@@ -37,11 +37,18 @@ pub struct ManagerSettings {
     pub handshake_timeout: Duration,
     /// How often idle agents are checked.
     pub tick: Duration,
+    /// How long a turn may go on after a cancel before the agent is stopped as unresponsive.
+    pub cancel_grace: Duration,
 }
 
 impl Default for ManagerSettings {
     fn default() -> Self {
-        Self { stop: StopTimeouts::default(), handshake_timeout: Duration::from_secs(30), tick: Duration::from_secs(1) }
+        Self {
+            stop: StopTimeouts::default(),
+            handshake_timeout: Duration::from_secs(30),
+            tick: Duration::from_secs(1),
+            cancel_grace: Duration::from_secs(10),
+        }
     }
 }
 
@@ -67,10 +74,30 @@ pub fn spawn_manager(settings: ManagerSettings, events: EventSink, store: Option
 
 /// Reports from the manager's own tasks.
 enum Internal {
-    Started { agent: String, generation: u64, result: Result<Box<Running>, CrashReport> },
-    TurnDone { agent: String, turn: u64, end: TurnEnd },
-    Exited { agent: String, generation: u64, status: Option<ExitStatus> },
-    Stopped { agent: String, generation: u64 },
+    Started {
+        agent: String,
+        generation: u64,
+        result: Result<Box<Running>, CrashReport>,
+    },
+    TurnDone {
+        agent: String,
+        turn: u64,
+        end: TurnEnd,
+    },
+    Exited {
+        agent: String,
+        generation: u64,
+        status: Option<ExitStatus>,
+    },
+    Stopped {
+        agent: String,
+        generation: u64,
+    },
+    /// The grace after a cancel ran out.
+    CancelDeadline {
+        agent: String,
+        turn: u64,
+    },
 }
 
 struct Running {
@@ -260,11 +287,17 @@ impl Manager {
     /// "cancelled", queue dropped. Late updates of the agent are still shown.
     async fn cancel(&mut self, name: &str) {
         self.drop_queue(name).await;
-        let ids = match self.slot(name).and_then(|s| s.running.as_ref()) {
-            Some(running) => running.conn.cancel(),
-            None => return,
-        };
+        let Some(slot) = self.slot(name) else { return };
+        let (Some(running), Some(turn)) = (&slot.running, slot.turn) else { return };
+        let ids = running.conn.cancel();
         self.report_cancelled(name, ids).await;
+        // An agent that does not end its turn when asked is stopped after a grace.
+        let internal = self.internal_tx.clone();
+        let (agent, grace) = (name.to_string(), self.settings.cancel_grace);
+        tokio::spawn(async move {
+            tokio::time::sleep(grace).await;
+            let _ = internal.send(Internal::CancelDeadline { agent, turn }).await;
+        });
     }
 
     async fn report_cancelled(&self, name: &str, ids: Vec<u64>) {
@@ -421,7 +454,7 @@ impl Manager {
         let turn = slot.turn.take();
         slot.generation += 1;
         let generation = slot.generation;
-        slot.forgot |= slot.turns_in_session > 0;
+        slot.forgot |= slot.turns_in_session > 0 || turn.is_some();
         slot.turns_in_session = 0;
         let running = slot.running.take();
         let quiet = slot.state == AgentState::Stopping || matches!(slot.state, AgentState::Crashed(_));
@@ -519,6 +552,12 @@ impl Manager {
                     self.events.send(Event::QueueDropped { agent: agent.clone() }).await;
                 }
                 self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
+            }
+            Internal::CancelDeadline { agent, turn } => {
+                if self.slot(&agent).is_some_and(|s| s.turn == Some(turn)) {
+                    self.events.send(Event::Notice { agent: agent.clone(), notice: Notice::Unresponsive }).await;
+                    self.stop(&agent).await;
+                }
             }
             Internal::Stopped { agent, generation } => {
                 let Some(slot) = self.slot(&agent) else { return };

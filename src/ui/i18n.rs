@@ -112,6 +112,7 @@ strings! {
     NotSent => ("not sent", "non envoyé"),
     NoticeNewSession => ("{agent} started a new session: it no longer remembers the beginning of this conversation.", "{agent} a ouvert une nouvelle session : il ne se souvient plus du début de cette conversation."),
     NoticeLoop => ("{agent} is going round in circles: {count} tools failed in a row.", "{agent} tourne en rond : {count} outils ont échoué d’affilée."),
+    NoticeUnresponsive => ("{agent} did not stop when asked, so Sidekicks stopped it. The next message starts it again.", "{agent} ne s’est pas arrêté quand on le lui a demandé : Sidekicks l’a arrêté. Le prochain message le redémarre."),
     NoticeExited => ("{agent} stopped: {message}", "{agent} s’est arrêté : {message}"),
     NoticeTranscript => ("{agent} cannot reopen this earlier conversation: it starts afresh.", "{agent} ne peut pas rouvrir cette conversation : il repart de zéro."),
     SendTranscript => ("Send a transcript with my next message", "Envoyer une transcription avec mon prochain message"),

@@ -134,6 +134,9 @@ fn notice_ui(
                 }
             });
         }
+        Notice::Unresponsive => {
+            ui.label(RichText::new(trf(lang, Key::NoticeUnresponsive, &[("agent", agent)])).color(WARNING));
+        }
         Notice::AgentExited { message } => {
             ui.label(
                 RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(ERROR),

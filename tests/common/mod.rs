@@ -23,6 +23,7 @@ pub fn fast_settings() -> ManagerSettings {
         stop: StopTimeouts { after_eof: Duration::from_millis(1500), after_term: Duration::from_millis(1500) },
         handshake_timeout: Duration::from_secs(3),
         tick: Duration::from_millis(200),
+        cancel_grace: Duration::from_millis(1500),
     }
 }
 

@@ -18,7 +18,7 @@ use agent_client_protocol::{Agent, Lines};
 use futures::{SinkExt, StreamExt};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-pub use scenarios::{Scenario, reply_chunks};
+pub use scenarios::{FLOOD, Scenario, reply_chunks};
 
 /// Cancel flags of the turns in flight, by session.
 type Turns = Arc<Mutex<HashMap<SessionId, Arc<AtomicBool>>>>;

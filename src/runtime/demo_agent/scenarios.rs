@@ -61,6 +61,10 @@ pub enum Scenario {
     Files,
     /// `usage`: reports context use, once in a form that does not parse (`"used": null`).
     Usage,
+    /// `ignore`: never answers and ignores `session/cancel` (a stuck agent).
+    Ignore,
+    /// `flood`: 10,000 small fragments as fast as possible (benchmarks).
+    Flood,
 }
 
 impl Scenario {
@@ -80,6 +84,8 @@ impl Scenario {
         (Scenario::Code, &["code"]),
         (Scenario::Files, &["files"]),
         (Scenario::Usage, &["usage"]),
+        (Scenario::Ignore, &["ignore"]),
+        (Scenario::Flood, &["flood"]),
     ];
 
     /// The scenario for `prompt`.
@@ -141,6 +147,16 @@ impl Scenario {
                 t.stream("I printed a 10 MB line on stdout, and I am still fine.", Duration::from_millis(20)).await
             }
             Scenario::Files => files(&t).await,
+            Scenario::Ignore => {
+                tokio::time::sleep(Duration::from_secs(600)).await;
+                Ok(StopReason::EndTurn)
+            }
+            Scenario::Flood => {
+                for i in 0..FLOOD {
+                    t.say(&format!("{i} "))?;
+                }
+                Ok(StopReason::EndTurn)
+            }
             Scenario::Usage => {
                 let bad = serde_json::json!({"sessionUpdate": "usage_update", "used": null, "size": 200000});
                 t.raw
@@ -157,6 +173,9 @@ impl Scenario {
         }
     }
 }
+
+/// Fragments sent by the `flood` scenario.
+pub const FLOOD: usize = 10_000;
 
 const CODE: &str = "Here is a function in **Rust**:\n\n```rust\nfn greet(name: &str) -> String {\n    format!(\"Hello, {name}!\")\n}\n```\n\nAnd the same in Python:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n```\n";
 
