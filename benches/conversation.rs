@@ -1,0 +1,221 @@
+//! Conversation throughput and frame time.
+//!
+//! 1. Updates per second into the conversation model (`AppState::apply`), against appending the
+//!    same fragments to a `String` (the least any model could do).
+//! 2. `session/update` notifications per second end to end: the demo agent floods 10,000
+//!    fragments; Sidekicks' client (process, ACP parsing, events, manager) against reading the same
+//!    agent's stdout lines raw.
+//! 3. Frame time (egui pass of the whole window, no GPU) of a 10,000-message conversation while
+//!    1,000 fragments a second stream in (17 per 60 Hz frame), against a 10-message one.
+//!
+//! Run: `cargo bench --bench conversation`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command as Process, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use sidekicks::app::{AppState, Command, Event, Startup, start};
+use sidekicks::model::conversation::{Delivery, Part, TurnEnd, Update};
+use sidekicks::model::tool::{ToolCall, ToolKind, ToolStatus};
+use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
+use sidekicks::runtime::config_file::load_file;
+use sidekicks::runtime::demo_agent::FLOOD;
+use sidekicks::runtime::events::EventSink;
+use sidekicks::ui::SidekicksApp;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sidekicks");
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("sidekicks.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[defaults]\nidle_stop = 0\n[[agent]]\nname = \"demo\"\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {:?}\n",
+            dir.path().display().to_string()
+        ),
+    )
+    .unwrap();
+    model_ingest();
+    end_to_end(&config);
+    frame_time(&config);
+}
+
+fn model_ingest() {
+    const N: usize = 200_000;
+    let fragments: Vec<String> = (0..N).map(|i| format!("word{i} ")).collect();
+    let mut state = AppState::default();
+    state.apply(Event::ConfigApplied { config: sidekicks::model::config::Config::default() });
+    // An agent view to stream into.
+    let agent = sidekicks::model::config::AgentConfig {
+        name: "demo".into(),
+        command: "x".into(),
+        args: vec![],
+        env: Default::default(),
+        workspace: "/".into(),
+        runtime: Default::default(),
+        channels: vec![],
+    };
+    let config = sidekicks::model::config::Config { agents: vec![agent], ..Default::default() };
+    state.apply(Event::ConfigApplied { config });
+    let start = Instant::now();
+    for f in &fragments {
+        state.apply(Event::AgentUpdate { agent: "demo".into(), update: Update::Text(f.clone()) });
+    }
+    let ours = start.elapsed();
+    let start = Instant::now();
+    let mut reference = String::new();
+    for f in &fragments {
+        reference.push_str(&f.clone());
+    }
+    let base = start.elapsed();
+    std::hint::black_box(reference);
+    println!(
+        "conversation: model ingest {:.0} updates/s; String::push_str {:.0}/s; ratio {:.1}",
+        N as f64 / ours.as_secs_f64(),
+        N as f64 / base.as_secs_f64(),
+        ours.as_secs_f64() / base.as_secs_f64()
+    );
+}
+
+fn end_to_end(config: &std::path::Path) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let ours = rt.block_on(async {
+        let (sink, mut events) = EventSink::new(Arc::new(|| {}));
+        let commands = spawn_manager(ManagerSettings::default(), sink, None);
+        let result = load_file(config, None);
+        commands.send(Command::ConfigLoaded { path: config.to_path_buf(), result }).await.unwrap();
+        commands.send(Command::Start { agent: "demo".into() }).await.unwrap();
+        while let Some(e) = events.recv().await {
+            if matches!(e, Event::AgentState { state: sidekicks::app::AgentState::Idle, .. }) {
+                break;
+            }
+        }
+        let start = Instant::now();
+        commands.send(Command::Prompt { agent: "demo".into(), text: "flood".into(), context: None }).await.unwrap();
+        let mut updates = 0;
+        while let Some(e) = events.recv().await {
+            match e {
+                Event::AgentUpdate { .. } => updates += 1,
+                Event::TurnEnded { end, .. } => {
+                    assert_eq!(end, TurnEnd::EndTurn);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(updates, FLOOD);
+        let took = start.elapsed();
+        commands.send(Command::Shutdown).await.unwrap();
+        took
+    });
+
+    // The reference: the same agent driven by hand, its stdout read as raw lines.
+    let mut child = Process::new(BIN).arg("demo-agent").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |s: &str| writeln!(stdin, "{s}").unwrap();
+    send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#);
+    lines.next();
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}"#);
+    lines.next();
+    let start = Instant::now();
+    send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"demo-1","prompt":[{"type":"text","text":"flood"}]}}"#,
+    );
+    let mut count = 0;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if line.contains("\"id\":3") {
+            break;
+        }
+        count += 1;
+    }
+    let base = start.elapsed();
+    assert_eq!(count, FLOOD);
+    drop(stdin);
+    let _ = child.wait();
+    println!(
+        "conversation: end to end {:.0} notifications/s; raw stdout lines {:.0}/s; ratio {:.2}",
+        FLOOD as f64 / ours.as_secs_f64(),
+        FLOOD as f64 / base.as_secs_f64(),
+        ours.as_secs_f64() / base.as_secs_f64()
+    );
+}
+
+fn frame_time(config: &std::path::Path) {
+    let big = frames(config, 10_000);
+    let small = frames(config, 10);
+    let none = frames(config, 0);
+    println!("conversation: empty conversation mean {:.2} ms", none.0);
+    println!(
+        "conversation: frame while streaming 1,000 fragments/s: 10,000 messages mean {:.2} ms p95 {:.2} ms; 10 messages mean {:.2} ms p95 {:.2} ms; ratio {:.2}",
+        big.0,
+        big.1,
+        small.0,
+        small.1,
+        big.0 / small.0
+    );
+}
+
+/// Mean and 95th percentile frame time (ms) with `messages` in the conversation.
+fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let startup =
+        Startup { config_path: config.to_path_buf(), dirs: None, settings: ManagerSettings::default(), store: None };
+    let bridge = start(rt.handle(), startup, Arc::new(|| {}));
+    // egui_commonmark's copy icon (U+1F5D0) is in none of the default fonts: it draws as a box.
+    let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).allow_missing_glyphs().build_ui_state(
+        |ui, app: &mut SidekicksApp| {
+            app.logic(ui.ctx());
+            app.ui(ui);
+        },
+        SidekicksApp::new(bridge),
+    );
+    while h.state().state.agent("demo").is_none() {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let agent = h.state_mut().state.agent_mut("demo").unwrap();
+    for i in 0..messages {
+        agent.conversation.push_user(format!("Question number {i}: what about this?"), Delivery::Sent);
+        agent.conversation.apply(Update::Text(format!(
+            "## Answer {i}\n\nSome **Markdown** with `code`, a list:\n\n- one\n- two\n\n```rust\nfn f() -> u32 {{ {i} }}\n```\n"
+        )));
+        if i % 10 == 0 {
+            agent.conversation.apply(Update::ToolCall(ToolCall {
+                id: format!("t{i}"),
+                title: "Run the tests".into(),
+                kind: ToolKind::Execute,
+                status: ToolStatus::Completed,
+                ..Default::default()
+            }));
+        }
+        agent.conversation.end_turn(TurnEnd::EndTurn);
+    }
+    agent.conversation.push_user("stream now", Delivery::Sent);
+    assert!(agent.conversation.messages.len() >= messages);
+    // Settle the layout (heights of visible messages measured).
+    for _ in 0..10 {
+        h.step();
+    }
+    let mut times = Vec::new();
+    for frame in 0..300 {
+        let agent = h.state_mut().state.agent_mut("demo").unwrap();
+        for k in 0..17 {
+            // Paragraphs of about 40 fragments, as prose streams.
+            let end = if (frame * 17 + k) % 40 == 39 { ".\n\n" } else { " " };
+            agent.conversation.apply(Update::Text(format!("fragment{frame}-{k}{end}")));
+        }
+        let start = Instant::now();
+        h.step();
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let last = &h.state().state.agent("demo").unwrap().conversation.messages;
+    assert!(matches!(last.last().unwrap().parts.last(), Some(Part::Text(_))));
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    (mean, times[times.len() * 95 / 100])
+}
