@@ -166,8 +166,7 @@ fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
     let startup =
         Startup { config_path: config.to_path_buf(), dirs: None, settings: ManagerSettings::default(), store: None };
     let bridge = start(rt.handle(), startup, Arc::new(|| {}));
-    // egui_commonmark's copy icon (U+1F5D0) is in none of the default fonts: it draws as a box.
-    let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).allow_missing_glyphs().build_ui_state(
+    let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).build_ui_state(
         |ui, app: &mut SidekicksApp| {
             app.logic(ui.ctx());
             app.ui(ui);

@@ -112,3 +112,33 @@ fn history_is_shown_again_after_restarting_the_app_state() {
     assert!(h.query_by_label_contains("the answer is").is_some());
     assert!(h.query_by_label("Thinking").is_some(), "the thought is restored, folded");
 }
+
+#[test]
+fn every_scenario_reads_right_in_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    let cases: &[(&str, &str)] = &[
+        ("code", "Here is a function in"),
+        ("think", "Thinking"),
+        ("show me a diff", "Edit src/greeting.rs"),
+        ("plan", "[x] Run the tests"),
+        ("error", "The turn failed: The demo model is overloaded; try again in a minute."),
+        ("files", "was refused"),
+        ("usage", "Context: 1234 / 200000 tokens"),
+        ("garbage", "should be in my Log"),
+        ("crash", "The agent exited with code 3."),
+    ];
+    for (i, (prompt, expected)) in cases.iter().enumerate() {
+        send(&mut h, prompt);
+        step_until(&mut h, LONG, prompt, |h| turns_ended(h) == i + 1);
+        step_until(&mut h, LONG, expected, |h| h.query_by_label_contains(expected).is_some());
+    }
+    // The garbage line is in the Log tab, with the crash's stderr.
+    h.get_by_label("Log").click();
+    step_until(&mut h, LONG, "the log", |h| {
+        h.query_by_label("stdout (not ACP): Welcome! This line is not JSON-RPC.").is_some()
+            && h.query_by_label_contains("crashing on purpose").is_some()
+    });
+}

@@ -3,6 +3,7 @@
 
 pub mod agent_header;
 pub mod conversation;
+pub mod glyphs;
 pub mod i18n;
 pub mod log;
 pub mod message;
@@ -83,6 +84,7 @@ impl SidekicksApp {
 
     /// Applies pending runtime events; asks for another frame if the budget ran out.
     pub fn logic(&mut self, ctx: &egui::Context) {
+        glyphs::install(ctx);
         if self.bridge.drain(&mut self.state, EVENT_BUDGET) {
             ctx.request_repaint();
         }

@@ -53,13 +53,21 @@ pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
 }
 
-/// Types `text` in the composer and presses Enter.
+/// Types `text` in the composer and presses Enter. The composer is the empty multi-line input
+/// (code blocks of the conversation are multi-line inputs too, never empty).
 pub fn send(harness: &mut Harness<'static, SidekicksApp>, text: &str) {
     use egui::accesskit::Role;
     use egui_kittest::kittest::Queryable;
-    harness.get_by_role(Role::MultilineTextInput).click();
+    let composer = |h: &Harness<'static, SidekicksApp>| {
+        h.get_all_by_role(Role::MultilineTextInput)
+            .find(|n| n.value().unwrap_or_default().is_empty())
+            .map(|n| n.rect())
+            .expect("an empty composer")
+    };
+    let rect = composer(harness);
+    harness.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == rect).unwrap().click();
     harness.step();
-    harness.get_by_role(Role::MultilineTextInput).type_text(text);
+    harness.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == rect).unwrap().type_text(text);
     harness.step();
     harness.key_press(egui::Key::Enter);
     harness.step();
