@@ -1,7 +1,8 @@
-//! Starting the runtime side (agent manager, config load and watcher) and the UI's handle on
-//! it: commands are sent without blocking, events are drained on a time budget per frame.
+//! Starting the runtime side (agent manager, history, config load and watcher) and the UI's
+//! handle on it: commands are sent without blocking, events are drained on a time budget per frame,
+//! and file work (open, save, the file dialog, finding agents) runs on the runtime.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -9,8 +10,9 @@ use tokio::sync::mpsc;
 
 use super::protocol::{Command, Event};
 use super::state::AppState;
+use crate::model::config_edit::{NewAgent, add_agent};
 use crate::runtime::agents::{ManagerSettings, spawn_manager};
-use crate::runtime::config_file::{AppDirs, load_file};
+use crate::runtime::config_file::{AppDirs, Preferences, load_file, save_atomic};
 use crate::runtime::config_watch::{ConfigWatcher, watch_config};
 use crate::runtime::events::{EventSink, Waker};
 use crate::runtime::history::spawn_recorder;
@@ -21,7 +23,7 @@ use crate::runtime::store::Store;
 pub struct Startup {
     /// The config file to load and follow.
     pub config_path: PathBuf,
-    /// The user's folders (for `~/`).
+    /// The user's folders (for `~/` and the preferences); `None` in tests.
     pub dirs: Option<AppDirs>,
     /// Manager timings.
     pub settings: ManagerSettings,
@@ -33,7 +35,10 @@ pub struct Startup {
 pub struct Bridge {
     commands: mpsc::Sender<Command>,
     events: mpsc::Receiver<Event>,
-    _watcher: Option<ConfigWatcher>,
+    sink: EventSink,
+    rt: tokio::runtime::Handle,
+    dirs: Option<AppDirs>,
+    watcher: Option<ConfigWatcher>,
 }
 
 /// Starts the manager on `rt`, loads the config and follows the file.
@@ -43,20 +48,12 @@ pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bri
     if let Some(store) = &startup.store {
         sink = sink.with_history(spawn_recorder(store.clone()));
     }
-    let commands = spawn_manager(startup.settings, sink, startup.store.clone());
-    let home = startup.dirs.as_ref().and_then(|d| d.home.clone());
+    let commands = spawn_manager(startup.settings, sink.clone(), startup.store.clone());
+    let mut bridge = Bridge { commands, events, sink, rt: rt.clone(), dirs: startup.dirs, watcher: None };
     let path = startup.config_path;
-    let initial = std::fs::read_to_string(&path).ok();
-    let result = load_file(&path, home.as_deref());
-    let _ = commands.try_send(Command::ConfigLoaded { path: path.clone(), result });
-    let watcher = match watch_config(path, home, initial, commands.clone()) {
-        Ok(w) => Some(w),
-        Err(e) => {
-            tracing::warn!("cannot follow the config file: {e}");
-            None
-        }
-    };
-    Bridge { commands, events, _watcher: watcher }
+    let result = bridge.follow(&path);
+    let _ = bridge.commands.try_send(Command::ConfigLoaded { path, result });
+    bridge
 }
 
 impl Bridge {
@@ -65,6 +62,110 @@ impl Bridge {
         if let Err(e) = self.commands.try_send(command) {
             tracing::warn!("command not sent: {e}");
         }
+    }
+
+    /// Loads `path` and follows it from now on (the previous file is no longer followed).
+    fn follow(&mut self, path: &Path) -> crate::model::config_check::LoadResult {
+        let _guard = self.rt.enter();
+        let home = self.dirs.as_ref().and_then(|d| d.home.clone());
+        let initial = std::fs::read_to_string(path).ok();
+        let result = load_file(path, home.as_deref());
+        self.watcher = None;
+        match watch_config(path.to_path_buf(), home, initial, self.commands.clone()) {
+            Ok(w) => self.watcher = Some(w),
+            Err(e) => tracing::warn!("cannot follow {}: {e}", path.display()),
+        }
+        result
+    }
+
+    /// Opens another config file: every agent stops, the file is loaded (problems included) and
+    /// followed, recorded as last opened and recent, and its conversations are shown. The Open…
+    /// dialog and the Recent menu both come here.
+    pub fn open(&mut self, path: PathBuf) {
+        let path = std::path::absolute(&path).unwrap_or(path);
+        if let Some(dirs) = &self.dirs {
+            let mut prefs = Preferences::load(dirs);
+            prefs.record_opened(&path);
+            if let Err(e) = prefs.save(dirs) {
+                tracing::warn!("cannot save preferences: {e}");
+            }
+        }
+        let result = self.follow(&path);
+        self.send(Command::OpenConfig { path, result });
+    }
+
+    /// The recent config files, newest first, each with whether it still exists.
+    pub fn recent(&self) -> Vec<(PathBuf, bool)> {
+        let Some(dirs) = &self.dirs else { return Vec::new() };
+        Preferences::load(dirs)
+            .recent
+            .into_iter()
+            .map(|p| {
+                let exists = p.is_file();
+                (p, exists)
+            })
+            .collect()
+    }
+
+    /// Saves `text` to `path` atomically; `Event::ConfigSaved` tells how it went. The watcher then
+    /// reloads the running config.
+    pub fn save(&self, path: PathBuf, text: String) {
+        let sink = self.sink.clone();
+        self.rt.spawn(async move {
+            let p = path.clone();
+            let error = match tokio::task::spawn_blocking(move || save_atomic(&p, &text)).await {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e.to_string()),
+                Err(e) => Some(e.to_string()),
+            };
+            sink.send(Event::ConfigSaved { path, error }).await;
+        });
+    }
+
+    /// Opens the native file dialog (without blocking the window); `Event::FilePicked` brings the
+    /// answer.
+    pub fn pick_file(&self, start_in: Option<PathBuf>) {
+        let sink = self.sink.clone();
+        self.rt.spawn(async move {
+            let mut dialog = rfd::AsyncFileDialog::new().add_filter("TOML", &["toml"]).set_title("Open a config file");
+            if let Some(dir) = start_in {
+                dialog = dialog.set_directory(dir);
+            }
+            let path = dialog.pick_file().await.map(|f| f.path().to_path_buf());
+            sink.send(Event::FilePicked { path }).await;
+        });
+    }
+
+    /// Looks for agents installed on this computer; `Event::AgentsFound` lists them.
+    pub fn discover(&self) {
+        let sink = self.sink.clone();
+        let home = self.dirs.as_ref().and_then(|d| d.home.clone());
+        self.rt.spawn(async move {
+            let agents = tokio::task::spawn_blocking(move || {
+                crate::runtime::discovery::discover(home.as_deref(), std::env::var_os("PATH").as_deref())
+            })
+            .await
+            .unwrap_or_default();
+            sink.send(Event::AgentsFound { agents }).await;
+        });
+    }
+
+    /// Adds `agent` (working in `workspace`) to the config file at `path`, keeping its comments
+    /// and layout; reported like a save.
+    pub fn add_agent(&self, path: PathBuf, agent: NewAgent, workspace: PathBuf) {
+        let sink = self.sink.clone();
+        self.rt.spawn(async move {
+            let p = path.clone();
+            let error = tokio::task::spawn_blocking(move || -> Result<(), String> {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                let edited = add_agent(&text, &agent, &workspace).map_err(|e| e.to_string())?;
+                save_atomic(&p, &edited).map_err(|e| e.to_string())
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()))
+            .err();
+            sink.send(Event::ConfigSaved { path, error }).await;
+        });
     }
 
     /// Applies pending events to `state` for at most `budget`. Returns true if some remain.

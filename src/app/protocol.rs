@@ -66,6 +66,8 @@ pub enum Command {
     AnswerPermission { agent: String, id: u64, answer: PermissionAnswer },
     /// A (re)loaded config: applied when it has no problems, otherwise only reported.
     ConfigLoaded { path: PathBuf, result: LoadResult },
+    /// Stop every agent, then switch to another config file (its agents and conversations).
+    OpenConfig { path: PathBuf, result: LoadResult },
     /// Forget a remembered always/never answer of an agent.
     ForgetRule { agent: String, key: String },
     /// Stop every agent and end the runtime.
@@ -102,6 +104,14 @@ pub enum Event {
     ShutdownComplete,
     /// The person's message, as the runtime received it (queued until its turn starts).
     UserMessage { agent: String, text: String },
+    /// Another config file is now open: what was shown of the previous one goes away.
+    ConfigOpened { path: PathBuf },
+    /// The settings editor's text was saved (or not, with the reason).
+    ConfigSaved { path: PathBuf, error: Option<String> },
+    /// The native file dialog closed; `path` is the file picked, if any.
+    FilePicked { path: Option<PathBuf> },
+    /// Agents found on this computer that could be added to the config.
+    AgentsFound { agents: Vec<crate::runtime::discovery::FoundAgent> },
     /// The remembered always/never answers of an agent (in its workspace).
     RulesChanged { agent: String, rules: Vec<(String, Decision)> },
     /// The stored conversation of an agent, shown when the config is applied.
@@ -114,6 +124,7 @@ impl Event {
         matches!(
             self,
             Event::ConfigLoaded { .. }
+                | Event::ConfigOpened { .. }
                 | Event::UserMessage { .. }
                 | Event::AgentUpdate { .. }
                 | Event::Notice { .. }

@@ -82,6 +82,16 @@ pub struct AppState {
     pub shutdown_complete: bool,
     /// Restored conversations waiting for their agent's view.
     pending_history: std::collections::HashMap<String, Vec<Message>>,
+    /// Counts the loads of the config file (the settings editor compares it to see a change on disk).
+    pub config_loads: u64,
+    /// The outcome of the last save of the settings editor: `Some(None)` saved, `Some(Some(e))` failed.
+    pub last_save: Option<Option<String>>,
+    /// How many saves have been reported.
+    pub saves: u64,
+    /// The file the native dialog returned, until the UI takes it.
+    pub picked_file: Option<Option<PathBuf>>,
+    /// Agents found on this computer.
+    pub found_agents: Vec<crate::runtime::discovery::FoundAgent>,
 }
 
 impl AppState {
@@ -99,6 +109,7 @@ impl AppState {
     pub fn apply(&mut self, event: Event) {
         match event {
             Event::ConfigLoaded { path, result } => {
+                self.config_loads += 1;
                 self.config_path = Some(path);
                 self.problems = result.problems;
                 if self.config.is_none() {
@@ -165,6 +176,19 @@ impl AppState {
                 }
             }
             Event::ShutdownComplete => self.shutdown_complete = true,
+            Event::ConfigOpened { path } => {
+                self.agents.clear();
+                self.config = None;
+                self.problems.clear();
+                self.pending_history.clear();
+                self.config_path = Some(path);
+            }
+            Event::ConfigSaved { error, .. } => {
+                self.last_save = Some(error);
+                self.saves += 1;
+            }
+            Event::FilePicked { path } => self.picked_file = Some(path),
+            Event::AgentsFound { agents } => self.found_agents = agents,
             Event::UserMessage { agent, text } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.push_user(text, Delivery::Queued);

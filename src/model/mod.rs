@@ -3,6 +3,8 @@
 
 pub mod config;
 pub mod config_check;
+pub mod config_edit;
+pub mod config_schema;
 pub mod conversation;
 pub mod permission;
 pub mod problem;

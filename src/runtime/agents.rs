@@ -67,6 +67,7 @@ pub fn spawn_manager(settings: ManagerSettings, events: EventSink, store: Option
         rules: HashMap::new(),
         store,
         config_path: None,
+        opening: None,
     };
     tokio::spawn(manager.run(rx, internal_rx));
     tx
@@ -173,6 +174,8 @@ struct Manager {
     store: Option<Arc<Store>>,
     /// The config file in force (conversations are stored per file).
     config_path: Option<PathBuf>,
+    /// Another config file to open once every agent has stopped.
+    opening: Option<(PathBuf, crate::model::config_check::LoadResult)>,
 }
 
 impl Manager {
@@ -188,12 +191,14 @@ impl Manager {
                 Some(msg) = internal.recv() => self.internal(msg).await,
                 _ = tick.tick() => self.stop_idle().await,
             }
-            if self.shutting_down
-                && self
-                    .slots
-                    .iter()
-                    .all(|s| s.running.is_none() && s.state != AgentState::Stopping && s.state != AgentState::Starting)
-            {
+            let all_stopped = self
+                .slots
+                .iter()
+                .all(|s| s.running.is_none() && s.state != AgentState::Stopping && s.state != AgentState::Starting);
+            if all_stopped && let Some((path, result)) = self.opening.take() {
+                self.open(path, result).await;
+            }
+            if self.shutting_down && all_stopped {
                 self.events.send(Event::ShutdownComplete).await;
                 return;
             }
@@ -269,6 +274,18 @@ impl Manager {
                 }
             }
             Command::ConfigLoaded { path, result } => self.config_loaded(path, result).await,
+            Command::OpenConfig { path, result } => {
+                // Every agent of the current file stops first; the loop opens the new one after.
+                self.opening = Some((path, result));
+                let names: Vec<String> = self.slots.iter().map(|s| s.config.name.clone()).collect();
+                for name in names {
+                    self.drop_queue(&name).await;
+                    if let Some(slot) = self.slot(&name) {
+                        slot.restart = false;
+                    }
+                    self.stop(&name).await;
+                }
+            }
             Command::Shutdown => self.begin_shutdown().await,
         }
     }
@@ -665,6 +682,14 @@ impl Manager {
             tracing::info!(agent = %name, "stopping after {idle_stop} s idle");
             self.stop(&name).await;
         }
+    }
+
+    /// Switches to another config file: its agents, its conversations.
+    async fn open(&mut self, path: PathBuf, result: crate::model::config_check::LoadResult) {
+        self.slots.clear();
+        self.config_path = Some(path.clone());
+        self.events.send(Event::ConfigOpened { path: path.clone() }).await;
+        self.config_loaded(path, result).await;
     }
 
     async fn begin_shutdown(&mut self) {

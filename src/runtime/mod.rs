@@ -9,6 +9,7 @@ pub mod agents;
 pub mod config_file;
 pub mod config_watch;
 pub mod demo_agent;
+pub mod discovery;
 pub mod events;
 pub mod exec;
 pub mod history;

@@ -42,6 +42,25 @@ strings! {
     RulesIntro => ("Answers remembered for {agent} in {workspace}.", "Réponses mémorisées pour {agent} dans {workspace}."),
     NoRules => ("No remembered answers yet: choose \"Always allow here\" or \"Never here\" on a permission card.", "Aucune réponse mémorisée : choisissez « Toujours autoriser ici » ou « Jamais ici » sur une demande de permission."),
     Forget => ("Forget", "Oublier"),
+    Settings => ("Settings", "Réglages"),
+    Save => ("Save", "Enregistrer"),
+    SaveRefused => ("Fix the errors to save.", "Corrigez les erreurs pour enregistrer."),
+    SaveFailed => ("Could not save: {error}", "Enregistrement impossible : {error}"),
+    Saved => ("Saved.", "Enregistré."),
+    Unsaved => ("Unsaved changes.", "Modifications non enregistrées."),
+    OpenFile => ("Open…", "Ouvrir…"),
+    Recent => ("Recent", "Récents"),
+    NoRecent => ("No recent files.", "Aucun fichier récent."),
+    MissingFile => ("{path} (missing)", "{path} (introuvable)"),
+    ChangedOnDisk => ("The file changed on disk while you were editing it.", "Le fichier a changé sur le disque pendant que vous le modifiiez."),
+    TakeTheirs => ("Take their version", "Prendre leur version"),
+    KeepMine => ("Keep mine", "Garder la mienne"),
+    FindAgents => ("Agents installed on this computer", "Agents installés sur cet ordinateur"),
+    Search => ("Search", "Chercher"),
+    FromZed => ("from Zed's settings", "des réglages de Zed"),
+    FromJetBrains => ("from JetBrains' acp.json", "de l’acp.json de JetBrains"),
+    AlreadyAdded => ("already in the config", "déjà dans la configuration"),
+    AddToConfig => ("Add", "Ajouter"),
     ComposerHint => ("Message {agent} — Enter to send, Shift+Enter for a new line", "Message à {agent} — Entrée pour envoyer, Maj+Entrée pour aller à la ligne"),
     NoAgents => ("No agents in this config file. Add an [[agent]] entry.", "Aucun agent dans ce fichier de configuration. Ajoutez une entrée [[agent]]."),
     PickAgent => ("Choose an agent on the left to talk to it.", "Choisissez un agent à gauche pour lui parler."),
@@ -293,5 +312,67 @@ mod tests {
         let kind = ProblemKind::UnknownRuntime { found: "dockr".into() };
         assert!(problem_text(Language::Fr, &kind).starts_with("Type d’environnement inconnu « dockr »"));
         assert!(problem_text(Language::En, &kind).starts_with("Unknown runtime type \"dockr\""));
+    }
+}
+
+/// The description of config key `key` in table `path`, in `lang`: `None` in English, where the
+/// schema's own words (the doc comments of the config types) are used.
+pub fn config_doc(lang: Language, path: &[&str], key: &str) -> Option<String> {
+    if lang == Language::En {
+        return None;
+    }
+    let table = path.first().copied().unwrap_or("");
+    let sub = path.get(1).copied().unwrap_or("");
+    let text = match (table, sub, key) {
+        ("", _, "defaults") => "Réglages communs à tous les agents.",
+        ("", _, "agent") => "Les agents, dans l’ordre du fichier.",
+        ("", _, "channel") => "Les canaux auxquels les agents peuvent appartenir.",
+        ("defaults", _, "idle_stop") => {
+            "Secondes pendant lesquelles un agent inactif reste lancé avant d’être arrêté (0 = jamais)."
+        }
+        ("defaults", _, "max_running") => {
+            "Nombre d’agents lancés en même temps ; en démarrer un de plus arrête l’agent inactif utilisé le moins récemment."
+        }
+        ("defaults", _, "language") => "Langue de l’interface : `en` ou `fr`. Sans elle, la langue du système décide.",
+        ("agent", "", "name") => "Nom unique affiché dans la barre latérale.",
+        ("agent", "", "command") => {
+            "Programme à lancer. `sidekicks` désigne ce programme même (avec `args = [\"demo-agent\"]`, l’agent de démonstration)."
+        }
+        ("agent", "", "args") => "Arguments passés à la commande.",
+        ("agent", "", "env") => "Variables d’environnement ajoutées pour l’agent.",
+        ("agent", "", "workspace") => "Le dossier de travail de l’agent sur cet ordinateur.",
+        ("agent", "", "runtime") => "Où l’agent s’exécute. Par défaut, sur cet ordinateur.",
+        ("agent", "", "channels") => "Les canaux de l’agent (chacun déclaré par un [[channel]]).",
+        ("agent", "runtime", "type") => "Type d’environnement : local, container, sbx, podman ou kubectl.",
+        ("agent", "runtime", "container") => "Nom du conteneur (container, podman).",
+        ("agent", "runtime", "sandbox") => "Nom du bac à sable (sbx).",
+        ("agent", "runtime", "pod") => "Nom du pod (kubectl).",
+        ("agent", "runtime", "workspace_path") => {
+            "Le dossier de travail dans le conteneur, le bac à sable ou le pod. Par défaut : `workspace`."
+        }
+        ("channel", "", "name") => "Nom unique du canal.",
+        ("channel", "", "description") => "À quoi sert le canal.",
+        _ => return None,
+    };
+    Some(text.to_string())
+}
+
+#[cfg(test)]
+mod config_doc_tests {
+    use super::*;
+    use crate::model::config_schema::keys_at;
+
+    #[test]
+    fn every_config_key_is_described_in_french() {
+        for path in [&[][..], &["defaults"], &["agent"], &["agent", "runtime"], &["channel"]] {
+            for doc in keys_at(path) {
+                assert!(!doc.description.is_empty(), "{path:?}.{} has no English description", doc.key);
+                assert!(
+                    config_doc(Language::Fr, path, &doc.key).is_some(),
+                    "{path:?}.{} has no French description",
+                    doc.key
+                );
+            }
+        }
     }
 }

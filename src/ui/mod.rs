@@ -2,6 +2,7 @@
 //! and draws in `ui`; each view has its own file.
 
 pub mod agent_header;
+pub mod config_editor;
 pub mod conversation;
 pub mod glyphs;
 pub mod i18n;
@@ -10,6 +11,7 @@ pub mod message;
 pub mod message_list;
 pub mod permission_card;
 pub mod rules;
+pub mod settings;
 pub mod sidebar;
 pub mod status;
 pub mod theme;
@@ -35,12 +37,24 @@ pub enum Tab {
     Permissions,
 }
 
+/// What the centre of the window shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    /// The selected agent.
+    #[default]
+    Agent,
+    /// The settings (config editor).
+    Settings,
+}
+
 /// The application window.
 pub struct SidekicksApp {
     /// What the UI draws from (public for tests).
     pub state: AppState,
     bridge: Bridge,
     selected: Option<String>,
+    view: View,
+    settings: settings::SettingsView,
     tab: Tab,
     drafts: HashMap<String, String>,
     lists: HashMap<String, message_list::MessageList>,
@@ -62,6 +76,8 @@ impl SidekicksApp {
             state: AppState::default(),
             bridge,
             selected: None,
+            view: View::Agent,
+            settings: settings::SettingsView::default(),
             tab: Tab::Conversation,
             drafts: HashMap::new(),
             lists: HashMap::new(),
@@ -88,8 +104,14 @@ impl SidekicksApp {
         if self.bridge.drain(&mut self.state, EVENT_BUDGET) {
             ctx.request_repaint();
         }
-        if self.selected.is_none() {
+        if self.selected.as_ref().is_none_or(|s| self.state.agent(s).is_none()) {
             self.selected = self.state.agents.first().map(|a| a.config.name.clone());
+        }
+        // The native dialog answered: open what was picked.
+        if let Some(picked) = self.state.picked_file.take()
+            && let Some(path) = picked
+        {
+            self.bridge.open(path);
         }
     }
 
@@ -100,11 +122,23 @@ impl SidekicksApp {
             let _ = std::fs::write(&stats.path, stats.frames.to_string());
         }
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state));
-        egui::Panel::left("sidebar")
-            .resizable(true)
-            .default_size(220.0)
-            .show(ui, |ui| sidebar::sidebar_ui(ui, &self.state, &mut self.selected));
+        egui::Panel::left("sidebar").resizable(true).default_size(220.0).show(ui, |ui| {
+            if sidebar::sidebar_ui(ui, &self.state, &mut self.selected) {
+                self.view = View::Agent;
+            }
+            ui.with_layout(egui::Layout::bottom_up(egui::Align::LEFT), |ui| {
+                let lang = self.state.language;
+                if ui.selectable_label(self.view == View::Settings, i18n::tr(lang, i18n::Key::Settings)).clicked() {
+                    self.view = View::Settings;
+                }
+            });
+        });
         egui::CentralPanel::default().show(ui, |ui| {
+            if self.view == View::Settings {
+                let lang = self.state.language;
+                self.settings.ui(ui, lang, &self.state, &mut self.bridge);
+                return;
+            }
             status::problems_ui(ui, &self.state);
             let lang = self.state.language;
             let Some(name) = self.selected.clone() else {

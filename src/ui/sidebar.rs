@@ -6,8 +6,10 @@ use super::i18n::{Key, state_text, tr, where_text};
 use super::theme::state_dot;
 use crate::app::AppState;
 
-/// Draws the sidebar; `selected` is the agent whose conversation is shown.
-pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<String>) {
+/// Draws the agent list; `selected` is the agent whose conversation is shown. True when an
+/// agent was clicked.
+pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<String>) -> bool {
+    let mut clicked = false;
     let lang = state.language;
     ui.add_space(6.0);
     ui.heading(tr(lang, Key::Agents));
@@ -20,6 +22,7 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
                 state_dot(ui, &agent.state, state_text(lang, &agent.state));
                 if ui.selectable_label(is_selected, RichText::new(name).strong()).clicked() {
                     *selected = Some(name.clone());
+                    clicked = true;
                 }
             });
             ui.label(
@@ -34,4 +37,5 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
             ui.add_space(4.0);
         }
     });
+    clicked
 }

@@ -1,0 +1,94 @@
+//! Changes to the config text that keep the person's comments and layout (`toml_edit`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
+
+/// An agent to add to the config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewAgent {
+    /// Its name (made unique if taken).
+    pub name: String,
+    /// Its program.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Its environment.
+    pub env: BTreeMap<String, String>,
+}
+
+/// Why an edit could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// The current text does not parse as TOML.
+    #[error("the config file is not valid TOML: {0}")]
+    Parse(#[from] toml_edit::TomlError),
+    /// `agent` is not a list of tables.
+    #[error("`agent` in the config file is not a list of [[agent]] tables")]
+    NotAgents,
+}
+
+/// `text` with `agent` appended as a new `[[agent]]` working in `workspace`. The name is made
+/// unique ("codex", "codex 2", …); everything else in the text stays as it was.
+pub fn add_agent(text: &str, agent: &NewAgent, workspace: &Path) -> Result<String, EditError> {
+    let mut doc: DocumentMut = text.parse()?;
+    let taken: Vec<String> = doc
+        .get("agent")
+        .and_then(Item::as_array_of_tables)
+        .map(|a| a.iter().filter_map(|t| t.get("name")?.as_str().map(String::from)).collect())
+        .unwrap_or_default();
+    let mut name = agent.name.clone();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{} {n}", agent.name);
+        n += 1;
+    }
+    let mut table = Table::new();
+    table.insert("name", value(name));
+    table.insert("command", value(agent.command.clone()));
+    if !agent.args.is_empty() {
+        table.insert("args", value(agent.args.iter().collect::<Array>()));
+    }
+    table.insert("workspace", value(workspace.display().to_string()));
+    if !agent.env.is_empty() {
+        let mut env = toml_edit::InlineTable::new();
+        for (k, v) in &agent.env {
+            env.insert(k, v.into());
+        }
+        table.insert("env", value(env));
+    }
+    match doc.entry("agent").or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new())) {
+        Item::ArrayOfTables(agents) => agents.push(table),
+        _ => return Err(EditError::NotAgents),
+    }
+    Ok(doc.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_is_appended_keeping_comments_and_layout() {
+        let text = "# my settings\n[defaults]\nidle_stop = 60   # one minute\n\n[[agent]]\nname = \"codex\" # first\ncommand = \"x\"\nworkspace = \"/w\"\n";
+        let agent = NewAgent { name: "codex".into(), command: "codex-acp".into(), args: vec![], env: BTreeMap::new() };
+        let out = add_agent(text, &agent, Path::new("/home/me")).unwrap();
+        assert!(out.starts_with(text), "the existing text is kept as it was:\n{out}");
+        assert!(out.contains("name = \"codex 2\""), "{out}");
+        let parsed: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(parsed["agent"].as_array().unwrap().len(), 2);
+        let gemini = NewAgent {
+            name: "gemini".into(),
+            command: "gemini".into(),
+            args: vec!["--acp".into()],
+            env: [("GEMINI_KEY".to_string(), "x".to_string())].into(),
+        };
+        let out = add_agent("", &gemini, Path::new("/w")).unwrap();
+        let parsed: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(parsed["agent"][0]["args"][0].as_str(), Some("--acp"));
+        assert_eq!(parsed["agent"][0]["env"]["GEMINI_KEY"].as_str(), Some("x"));
+        assert!(add_agent("agent = 3", &gemini, Path::new("/w")).is_err());
+        assert!(add_agent("= =", &gemini, Path::new("/w")).is_err());
+    }
+}

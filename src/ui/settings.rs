@@ -1,0 +1,239 @@
+//! The settings view: the config file in the editor, checked live by the very loader used at
+//! startup; Save (atomic, refused while the text has errors); a conflict bar when the file
+//! changes on disk under unsaved edits; Open…, Recent; and agents found on this computer.
+
+use std::path::{Path, PathBuf};
+
+use egui::RichText;
+
+use super::config_editor::config_editor_ui;
+use super::i18n::{Key, problem_text, tr, trf};
+use super::theme::{ERROR, OK, WARNING};
+use crate::app::{AppState, Bridge};
+use crate::model::config::Language;
+use crate::model::config_check::{LoadContext, load_str};
+use crate::model::problem::{Problem, Severity};
+use crate::runtime::config_file::command_exists;
+use crate::runtime::discovery::Source;
+
+/// The editor's state.
+#[derive(Default)]
+pub struct SettingsView {
+    path: Option<PathBuf>,
+    /// The text being edited.
+    pub text: String,
+    /// The file's text when last read or saved.
+    disk: Option<String>,
+    seen_loads: u64,
+    checked: Option<String>,
+    problems: Vec<Problem>,
+    /// Their version, when the file changed on disk under unsaved edits.
+    conflict: Option<String>,
+    jump: Option<(usize, usize)>,
+    /// Saving: the count of reported saves when it began.
+    saving: Option<u64>,
+}
+
+impl SettingsView {
+    /// True when the text differs from the file.
+    pub fn is_dirty(&self) -> bool {
+        self.disk.as_deref() != Some(self.text.as_str())
+    }
+
+    /// True when the text has an error (warnings do not block saving).
+    pub fn has_errors(&self) -> bool {
+        self.problems.iter().any(|p| p.severity() == Severity::Error)
+    }
+
+    /// Follows the file: on first show, after another file is opened, and after each change on disk.
+    fn sync_with_disk(&mut self, state: &AppState) {
+        let path = state.config_path.clone();
+        let new_file = path != self.path;
+        if !new_file && self.seen_loads == state.config_loads {
+            return;
+        }
+        self.seen_loads = state.config_loads;
+        self.path = path;
+        let Some(path) = &self.path else { return };
+        let theirs = std::fs::read_to_string(path).ok();
+        if new_file || !self.is_dirty() {
+            self.text = theirs.clone().unwrap_or_default();
+            self.disk = theirs;
+            self.conflict = None;
+        } else if theirs != self.disk {
+            // Changed on disk while the person has unsaved edits: ask, never overwrite.
+            self.conflict = theirs;
+        }
+    }
+
+    /// Checks the text with the loader when it changed.
+    fn check(&mut self) {
+        if self.checked.as_deref() == Some(self.text.as_str()) {
+            return;
+        }
+        let base = self.path.as_deref().and_then(Path::parent).unwrap_or(Path::new("/"));
+        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+        let ctx = LoadContext {
+            base_dir: base,
+            home: home.as_deref(),
+            is_dir: &|p: &Path| p.is_dir(),
+            command_exists: &command_exists,
+        };
+        self.problems = load_str(&self.text, &ctx).problems;
+        self.checked = Some(self.text.clone());
+    }
+
+    /// Draws the view.
+    pub fn ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+        self.sync_with_disk(state);
+        self.check();
+        if self.saving.is_some_and(|at| state.saves > at)
+            && let Some(result) = &state.last_save
+        {
+            self.saving = None;
+            if result.is_none() {
+                self.disk = Some(self.text.clone());
+                self.conflict = None;
+            }
+        }
+        self.toolbar_ui(ui, lang, state, bridge);
+        if let Some(theirs) = self.conflict.clone() {
+            egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    ui.label(RichText::new(tr(lang, Key::ChangedOnDisk)).color(WARNING));
+                    if ui.button(tr(lang, Key::TakeTheirs)).clicked() {
+                        self.text = theirs.clone();
+                        self.disk = Some(theirs.clone());
+                        self.conflict = None;
+                    }
+                    if ui.button(tr(lang, Key::KeepMine)).clicked() {
+                        // Theirs becomes the base: saving now replaces it knowingly.
+                        self.disk = Some(theirs.clone());
+                        self.conflict = None;
+                    }
+                });
+            });
+        }
+        egui::Panel::bottom("settings-problems")
+            .resizable(true)
+            .show(ui, |ui| self.problems_ui(ui, lang, state, bridge));
+        let lines: Vec<usize> = self.problems.iter().map(|p| p.line).collect();
+        config_editor_ui(ui, lang, &mut self.text, &lines, &mut self.jump);
+    }
+
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+        ui.horizontal(|ui| {
+            ui.heading(tr(lang, Key::Settings));
+            if let Some(path) = &self.path {
+                ui.label(RichText::new(path.display().to_string()).monospace().weak());
+            }
+            ui.separator();
+            let can_save = self.is_dirty() && !self.has_errors() && self.conflict.is_none() && self.saving.is_none();
+            let save = ui.add_enabled(can_save, egui::Button::new(tr(lang, Key::Save)));
+            let save = if self.has_errors() { save.on_disabled_hover_text(tr(lang, Key::SaveRefused)) } else { save };
+            if save.clicked()
+                && let Some(path) = self.path.clone()
+            {
+                self.saving = Some(state.saves);
+                bridge.save(path, self.text.clone());
+            }
+            if ui.button(tr(lang, Key::OpenFile)).clicked() {
+                bridge.pick_file(self.path.as_deref().and_then(Path::parent).map(Path::to_path_buf));
+            }
+            ui.menu_button(tr(lang, Key::Recent), |ui| {
+                let recent = bridge.recent();
+                if recent.is_empty() {
+                    ui.label(RichText::new(tr(lang, Key::NoRecent)).weak());
+                }
+                for (path, exists) in recent {
+                    let label = if exists {
+                        path.display().to_string()
+                    } else {
+                        trf(lang, Key::MissingFile, &[("path", &path.display().to_string())])
+                    };
+                    if ui.add_enabled(exists, egui::Button::new(label)).clicked() {
+                        bridge.open(path);
+                        ui.close();
+                    }
+                }
+            });
+            let status = if self.saving.is_some() {
+                None
+            } else if let Some(Some(error)) = &state.last_save
+                && self.is_dirty()
+            {
+                Some((trf(lang, Key::SaveFailed, &[("error", error)]), ERROR))
+            } else if self.has_errors() {
+                Some((tr(lang, Key::SaveRefused).to_string(), ERROR))
+            } else if self.is_dirty() {
+                Some((tr(lang, Key::Unsaved).to_string(), WARNING))
+            } else {
+                Some((tr(lang, Key::Saved).to_string(), OK))
+            };
+            if let Some((text, color)) = status {
+                ui.label(RichText::new(text).small().color(color));
+            }
+        });
+        ui.separator();
+    }
+
+    fn problems_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+        egui::ScrollArea::vertical().id_salt("settings-problems-scroll").max_height(220.0).show(ui, |ui| {
+            if self.problems.is_empty() {
+                ui.label(RichText::new(tr(lang, Key::NoProblems)).color(OK));
+            }
+            for p in &self.problems {
+                let color = if p.severity() == Severity::Error { ERROR } else { WARNING };
+                let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
+                if ui.link(RichText::new(text).color(color)).clicked() {
+                    self.jump = Some((p.line, p.column));
+                }
+            }
+            ui.separator();
+            self.discovery_ui(ui, lang, state, bridge);
+        });
+    }
+
+    fn discovery_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(tr(lang, Key::FindAgents)).strong());
+            if ui.button(tr(lang, Key::Search)).clicked() {
+                bridge.discover();
+            }
+        });
+        let known: Vec<&str> = state.config.iter().flat_map(|c| &c.agents).map(|a| a.command.as_str()).collect();
+        for found in &state.found_agents {
+            ui.horizontal(|ui| {
+                let from = match &found.source {
+                    Source::Path(p) => p.display().to_string(),
+                    Source::Zed(_) => tr(lang, Key::FromZed).to_string(),
+                    Source::JetBrains(_) => tr(lang, Key::FromJetBrains).to_string(),
+                };
+                let command = std::iter::once(found.agent.command.as_str())
+                    .chain(found.agent.args.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                ui.label(RichText::new(&found.agent.name).strong());
+                ui.label(RichText::new(command).monospace());
+                ui.label(RichText::new(from).small().weak());
+                if known.contains(&found.agent.command.as_str()) {
+                    ui.label(RichText::new(tr(lang, Key::AlreadyAdded)).small().weak());
+                } else if ui.button(tr(lang, Key::AddToConfig)).clicked()
+                    && let Some(path) = self.path.clone()
+                {
+                    let workspace = default_workspace(&path, &found.agent.name);
+                    bridge.add_agent(path, found.agent.clone(), workspace);
+                }
+            });
+        }
+    }
+}
+
+/// Where an added agent works until the person chooses: a folder of its own next to the config
+/// file (`workspaces/<name>`), created empty.
+fn default_workspace(config: &Path, name: &str) -> PathBuf {
+    let slug: String = name.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
+    let dir = config.parent().unwrap_or(Path::new(".")).join("workspaces").join(slug);
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}

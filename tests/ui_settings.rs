@@ -1,0 +1,70 @@
+//! The settings view driven like a person would (egui_kittest): live validation with the loader,
+//! Save refused while invalid, a save reloads the running config, and a change on disk under
+//! unsaved edits shows the conflict bar.
+
+use std::time::Duration;
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::{NodeT, Queryable};
+
+mod common;
+use common::window::{runtime, step_until, window};
+use common::{BIN, config_text};
+
+const LONG: Duration = Duration::from_secs(20);
+
+/// Replaces the editor's text the way a person would: select all, type.
+fn retype(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, text: &str) {
+    h.get_by_role(Role::MultilineTextInput).click();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text(text);
+    h.step();
+    h.step();
+}
+
+#[test]
+fn edit_validate_save_and_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let one = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
+    let mut h = window(&one, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Settings").click();
+    step_until(&mut h, LONG, "the editor", |h| h.query_by_role(Role::MultilineTextInput).is_some());
+    assert_eq!(h.get_by_role(Role::MultilineTextInput).value().as_deref(), Some(one.as_str()));
+
+    // An invalid runtime type: the problem with its line, Save disabled.
+    let bad = format!("{one}runtime = {{ type = \"dockr\" }}\n");
+    retype(&mut h, &bad);
+    step_until(&mut h, LONG, "the problem", |h| h.query_by_label_contains("Unknown runtime type \"dockr\"").is_some());
+    let line = bad.lines().count();
+    assert!(h.query_by_label_contains(&format!("{line}:20  Unknown runtime type")).is_some());
+    assert!(h.get_by_label("Save").accesskit_node().is_disabled(), "Save is refused while the text is invalid");
+
+    // Fixed, with a second agent: Save enabled; saved, the running config follows.
+    let two = config_text("", &[("demo", BIN, &["demo-agent"]), ("second", BIN, &["demo-agent"])], dir.path());
+    retype(&mut h, &two);
+    step_until(&mut h, LONG, "the fixed text", |h| h.query_by_label_contains("Unknown runtime type").is_none());
+    let typed = h.get_by_role(Role::MultilineTextInput).value().unwrap_or_default();
+    assert_eq!(typed, two);
+    assert!(!h.get_by_label("Save").accesskit_node().is_disabled());
+    h.get_by_label("Save").click();
+    step_until(&mut h, LONG, "the new agent in the sidebar", |h| h.state().state.agent("second").is_some());
+    assert_eq!(std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap(), two);
+    assert!(h.query_by_label("Saved.").is_some());
+
+    // Unsaved edits, then someone else writes the file: the conflict bar, nothing overwritten.
+    retype(&mut h, &format!("{two}# mine\n"));
+    let theirs = format!("{two}# theirs\n");
+    std::fs::write(dir.path().join("sidekicks.toml"), &theirs).unwrap();
+    step_until(&mut h, LONG, "the conflict bar", |h| h.query_by_label("Take their version").is_some());
+    assert!(h.query_by_label("Keep mine").is_some());
+    assert!(h.get_by_label("Save").accesskit_node().is_disabled(), "no save over their version before choosing");
+    h.get_by_label("Take their version").click();
+    h.step();
+    h.step();
+    assert_eq!(h.get_by_role(Role::MultilineTextInput).value().as_deref(), Some(theirs.as_str()));
+    assert!(h.query_by_label("Take their version").is_none());
+}
