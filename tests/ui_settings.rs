@@ -68,3 +68,20 @@ fn edit_validate_save_and_conflict() {
     assert_eq!(h.get_by_role(Role::MultilineTextInput).value().as_deref(), Some(theirs.as_str()));
     assert!(h.query_by_label("Take their version").is_none());
 }
+
+#[test]
+fn the_window_speaks_french_when_the_config_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let text = config_text("language = \"fr\"", &[("demo", BIN, &["demo-agent"])], dir.path());
+    let mut h = window(&text, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "French", |h| h.query_by_label("Réglages").is_some());
+    assert!(h.query_by_label("Démarrer l’agent").is_some());
+    assert!(h.query_by_label("Envoyer").is_some());
+    h.get_by_label("Réglages").click();
+    step_until(&mut h, LONG, "the editor", |h| h.query_by_role(Role::MultilineTextInput).is_some());
+    retype(&mut h, &format!("{text}comand = \"x\"\n"));
+    step_until(&mut h, LONG, "a French problem", |h| {
+        h.query_by_label_contains("Clé inconnue « comand » ; vouliez-vous dire « command » ?").is_some()
+    });
+}
