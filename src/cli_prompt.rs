@@ -48,10 +48,11 @@ pub fn run(
         }
         return Ok(2);
     };
-    if loaded.agent(&agent).is_none() {
+    let Some(runtime) = loaded.agent(&agent).map(|a| a.runtime.clone()) else {
         let names: Vec<&str> = loaded.agents.iter().map(|a| a.name.as_str()).collect();
         bail!("no agent named {agent:?} in {} (agents: {})", config.display(), names.join(", "));
-    }
+    };
+    let lang = crate::model::config::Language::pick(loaded.defaults.language, sys_locale::get_locale().as_deref());
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let store = match &dirs {
         Some(d) => Some(Store::open(&d.data_dir.join("sidekicks.db")).context("opening the history")?),
@@ -65,7 +66,7 @@ pub fn run(
         let commands = spawn_manager(ManagerSettings::default(), sink, store);
         commands.send(Command::ConfigLoaded { path: config, result }).await?;
         commands.send(Command::Prompt { agent: agent.clone(), text, context: None }).await?;
-        let mut out = Output { json, stdout: std::io::stdout() };
+        let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
         let mut code = None;
         let interrupted = tokio::signal::ctrl_c();
         tokio::pin!(interrupted);
@@ -132,6 +133,9 @@ fn status(status: crate::model::tool::ToolStatus) -> &'static str {
 struct Output {
     json: bool,
     stdout: std::io::Stdout,
+    lang: crate::model::config::Language,
+    agent: String,
+    runtime: crate::model::config::RuntimeConfig,
 }
 
 impl Output {
@@ -175,7 +179,8 @@ impl Output {
             return self.line(serde_json::json!({"type": "permission", "title": request.tool.title,
                 "kind": request.tool.kind.code(), "command": command, "dangers": dangers}));
         }
-        eprintln!("\n[permission asked: {}]", request.tool.title);
+        let words = crate::ui::permission_card::ask_text(self.lang, &self.agent, &self.runtime, &what);
+        eprintln!("\n[{words}]");
         Ok(())
     }
 
@@ -187,6 +192,7 @@ impl Output {
             TurnEnd::Refusal => "refusal",
             TurnEnd::Cancelled => "cancelled",
             TurnEnd::Failed { .. } => "failed",
+            TurnEnd::AgentExited => "agent_exited",
         };
         if self.json {
             let error = match end {
@@ -196,10 +202,9 @@ impl Output {
             return self.line(serde_json::json!({"type": "end", "stop_reason": stop, "error": error}));
         }
         writeln!(self.stdout.lock())?;
-        if let TurnEnd::Failed { message } = end {
-            eprintln!("error: {message}");
-        } else if *end != TurnEnd::EndTurn {
-            eprintln!("[{stop}]");
+        let words = crate::ui::i18n::turn_end_text(self.lang, end);
+        if !words.is_empty() {
+            eprintln!("{words}");
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use sidekicks::app::{AgentState, Command, CrashReason, Event};
+use sidekicks::app::{AgentState, Command, CrashReason, Event, LogEntry};
 use sidekicks::model::conversation::TurnEnd;
 
 mod common;
@@ -77,7 +77,7 @@ async fn a_missing_command_is_a_clear_crash() {
     let event = rig.wait_for(Duration::from_secs(10), "crash", |e| crash(e, "ghost").is_some()).await;
     let report = crash(&event, "ghost").unwrap();
     match report.reason {
-        CrashReason::SpawnFailed { message } => {
+        CrashReason::Spawn(sidekicks::app::SpawnFailure::NotFound { program: message }) => {
             assert!(message.contains("no-such-agent-binary"), "{message}")
         }
         other => panic!("unexpected {other:?}"),
@@ -110,11 +110,11 @@ async fn an_agent_that_prints_garbage_fails_the_handshake_and_shows_it_in_the_lo
     let event = rig.wait_for(Duration::from_secs(15), "crash", |e| crash(e, "noisy").is_some()).await;
     let report = crash(&event, "noisy").unwrap();
     assert!(
-        matches!(&report.reason, CrashReason::Handshake { message } if message.contains("initialize")),
+        matches!(&report.reason, CrashReason::Handshake(sidekicks::app::HandshakeFailure::Timeout { step, .. }) if step == "initialize"),
         "{report:?}"
     );
     let logged = rig.seen.iter().any(
-        |e| matches!(e, Event::AgentLog { agent, line } if agent == "noisy" && line.contains("Welcome to my agent!")),
+        |e| matches!(e, Event::AgentLog { agent, entry: LogEntry::NotAcp(line) } if agent == "noisy" && line == "Welcome to my agent!"),
     );
     assert!(logged, "the garbage line was not logged: {:#?}", rig.seen);
 }

@@ -41,7 +41,8 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     let b = write_config(dir.path(), "b.toml", "beta");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let store = Store::open(&dirs.data_dir.join("sidekicks.db")).unwrap();
-    let startup = Startup { config_path: a.clone(), dirs: Some(dirs.clone()), settings: fast_settings(), store: Some(store) };
+    let startup =
+        Startup { config_path: a.clone(), dirs: Some(dirs.clone()), settings: fast_settings(), store: Some(store) };
     let mut bridge = start(rt.handle(), startup, Arc::new(|| {}));
     let mut state = AppState::default();
     drain_until(&mut bridge, &mut state, "alpha", |s| names(s) == ["alpha"]);
@@ -93,7 +94,10 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
 fn an_agent_found_on_this_computer_is_added_keeping_the_files_comments() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sidekicks.toml");
-    let text = format!("# my agents\n{}", config_text("idle_stop = 30 # short", &[("alpha", BIN, &["demo-agent"])], dir.path()));
+    let text = format!(
+        "# my agents\n{}",
+        config_text("idle_stop = 30 # short", &[("alpha", BIN, &["demo-agent"])], dir.path())
+    );
     std::fs::write(&path, &text).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let startup = Startup { config_path: path.clone(), dirs: None, settings: fast_settings(), store: None };

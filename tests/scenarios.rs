@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use sidekicks::app::{AgentState, Command, CrashReason, Event};
+use sidekicks::app::{AgentState, Command, CrashReason, Event, LogEntry};
 use sidekicks::model::conversation::{Conversation, Notice, TurnEnd, Update};
 use sidekicks::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
 use sidekicks::model::tool::{PlanStatus, ToolKind, ToolStatus};
@@ -180,7 +180,7 @@ async fn a_crash_mid_turn_then_a_new_session() {
     let mut rig = demo_rig(dir.path()).await;
     assert_eq!(rig.turn("demo", "hello").await, TurnEnd::EndTurn);
     let end = rig.turn("demo", "crash").await;
-    assert!(matches!(end, TurnEnd::Failed { .. }), "{end:?}");
+    assert_eq!(end, TurnEnd::AgentExited);
     let crashed = rig
         .wait_for(Duration::from_secs(10), "crash", |e| {
             matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. })
@@ -202,13 +202,13 @@ async fn garbage_and_a_10_mb_line_go_to_the_log() {
     assert_eq!(rig.turn("demo", "garbage").await, TurnEnd::EndTurn);
     assert!(rig.agent_text("demo").contains("should be in my Log"));
     assert!(rig.seen.iter().any(
-        |e| matches!(e, Event::AgentLog { line, .. } if line == "stdout (not ACP): Welcome! This line is not JSON-RPC.")
+        |e| matches!(e, Event::AgentLog { entry: LogEntry::NotAcp(line), .. } if line == "Welcome! This line is not JSON-RPC.")
     ));
     rig.clear();
     assert_eq!(rig.turn("demo", "huge").await, TurnEnd::EndTurn);
     assert!(rig.agent_text("demo").contains("still fine"));
     let logged = rig.seen.iter().find_map(|e| match e {
-        Event::AgentLog { line, .. } if line.starts_with("stdout (not ACP): xxxx") => Some(line.len()),
+        Event::AgentLog { entry: LogEntry::NotAcp(line), .. } if line.starts_with("xxxx") => Some(line.len()),
         _ => None,
     });
     assert!(logged.is_some_and(|len| len < 2000), "the huge line is logged cut short: {logged:?}");
@@ -232,7 +232,7 @@ async fn an_update_that_does_not_parse_is_logged_and_skipped() {
     assert_eq!(rig.turn("demo", "usage").await, TurnEnd::EndTurn);
     assert!(rig.updates("demo").contains(&Update::Usage { used: 1234, size: 200000 }));
     assert!(rig.agent_text("demo").contains("malformed"));
-    assert!(rig.seen.iter().any(|e| matches!(e, Event::AgentLog { line, .. } if line.contains("does not parse"))));
+    assert!(rig.seen.iter().any(|e| matches!(e, Event::AgentLog { entry: LogEntry::BadUpdate { update, .. }, .. } if update.contains("usage_update"))));
 }
 
 #[tokio::test]

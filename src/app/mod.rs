@@ -6,5 +6,5 @@ mod protocol;
 mod state;
 
 pub use bridge::{Bridge, Startup, start};
-pub use protocol::{AgentState, Command, CrashReason, CrashReport, Event};
+pub use protocol::{AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure};
 pub use state::{AgentView, AppState, PermissionCard};

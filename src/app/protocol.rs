@@ -41,10 +41,47 @@ pub enum CrashReason {
     Exited { code: i32 },
     /// It was ended by this signal.
     Signaled { signal: i32 },
-    /// It could not be started (the executor's words: program or folder missing, …).
-    SpawnFailed { message: String },
+    /// It could not be started.
+    Spawn(SpawnFailure),
     /// It started but did not complete the ACP handshake.
-    Handshake { message: String },
+    Handshake(HandshakeFailure),
+}
+
+/// Why an agent could not be started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpawnFailure {
+    /// The program was not found.
+    NotFound { program: String },
+    /// The workspace folder does not exist.
+    MissingFolder { path: String },
+    /// This runtime cannot start agents yet.
+    NotSupported { runtime: String },
+    /// Anything else (the system's message).
+    Other { program: String, message: String },
+}
+
+/// Why the ACP handshake failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandshakeFailure {
+    /// No answer to `step` within `seconds`.
+    Timeout { step: String, seconds: u64 },
+    /// The agent answered `step` with an error (its own words).
+    Error { step: String, message: String },
+    /// The agent speaks another protocol version.
+    Version { version: String },
+}
+
+/// A line of an agent's Log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogEntry {
+    /// A line it wrote to stderr.
+    Stderr(String),
+    /// A line on stdout that is not ACP (kept out of the protocol).
+    NotAcp(String),
+    /// A line on stdout too long to read (`megabytes` at least); its start.
+    LongLine { megabytes: usize, start: String },
+    /// A session update that does not parse, skipped: the parser's error and the update.
+    BadUpdate { error: String, update: String },
 }
 
 /// From the UI (or a test) to the runtime.
@@ -84,8 +121,8 @@ pub enum Event {
     ConfigApplied { config: Config },
     /// An agent changed state.
     AgentState { agent: String, state: AgentState },
-    /// A line the agent wrote to stderr (or a line on stdout that was not ACP).
-    AgentLog { agent: String, line: String },
+    /// A line for the agent's Log.
+    AgentLog { agent: String, entry: LogEntry },
     /// Something the agent sent during a turn (text, thought, tool call, plan, usage).
     AgentUpdate { agent: String, update: Update },
     /// A notice to show in the conversation.

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use super::protocol::{AgentState, Event};
+use super::protocol::{AgentState, Event, LogEntry};
 use crate::model::config::{AgentConfig, Config, Language};
 use crate::model::conversation::{Conversation, Delivery, Message, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
@@ -24,7 +24,7 @@ pub struct AgentView {
     /// Its conversation.
     pub conversation: Conversation,
     /// Its stderr (and non-ACP stdout) lines, bounded.
-    pub log: VecDeque<String>,
+    pub log: VecDeque<LogEntry>,
     /// Permission requests of the current agent process, answered or not.
     pub permissions: Vec<PermissionCard>,
     /// The next message goes with a transcript of the earlier conversation.
@@ -123,7 +123,7 @@ impl AppState {
                     a.state = state;
                 }
             }
-            Event::AgentLog { agent, line } => {
+            Event::AgentLog { agent, entry: line } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     if a.log.len() == LOG_LINES {
                         a.log.pop_front();

@@ -19,6 +19,8 @@ pub enum TurnEnd {
     Cancelled,
     /// The turn failed (the agent's own explanation, or the connection's).
     Failed { message: String },
+    /// The agent process ended during the turn.
+    AgentExited,
 }
 
 /// Who wrote a message.

@@ -26,7 +26,7 @@ use super::acp_transport::lines_transport;
 use super::agent_fs::AgentFs;
 use super::events::EventSink;
 use super::permission_rules::PermissionRules;
-use crate::app::Event;
+use crate::app::{Event, HandshakeFailure, LogEntry};
 use crate::model::conversation::TurnEnd;
 use crate::model::permission::{PermissionAnswer, rule_key};
 
@@ -69,6 +69,21 @@ struct Pending {
 }
 
 type PendingMap = Arc<Mutex<HashMap<u64, Pending>>>;
+
+impl AcpError {
+    /// The failure as data the UI puts into words.
+    pub fn failure(&self) -> HandshakeFailure {
+        match self {
+            AcpError::Timeout { step, seconds } => {
+                HandshakeFailure::Timeout { step: step.to_string(), seconds: *seconds }
+            }
+            AcpError::Protocol { step, message } => {
+                HandshakeFailure::Error { step: step.to_string(), message: message.clone() }
+            }
+            AcpError::Version { version } => HandshakeFailure::Version { version: version.clone() },
+        }
+    }
+}
 
 /// A live connection with one session.
 pub struct AcpConnection {
@@ -269,9 +284,9 @@ fn handlers(
                     }
                     // Logged and skipped; nothing else is dropped.
                     Err(e) => {
-                        let line = format!("skipped a session/update that does not parse ({e}): {}", n.params());
-                        tracing::warn!(agent, "{line}");
-                        updates.events.send(Event::AgentLog { agent, line }).await;
+                        tracing::warn!(agent, "skipped a session/update that does not parse: {e}");
+                        let entry = LogEntry::BadUpdate { error: e.to_string(), update: n.params().to_string() };
+                        updates.events.send(Event::AgentLog { agent, entry }).await;
                     }
                 }
                 Ok(())

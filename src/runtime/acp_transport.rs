@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use super::events::EventSink;
-use crate::app::Event;
+use crate::app::{Event, LogEntry};
 
 /// Longest line accepted from an agent; a longer one is logged (its start) and skipped.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -49,8 +49,8 @@ pub fn lines_transport(
             }
             if buf.len() > MAX_LINE {
                 let start = String::from_utf8_lossy(&buf[..LOG_PREFIX.min(buf.len())]).into_owned();
-                let line = format!("skipped a line of more than {} MB on stdout: {start}…", MAX_LINE >> 20);
-                events.send(Event::AgentLog { agent: agent.clone(), line }).await;
+                let entry = LogEntry::LongLine { megabytes: MAX_LINE >> 20, start };
+                events.send(Event::AgentLog { agent: agent.clone(), entry }).await;
                 continue;
             }
             let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
@@ -68,8 +68,7 @@ pub fn lines_transport(
                     shown.truncate(cut);
                     shown.push('…');
                 }
-                let line = format!("stdout (not ACP): {shown}");
-                events.send(Event::AgentLog { agent: agent.clone(), line }).await;
+                events.send(Event::AgentLog { agent: agent.clone(), entry: LogEntry::NotAcp(shown) }).await;
             }
         }
     });

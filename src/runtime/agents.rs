@@ -20,7 +20,7 @@ use super::exec::{ProcessSpec, executor_for};
 use super::permission_rules::{MemoryRules, PermissionRules};
 use super::process::{AgentProcess, StopTimeouts};
 use super::store::{Store, StoredRules};
-use crate::app::{AgentState, Command, CrashReason, CrashReport, Event};
+use crate::app::{AgentState, Command, CrashReason, CrashReport, Event, LogEntry};
 use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
@@ -562,8 +562,7 @@ impl Manager {
                 }
                 let reason = exit_reason(status);
                 if turn.is_some() {
-                    let message = "the agent exited during the turn".to_string();
-                    self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::Failed { message } }).await;
+                    self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::AgentExited }).await;
                 }
                 if dropped {
                     self.events.send(Event::QueueDropped { agent: agent.clone() }).await;
@@ -717,17 +716,22 @@ async fn launch(
     resume: Option<String>,
 ) -> Result<Box<Running>, CrashReport> {
     let spawn_failed =
-        |message: String| CrashReport { reason: CrashReason::SpawnFailed { message }, stderr_tail: Vec::new() };
-    let executor = executor_for(config).map_err(|e| spawn_failed(e.to_string()))?;
-    let child = executor.popen(&ProcessSpec::for_agent(config)).map_err(|e| spawn_failed(e.to_string()))?;
+        |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
+    let executor = executor_for(config).map_err(spawn_failed)?;
+    let child = executor.popen(&ProcessSpec::for_agent(config)).map_err(spawn_failed)?;
     let agent = config.name.clone();
     let log_events = events.clone();
     let mut process = AgentProcess::new(child, move |line| {
         let events = log_events.clone();
         let agent = agent.clone();
-        async move { events.send(Event::AgentLog { agent, line }).await }
+        async move { events.send(Event::AgentLog { agent, entry: LogEntry::Stderr(line) }).await }
     });
-    let (stdin, stdout) = process.take_stdio().ok_or_else(|| spawn_failed("no pipes".into()))?;
+    let (stdin, stdout) = process.take_stdio().ok_or_else(|| {
+        spawn_failed(super::exec::ExecError::Spawn {
+            program: config.command.clone(),
+            source: std::io::Error::other("no pipes to the agent"),
+        })
+    })?;
     let ctx = ClientContext {
         agent: config.name.clone(),
         events,
@@ -745,7 +749,7 @@ async fn launch(
             let stderr_tail = process.stderr().tail(CRASH_TAIL);
             let reason = match exited {
                 Some(status) => exit_reason(Some(status)),
-                None => CrashReason::Handshake { message: e.to_string() },
+                None => CrashReason::Handshake(e.failure()),
             };
             process.stop(settings.stop).await;
             Err(CrashReport { reason, stderr_tail })

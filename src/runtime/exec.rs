@@ -55,6 +55,20 @@ pub enum ExecError {
     Spawn { program: String, source: std::io::Error },
 }
 
+impl ExecError {
+    /// The failure as data the UI puts into words.
+    pub fn failure(&self) -> crate::app::SpawnFailure {
+        use crate::app::SpawnFailure as F;
+        match self {
+            ExecError::NotFound { program } => F::NotFound { program: program.clone() },
+            ExecError::MissingFolder { path } => F::MissingFolder { path: path.display().to_string() },
+            ExecError::NotSupported { runtime, .. } => F::NotSupported { runtime: runtime.to_string() },
+            ExecError::EmptyCommand => F::NotFound { program: String::new() },
+            ExecError::Spawn { program, source } => F::Other { program: program.clone(), message: source.to_string() },
+        }
+    }
+}
+
 /// The output of a finished command.
 #[derive(Clone, Debug)]
 pub struct Output {

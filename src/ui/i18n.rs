@@ -3,7 +3,7 @@
 //! side, so a missing translation does not compile, and a test checks that the placeholders of
 //! both languages agree.
 
-use crate::app::{AgentState, CrashReason};
+use crate::app::{AgentState, CrashReason, HandshakeFailure, LogEntry, SpawnFailure};
 use crate::model::config::{Language, RuntimeConfig, RuntimeKind};
 use crate::model::conversation::TurnEnd;
 use crate::model::problem::{ProblemKind, ValueType};
@@ -94,6 +94,17 @@ strings! {
     EndMaxTurnRequests => ("Stopped: the agent reached its limit of requests for one turn.", "Arrêt : l’agent a atteint sa limite de requêtes pour un tour."),
     EndRefusal => ("The agent refused to answer.", "L’agent a refusé de répondre."),
     EndCancelled => ("Cancelled.", "Annulé."),
+    EndAgentExited => ("The agent stopped during this answer.", "L’agent s’est arrêté pendant cette réponse."),
+    SpawnNotFound => ("program not found: {program}", "programme introuvable : {program}"),
+    SpawnNoFolder => ("the workspace folder {path} does not exist", "le dossier de travail {path} n’existe pas"),
+    SpawnNotSupported => ("the {runtime} runtime cannot start agents yet", "l’environnement {runtime} ne sait pas encore lancer d’agents"),
+    SpawnOther => ("could not start {program}: {message}", "impossible de lancer {program} : {message}"),
+    HandshakeTimeout => ("no answer to {step} within {seconds} s", "pas de réponse à {step} en {seconds} s"),
+    HandshakeError => ("{step}: {message}", "{step} : {message}"),
+    HandshakeVersion => ("the agent speaks ACP version {version}; Sidekicks speaks version 1", "l’agent parle la version {version} d’ACP ; Sidekicks parle la version 1"),
+    LogNotAcp => ("stdout (not ACP): {line}", "stdout (hors ACP) : {line}"),
+    LogLongLine => ("skipped a line of more than {mb} MB on stdout: {start}…", "ligne de plus de {mb} Mo ignorée sur stdout : {start}…"),
+    LogBadUpdate => ("skipped a session/update that does not parse ({error}): {update}", "session/update illisible ignorée ({error}) : {update}"),
     EndFailed => ("The turn failed: {message}", "Le tour a échoué : {message}"),
     Syntax => ("TOML syntax: {message}", "Syntaxe TOML : {message}"),
     Unreadable => ("Cannot read {path}: {message}", "Impossible de lire {path} : {message}"),
@@ -256,8 +267,49 @@ pub fn crash_text(lang: Language, reason: &CrashReason) -> String {
     match reason {
         CrashReason::Exited { code } => trf(lang, Key::CrashExited, &[("code", &code.to_string())]),
         CrashReason::Signaled { signal } => trf(lang, Key::CrashSignaled, &[("signal", &signal.to_string())]),
-        CrashReason::SpawnFailed { message } => trf(lang, Key::CrashSpawn, &[("message", message)]),
-        CrashReason::Handshake { message } => trf(lang, Key::CrashHandshake, &[("message", message)]),
+        CrashReason::Spawn(failure) => {
+            let why = spawn_text(lang, failure);
+            trf(lang, Key::CrashSpawn, &[("message", &why)])
+        }
+        CrashReason::Handshake(failure) => {
+            let why = handshake_text(lang, failure);
+            trf(lang, Key::CrashHandshake, &[("message", &why)])
+        }
+    }
+}
+
+fn spawn_text(lang: Language, failure: &SpawnFailure) -> String {
+    match failure {
+        SpawnFailure::NotFound { program } => trf(lang, Key::SpawnNotFound, &[("program", program)]),
+        SpawnFailure::MissingFolder { path } => trf(lang, Key::SpawnNoFolder, &[("path", path)]),
+        SpawnFailure::NotSupported { runtime } => trf(lang, Key::SpawnNotSupported, &[("runtime", runtime)]),
+        SpawnFailure::Other { program, message } => {
+            trf(lang, Key::SpawnOther, &[("program", program), ("message", message)])
+        }
+    }
+}
+
+fn handshake_text(lang: Language, failure: &HandshakeFailure) -> String {
+    match failure {
+        HandshakeFailure::Timeout { step, seconds } => {
+            trf(lang, Key::HandshakeTimeout, &[("step", step), ("seconds", &seconds.to_string())])
+        }
+        HandshakeFailure::Error { step, message } => {
+            trf(lang, Key::HandshakeError, &[("step", step), ("message", message)])
+        }
+        HandshakeFailure::Version { version } => trf(lang, Key::HandshakeVersion, &[("version", version)]),
+    }
+}
+
+/// A line of an agent's Log, in words.
+pub fn log_text(lang: Language, entry: &LogEntry) -> String {
+    match entry {
+        LogEntry::Stderr(line) => line.clone(),
+        LogEntry::NotAcp(line) => trf(lang, Key::LogNotAcp, &[("line", line)]),
+        LogEntry::LongLine { megabytes, start } => {
+            trf(lang, Key::LogLongLine, &[("mb", &megabytes.to_string()), ("start", start)])
+        }
+        LogEntry::BadUpdate { error, update } => trf(lang, Key::LogBadUpdate, &[("error", error), ("update", update)]),
     }
 }
 
@@ -270,6 +322,7 @@ pub fn turn_end_text(lang: Language, end: &TurnEnd) -> String {
         TurnEnd::Refusal => tr(lang, Key::EndRefusal).to_string(),
         TurnEnd::Cancelled => tr(lang, Key::EndCancelled).to_string(),
         TurnEnd::Failed { message } => trf(lang, Key::EndFailed, &[("message", message)]),
+        TurnEnd::AgentExited => tr(lang, Key::EndAgentExited).to_string(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use egui::RichText;
 
-use super::i18n::{Key, tr};
+use super::i18n::{Key, log_text, tr};
 use crate::app::AgentView;
 use crate::model::config::Language;
 
@@ -18,8 +18,8 @@ pub fn log_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
         row_height,
         agent.log.len(),
         |ui, rows| {
-            for line in agent.log.range(rows) {
-                ui.label(RichText::new(line).monospace());
+            for entry in agent.log.range(rows) {
+                ui.label(RichText::new(log_text(lang, entry)).monospace());
             }
         },
     );
