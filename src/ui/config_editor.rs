@@ -104,11 +104,10 @@ pub fn config_editor_ui(
     jump: &mut Option<(usize, usize)>,
 ) -> egui::Response {
     let id = ui.make_persistent_id("config-editor");
-    let theme = egui_extras::syntax_highlighting::CodeTheme::from_memory(ui.ctx(), ui.style());
     let lines: Vec<usize> = problem_lines.to_vec();
     let mut layouter = |ui: &egui::Ui, buf: &dyn egui::TextBuffer, _wrap: f32| -> Arc<egui::Galley> {
-        let mut job: LayoutJob =
-            egui_extras::syntax_highlighting::highlight(ui.ctx(), ui.style(), &theme, buf.as_str(), "toml");
+        let font = egui::TextStyle::Monospace.resolve(ui.style());
+        let mut job: LayoutJob = super::toml_highlight::highlight(buf.as_str(), font, ui.visuals().dark_mode);
         mark_lines(&mut job, buf.as_str(), &lines);
         ui.fonts_mut(|f| f.layout_job(job))
     };

@@ -15,6 +15,7 @@ pub mod settings;
 pub mod sidebar;
 pub mod status;
 pub mod theme;
+pub mod toml_highlight;
 pub mod tool_card;
 
 use std::collections::HashMap;
