@@ -20,7 +20,7 @@ fn spawn_script(script: &str, dir: &std::path::Path) -> AgentProcess {
         cwd: dir.to_path_buf(),
         env: Default::default(),
     };
-    let child = LocalExecutor.popen(&spec).expect("spawn");
+    let child = LocalExecutor.popen(&spec).expect("spawn").child;
     AgentProcess::new(child, |_line| async {})
 }
 

@@ -58,6 +58,12 @@ pub enum SpawnFailure {
     NotSupported { runtime: String },
     /// Anything else (the system's message).
     Other { program: String, message: String },
+    /// The tool the runtime needs is not installed.
+    ToolMissing { tool: String, runtime: String },
+    /// No container (sandbox, pod) of that name.
+    ContainerMissing { name: String },
+    /// The container exists but is not running.
+    ContainerStopped { name: String },
 }
 
 /// Why the ACP handshake failed.

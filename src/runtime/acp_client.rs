@@ -319,14 +319,20 @@ fn handlers(
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |req: ReadTextFileRequest, responder, _cx| match reads.read(&req.path, req.line, req.limit) {
+            async move |req: ReadTextFileRequest, responder, _cx| match reads
+                .serve_read(&req.path, req.line, req.limit)
+                .await
+            {
                 Ok(text) => responder.respond(ReadTextFileResponse::new(text)),
                 Err(e) => responder.respond_with_error(fs_error(e)),
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |req: WriteTextFileRequest, responder, _cx| match writes.write(&req.path, &req.content) {
+            async move |req: WriteTextFileRequest, responder, _cx| match writes
+                .serve_write(&req.path, &req.content)
+                .await
+            {
                 Ok(()) => responder.respond(WriteTextFileResponse::new()),
                 Err(e) => responder.respond_with_error(fs_error(e)),
             },

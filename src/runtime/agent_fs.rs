@@ -1,6 +1,8 @@
 //! Serving the agent's `fs/read_text_file` and `fs/write_text_file` requests, inside its workspace
-//! only. Paths arrive absolute, as the agent sees them (`workspace_path`); the part below the
-//! workspace is opened with cap-std, which refuses `..` and symlinks that lead out.
+//! only. Paths arrive absolute, as the agent sees them (`workspace_path`). On this computer the part
+//! below the workspace is opened with cap-std, which refuses `..` and symlinks that lead out; in a
+//! container the same rules are kept by a POSIX sh script run through the executor (`realpath`
+//! must stay below the workspace).
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
@@ -17,15 +19,94 @@ pub enum AgentFsError {
 }
 
 /// The agent's workspace: where it is on this computer, and its path as the agent sees it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct AgentFs {
     /// The folder on this computer.
     pub host_root: PathBuf,
     /// The same folder as the agent names it.
     pub agent_root: PathBuf,
+    /// For an agent in a container: the executor that reaches its files there.
+    pub remote: Option<std::sync::Arc<dyn super::exec::Executor>>,
 }
 
+/// Prints the file `$2` below the folder `$1`; exit 3 when it resolves outside. (`$1` is absolute,
+/// so no path here starts with `-`; busybox `realpath` has no `--`.)
+const REMOTE_READ: &str = r#"root=$(realpath "$1") || exit 2
+real=$(realpath "$1/$2") || { echo "no such file" >&2; exit 2; }
+case "$real" in "$root"/*) ;; *) exit 3;; esac
+exec cat -- "$real""#;
+
+/// Writes stdin to the file `$2` below the folder `$1` through a temporary file renamed over it,
+/// keeping its mode; exit 3 when it would land outside.
+const REMOTE_WRITE: &str = r#"root=$(realpath "$1") || exit 2
+target="$1/$2"; dir=$(dirname "$target")
+check=$dir; while [ ! -e "$check" ]; do check=$(dirname "$check"); done
+real=$(realpath "$check") || exit 2
+case "$real/" in "$root"/*) ;; *) exit 3;; esac
+if [ -e "$target" ] || [ -L "$target" ]; then
+  real=$(realpath "$target") || exit 3
+  case "$real" in "$root"/*) ;; *) exit 3;; esac
+fi
+mkdir -p -- "$dir" || exit 2
+tmp="$dir/.sidekicks-$$.tmp"
+cat > "$tmp" || { rm -f -- "$tmp"; exit 2; }
+if [ -e "$target" ]; then chmod "$(stat -c %a "$target")" "$tmp"; fi
+mv -f -- "$tmp" "$target""#;
+
 impl AgentFs {
+    /// A workspace on this computer (the agent sees it at `agent_root`).
+    pub fn local(host_root: PathBuf, agent_root: PathBuf) -> Self {
+        Self { host_root, agent_root, remote: None }
+    }
+
+    /// Serves `fs/read_text_file`.
+    pub async fn serve_read(&self, path: &Path, line: Option<u32>, limit: Option<u32>) -> Result<String, AgentFsError> {
+        let Some(remote) = &self.remote else { return self.read(path, line, limit) };
+        let rel = self.relative(path)?;
+        let out = self.remote_script(remote.as_ref(), REMOTE_READ, &rel, None, path).await?;
+        Ok(select_lines(String::from_utf8_lossy(&out).into_owned(), line, limit))
+    }
+
+    /// Serves `fs/write_text_file`.
+    pub async fn serve_write(&self, path: &Path, content: &str) -> Result<(), AgentFsError> {
+        let Some(remote) = &self.remote else { return self.write(path, content) };
+        let rel = self.relative(path)?;
+        self.remote_script(remote.as_ref(), REMOTE_WRITE, &rel, Some(content.as_bytes().to_vec()), path).await?;
+        Ok(())
+    }
+
+    async fn remote_script(
+        &self,
+        remote: &dyn super::exec::Executor,
+        script: &str,
+        rel: &Path,
+        input: Option<Vec<u8>>,
+        path: &Path,
+    ) -> Result<Vec<u8>, AgentFsError> {
+        let spec = super::exec::ProcessSpec {
+            argv: ["sh", "-c", script, "sidekicks"]
+                .into_iter()
+                .map(String::from)
+                .chain([self.agent_root.display().to_string(), rel.display().to_string()])
+                .collect(),
+            cwd: self.agent_root.clone(),
+            env: Default::default(),
+        };
+        let shown = path.display().to_string();
+        let out = remote
+            .run(&spec, input)
+            .await
+            .map_err(|e| AgentFsError::Io { path: shown.clone(), source: std::io::Error::other(e.to_string()) })?;
+        match out.code {
+            Some(0) => Ok(out.stdout),
+            Some(3) => Err(AgentFsError::Outside { path: shown }),
+            _ => Err(AgentFsError::Io {
+                path: shown,
+                source: std::io::Error::other(String::from_utf8_lossy(&out.stderr).trim().to_string()),
+            }),
+        }
+    }
+
     /// The path below the workspace, refusing anything that is not plainly inside it.
     fn relative(&self, path: &Path) -> Result<PathBuf, AgentFsError> {
         let outside = || AgentFsError::Outside { path: path.display().to_string() };
@@ -46,12 +127,7 @@ impl AgentFs {
         let rel = self.relative(path)?;
         let io = |source| map_io(path, source);
         let text = self.root(path)?.read_to_string(&rel).map_err(io)?;
-        if line.is_none() && limit.is_none() {
-            return Ok(text);
-        }
-        let skip = line.map_or(0, |l| l.saturating_sub(1) as usize);
-        let take = limit.map_or(usize::MAX, |l| l as usize);
-        Ok(text.split_inclusive('\n').skip(skip).take(take).collect())
+        Ok(select_lines(text, line, limit))
     }
 
     /// Writes a text file (creating it), through a temporary file renamed over the original.
@@ -78,6 +154,16 @@ impl AgentFs {
     }
 }
 
+/// Lines `line..line+limit` (1-based) of `text`, or all of it.
+fn select_lines(text: String, line: Option<u32>, limit: Option<u32>) -> String {
+    if line.is_none() && limit.is_none() {
+        return text;
+    }
+    let skip = line.map_or(0, |l| l.saturating_sub(1) as usize);
+    let take = limit.map_or(usize::MAX, |l| l as usize);
+    text.split_inclusive('\n').skip(skip).take(take).collect()
+}
+
 fn map_io(path: &Path, source: std::io::Error) -> AgentFsError {
     // cap-std reports an escape (symlink out, `..`) as PermissionDenied with this wording.
     if source.kind() == std::io::ErrorKind::PermissionDenied && source.to_string().contains("outside") {
@@ -91,7 +177,7 @@ mod tests {
     use super::*;
 
     fn fs(dir: &Path) -> AgentFs {
-        AgentFs { host_root: dir.to_path_buf(), agent_root: dir.to_path_buf() }
+        AgentFs::local(dir.to_path_buf(), dir.to_path_buf())
     }
 
     #[test]

@@ -718,14 +718,16 @@ async fn launch(
     let spawn_failed =
         |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
     let executor = executor_for(config).map_err(spawn_failed)?;
-    let child = executor.popen(&ProcessSpec::for_agent(config)).map_err(spawn_failed)?;
+    executor.preflight().await.map_err(spawn_failed)?;
+    let launched = executor.popen(&ProcessSpec::for_agent(config)).map_err(spawn_failed)?;
     let agent = config.name.clone();
     let log_events = events.clone();
-    let mut process = AgentProcess::new(child, move |line| {
+    let mut process = AgentProcess::new(launched.child, move |line| {
         let events = log_events.clone();
         let agent = agent.clone();
         async move { events.send(Event::AgentLog { agent, entry: LogEntry::Stderr(line) }).await }
-    });
+    })
+    .with_teardown(launched.teardown);
     let (stdin, stdout) = process.take_stdio().ok_or_else(|| {
         spawn_failed(super::exec::ExecError::Spawn {
             program: config.command.clone(),
@@ -735,7 +737,11 @@ async fn launch(
     let ctx = ClientContext {
         agent: config.name.clone(),
         events,
-        fs: AgentFs { host_root: config.workspace.clone(), agent_root: config.workspace_path() },
+        fs: AgentFs {
+            host_root: config.workspace.clone(),
+            agent_root: config.workspace_path(),
+            remote: (config.runtime.kind != crate::model::config::RuntimeKind::Local).then(|| executor.clone()),
+        },
         rules,
         timeout: settings.handshake_timeout,
         replaying: Arc::default(),

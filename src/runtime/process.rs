@@ -10,6 +10,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::watch;
 
+use super::exec::RemoteTeardown;
+
 /// How long each step of a stop waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StopTimeouts {
@@ -71,6 +73,8 @@ pub struct AgentProcess {
     stdout: Option<ChildStdout>,
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr: StderrLog,
+    /// For an agent in a container: how to end it there.
+    teardown: Option<RemoteTeardown>,
 }
 
 impl AgentProcess {
@@ -107,7 +111,13 @@ impl AgentProcess {
                 let _ = tx.send(Some(status));
             }
         });
-        Self { pgid, stdin, stdout, exit, stderr: stderr_log }
+        Self { pgid, stdin, stdout, exit, stderr: stderr_log, teardown: None }
+    }
+
+    /// Ends the agent inside its container too when stopping (see `RemoteTeardown`).
+    pub fn with_teardown(mut self, teardown: Option<RemoteTeardown>) -> Self {
+        self.teardown = teardown;
+        self
     }
 
     /// The process id (also its process group id).
@@ -151,10 +161,20 @@ impl AgentProcess {
             if self.wait_for(timeouts.after_eof).await {
                 StopOutcome::ExitedOnEof
             } else {
-                signal_group(self.pgid, libc::SIGTERM);
+                // In a container the signal goes to the agent there; its `… exec` client here
+                // ends when it does. Signalling the client alone would leave the agent running.
+                match &self.teardown {
+                    Some(teardown) => teardown.signal("TERM").await,
+                    None => {
+                        signal_group(self.pgid, libc::SIGTERM);
+                    }
+                }
                 if self.wait_for(timeouts.after_term).await {
                     StopOutcome::Terminated
                 } else {
+                    if let Some(teardown) = &self.teardown {
+                        teardown.signal("KILL").await;
+                    }
                     signal_group(self.pgid, libc::SIGKILL);
                     self.wait().await;
                     StopOutcome::Killed

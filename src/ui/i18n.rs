@@ -98,6 +98,9 @@ strings! {
     SpawnNotFound => ("program not found: {program}", "programme introuvable : {program}"),
     SpawnNoFolder => ("the workspace folder {path} does not exist", "le dossier de travail {path} n’existe pas"),
     SpawnNotSupported => ("the {runtime} runtime cannot start agents yet", "l’environnement {runtime} ne sait pas encore lancer d’agents"),
+    SpawnToolMissing => ("{tool} is not installed; install it to run agents with runtime \"{runtime}\", or change this agent's runtime", "{tool} n’est pas installé ; installez-le pour lancer des agents avec l’environnement « {runtime} », ou changez l’environnement de cet agent"),
+    SpawnNoContainer => ("there is no container named {name}; create it, or fix the name in the config", "aucun conteneur ne s’appelle {name} ; créez-le, ou corrigez son nom dans la configuration"),
+    SpawnContainerStopped => ("the container {name} is not running; start it (docker start {name})", "le conteneur {name} n’est pas démarré ; démarrez-le (docker start {name})"),
     SpawnOther => ("could not start {program}: {message}", "impossible de lancer {program} : {message}"),
     HandshakeTimeout => ("no answer to {step} within {seconds} s", "pas de réponse à {step} en {seconds} s"),
     HandshakeError => ("{step}: {message}", "{step} : {message}"),
@@ -283,6 +286,11 @@ fn spawn_text(lang: Language, failure: &SpawnFailure) -> String {
         SpawnFailure::NotFound { program } => trf(lang, Key::SpawnNotFound, &[("program", program)]),
         SpawnFailure::MissingFolder { path } => trf(lang, Key::SpawnNoFolder, &[("path", path)]),
         SpawnFailure::NotSupported { runtime } => trf(lang, Key::SpawnNotSupported, &[("runtime", runtime)]),
+        SpawnFailure::ToolMissing { tool, runtime } => {
+            trf(lang, Key::SpawnToolMissing, &[("tool", tool), ("runtime", runtime)])
+        }
+        SpawnFailure::ContainerMissing { name } => trf(lang, Key::SpawnNoContainer, &[("name", name)]),
+        SpawnFailure::ContainerStopped { name } => trf(lang, Key::SpawnContainerStopped, &[("name", name)]),
         SpawnFailure::Other { program, message } => {
             trf(lang, Key::SpawnOther, &[("program", program), ("message", message)])
         }

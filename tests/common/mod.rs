@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: a runtime to drive, event collection with deadlines.
 #![allow(dead_code)]
 
+pub mod docker;
 pub mod window;
 
 use std::path::Path;

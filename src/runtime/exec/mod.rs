@@ -1,14 +1,20 @@
 //! The executor: how a program is started for an agent. `popen` starts a long-lived process with
-//! piped stdio (ACP agents always go through it); `run` runs a command to completion.
-//! Only the local executor exists yet; container, sandbox, podman and kubectl runtimes answer
-//! `NotSupported` at once (the executor issue adds them).
+//! piped stdio (ACP agents always go through it); `run` runs a command to completion. On this
+//! computer (`local`), or inside a container, sandbox or pod (`remote`: `docker|podman|sbx exec -i`,
+//! `kubectl exec -i`), where a fixed POSIX sh script sets the folder and environment and receives
+//! every argument as a positional parameter — never spliced into the script's text.
+
+mod local;
+mod remote;
+
+pub use local::LocalExecutor;
+pub use remote::{REMOTE_ENV_PASSTHROUGH, RemoteExecutor, RemoteKind, RemoteTeardown};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use futures::future::BoxFuture;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 use crate::model::config::{AgentConfig, RuntimeKind};
 
@@ -53,6 +59,18 @@ pub enum ExecError {
     /// Any other failure to start.
     #[error("could not start {program}: {source}")]
     Spawn { program: String, source: std::io::Error },
+    /// The tool a runtime needs (`docker`, `podman`, `sbx`, `kubectl`) is not installed.
+    #[error("{tool} is not installed (needed for the {runtime} runtime)")]
+    ToolMissing { tool: String, runtime: &'static str },
+    /// The container (or sandbox, pod) does not exist.
+    #[error("no container named {name}")]
+    ContainerMissing { name: String },
+    /// The container exists but is not running.
+    #[error("the container {name} is not running")]
+    ContainerStopped { name: String },
+    /// The runtime's tool failed (its own words).
+    #[error("{tool}: {message}")]
+    Remote { tool: String, message: String },
 }
 
 impl ExecError {
@@ -65,6 +83,12 @@ impl ExecError {
             ExecError::NotSupported { runtime, .. } => F::NotSupported { runtime: runtime.to_string() },
             ExecError::EmptyCommand => F::NotFound { program: String::new() },
             ExecError::Spawn { program, source } => F::Other { program: program.clone(), message: source.to_string() },
+            ExecError::ToolMissing { tool, runtime } => {
+                F::ToolMissing { tool: tool.clone(), runtime: runtime.to_string() }
+            }
+            ExecError::ContainerMissing { name } => F::ContainerMissing { name: name.clone() },
+            ExecError::ContainerStopped { name } => F::ContainerStopped { name: name.clone() },
+            ExecError::Remote { tool, message } => F::Other { program: tool.clone(), message: message.clone() },
         }
     }
 }
@@ -80,61 +104,35 @@ pub struct Output {
     pub stderr: Vec<u8>,
 }
 
+/// A process started by `popen`.
+pub struct Launched {
+    /// The local process (the agent itself, or the `… exec` client talking to it).
+    pub child: Child,
+    /// How to end the agent inside its container (killing the client alone leaves it running).
+    pub teardown: Option<RemoteTeardown>,
+}
+
 /// Starts processes for one runtime.
 pub trait Executor: Send + Sync {
+    /// Checks that the runtime can start anything now (tool installed, container running).
+    fn preflight(&self) -> BoxFuture<'static, Result<(), ExecError>>;
     /// Starts a long-lived process with piped stdin, stdout and stderr, in its own process group.
-    fn popen(&self, spec: &ProcessSpec) -> Result<Child, ExecError>;
-    /// Runs a command to completion.
-    fn run(&self, spec: &ProcessSpec) -> BoxFuture<'static, Result<Output, ExecError>>;
+    fn popen(&self, spec: &ProcessSpec) -> Result<Launched, ExecError>;
+    /// Runs a command to completion, with `input` on its stdin.
+    fn run(&self, spec: &ProcessSpec, input: Option<Vec<u8>>) -> BoxFuture<'static, Result<Output, ExecError>>;
 }
 
 /// The executor for an agent's runtime.
-pub fn executor_for(agent: &AgentConfig) -> Result<Box<dyn Executor>, ExecError> {
-    match agent.runtime.kind {
-        RuntimeKind::Local => Ok(Box::new(LocalExecutor)),
-        kind => Err(ExecError::NotSupported { runtime: kind.code(), what: "start agents" }),
-    }
-}
-
-/// Runs programs on this computer.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct LocalExecutor;
-
-impl LocalExecutor {
-    fn command(spec: &ProcessSpec) -> Result<Command, ExecError> {
-        let (program, args) = spec.argv.split_first().ok_or(ExecError::EmptyCommand)?;
-        if !spec.cwd.is_dir() {
-            return Err(ExecError::MissingFolder { path: spec.cwd.clone() });
-        }
-        let program = resolve_program(program);
-        let mut cmd = Command::new(&program);
-        cmd.args(args)
-            .current_dir(&spec.cwd)
-            .envs(&spec.env)
-            // Its own process group, so stopping reaches everything it started.
-            .process_group(0)
-            .kill_on_drop(false);
-        Ok(cmd)
-    }
-}
-
-impl Executor for LocalExecutor {
-    fn popen(&self, spec: &ProcessSpec) -> Result<Child, ExecError> {
-        let mut cmd = Self::command(spec)?;
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        cmd.spawn().map_err(|e| spawn_error(&spec.argv[0], e))
-    }
-
-    fn run(&self, spec: &ProcessSpec) -> BoxFuture<'static, Result<Output, ExecError>> {
-        let cmd = Self::command(spec);
-        let program = spec.argv.first().cloned().unwrap_or_default();
-        Box::pin(async move {
-            let mut cmd = cmd?;
-            cmd.stdin(Stdio::null());
-            let out = cmd.output().await.map_err(|e| spawn_error(&program, e))?;
-            Ok(Output { code: out.status.code(), stdout: out.stdout, stderr: out.stderr })
-        })
-    }
+pub fn executor_for(agent: &AgentConfig) -> Result<std::sync::Arc<dyn Executor>, ExecError> {
+    let runtime = &agent.runtime;
+    let target = || runtime.target_name().unwrap_or_default().to_string();
+    Ok(match runtime.kind {
+        RuntimeKind::Local => std::sync::Arc::new(LocalExecutor),
+        RuntimeKind::Container => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Docker, target())),
+        RuntimeKind::Podman => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Podman, target())),
+        RuntimeKind::Sbx => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Sbx, target())),
+        RuntimeKind::Kubectl => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Kubectl, target())),
+    })
 }
 
 fn spawn_error(program: &str, source: std::io::Error) -> ExecError {
@@ -143,23 +141,4 @@ fn spawn_error(program: &str, source: std::io::Error) -> ExecError {
     } else {
         ExecError::Spawn { program: program.to_string(), source }
     }
-}
-
-/// `sidekicks` means this binary, wherever it lives; anything else is looked up as usual.
-fn resolve_program(program: &str) -> PathBuf {
-    if program == SELF_COMMAND
-        && let Some(exe) = self_exe()
-    {
-        return exe;
-    }
-    PathBuf::from(program)
-}
-
-/// The Sidekicks binary. Tests run from a test harness binary, so `SIDEKICKS_BIN` may point at
-/// the real one (cargo sets `CARGO_BIN_EXE_sidekicks` for integration tests).
-fn self_exe() -> Option<PathBuf> {
-    if let Some(bin) = std::env::var_os("SIDEKICKS_BIN") {
-        return Some(PathBuf::from(bin));
-    }
-    std::env::current_exe().ok()
 }

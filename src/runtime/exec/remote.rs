@@ -1,0 +1,281 @@
+//! The remote executor: `docker|podman|sbx exec -i TARGET sh -c SCRIPT sidekicks ARGS…` and
+//! `kubectl exec -i POD -- sh -c SCRIPT sidekicks ARGS…`. The script is fixed text: the folder, the
+//! environment and the command arrive as positional parameters, so a name like `$(rm -rf ~)` or
+//! `-rf` is only ever a name. The launch script records the agent's pid in a file inside the
+//! container, so teardown can end it there (killing the local `… exec` client alone leaves it
+//! running).
+
+use std::process::Stdio;
+
+use futures::future::BoxFuture;
+use tokio::process::Command;
+
+use super::local::run_command;
+use super::{ExecError, Executor, Launched, Output, ProcessSpec, spawn_error};
+
+/// Variables of this computer's environment that reach an agent in a container, sandbox or pod
+/// (besides the config's `env`): locale, terminal type and time zone — never secrets.
+pub const REMOTE_ENV_PASSTHROUGH: &[&str] = &["LANG", "LC_ALL", "TERM", "TZ"];
+
+/// Sets up and runs a command inside the target: `$1` folder, `$2` pid file (may be empty),
+/// `$3` count of `NAME=value` arguments that follow, then the command and its arguments.
+const LAUNCH: &str = r#"cwd=$1; pidfile=$2; n=$3; shift 3
+while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
+cd "$cwd" || { echo "sidekicks: the folder $cwd does not exist in this container" >&2; exit 127; }
+if [ -n "$pidfile" ]; then echo $$ > "$pidfile"; fi
+exec "$@""#;
+
+/// Sends signal `$2` to the process whose pid is in file `$1` and to all its descendants (found
+/// through /proc, busybox-compatible).
+const TEARDOWN: &str = r#"pidfile=$1; sig=$2
+[ -r "$pidfile" ] || exit 0
+root=$(cat "$pidfile"); all=$root; level=$root
+while [ -n "$level" ]; do
+  next=
+  for stat in /proc/[0-9]*/stat; do
+    read -r line < "$stat" 2>/dev/null || continue
+    rest=${line##*) }
+    set -- $rest
+    for p in $level; do
+      if [ "$2" = "$p" ]; then c=${stat#/proc/}; c=${c%/stat}; next="$next $c"; all="$all $c"; fi
+    done
+  done
+  level=$next
+done
+kill -s "$sig" $all 2>/dev/null
+[ "$sig" = KILL ] && rm -f "$pidfile"
+exit 0"#;
+
+/// Kinds of remote runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemoteKind {
+    /// `docker exec`.
+    Docker,
+    /// `podman exec`.
+    Podman,
+    /// `sbx exec` (Docker sandboxes).
+    Sbx,
+    /// `kubectl exec`.
+    Kubectl,
+}
+
+impl RemoteKind {
+    /// The tool's usual program name.
+    pub fn program(self) -> &'static str {
+        match self {
+            RemoteKind::Docker => "docker",
+            RemoteKind::Podman => "podman",
+            RemoteKind::Sbx => "sbx",
+            RemoteKind::Kubectl => "kubectl",
+        }
+    }
+
+    fn runtime(self) -> &'static str {
+        match self {
+            RemoteKind::Docker => "container",
+            RemoteKind::Podman => "podman",
+            RemoteKind::Sbx => "sbx",
+            RemoteKind::Kubectl => "kubectl",
+        }
+    }
+}
+
+/// Runs programs inside a container, sandbox or pod.
+#[derive(Clone, Debug)]
+pub struct RemoteExecutor {
+    kind: RemoteKind,
+    target: String,
+    program: String,
+}
+
+impl RemoteExecutor {
+    /// An executor for `target` (container, sandbox or pod name).
+    pub fn new(kind: RemoteKind, target: impl Into<String>) -> Self {
+        Self { kind, target: target.into(), program: kind.program().to_string() }
+    }
+
+    /// The same, with another program for the tool (tests use a recording stand-in).
+    pub fn with_program(mut self, program: impl Into<String>) -> Self {
+        self.program = program.into();
+        self
+    }
+
+    /// `tool exec [-i] TARGET [--]`: the start of every command line.
+    fn exec_prefix(&self, interactive: bool) -> Vec<String> {
+        let mut argv = vec![self.program.clone(), "exec".to_string()];
+        if interactive {
+            argv.push("-i".to_string());
+        }
+        argv.push(self.target.clone());
+        if self.kind == RemoteKind::Kubectl {
+            argv.push("--".to_string());
+        }
+        argv
+    }
+
+    /// The full command line that runs `spec` in the target, recording its pid in `pidfile`.
+    pub fn command_line(&self, spec: &ProcessSpec, pidfile: &str, interactive: bool) -> Vec<String> {
+        let mut argv = self.exec_prefix(interactive);
+        argv.extend(["sh".to_string(), "-c".to_string(), LAUNCH.to_string(), "sidekicks".to_string()]);
+        argv.push(spec.cwd.display().to_string());
+        argv.push(pidfile.to_string());
+        let mut env: Vec<String> = REMOTE_ENV_PASSTHROUGH
+            .iter()
+            .filter(|k| !spec.env.contains_key(**k))
+            .filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}")))
+            .collect();
+        env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
+        argv.push(env.len().to_string());
+        argv.extend(env);
+        argv.extend(spec.argv.iter().cloned());
+        argv
+    }
+
+    fn command(&self, argv: &[String]) -> Command {
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]).process_group(0).kill_on_drop(false);
+        cmd
+    }
+
+    fn spawn_failure(&self, e: std::io::Error) -> ExecError {
+        match spawn_error(&self.program, e) {
+            ExecError::NotFound { .. } => {
+                ExecError::ToolMissing { tool: self.program.clone(), runtime: self.kind.runtime() }
+            }
+            other => other,
+        }
+    }
+}
+
+impl Executor for RemoteExecutor {
+    fn preflight(&self) -> BoxFuture<'static, Result<(), ExecError>> {
+        let this = self.clone();
+        Box::pin(async move {
+            let argv: Vec<String> = match this.kind {
+                RemoteKind::Docker | RemoteKind::Podman => vec![
+                    this.program.clone(),
+                    "inspect".into(),
+                    "--format".into(),
+                    "{{.State.Running}}".into(),
+                    this.target.clone(),
+                ],
+                // Only whether the tool is there: their own errors name the sandbox or pod.
+                RemoteKind::Sbx | RemoteKind::Kubectl => vec![this.program.clone(), "version".into()],
+            };
+            let out = run_command(this.command(&argv), &this.program, None).await.map_err(|e| match e {
+                ExecError::NotFound { .. } => {
+                    ExecError::ToolMissing { tool: this.program.clone(), runtime: this.kind.runtime() }
+                }
+                other => other,
+            })?;
+            if matches!(this.kind, RemoteKind::Sbx | RemoteKind::Kubectl) {
+                return Ok(());
+            }
+            let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+            match (out.code, stdout.as_str()) {
+                (Some(0), "true") => Ok(()),
+                (Some(0), _) => Err(ExecError::ContainerStopped { name: this.target.clone() }),
+                _ if stderr.to_lowercase().contains("no such") => {
+                    Err(ExecError::ContainerMissing { name: this.target.clone() })
+                }
+                _ => Err(ExecError::Remote { tool: this.program.clone(), message: stderr }),
+            }
+        })
+    }
+
+    fn popen(&self, spec: &ProcessSpec) -> Result<Launched, ExecError> {
+        if spec.argv.is_empty() {
+            return Err(ExecError::EmptyCommand);
+        }
+        let pidfile = format!("/tmp/sidekicks-{}-{}.pid", std::process::id(), unique());
+        let argv = self.command_line(spec, &pidfile, true);
+        let mut cmd = self.command(&argv);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let child = cmd.spawn().map_err(|e| self.spawn_failure(e))?;
+        let teardown = RemoteTeardown { prefix: self.exec_prefix(false), pidfile };
+        Ok(Launched { child, teardown: Some(teardown) })
+    }
+
+    fn run(&self, spec: &ProcessSpec, input: Option<Vec<u8>>) -> BoxFuture<'static, Result<Output, ExecError>> {
+        let argv = self.command_line(spec, "", input.is_some());
+        let cmd = self.command(&argv);
+        let this = self.clone();
+        Box::pin(async move {
+            run_command(cmd, &this.program, input).await.map_err(|e| match e {
+                ExecError::NotFound { .. } => {
+                    ExecError::ToolMissing { tool: this.program.clone(), runtime: this.kind.runtime() }
+                }
+                other => other,
+            })
+        })
+    }
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Ends an agent inside its target: signals the pid recorded by the launch script and its
+/// descendants, through /proc in the target.
+#[derive(Clone, Debug)]
+pub struct RemoteTeardown {
+    prefix: Vec<String>,
+    pidfile: String,
+}
+
+impl RemoteTeardown {
+    /// Sends `signal` (`TERM`, `KILL`) inside the target.
+    pub async fn signal(&self, signal: &str) {
+        let mut argv = self.prefix.clone();
+        argv.extend([
+            "sh".into(),
+            "-c".into(),
+            TEARDOWN.into(),
+            "sidekicks".into(),
+            self.pidfile.clone(),
+            signal.into(),
+        ]);
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]);
+        let run = run_command(cmd, &argv[0], None);
+        if let Ok(Err(e)) | Err(e) = tokio::time::timeout(std::time::Duration::from_secs(10), run)
+            .await
+            .map_err(|_| ExecError::Remote { tool: argv[0].clone(), message: "teardown timed out".into() })
+        {
+            tracing::warn!("teardown in {}: {e}", argv.get(2).or(argv.get(3)).cloned().unwrap_or_default());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spec whose env names every passthrough variable, so this machine's values do not leak in.
+    fn spec() -> ProcessSpec {
+        let mut env: std::collections::BTreeMap<String, String> =
+            REMOTE_ENV_PASSTHROUGH.iter().map(|k| (k.to_string(), "x".to_string())).collect();
+        env.insert("KEY".into(), "v".into());
+        ProcessSpec { argv: vec!["agent".into(), "--flag".into()], cwd: "/work".into(), env }
+    }
+
+    fn expected(prefix: &[&str]) -> Vec<String> {
+        let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+        argv.extend(["sh", "-c", LAUNCH, "sidekicks", "/work", "/tmp/p", "5"].map(String::from));
+        argv.extend(["KEY=v", "LANG=x", "LC_ALL=x", "TERM=x", "TZ=x", "agent", "--flag"].map(String::from));
+        argv
+    }
+
+    #[test]
+    fn command_lines_per_tool() {
+        let line = |kind, interactive| RemoteExecutor::new(kind, "box").command_line(&spec(), "/tmp/p", interactive);
+        assert_eq!(line(RemoteKind::Docker, true), expected(&["docker", "exec", "-i", "box"]));
+        assert_eq!(line(RemoteKind::Podman, true), expected(&["podman", "exec", "-i", "box"]));
+        assert_eq!(line(RemoteKind::Sbx, true), expected(&["sbx", "exec", "-i", "box"]));
+        assert_eq!(line(RemoteKind::Kubectl, true), expected(&["kubectl", "exec", "-i", "box", "--"]));
+        assert_eq!(line(RemoteKind::Docker, false), expected(&["docker", "exec", "box"]));
+    }
+}
