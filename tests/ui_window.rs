@@ -59,3 +59,19 @@ fn config_problems_show_with_line_and_column() {
     });
     assert!(harness.query_by_label_contains("4:13  The workspace folder /no/such/folder does not exist.").is_some());
 }
+
+#[test]
+fn where_an_agent_runs_is_shown_in_the_sidebar_and_the_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let text = format!(
+        "[[agent]]\nname = \"boxed\"\ncommand = \"agent\"\nworkspace = {:?}\nruntime = {{ type = \"container\", container = \"web\" }}\n\n[[agent]]\nname = \"sandboxed\"\ncommand = \"agent\"\nworkspace = \"/w\"\nruntime = {{ type = \"sbx\", sandbox = \"dev\" }}\n",
+        dir.path().display().to_string()
+    );
+    let mut harness = window(&text, dir.path(), &rt, None);
+    step_until(&mut harness, Duration::from_secs(10), "the agents", |h| h.query_all_by_label("boxed").next().is_some());
+    assert!(harness.query_by_label("stopped · container web").is_some());
+    assert!(harness.query_by_label("stopped · sandbox dev").is_some());
+    // The header of the selected agent says it too.
+    assert!(harness.query_by_label("container web").is_some());
+}
