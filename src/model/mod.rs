@@ -8,4 +8,5 @@ pub mod config_schema;
 pub mod conversation;
 pub mod permission;
 pub mod problem;
+pub mod rel_path;
 pub mod tool;

@@ -16,3 +16,4 @@ pub mod history;
 pub mod permission_rules;
 pub mod process;
 pub mod store;
+pub mod workspace;

@@ -1,0 +1,251 @@
+//! A workspace inside a container, sandbox or pod, through the executor's `run`: constant POSIX sh
+//! scripts (busybox-compatible: `realpath`, `stat -c`, `find`, `sha256sum`, `mv`) receive the root and
+//! the paths as positional parameters, so any name is only a name. Every path is resolved with
+//! `realpath` and must stay below the root. Exit codes carry the outcome: 3 outside, 4 changed (the
+//! current version on stdout), 5 not found, 6 exists, 7 removed since read.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::{Entry, EntryKind, FNV_START, Location, Version, Workspace, WorkspaceError, WsResult, fnv1a, sort_entries};
+use crate::model::rel_path::RelPath;
+use crate::runtime::exec::{Executor, ProcessSpec};
+
+const LIST: &str = r#"root=$(realpath "$1") || exit 2
+d=$(realpath "$1/$2") || exit 5
+case "$d/" in "$root"/*) ;; *) exit 3;; esac
+[ -d "$d" ] || exit 5
+cd "$d" || exit 2
+for f in * .[!.]* ..?*; do
+  [ -e "$f" ] || [ -L "$f" ] || continue
+  if [ -L "$f" ]; then t=l; elif [ -d "$f" ]; then t=d; elif [ -f "$f" ]; then t=f; else t=o; fi
+  s=$(stat -c '%s %Y' "./$f" 2>/dev/null) || s="0 0"
+  printf '%s\0%s\0%s\0' "$t" "$s" "$f"
+done"#;
+
+const READ: &str = r#"root=$(realpath "$1") || exit 2
+f=$(realpath "$1/$2") || exit 5
+case "$f" in "$root"/*) ;; *) exit 3;; esac
+[ -f "$f" ] || exit 5
+exec cat "$f""#;
+
+const WRITE: &str = r#"root=$(realpath "$1") || exit 2
+dir=$(dirname "$1/$2"); name=$(basename "$1/$2")
+d=$(realpath "$dir") || exit 5
+case "$d/" in "$root"/*) ;; *) exit 3;; esac
+target="$d/$name"
+[ -L "$target" ] && exit 3
+if [ "$3" = "-" ]; then
+  [ -e "$target" ] && exit 6
+else
+  [ -e "$target" ] || exit 7
+  cur=$(sha256sum < "$target") || exit 2
+  cur=${cur%% *}
+  [ "$cur" = "$3" ] || { printf '%s' "$cur"; exit 4; }
+fi
+tmp="$d/.sidekicks-$$.tmp"
+cat > "$tmp" || { rm -f "$tmp"; exit 2; }
+if [ -e "$target" ]; then chmod "$(stat -c %a "$target")" "$tmp"; fi
+mv -f "$tmp" "$target""#;
+
+const REMOVE: &str = r#"root=$(realpath "$1") || exit 2
+d=$(realpath "$(dirname "$1/$2")") || exit 5
+case "$d/" in "$root"/*) ;; *) exit 3;; esac
+target="$d/$(basename "$1/$2")"
+[ "$target" = "$root" ] && exit 3
+[ -e "$target" ] || [ -L "$target" ] || exit 5
+rm -rf "$target""#;
+
+const MKDIR: &str = r#"root=$(realpath "$1") || exit 2
+check="$1/$2"; while [ ! -e "$check" ]; do check=$(dirname "$check"); done
+c=$(realpath "$check") || exit 2
+case "$c/" in "$root"/*) ;; *) exit 3;; esac
+mkdir -p "$1/$2""#;
+
+const RENAME: &str = r#"root=$(realpath "$1") || exit 2
+a=$(realpath "$(dirname "$1/$2")") || exit 5
+b=$(realpath "$(dirname "$1/$3")") || exit 5
+case "$a/" in "$root"/*) ;; *) exit 3;; esac
+case "$b/" in "$root"/*) ;; *) exit 3;; esac
+from="$a/$(basename "$1/$2")"; to="$b/$(basename "$1/$3")"
+[ -e "$from" ] || [ -L "$from" ] || exit 5
+[ -e "$to" ] || [ -L "$to" ] && exit 6
+mv "$from" "$to""#;
+
+const FINGERPRINT: &str = r#"cd "$1" || exit 5
+find . \( -path ./.git -o -path ./node_modules \) -prune -o -exec stat -c '%s %Y %n' {} +"#;
+
+/// A folder inside a container, sandbox or pod.
+#[derive(Clone)]
+pub struct RemoteWorkspace {
+    executor: Arc<dyn Executor>,
+    root: PathBuf,
+    tool: String,
+    target: String,
+}
+
+impl RemoteWorkspace {
+    /// The folder `root` (as the container sees it), reached through `executor`.
+    pub fn new(executor: Arc<dyn Executor>, root: impl Into<PathBuf>, tool: &str, target: &str) -> Self {
+        Self { executor, root: root.into(), tool: tool.into(), target: target.into() }
+    }
+
+    /// Runs `script` with the root and `args`; (exit code, stdout, stderr).
+    fn script(
+        &self,
+        script: &'static str,
+        args: Vec<String>,
+        input: Option<Vec<u8>>,
+    ) -> BoxFuture<'static, WsResult<(i32, Vec<u8>, String)>> {
+        let mut argv: Vec<String> = vec!["sh".into(), "-c".into(), script.into(), "sidekicks".into()];
+        argv.push(self.root.display().to_string());
+        argv.extend(args);
+        let spec = ProcessSpec { argv, cwd: "/".into(), env: Default::default() };
+        let run = self.executor.run(&spec, input);
+        Box::pin(async move {
+            let out = run.await.map_err(|e| WorkspaceError::Io { path: ".".into(), message: e.to_string() })?;
+            Ok((out.code.unwrap_or(-1), out.stdout, String::from_utf8_lossy(&out.stderr).trim().to_string()))
+        })
+    }
+}
+
+/// The error for exit `code` of a script about `path`.
+fn failure(code: i32, path: &RelPath, stdout: &[u8], stderr: String) -> WorkspaceError {
+    let path = path.as_str().to_string();
+    match code {
+        3 => WorkspaceError::Outside { path },
+        4 => WorkspaceError::Conflict { path, current: Some(Version(String::from_utf8_lossy(stdout).into_owned())) },
+        5 => WorkspaceError::NotFound { path },
+        6 => WorkspaceError::Exists { path },
+        7 => WorkspaceError::Conflict { path, current: None },
+        _ => WorkspaceError::Io { path, message: stderr },
+    }
+}
+
+fn parse_list(out: &[u8]) -> Vec<Entry> {
+    let fields: Vec<&[u8]> = out.split(|b| *b == 0).collect();
+    let mut entries = Vec::new();
+    for record in fields.chunks(3) {
+        let [kind, stat, name] = record else { continue };
+        let kind = match *kind {
+            b"d" => EntryKind::Dir,
+            b"f" => EntryKind::File,
+            b"l" => EntryKind::Symlink,
+            _ => EntryKind::Other,
+        };
+        let stat = String::from_utf8_lossy(stat);
+        let mut numbers = stat.split_whitespace().map(|n| n.parse::<i64>().unwrap_or(0));
+        let size = numbers.next().unwrap_or(0).max(0) as u64;
+        let modified = numbers.next().unwrap_or(0);
+        entries.push(Entry { name: String::from_utf8_lossy(name).into_owned(), kind, size, modified });
+    }
+    sort_entries(&mut entries);
+    entries
+}
+
+impl Workspace for RemoteWorkspace {
+    fn location(&self) -> Location {
+        Location::Remote { tool: self.tool.clone(), target: self.target.clone(), path: self.root.clone() }
+    }
+
+    fn removal_is_final(&self) -> bool {
+        true
+    }
+
+    fn list(&self, dir: &RelPath) -> BoxFuture<'static, WsResult<Vec<Entry>>> {
+        let run = self.script(LIST, vec![dir.as_str().into()], None);
+        let dir = dir.clone();
+        Box::pin(async move {
+            match run.await? {
+                (0, out, _) => Ok(parse_list(&out)),
+                (code, out, err) => Err(failure(code, &dir, &out, err)),
+            }
+        })
+    }
+
+    fn read(&self, path: &RelPath) -> BoxFuture<'static, WsResult<(Vec<u8>, Version)>> {
+        let run = self.script(READ, vec![path.as_str().into()], None);
+        let path = path.clone();
+        Box::pin(async move {
+            match run.await? {
+                (0, out, _) => {
+                    let version = Version::of(&out);
+                    Ok((out, version))
+                }
+                (code, out, err) => Err(failure(code, &path, &out, err)),
+            }
+        })
+    }
+
+    fn write(
+        &self,
+        path: &RelPath,
+        bytes: Vec<u8>,
+        expected: Option<Version>,
+    ) -> BoxFuture<'static, WsResult<Version>> {
+        if path.is_root() {
+            return Box::pin(async { Err(WorkspaceError::IsRoot) });
+        }
+        let version = Version::of(&bytes);
+        let expected = expected.map_or_else(|| "-".to_string(), |v| v.0);
+        let run = self.script(WRITE, vec![path.as_str().into(), expected], Some(bytes));
+        let path = path.clone();
+        Box::pin(async move {
+            match run.await? {
+                (0, _, _) => Ok(version),
+                (code, out, err) => Err(failure(code, &path, &out, err)),
+            }
+        })
+    }
+
+    fn remove(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {
+        if path.is_root() {
+            return Box::pin(async { Err(WorkspaceError::IsRoot) });
+        }
+        let run = self.script(REMOVE, vec![path.as_str().into()], None);
+        let path = path.clone();
+        Box::pin(async move {
+            match run.await? {
+                (0, _, _) => Ok(()),
+                (code, out, err) => Err(failure(code, &path, &out, err)),
+            }
+        })
+    }
+
+    fn create_dir(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {
+        let run = self.script(MKDIR, vec![path.as_str().into()], None);
+        let path = path.clone();
+        Box::pin(async move {
+            match run.await? {
+                (0, _, _) => Ok(()),
+                (code, out, err) => Err(failure(code, &path, &out, err)),
+            }
+        })
+    }
+
+    fn rename(&self, from: &RelPath, to: &RelPath) -> BoxFuture<'static, WsResult<()>> {
+        if from.is_root() || to.is_root() {
+            return Box::pin(async { Err(WorkspaceError::IsRoot) });
+        }
+        let run = self.script(RENAME, vec![from.as_str().into(), to.as_str().into()], None);
+        let from = from.clone();
+        Box::pin(async move {
+            match run.await? {
+                (0, _, _) => Ok(()),
+                (code, out, err) => Err(failure(code, &from, &out, err)),
+            }
+        })
+    }
+
+    fn fingerprint(&self) -> BoxFuture<'static, WsResult<u64>> {
+        let run = self.script(FINGERPRINT, vec![], None);
+        Box::pin(async move {
+            match run.await? {
+                (0, out, _) => Ok(fnv1a(&out, FNV_START)),
+                (code, out, err) => Err(failure(code, &RelPath::root(), &out, err)),
+            }
+        })
+    }
+}
