@@ -59,7 +59,7 @@ fn components() -> Vec<String> {
 
 fn generate(rng: &mut Rng, parts: &[String]) -> String {
     let n = 1 + rng.next() % 6;
-    let mut path = if rng.next() % 10 == 0 { "/".to_string() } else { String::new() };
+    let mut path = if rng.next().is_multiple_of(10) { "/".to_string() } else { String::new() };
     for i in 0..n {
         if i > 0 {
             path.push('/');
