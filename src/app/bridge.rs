@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::protocol::{Command, Event};
+use super::protocol::{Command, Event, WorkspaceEvent};
 use super::state::AppState;
+use crate::model::config::AgentConfig;
 use crate::model::config_edit::{NewAgent, add_agent};
 use crate::runtime::agents::{ManagerSettings, spawn_manager};
 use crate::runtime::config_file::{AppDirs, Preferences, load_file, save_atomic};
@@ -17,6 +18,7 @@ use crate::runtime::config_watch::{ConfigWatcher, watch_config};
 use crate::runtime::events::{EventSink, Waker};
 use crate::runtime::history::spawn_recorder;
 use crate::runtime::store::Store;
+use crate::runtime::workspace::{Follower, LocalWorkspace, RemoteWorkspace, Workspace, follow};
 
 /// What the runtime needs to start.
 #[derive(Clone)]
@@ -39,6 +41,10 @@ pub struct Bridge {
     rt: tokio::runtime::Handle,
     dirs: Option<AppDirs>,
     watcher: Option<ConfigWatcher>,
+    /// The workspace of each agent, made on first use (and again when its config changes).
+    workspaces: std::collections::HashMap<String, (AgentConfig, Arc<dyn Workspace>)>,
+    /// Follows the workspace being shown (only one at a time).
+    follower: Option<(String, Follower)>,
 }
 
 /// Starts the manager on `rt`, loads the config and follows the file.
@@ -49,7 +55,16 @@ pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bri
         sink = sink.with_history(spawn_recorder(store.clone()));
     }
     let commands = spawn_manager(startup.settings, sink.clone(), startup.store.clone());
-    let mut bridge = Bridge { commands, events, sink, rt: rt.clone(), dirs: startup.dirs, watcher: None };
+    let mut bridge = Bridge {
+        commands,
+        events,
+        sink,
+        rt: rt.clone(),
+        dirs: startup.dirs,
+        watcher: None,
+        workspaces: Default::default(),
+        follower: None,
+    };
     let path = startup.config_path;
     let result = bridge.follow(&path);
     let _ = bridge.commands.try_send(Command::ConfigLoaded { path, result });
@@ -166,6 +181,70 @@ impl Bridge {
             .err();
             sink.send(Event::ConfigSaved { path, error }).await;
         });
+    }
+
+    /// The workspace of `agent` (on this computer or in its container).
+    pub fn workspace(&mut self, agent: &AgentConfig) -> Arc<dyn Workspace> {
+        if let Some((config, ws)) = self.workspaces.get(&agent.name)
+            && config == agent
+        {
+            return ws.clone();
+        }
+        let ws: Arc<dyn Workspace> = match crate::runtime::exec::executor_for(agent) {
+            Ok(executor) if agent.runtime.kind != crate::model::config::RuntimeKind::Local => {
+                let tool = match agent.runtime.kind {
+                    crate::model::config::RuntimeKind::Podman => "podman",
+                    crate::model::config::RuntimeKind::Sbx => "sbx",
+                    crate::model::config::RuntimeKind::Kubectl => "kubectl",
+                    _ => "docker",
+                };
+                let target = agent.runtime.target_name().unwrap_or_default();
+                Arc::new(RemoteWorkspace::new(executor, agent.workspace_path(), tool, target))
+            }
+            _ => Arc::new(LocalWorkspace::new(agent.workspace.clone())),
+        };
+        self.workspaces.insert(agent.name.clone(), (agent.clone(), ws.clone()));
+        ws
+    }
+
+    /// Runs a workspace operation on the runtime; its result comes back as `Event::Workspace`.
+    pub fn workspace_op<F>(&mut self, agent: &AgentConfig, op: impl FnOnce(Arc<dyn Workspace>) -> F + Send + 'static)
+    where
+        F: Future<Output = WorkspaceEvent> + Send + 'static,
+    {
+        let ws = self.workspace(agent);
+        let sink = self.sink.clone();
+        let name = agent.name.clone();
+        self.rt.spawn(async move {
+            let event = op(ws).await;
+            sink.send(Event::Workspace { agent: name, event }).await;
+        });
+    }
+
+    /// Follows the workspace of `agent` (and stops following any other): changes come back as
+    /// `WorkspaceEvent::Changed`. `None` stops following.
+    pub fn follow_workspace(&mut self, agent: Option<&AgentConfig>) {
+        let Some(agent) = agent else {
+            self.follower = None;
+            return;
+        };
+        if self.follower.as_ref().is_some_and(|(name, _)| *name == agent.name) {
+            return;
+        }
+        self.follower = None;
+        let ws = self.workspace(agent);
+        let sink = self.sink.clone();
+        let rt = self.rt.clone();
+        let name = agent.name.clone();
+        let _guard = self.rt.enter();
+        let on_change = Arc::new(move || {
+            let (sink, name) = (sink.clone(), name.clone());
+            rt.spawn(async move { sink.send(Event::Workspace { agent: name, event: WorkspaceEvent::Changed }).await });
+        });
+        match follow(ws, on_change) {
+            Ok(follower) => self.follower = Some((agent.name.clone(), follower)),
+            Err(e) => tracing::warn!("cannot follow the workspace of {}: {e}", agent.name),
+        }
     }
 
     /// Applies pending events to `state` for at most `budget`. Returns true if some remain.

@@ -6,5 +6,7 @@ mod protocol;
 mod state;
 
 pub use bridge::{Bridge, Startup, start};
-pub use protocol::{AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure};
+pub use protocol::{
+    AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, WorkspaceEvent,
+};
 pub use state::{AgentView, AppState, PermissionCard};

@@ -7,6 +7,8 @@ use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
 use crate::model::conversation::{Message, Notice, TurnEnd, Update};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
+use crate::model::rel_path::RelPath;
+use crate::runtime::workspace::{Entry, Version, WorkspaceError};
 
 /// The state of an agent process, as shown by its dot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +92,21 @@ pub enum LogEntry {
     BadUpdate { error: String, update: String },
 }
 
+/// What a workspace reports to the view.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkspaceEvent {
+    /// The entries of a folder.
+    Listed { dir: RelPath, result: Result<Vec<Entry>, WorkspaceError> },
+    /// A file's content and version.
+    Read { path: RelPath, result: Result<(Vec<u8>, Version), WorkspaceError> },
+    /// A file was written (its new version).
+    Written { path: RelPath, result: Result<Version, WorkspaceError> },
+    /// A create, rename or remove finished.
+    Done { result: Result<(), WorkspaceError> },
+    /// Something changed in the folder (from outside the view).
+    Changed,
+}
+
 /// From the UI (or a test) to the runtime.
 #[derive(Clone, Debug)]
 pub enum Command {
@@ -155,6 +172,8 @@ pub enum Event {
     FilePicked { path: Option<PathBuf> },
     /// Agents found on this computer that could be added to the config.
     AgentsFound { agents: Vec<crate::runtime::discovery::FoundAgent> },
+    /// A workspace operation finished (or its folder changed).
+    Workspace { agent: String, event: WorkspaceEvent },
     /// The remembered always/never answers of an agent (in its workspace).
     RulesChanged { agent: String, rules: Vec<(String, Decision)> },
     /// The stored conversation of an agent, shown when the config is applied.

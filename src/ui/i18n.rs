@@ -43,6 +43,29 @@ strings! {
     NoRules => ("No remembered answers yet: choose \"Always allow here\" or \"Never here\" on a permission card.", "Aucune réponse mémorisée : choisissez « Toujours autoriser ici » ou « Jamais ici » sur une demande de permission."),
     Forget => ("Forget", "Oublier"),
     Settings => ("Settings", "Réglages"),
+    Files => ("Files", "Fichiers"),
+    Terminal => ("Terminal", "Terminal"),
+    TerminalComing => ("The terminal of this workspace comes with the next version of Sidekicks.", "Le terminal de cet espace de travail arrive avec la prochaine version de Sidekicks."),
+    Modified => ("modified", "modifié"),
+    BinaryFile => ("This file is not text: it cannot be opened in the editor.", "Ce fichier n’est pas du texte : il ne s’ouvre pas dans l’éditeur."),
+    LargeFile => ("This file is {size} KB, more than the 1 MB the editor opens.", "Ce fichier fait {size} Ko, plus que le 1 Mo que l’éditeur ouvre."),
+    NewFile => ("New file", "Nouveau fichier"),
+    NewFolder => ("New folder", "Nouveau dossier"),
+    Rename => ("Rename", "Renommer"),
+    Delete => ("Delete", "Supprimer"),
+    Create => ("Create", "Créer"),
+    ConfirmTrash => ("Move {name} to the trash? You can restore it from there.", "Mettre {name} à la corbeille ? Vous pourrez l’y retrouver."),
+    ConfirmFinal => ("Delete {name} for good? It is in a container or sandbox, which has no trash.", "Supprimer {name} définitivement ? Il est dans un conteneur ou un bac à sable, sans corbeille."),
+    EmptyFolder => ("(empty)", "(vide)"),
+    OpenAFile => ("Choose a file on the left.", "Choisissez un fichier à gauche."),
+    WsOutside => ("{path} is outside the workspace", "{path} est hors de l’espace de travail"),
+    WsNotFound => ("{path} does not exist", "{path} n’existe pas"),
+    WsExists => ("{path} already exists", "{path} existe déjà"),
+    WsConflict => ("{path} changed since it was read", "{path} a changé depuis sa lecture"),
+    WsIsRoot => ("the workspace folder itself cannot be removed or renamed", "le dossier de l’espace de travail lui-même ne peut être supprimé ni renommé"),
+    WsNotSupported => ("this workspace cannot {what}", "cet espace de travail ne sait pas {what}"),
+    WsIo => ("{path}: {message}", "{path} : {message}"),
+    WorkspaceError => ("Workspace: {message}", "Espace de travail : {message}"),
     Save => ("Save", "Enregistrer"),
     SaveRefused => ("Fix the errors to save.", "Corrigez les erreurs pour enregistrer."),
     SaveFailed => ("Could not save: {error}", "Enregistrement impossible : {error}"),
@@ -306,6 +329,20 @@ fn handshake_text(lang: Language, failure: &HandshakeFailure) -> String {
             trf(lang, Key::HandshakeError, &[("step", step), ("message", message)])
         }
         HandshakeFailure::Version { version } => trf(lang, Key::HandshakeVersion, &[("version", version)]),
+    }
+}
+
+/// A workspace error, in words.
+pub fn workspace_error_text(lang: Language, error: &crate::runtime::workspace::WorkspaceError) -> String {
+    use crate::runtime::workspace::WorkspaceError as W;
+    match error {
+        W::Outside { path } => trf(lang, Key::WsOutside, &[("path", path)]),
+        W::NotFound { path } => trf(lang, Key::WsNotFound, &[("path", path)]),
+        W::Exists { path } => trf(lang, Key::WsExists, &[("path", path)]),
+        W::Conflict { path, .. } => trf(lang, Key::WsConflict, &[("path", path)]),
+        W::IsRoot => tr(lang, Key::WsIsRoot).to_string(),
+        W::NotSupported { what } => trf(lang, Key::WsNotSupported, &[("what", what)]),
+        W::Io { path, message } => trf(lang, Key::WsIo, &[("path", path), ("message", message)]),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod agent_header;
 pub mod config_editor;
 pub mod conversation;
+pub mod file_editor;
 pub mod glyphs;
 pub mod i18n;
 pub mod log;
@@ -17,6 +18,7 @@ pub mod status;
 pub mod theme;
 pub mod toml_highlight;
 pub mod tool_card;
+pub mod workspace_view;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -46,6 +48,8 @@ pub enum View {
     Agent,
     /// The settings (config editor).
     Settings,
+    /// The selected agent's workspace (files, terminal, log).
+    Workspace,
 }
 
 /// The application window.
@@ -56,6 +60,7 @@ pub struct SidekicksApp {
     selected: Option<String>,
     view: View,
     settings: settings::SettingsView,
+    workspaces: HashMap<String, workspace_view::WorkspaceView>,
     tab: Tab,
     drafts: HashMap<String, String>,
     lists: HashMap<String, message_list::MessageList>,
@@ -79,6 +84,7 @@ impl SidekicksApp {
             selected: None,
             view: View::Agent,
             settings: settings::SettingsView::default(),
+            workspaces: HashMap::new(),
             tab: Tab::Conversation,
             drafts: HashMap::new(),
             lists: HashMap::new(),
@@ -108,6 +114,17 @@ impl SidekicksApp {
         if self.selected.as_ref().is_none_or(|s| self.state.agent(s).is_none()) {
             self.selected = self.state.agents.first().map(|a| a.config.name.clone());
         }
+        // Workspace results go to the view of their agent.
+        for (agent, event) in std::mem::take(&mut self.state.workspace_events) {
+            if let (Some(view), Some(agent)) =
+                (self.workspaces.get_mut(&agent), self.state.agents.iter().find(|a| a.config.name == agent))
+            {
+                view.apply(&mut self.bridge, agent, event);
+            }
+        }
+        if self.view != View::Workspace {
+            self.bridge.follow_workspace(None);
+        }
         // The native dialog answered: open what was picked.
         if let Some(picked) = self.state.picked_file.take()
             && let Some(path) = picked
@@ -124,8 +141,10 @@ impl SidekicksApp {
         }
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state));
         egui::Panel::left("sidebar").resizable(true).default_size(220.0).show(ui, |ui| {
-            if sidebar::sidebar_ui(ui, &self.state, &mut self.selected) {
-                self.view = View::Agent;
+            match sidebar::sidebar_ui(ui, &self.state, &mut self.selected) {
+                sidebar::SidebarClick::Agent => self.view = View::Agent,
+                sidebar::SidebarClick::Files => self.view = View::Workspace,
+                sidebar::SidebarClick::None => {}
             }
             ui.with_layout(egui::Layout::bottom_up(egui::Align::LEFT), |ui| {
                 let lang = self.state.language;
@@ -138,6 +157,20 @@ impl SidekicksApp {
             if self.view == View::Settings {
                 let lang = self.state.language;
                 self.settings.ui(ui, lang, &self.state, &mut self.bridge);
+                return;
+            }
+            if self.view == View::Workspace
+                && let Some(name) = self.selected.clone()
+                && let Some(agent) = self.state.agent(&name)
+            {
+                let lang = self.state.language;
+                let view = self.workspaces.entry(name).or_default();
+                for action in view.ui(ui, lang, agent, &mut self.bridge) {
+                    match action {
+                        workspace_view::HeaderAction::Conversation => self.view = View::Agent,
+                        workspace_view::HeaderAction::Command(c) => self.bridge.send(c),
+                    }
+                }
                 return;
             }
             status::problems_ui(ui, &self.state);

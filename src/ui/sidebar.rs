@@ -6,10 +6,20 @@ use super::i18n::{Key, state_text, tr, where_text};
 use super::theme::state_dot;
 use crate::app::AppState;
 
-/// Draws the agent list; `selected` is the agent whose conversation is shown. True when an
-/// agent was clicked.
-pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<String>) -> bool {
-    let mut clicked = false;
+/// What was clicked in the sidebar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SidebarClick {
+    /// Nothing.
+    None,
+    /// An agent's name: its conversation.
+    Agent,
+    /// An agent's Files button: its workspace.
+    Files,
+}
+
+/// Draws the agent list; `selected` is the agent shown.
+pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<String>) -> SidebarClick {
+    let mut clicked = SidebarClick::None;
     let lang = state.language;
     ui.add_space(6.0);
     ui.heading(tr(lang, Key::Agents));
@@ -22,7 +32,13 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
                 state_dot(ui, &agent.state, state_text(lang, &agent.state));
                 if ui.selectable_label(is_selected, RichText::new(name).strong()).clicked() {
                     *selected = Some(name.clone());
-                    clicked = true;
+                    clicked = SidebarClick::Agent;
+                }
+                let files =
+                    ui.small_button(tr(lang, Key::Files)).on_hover_text(agent.config.workspace.display().to_string());
+                if files.clicked() {
+                    *selected = Some(name.clone());
+                    clicked = SidebarClick::Files;
                 }
             });
             ui.label(

@@ -1,0 +1,203 @@
+//! The open file of a workspace: highlighted by extension, a dirty marker, Save (and Ctrl+S), and a
+//! conflict bar when the file changes on disk under unsaved edits.
+
+use std::sync::Arc;
+
+use egui::RichText;
+use egui::text::LayoutJob;
+
+use super::i18n::{Key, tr, trf};
+use super::theme::{ERROR, WARNING};
+use crate::model::config::Language;
+use crate::model::rel_path::RelPath;
+use crate::runtime::workspace::Version;
+
+/// Largest file opened in the editor.
+pub const MAX_OPEN: u64 = 1024 * 1024;
+
+/// What the editor holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileState {
+    /// Being read.
+    Loading,
+    /// Text, editable.
+    Text,
+    /// Not text (NUL bytes or not UTF-8).
+    Binary,
+    /// Larger than `MAX_OPEN`.
+    TooLarge(u64),
+    /// It could not be read (the reason).
+    Failed(String),
+}
+
+/// The file open in a workspace view.
+#[derive(Clone, Debug)]
+pub struct OpenFile {
+    /// Its path.
+    pub path: RelPath,
+    /// The text being edited.
+    pub text: String,
+    /// The text and version last read or saved.
+    pub base: Option<(String, Version)>,
+    /// What it is.
+    pub state: FileState,
+    /// Their version, when it changed on disk under unsaved edits.
+    pub conflict: Option<(String, Version)>,
+    /// A save is in flight.
+    pub saving: bool,
+    /// The last save failed (why).
+    pub save_error: Option<String>,
+}
+
+/// What the editor asks for.
+pub enum EditorAction {
+    /// Write the text over `expected`.
+    Save { text: String, expected: Version },
+}
+
+impl OpenFile {
+    /// A file being opened.
+    pub fn loading(path: RelPath) -> Self {
+        Self {
+            path,
+            text: String::new(),
+            base: None,
+            state: FileState::Loading,
+            conflict: None,
+            saving: false,
+            save_error: None,
+        }
+    }
+
+    /// True when the text differs from the file.
+    pub fn is_dirty(&self) -> bool {
+        self.state == FileState::Text && self.base.as_ref().is_some_and(|(t, _)| *t != self.text)
+    }
+
+    /// The file's content arrived (first read, or a re-read after a change on disk).
+    pub fn loaded(&mut self, bytes: Vec<u8>, version: Version) {
+        let text = match String::from_utf8(bytes) {
+            Ok(t) if !t.contains('\0') => t,
+            _ => {
+                self.state = FileState::Binary;
+                return;
+            }
+        };
+        if self.base.as_ref().is_some_and(|(_, v)| *v == version) {
+            return;
+        }
+        if self.is_dirty() {
+            // Changed on disk under unsaved edits: ask, never overwrite.
+            self.conflict = Some((text, version));
+        } else {
+            self.text = text.clone();
+            self.base = Some((text, version));
+            self.state = FileState::Text;
+        }
+    }
+}
+
+fn language(path: &RelPath) -> Option<&'static str> {
+    let ext = path.name().rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    Some(match ext.as_str() {
+        "rs" => "rs",
+        "py" => "py",
+        "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" => "js",
+        "json" => "json",
+        "yaml" | "yml" => "yaml",
+        "md" | "markdown" => "md",
+        "sh" | "bash" | "zsh" => "sh",
+        "toml" => "toml",
+        "html" | "htm" => "html",
+        "css" => "css",
+        "c" | "h" => "c",
+        "cpp" | "hpp" | "cc" => "cpp",
+        "go" => "go",
+        "java" => "java",
+        _ => return None,
+    })
+}
+
+/// Draws the open file; returns what the person asked for.
+pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) -> Option<EditorAction> {
+    let mut action = None;
+    let dirty = file.is_dirty();
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(file.path.as_str()).monospace().strong());
+        if dirty {
+            ui.label(RichText::new(tr(lang, Key::Modified)).small().color(WARNING));
+        }
+        let can_save = dirty && file.conflict.is_none() && !file.saving;
+        let save = ui.add_enabled(can_save, egui::Button::new(tr(lang, Key::Save))).clicked();
+        let shortcut =
+            ui.input_mut(|i| i.consume_shortcut(&egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S)));
+        if (save || (shortcut && can_save))
+            && let Some((_, version)) = &file.base
+        {
+            file.saving = true;
+            action = Some(EditorAction::Save { text: file.text.clone(), expected: version.clone() });
+        }
+        if let Some(error) = &file.save_error {
+            ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", error)])).small().color(ERROR));
+        }
+    });
+    if let Some((theirs, version)) = file.conflict.clone() {
+        egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(tr(lang, Key::ChangedOnDisk)).color(WARNING));
+                if ui.button(tr(lang, Key::TakeTheirs)).clicked() {
+                    file.text = theirs.clone();
+                    file.base = Some((theirs.clone(), version.clone()));
+                    file.conflict = None;
+                }
+                if ui.button(tr(lang, Key::KeepMine)).clicked() {
+                    // Theirs becomes the base: the save now knowingly replaces it.
+                    file.base = Some((theirs.clone(), version.clone()));
+                    file.conflict = None;
+                    file.saving = true;
+                    action = Some(EditorAction::Save { text: file.text.clone(), expected: version.clone() });
+                }
+            });
+        });
+    }
+    ui.separator();
+    match &file.state {
+        FileState::Loading => {
+            ui.spinner();
+        }
+        FileState::Binary => {
+            ui.label(tr(lang, Key::BinaryFile));
+        }
+        FileState::TooLarge(size) => {
+            ui.label(trf(lang, Key::LargeFile, &[("size", &(size / 1024).to_string())]));
+        }
+        FileState::Failed(why) => {
+            ui.label(RichText::new(why).color(ERROR));
+        }
+        FileState::Text => {
+            let lang_code = language(&file.path);
+            let mut layouter = |ui: &egui::Ui, buf: &dyn egui::TextBuffer, _wrap: f32| -> Arc<egui::Galley> {
+                let font = egui::TextStyle::Monospace.resolve(ui.style());
+                let job: LayoutJob = match lang_code {
+                    Some("toml") => super::toml_highlight::highlight(buf.as_str(), font, ui.visuals().dark_mode),
+                    Some(code) => {
+                        let theme = egui_extras::syntax_highlighting::CodeTheme::from_memory(ui.ctx(), ui.style());
+                        egui_extras::syntax_highlighting::highlight(ui.ctx(), ui.style(), &theme, buf.as_str(), code)
+                    }
+                    None => LayoutJob::simple(buf.as_str().to_string(), font, ui.visuals().text_color(), f32::INFINITY),
+                };
+                ui.fonts_mut(|f| f.layout_job(job))
+            };
+            egui::ScrollArea::both().id_salt("file-editor").auto_shrink([false, false]).show(ui, |ui| {
+                ui.add(
+                    egui::TextEdit::multiline(&mut file.text)
+                        .code_editor()
+                        .desired_width(f32::INFINITY)
+                        .desired_rows(30)
+                        .layouter(&mut layouter),
+                );
+            });
+        }
+    }
+    action
+}

@@ -1,0 +1,366 @@
+//! The workspace view of an agent: header (state, where it runs, channels, Conversation / Start /
+//! Restart / Stop), tabs Files / Terminal / Log. Files: a lazy tree (folders listed when opened),
+//! the open file in the editor, new file / new folder / rename / delete with the right confirmation.
+//! Only the workspace shown is followed; a change reloads the open folders and the open file.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use egui::RichText;
+
+use super::file_editor::{EditorAction, FileState, MAX_OPEN, OpenFile, file_editor_ui};
+use super::i18n::{Key, state_text, tr, trf, where_text, workspace_error_text};
+use super::theme::{ERROR, state_dot};
+use crate::app::{AgentState, AgentView, Bridge, Command, WorkspaceEvent};
+use crate::model::config::Language;
+use crate::model::rel_path::RelPath;
+use crate::runtime::workspace::{Entry, EntryKind, WorkspaceError};
+
+/// The tabs of the workspace view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WsTab {
+    /// The files.
+    #[default]
+    Files,
+    /// A terminal (the next issue).
+    Terminal,
+    /// The agent's stderr.
+    Log,
+}
+
+/// A dialog of the Files tab.
+#[derive(Clone, Debug)]
+enum Dialog {
+    NewFile { dir: RelPath, name: String },
+    NewFolder { dir: RelPath, name: String },
+    Rename { path: RelPath, name: String },
+    Delete { path: RelPath },
+}
+
+/// What the header asked for.
+pub enum HeaderAction {
+    /// Back to the conversation.
+    Conversation,
+    /// A command for the runtime.
+    Command(Command),
+}
+
+/// The workspace view of one agent (kept while the app runs, so the tabs keep their state).
+#[derive(Default)]
+pub struct WorkspaceView {
+    /// The tab shown.
+    pub tab: WsTab,
+    dirs: BTreeMap<RelPath, Result<Vec<Entry>, WorkspaceError>>,
+    expanded: BTreeSet<RelPath>,
+    /// The open file.
+    pub file: Option<OpenFile>,
+    dialog: Option<Dialog>,
+    error: Option<WorkspaceError>,
+    started: bool,
+}
+
+impl WorkspaceView {
+    /// Applies a workspace result.
+    pub fn apply(&mut self, bridge: &mut Bridge, agent: &AgentView, event: WorkspaceEvent) {
+        match event {
+            WorkspaceEvent::Listed { dir, result } => {
+                self.dirs.insert(dir, result);
+            }
+            WorkspaceEvent::Read { path, result } => {
+                if let Some(file) = self.file.as_mut().filter(|f| f.path == path) {
+                    match result {
+                        Ok((bytes, version)) => file.loaded(bytes, version),
+                        Err(e) => file.state = FileState::Failed(e.to_string()),
+                    }
+                }
+            }
+            WorkspaceEvent::Written { path, result } => {
+                if let Some(file) = self.file.as_mut().filter(|f| f.path == path) {
+                    file.saving = false;
+                    match result {
+                        Ok(version) => {
+                            file.base = Some((file.text.clone(), version));
+                            file.save_error = None;
+                        }
+                        // Someone wrote meanwhile: fetch theirs, the conflict bar asks.
+                        Err(WorkspaceError::Conflict { .. }) => self.read(bridge, agent, &path),
+                        Err(e) => file.save_error = Some(e.to_string()),
+                    }
+                }
+                self.refresh(bridge, agent);
+            }
+            WorkspaceEvent::Done { result } => {
+                self.error = result.err();
+                self.refresh(bridge, agent);
+            }
+            WorkspaceEvent::Changed => {
+                self.refresh(bridge, agent);
+                if let Some(path) = self.file.as_ref().filter(|f| f.state == FileState::Text).map(|f| f.path.clone()) {
+                    self.read(bridge, agent, &path);
+                }
+            }
+        }
+    }
+
+    fn list(&self, bridge: &mut Bridge, agent: &AgentView, dir: &RelPath) {
+        let dir = dir.clone();
+        bridge.workspace_op(&agent.config, move |ws| async move {
+            let result = ws.list(&dir).await;
+            WorkspaceEvent::Listed { dir, result }
+        });
+    }
+
+    fn read(&self, bridge: &mut Bridge, agent: &AgentView, path: &RelPath) {
+        let path = path.clone();
+        bridge.workspace_op(&agent.config, move |ws| async move {
+            let result = ws.read(&path).await;
+            WorkspaceEvent::Read { path, result }
+        });
+    }
+
+    /// Lists again the root and every open folder.
+    fn refresh(&self, bridge: &mut Bridge, agent: &AgentView) {
+        self.list(bridge, agent, &RelPath::root());
+        for dir in &self.expanded {
+            self.list(bridge, agent, dir);
+        }
+    }
+
+    /// Draws the view; the header's requests are returned.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        lang: Language,
+        agent: &AgentView,
+        bridge: &mut Bridge,
+    ) -> Vec<HeaderAction> {
+        if !self.started {
+            self.started = true;
+            self.refresh(bridge, agent);
+        }
+        bridge.follow_workspace(Some(&agent.config));
+        let actions = header_ui(ui, lang, agent, &mut self.tab);
+        match self.tab {
+            WsTab::Files => self.files_ui(ui, lang, agent, bridge),
+            WsTab::Terminal => {
+                ui.add_space(20.0);
+                ui.label(RichText::new(tr(lang, Key::TerminalComing)).weak());
+            }
+            WsTab::Log => super::log::log_ui(ui, lang, agent),
+        }
+        actions
+    }
+
+    fn files_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge) {
+        if let Some(error) = &self.error {
+            ui.label(
+                RichText::new(trf(lang, Key::WorkspaceError, &[("message", &workspace_error_text(lang, error))]))
+                    .color(ERROR),
+            );
+        }
+        egui::Panel::left("ws-tree").resizable(true).default_size(260.0).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                if ui.small_button(tr(lang, Key::NewFile)).clicked() {
+                    self.dialog = Some(Dialog::NewFile { dir: RelPath::root(), name: String::new() });
+                }
+                if ui.small_button(tr(lang, Key::NewFolder)).clicked() {
+                    self.dialog = Some(Dialog::NewFolder { dir: RelPath::root(), name: String::new() });
+                }
+            });
+            ui.separator();
+            egui::ScrollArea::vertical().id_salt("ws-tree-scroll").show(ui, |ui| {
+                self.tree_ui(ui, lang, agent, bridge, &RelPath::root());
+            });
+        });
+        egui::CentralPanel::default().show(ui, |ui| match &mut self.file {
+            None => {
+                ui.label(RichText::new(tr(lang, Key::OpenAFile)).weak());
+            }
+            Some(file) => {
+                if let Some(EditorAction::Save { text, expected }) = file_editor_ui(ui, lang, file) {
+                    let path = file.path.clone();
+                    bridge.workspace_op(&agent.config, move |ws| async move {
+                        let result = ws.write(&path, text.into_bytes(), Some(expected)).await;
+                        WorkspaceEvent::Written { path, result }
+                    });
+                }
+            }
+        });
+        self.dialog_ui(ui, lang, agent, bridge);
+    }
+
+    fn tree_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge, dir: &RelPath) {
+        let entries = match self.dirs.get(dir) {
+            None => {
+                ui.spinner();
+                return;
+            }
+            Some(Err(e)) => {
+                ui.label(RichText::new(workspace_error_text(lang, e)).color(ERROR));
+                return;
+            }
+            Some(Ok(entries)) => entries.clone(),
+        };
+        if entries.is_empty() {
+            ui.label(RichText::new(tr(lang, Key::EmptyFolder)).weak());
+        }
+        for entry in entries {
+            let Ok(path) = dir.join(&entry.name) else { continue };
+            match entry.kind {
+                EntryKind::Dir => {
+                    let id = ui.make_persistent_id(("ws-dir", path.as_str()));
+                    let open = self.expanded.contains(&path);
+                    let mut state =
+                        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, open);
+                    state.set_open(open);
+                    let header = state.show_header(ui, |ui| {
+                        let label = ui.selectable_label(false, format!("{}/", entry.name));
+                        self.context_menu(lang, &label, &path, true);
+                        label
+                    });
+                    let (toggle, label, _) = header.body(|ui| self.tree_ui(ui, lang, agent, bridge, &path));
+                    if toggle.clicked() || label.inner.clicked() {
+                        if open {
+                            self.expanded.remove(&path);
+                        } else {
+                            self.expanded.insert(path.clone());
+                            self.list(bridge, agent, &path);
+                        }
+                    }
+                }
+                _ => {
+                    let selected = self.file.as_ref().is_some_and(|f| f.path == path);
+                    let label = ui.selectable_label(selected, &entry.name);
+                    self.context_menu(lang, &label, &path, false);
+                    if label.clicked() && !selected {
+                        self.open(bridge, agent, path, entry.size);
+                    }
+                }
+            }
+        }
+    }
+
+    fn open(&mut self, bridge: &mut Bridge, agent: &AgentView, path: RelPath, size: u64) {
+        let mut file = OpenFile::loading(path.clone());
+        if size > MAX_OPEN {
+            file.state = FileState::TooLarge(size);
+        } else {
+            self.read(bridge, agent, &path);
+        }
+        self.file = Some(file);
+    }
+
+    fn context_menu(&mut self, lang: Language, response: &egui::Response, path: &RelPath, is_dir: bool) {
+        response.context_menu(|ui| {
+            if is_dir && ui.button(tr(lang, Key::NewFile)).clicked() {
+                self.dialog = Some(Dialog::NewFile { dir: path.clone(), name: String::new() });
+            }
+            if is_dir && ui.button(tr(lang, Key::NewFolder)).clicked() {
+                self.dialog = Some(Dialog::NewFolder { dir: path.clone(), name: String::new() });
+            }
+            if ui.button(tr(lang, Key::Rename)).clicked() {
+                self.dialog = Some(Dialog::Rename { path: path.clone(), name: path.name().to_string() });
+            }
+            if ui.button(tr(lang, Key::Delete)).clicked() {
+                self.dialog = Some(Dialog::Delete { path: path.clone() });
+            }
+        });
+    }
+
+    fn dialog_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge) {
+        let Some(dialog) = &mut self.dialog else { return };
+        let final_removal = bridge.workspace(&agent.config).removal_is_final();
+        let mut close = false;
+        let mut run: Option<Dialog> = None;
+        egui::Window::new(tr(lang, Key::Files))
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+            .show(ui.ctx(), |ui| {
+                let field = |ui: &mut egui::Ui, title: Key, name: &mut String| {
+                    ui.label(tr(lang, title));
+                    ui.text_edit_singleline(name).request_focus();
+                };
+                match dialog {
+                    Dialog::NewFile { name, .. } => field(ui, Key::NewFile, name),
+                    Dialog::NewFolder { name, .. } => field(ui, Key::NewFolder, name),
+                    Dialog::Rename { name, .. } => field(ui, Key::Rename, name),
+                    Dialog::Delete { path } => {
+                        let key = if final_removal { Key::ConfirmFinal } else { Key::ConfirmTrash };
+                        ui.label(trf(lang, key, &[("name", path.as_str())]));
+                    }
+                }
+                ui.horizontal(|ui| {
+                    let ok = match dialog {
+                        Dialog::Delete { .. } => tr(lang, Key::Delete),
+                        Dialog::Rename { .. } => tr(lang, Key::Rename),
+                        _ => tr(lang, Key::Create),
+                    };
+                    if ui.button(ok).clicked() {
+                        run = Some(dialog.clone());
+                        close = true;
+                    }
+                    if ui.button(tr(lang, Key::Cancel)).clicked() {
+                        close = true;
+                    }
+                });
+            });
+        if close {
+            self.dialog = None;
+        }
+        let Some(dialog) = run else { return };
+        let op = move |ws: std::sync::Arc<dyn crate::runtime::workspace::Workspace>| async move {
+            let result = match dialog {
+                Dialog::NewFile { dir, name } => match dir.join(&name) {
+                    Ok(path) => ws.write(&path, Vec::new(), None).await.map(|_| ()),
+                    Err(e) => Err(e.into()),
+                },
+                Dialog::NewFolder { dir, name } => match dir.join(&name) {
+                    Ok(path) => ws.create_dir(&path).await,
+                    Err(e) => Err(e.into()),
+                },
+                Dialog::Rename { path, name } => match path.parent().join(&name) {
+                    Ok(to) => ws.rename(&path, &to).await,
+                    Err(e) => Err(e.into()),
+                },
+                Dialog::Delete { path } => ws.remove(&path).await,
+            };
+            WorkspaceEvent::Done { result }
+        };
+        bridge.workspace_op(&agent.config, op);
+    }
+}
+
+/// The header: name, state, where it runs, channels, and the buttons.
+fn header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut WsTab) -> Vec<HeaderAction> {
+    let mut actions = Vec::new();
+    let name = agent.config.name.clone();
+    ui.horizontal(|ui| {
+        ui.heading(&name);
+        state_dot(ui, &agent.state, state_text(lang, &agent.state));
+        ui.label(state_text(lang, &agent.state));
+        ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
+        for channel in &agent.config.channels {
+            ui.label(RichText::new(format!("#{channel}")).small());
+        }
+        ui.separator();
+        if ui.button(tr(lang, Key::Conversation)).clicked() {
+            actions.push(HeaderAction::Conversation);
+        }
+        let running = matches!(agent.state, AgentState::Starting | AgentState::Idle | AgentState::Busy);
+        if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
+            actions.push(HeaderAction::Command(Command::Start { agent: name.clone() }));
+        }
+        if ui.button(tr(lang, Key::Restart)).clicked() {
+            actions.push(HeaderAction::Command(Command::Restart { agent: name.clone() }));
+        }
+        if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
+            actions.push(HeaderAction::Command(Command::Stop { agent: name.clone() }));
+        }
+        ui.separator();
+        ui.selectable_value(tab, WsTab::Files, tr(lang, Key::Files));
+        ui.selectable_value(tab, WsTab::Terminal, tr(lang, Key::Terminal));
+        ui.selectable_value(tab, WsTab::Log, tr(lang, Key::Log));
+    });
+    ui.separator();
+    actions
+}

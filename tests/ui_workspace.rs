@@ -1,0 +1,56 @@
+//! The workspace view driven like a person would (egui_kittest): open a file, edit it, someone else
+//! writes it → the conflict bar; "Keep mine" saves over theirs; the tree shows what an agent created.
+
+use std::time::Duration;
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable;
+use sidekicks::app::Command;
+
+mod common;
+use common::window::{runtime, step_until, window};
+use common::{BIN, config_text};
+
+const LONG: Duration = Duration::from_secs(20);
+
+#[test]
+fn edit_next_to_a_working_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "hello\n").unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Files").click();
+    step_until(&mut h, LONG, "the tree", |h| h.query_by_label("notes.md").is_some());
+    assert!(h.query_by_label("sidekicks.toml").is_some());
+
+    h.get_by_label("notes.md").click();
+    step_until(&mut h, LONG, "the file", |h| {
+        h.query_by_role(Role::MultilineTextInput).is_some_and(|n| n.value().as_deref() == Some("hello\n"))
+    });
+
+    // Edit without saving.
+    h.get_by_role(Role::MultilineTextInput).click();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("mine\n");
+    h.step();
+    step_until(&mut h, LONG, "the dirty marker", |h| h.query_by_label("modified").is_some());
+
+    // Someone else writes the file: the conflict bar, nothing overwritten.
+    std::fs::write(dir.path().join("notes.md"), "theirs\n").unwrap();
+    step_until(&mut h, LONG, "the conflict bar", |h| h.query_by_label("Keep mine").is_some());
+    assert_eq!(std::fs::read_to_string(dir.path().join("notes.md")).unwrap(), "theirs\n");
+    h.get_by_label("Keep mine").click();
+    step_until(&mut h, LONG, "saved", |h| {
+        h.query_by_label("modified").is_none()
+            && std::fs::read_to_string(h.state().state.config_path.as_ref().unwrap().with_file_name("notes.md"))
+                .unwrap()
+                == "mine\n"
+    });
+
+    // The agent creates a file through the client: the tree shows it.
+    h.state_mut().send(Command::Prompt { agent: "demo".into(), text: "files".into(), context: None });
+    step_until(&mut h, LONG, "the agent's folder in the tree", |h| h.query_by_label("notes/").is_some());
+}
