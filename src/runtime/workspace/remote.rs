@@ -13,17 +13,22 @@ use super::{Entry, EntryKind, FNV_START, Location, Version, Workspace, Workspace
 use crate::model::rel_path::RelPath;
 use crate::runtime::exec::{Executor, ProcessSpec};
 
+/// Lists a folder with one `stat` for all entries: the stat lines (no names, so no newline can
+/// confuse them), a `\n\0` separator, then the names separated by NUL.
 const LIST: &str = r#"root=$(realpath "$1") || exit 2
 d=$(realpath "$1/$2") || exit 5
 case "$d/" in "$root"/*) ;; *) exit 3;; esac
 [ -d "$d" ] || exit 5
 cd "$d" || exit 2
+set --
 for f in * .[!.]* ..?*; do
   [ -e "$f" ] || [ -L "$f" ] || continue
-  if [ -L "$f" ]; then t=l; elif [ -d "$f" ]; then t=d; elif [ -f "$f" ]; then t=f; else t=o; fi
-  s=$(stat -c '%s %Y' "./$f" 2>/dev/null) || s="0 0"
-  printf '%s\0%s\0%s\0' "$t" "$s" "$f"
-done"#;
+  set -- "$@" "./$f"
+done
+[ $# -eq 0 ] && exit 0
+stat -c '%F|%s|%Y' "$@" || exit 2
+printf '\n\0'
+printf '%s\0' "$@""#;
 
 const READ: &str = r#"root=$(realpath "$1") || exit 2
 f=$(realpath "$1/$2") || exit 5
@@ -125,22 +130,26 @@ fn failure(code: i32, path: &RelPath, stdout: &[u8], stderr: String) -> Workspac
 }
 
 fn parse_list(out: &[u8]) -> Vec<Entry> {
-    let fields: Vec<&[u8]> = out.split(|b| *b == 0).collect();
-    let mut entries = Vec::new();
-    for record in fields.chunks(3) {
-        let [kind, stat, name] = record else { continue };
-        let kind = match *kind {
-            b"d" => EntryKind::Dir,
-            b"f" => EntryKind::File,
-            b"l" => EntryKind::Symlink,
-            _ => EntryKind::Other,
-        };
-        let stat = String::from_utf8_lossy(stat);
-        let mut numbers = stat.split_whitespace().map(|n| n.parse::<i64>().unwrap_or(0));
-        let size = numbers.next().unwrap_or(0).max(0) as u64;
-        let modified = numbers.next().unwrap_or(0);
-        entries.push(Entry { name: String::from_utf8_lossy(name).into_owned(), kind, size, modified });
-    }
+    let Some(split) = out.windows(2).position(|w| w == b"\n\0") else { return Vec::new() };
+    let stats = String::from_utf8_lossy(&out[..split]);
+    let names = out[split + 2..].split(|b| *b == 0).filter(|n| !n.is_empty());
+    let mut entries: Vec<Entry> = stats
+        .lines()
+        .zip(names)
+        .map(|(stat, name)| {
+            let mut fields = stat.split('|');
+            let kind = match fields.next().unwrap_or_default() {
+                "directory" => EntryKind::Dir,
+                "regular file" | "regular empty file" => EntryKind::File,
+                "symbolic link" => EntryKind::Symlink,
+                _ => EntryKind::Other,
+            };
+            let size = fields.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            let modified = fields.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            let name = String::from_utf8_lossy(name.strip_prefix(b"./").unwrap_or(name)).into_owned();
+            Entry { name, kind, size, modified }
+        })
+        .collect();
     sort_entries(&mut entries);
     entries
 }
