@@ -117,6 +117,20 @@ async fn contract(ws: Arc<dyn Workspace>, sh: Outside, secret_dir: &str) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     drop(follower);
+
+    // The shell command opens a shell in the folder (run here without a terminal).
+    let shell = ws.shell_command(false);
+    let mut child = std::process::Command::new(&shell.argv[0])
+        .args(&shell.argv[1..])
+        .current_dir(&shell.cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"ls c.txt; exit\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("c.txt"), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 fn local_outside(root: PathBuf) -> Outside {

@@ -284,4 +284,13 @@ impl Workspace for LocalWorkspace {
     fn fingerprint(&self) -> BoxFuture<'static, WsResult<u64>> {
         self.blocking(|ws| ws.fingerprint_sync())
     }
+
+    fn shell_command(&self, _tty: bool) -> super::ShellCommand {
+        let shell = std::env::var("SHELL").ok().filter(|s| Path::new(s).is_file()).unwrap_or_else(|| "/bin/sh".into());
+        super::ShellCommand {
+            argv: vec![shell, "-l".into()],
+            cwd: (*self.root).clone(),
+            env: vec![("TERM".into(), "xterm-256color".into())],
+        }
+    }
 }

@@ -122,6 +122,20 @@ pub trait Workspace: Send + Sync {
     fn rename(&self, from: &RelPath, to: &RelPath) -> BoxFuture<'static, WsResult<()>>;
     /// A fingerprint of every path, size and date below the root (changes when anything does).
     fn fingerprint(&self) -> BoxFuture<'static, WsResult<u64>>;
+    /// The command line that opens a login shell in the workspace folder (`tty`: for a terminal, so
+    /// `-t` is asked of `docker exec`). The terminal issue runs it in a PTY.
+    fn shell_command(&self, tty: bool) -> ShellCommand;
+}
+
+/// How to open a shell in a workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellCommand {
+    /// Program and arguments.
+    pub argv: Vec<String>,
+    /// Where to start it on this computer.
+    pub cwd: PathBuf,
+    /// Variables to set.
+    pub env: Vec<(String, String)>,
 }
 
 /// Sorts entries: folders first, then by name.

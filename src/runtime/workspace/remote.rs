@@ -82,6 +82,11 @@ mv "$from" "$to""#;
 const FINGERPRINT: &str = r#"cd "$1" || exit 5
 find . \( -path ./.git -o -path ./node_modules \) -prune -o -exec stat -c '%s %Y %n' {} +"#;
 
+const SHELL: &str = r#"cd "$1" || exit 1
+export TERM=xterm-256color
+for s in /bin/bash /bin/ash /bin/sh; do [ -x "$s" ] && exec "$s" -l; done
+exec sh"#;
+
 /// A folder inside a container, sandbox or pod.
 #[derive(Clone)]
 pub struct RemoteWorkspace {
@@ -246,6 +251,18 @@ impl Workspace for RemoteWorkspace {
                 (code, out, err) => Err(failure(code, &from, &out, err)),
             }
         })
+    }
+
+    fn shell_command(&self, tty: bool) -> super::ShellCommand {
+        // `tool exec -i[t] target [--] sh -c SHELL sidekicks ROOT`: enters the folder and becomes
+        // the shell (the login shell the container has, else sh).
+        let mut argv =
+            vec![self.tool.clone(), "exec".into(), if tty { "-it".into() } else { "-i".into() }, self.target.clone()];
+        if self.tool == "kubectl" {
+            argv.push("--".into());
+        }
+        argv.extend(["sh".into(), "-c".into(), SHELL.into(), "sidekicks".into(), self.root.display().to_string()]);
+        super::ShellCommand { argv, cwd: PathBuf::from("/"), env: vec![("TERM".into(), "xterm-256color".into())] }
     }
 
     fn fingerprint(&self) -> BoxFuture<'static, WsResult<u64>> {
