@@ -148,6 +148,65 @@ async fn generated_paths_never_escape_a_workspace_in_a_container() {
 }
 
 #[tokio::test]
+async fn a_hundred_thousand_generated_paths_never_escape_the_container_read_script() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("ws");
+    std::fs::create_dir(&host).unwrap();
+    let container = Container::start(&[(&host, "/w")]);
+    container.sh(&format!(
+        "mkdir -p /outside && printf SECRET > /outside/secret && cd /w && sh -c '{}' x /outside",
+        LAYOUT.replace('\'', "'\\''")
+    ));
+    // The same generator; what `RelPath` accepts goes (once each) to the very script the remote
+    // workspace reads with, all in one `docker exec`.
+    let parts = components();
+    let mut rng = Rng(0x5eed_1234_abcd_0003);
+    let mut valid = std::collections::BTreeSet::new();
+    for i in 0..100_000 {
+        let raw = INSIDE.get(i).map_or_else(|| generate(&mut rng, &parts), |p| p.to_string());
+        if let Ok(path) = RelPath::new(&raw) {
+            valid.insert(path.as_str().to_string());
+        }
+    }
+    let mut input = Vec::new();
+    for path in &valid {
+        input.extend_from_slice(path.as_bytes());
+        input.push(0);
+    }
+    let check = "xargs -0 -P 2 -n 50 sh -c 'for p in \"$@\"; do out=$(sh -c \"$READ\" x /w \"$p\" 2>/dev/null); \
+        case \"$out\" in SECRET) printf \"ESCAPE %s\\n\" \"$p\";; inside) printf \"INSIDE\\n\";; esac; done' x";
+    let mut child = std::process::Command::new("docker")
+        .args([
+            "exec",
+            "-i",
+            "-e",
+            &format!("READ={}", sidekicks::runtime::workspace::read_script()),
+            &container.name,
+            "sh",
+            "-c",
+            check,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        !out.contains("ESCAPE"),
+        "escapes: {}",
+        out.lines().filter(|l| l.starts_with("ESCAPE")).collect::<Vec<_>>().join("; ")
+    );
+    let inside = out.lines().filter(|l| *l == "INSIDE").count();
+    println!("{} unique paths checked in the container, {inside} read inside", valid.len());
+    assert!(inside >= 3, "the paths inside are readable ({inside})");
+}
+
+#[tokio::test]
 async fn versioned_writes_next_to_a_busy_writer_lose_nothing_and_tear_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 pub use follow::{Follower, follow};
 pub use local::LocalWorkspace;
-pub use remote::RemoteWorkspace;
+pub use remote::{RemoteWorkspace, read_script};
 
 use crate::model::rel_path::{Outside, RelPath};
 

@@ -87,6 +87,11 @@ export TERM=xterm-256color
 for s in /bin/bash /bin/ash /bin/sh; do [ -x "$s" ] && exec "$s" -l; done
 exec sh"#;
 
+/// The script that reads a file (`$1` root, `$2` path): tests run it on many paths in one go.
+pub fn read_script() -> &'static str {
+    READ
+}
+
 /// A folder inside a container, sandbox or pod.
 #[derive(Clone)]
 pub struct RemoteWorkspace {
