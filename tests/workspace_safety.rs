@@ -223,7 +223,7 @@ async fn versioned_writes_next_to_a_busy_writer_lose_nothing_and_tear_nothing() 
                 std::fs::write(&tmp, format!("writer-{n}\n")).unwrap();
                 std::fs::rename(&tmp, root.join("f")).unwrap();
                 // Busy, but not so fast that nothing else can ever land.
-                std::thread::sleep(std::time::Duration::from_micros(300));
+                std::thread::sleep(std::time::Duration::from_micros(100 + (n % 7) * 150));
             }
             n
         })
@@ -231,7 +231,13 @@ async fn versioned_writes_next_to_a_busy_writer_lose_nothing_and_tear_nothing() 
     let ws = LocalWorkspace::new(&root);
     let path = RelPath::new("f").unwrap();
     let (mut saved, mut conflicts) = (0, 0);
-    for k in 0..300 {
+    let mut tries = 0;
+    for k in 0..5000 {
+        // Enough of both outcomes seen: the machine's speed decides how soon.
+        if saved >= 20 && conflicts >= 20 {
+            break;
+        }
+        tries += 1;
         let (bytes, version) = ws.read(&path).await.unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
         // Never half a file: a complete line from one writer or the other.
@@ -251,7 +257,7 @@ async fn versioned_writes_next_to_a_busy_writer_lose_nothing_and_tear_nothing() 
     stop.store(true, Ordering::Relaxed);
     let writes = writer.join().unwrap();
     println!("{saved} saved, {conflicts} conflicts, {writes} writes by the other program");
-    assert_eq!(saved + conflicts, 300);
+    assert_eq!(saved + conflicts, tries);
     assert!(conflicts > 0, "a busy writer must cause conflicts ({writes} writes)");
     assert!(saved > 0, "writes land between the other program's writes");
 }

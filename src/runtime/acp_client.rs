@@ -204,6 +204,13 @@ impl AcpConnection {
         async move {
             match sent.block_task().await {
                 Ok(response) => stop_reason_end(response.stop_reason),
+                // The agent went away mid-turn (its exit is reported on its own).
+                Err(e)
+                    if agent_client_protocol::is_incoming_transport_closed(&e)
+                        || agent_client_protocol::is_connection_terminated(&e) =>
+                {
+                    TurnEnd::AgentExited
+                }
                 Err(e) => TurnEnd::Failed { message: acp_convert::error_text(&e) },
             }
         }
