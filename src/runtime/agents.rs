@@ -5,7 +5,6 @@
 //! `idle_stop`; a turn borrows its agent (acquire on send, release on the turn's end).
 
 use std::collections::{HashMap, VecDeque};
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Arc;
@@ -13,20 +12,17 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::acp_client::{AcpConnection, ClientContext};
-use super::agent_fs::AgentFs;
+use super::acp_client::AcpConnection;
 use super::events::EventSink;
-use super::exec::{ProcessSpec, executor_for};
 use super::permission_rules::{MemoryRules, PermissionRules};
 use super::process::{AgentProcess, StopTimeouts};
 use super::store::{Store, StoredRules};
-use crate::app::{AgentState, Command, CrashReason, CrashReport, Event, LogEntry};
+use crate::app::{AgentState, Command, CrashReport, Event};
 use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
 
-/// Stderr lines kept in a crash report.
-const CRASH_TAIL: usize = 12;
+use super::launch::{CRASH_TAIL, exit_reason, launch};
 
 /// Timings of the manager (tests shorten them).
 #[derive(Clone, Copy, Debug)]
@@ -101,9 +97,10 @@ enum Internal {
     },
 }
 
-struct Running {
-    conn: Arc<AcpConnection>,
-    process: AgentProcess,
+/// A started agent: its ACP connection and its process.
+pub(super) struct Running {
+    pub(super) conn: Arc<AcpConnection>,
+    pub(super) process: AgentProcess,
 }
 
 struct Slot {
@@ -704,72 +701,5 @@ impl Manager {
             }
             self.stop(&name).await;
         }
-    }
-}
-
-/// Starts the process and completes the ACP handshake.
-async fn launch(
-    config: &AgentConfig,
-    events: EventSink,
-    rules: Arc<dyn PermissionRules>,
-    settings: ManagerSettings,
-    resume: Option<String>,
-) -> Result<Box<Running>, CrashReport> {
-    let spawn_failed =
-        |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
-    let executor = executor_for(config).map_err(spawn_failed)?;
-    executor.preflight().await.map_err(spawn_failed)?;
-    let launched = executor.popen(&ProcessSpec::for_agent(config)).map_err(spawn_failed)?;
-    let agent = config.name.clone();
-    let log_events = events.clone();
-    let mut process = AgentProcess::new(launched.child, move |line| {
-        let events = log_events.clone();
-        let agent = agent.clone();
-        async move { events.send(Event::AgentLog { agent, entry: LogEntry::Stderr(line) }).await }
-    })
-    .with_teardown(launched.teardown);
-    let (stdin, stdout) = process.take_stdio().ok_or_else(|| {
-        spawn_failed(super::exec::ExecError::Spawn {
-            program: config.command.clone(),
-            source: std::io::Error::other("no pipes to the agent"),
-        })
-    })?;
-    let ctx = ClientContext {
-        agent: config.name.clone(),
-        events,
-        fs: AgentFs {
-            host_root: config.workspace.clone(),
-            agent_root: config.workspace_path(),
-            remote: (config.runtime.kind != crate::model::config::RuntimeKind::Local).then(|| executor.clone()),
-        },
-        rules,
-        timeout: settings.handshake_timeout,
-        replaying: Arc::default(),
-    };
-    let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
-    match connected {
-        Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
-        Err(e) => {
-            // Give a process that is exiting a moment, so the report says how it ended.
-            let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten();
-            let stderr_tail = process.stderr().tail(CRASH_TAIL);
-            let reason = match exited {
-                Some(status) => exit_reason(Some(status)),
-                None => CrashReason::Handshake(e.failure()),
-            };
-            process.stop(settings.stop).await;
-            Err(CrashReport { reason, stderr_tail })
-        }
-    }
-}
-
-fn exit_reason(status: Option<ExitStatus>) -> CrashReason {
-    match status {
-        Some(s) => match (s.code(), s.signal()) {
-            (Some(code), _) => CrashReason::Exited { code },
-            (None, Some(signal)) => CrashReason::Signaled { signal },
-            _ => CrashReason::Exited { code: -1 },
-        },
-        None => CrashReason::Exited { code: -1 },
     }
 }

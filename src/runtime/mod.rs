@@ -13,6 +13,7 @@ pub mod discovery;
 pub mod events;
 pub mod exec;
 pub mod history;
+mod launch;
 pub mod permission_rules;
 pub mod process;
 pub mod store;

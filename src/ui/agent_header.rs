@@ -9,15 +9,20 @@ use super::theme::state_dot;
 use crate::app::{AgentState, AgentView, Command};
 use crate::model::config::Language;
 
+/// The agent's name, state and where it runs (the first part of both headers).
+pub fn agent_title_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
+    ui.heading(&agent.config.name);
+    state_dot(ui, &agent.state, state_text(lang, &agent.state));
+    ui.label(state_text(lang, &agent.state));
+    ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
+}
+
 /// Draws the header; returns the commands its buttons asked for.
 pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut Tab) -> Vec<Command> {
     let mut commands = Vec::new();
     let name = agent.config.name.clone();
     ui.horizontal(|ui| {
-        ui.heading(&name);
-        state_dot(ui, &agent.state, state_text(lang, &agent.state));
-        ui.label(state_text(lang, &agent.state));
-        ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
+        agent_title_ui(ui, lang, agent);
         if let Some((used, size)) = agent.conversation.usage {
             let (used, size) = (used.to_string(), size.to_string());
             ui.label(RichText::new(trf(lang, Key::Usage, &[("used", &used), ("size", &size)])).small().weak());

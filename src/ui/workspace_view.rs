@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use egui::RichText;
 
 use super::file_editor::{EditorAction, FileState, MAX_OPEN, OpenFile, file_editor_ui};
-use super::i18n::{Key, state_text, tr, trf, where_text, workspace_error_text};
-use super::theme::{ERROR, state_dot};
+use super::i18n::{Key, tr, trf, workspace_error_text};
+use super::theme::ERROR;
 use crate::app::{AgentState, AgentView, Bridge, Command, WorkspaceEvent};
 use crate::model::config::Language;
 use crate::model::rel_path::RelPath;
@@ -335,10 +335,7 @@ fn header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut WsT
     let mut actions = Vec::new();
     let name = agent.config.name.clone();
     ui.horizontal(|ui| {
-        ui.heading(&name);
-        state_dot(ui, &agent.state, state_text(lang, &agent.state));
-        ui.label(state_text(lang, &agent.state));
-        ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
+        super::agent_header::agent_title_ui(ui, lang, agent);
         for channel in &agent.config.channels {
             ui.label(RichText::new(format!("#{channel}")).small());
         }
