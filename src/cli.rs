@@ -49,6 +49,13 @@ pub enum CliCommand {
         /// The message.
         text: String,
     },
+    /// Runs a terminal's shell as a child subreaper, so closing the terminal ends all it started.
+    #[command(hide = true)]
+    TerminalHost {
+        /// The shell and its arguments.
+        #[arg(last = true)]
+        argv: Vec<String>,
+    },
     /// Run the built-in demo agent on stdin/stdout (ACP).
     DemoAgent {
         /// Advertise `loadSession` and reopen earlier sessions.
@@ -68,6 +75,10 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         )
         .init();
     match cli.command {
+        Some(CliCommand::TerminalHost { argv }) => {
+            let code = crate::runtime::terminal::run_host(&argv);
+            Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
+        }
         Some(CliCommand::DemoAgent { load_session }) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(crate::runtime::demo_agent::run_stdio(load_session))?;

@@ -17,4 +17,5 @@ mod launch;
 pub mod permission_rules;
 pub mod process;
 pub mod store;
+pub mod terminal;
 pub mod workspace;

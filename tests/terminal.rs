@@ -1,0 +1,113 @@
+//! Terminals for real: a shell in a PTY under the subreaper host; the screen shows what a command
+//! printed; a resize reaches the program (`stty size`); closing ends the shell and every kind of
+//! background job (`&`, `setsid`, `setsid -f`, `nohup`, `disown`, `(cmd &)`).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sidekicks::runtime::terminal::{TerminalSession, descendants};
+use sidekicks::runtime::workspace::{LocalWorkspace, Workspace};
+
+mod common;
+use common::{BIN, alive};
+
+fn shell(dir: &std::path::Path) -> TerminalSession {
+    let mut command = LocalWorkspace::new(dir).shell_command(true);
+    // bash without the user's files, the same on every machine (the app uses the user's $SHELL).
+    command.argv = vec!["/bin/bash".into(), "--noprofile".into(), "--norc".into()];
+    TerminalSession::spawn(std::path::Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap()
+}
+
+fn wait_screen(t: &TerminalSession, what: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let screen = t.screen_text();
+        if screen.contains(what) {
+            return screen;
+        }
+        assert!(Instant::now() < deadline, "{what:?} never appeared on:\n{screen}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_command_prints_on_the_screen_in_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("marker.txt"), "").unwrap();
+    let mut t = shell(dir.path());
+    t.write(b"ls; echo done-$((6*7))\n").unwrap();
+    let screen = wait_screen(&t, "done-42");
+    assert!(screen.contains("marker.txt"), "{screen}");
+    t.close();
+}
+
+#[test]
+fn a_resize_reaches_the_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = shell(dir.path());
+    t.write(b"stty size\n").unwrap();
+    wait_screen(&t, "24 80");
+    t.resize(100, 30).unwrap();
+    t.write(b"stty size\n").unwrap();
+    wait_screen(&t, "30 100");
+    t.close();
+}
+
+/// Starts every kind of background job and prints their pids.
+const JOBS: &str = "sleep 1000 & echo P1=$!; \
+    setsid sh -c 'echo P2=$$; exec sleep 1001' & \
+    setsid -f sh -c 'echo P3=$$; exec sleep 1002'; \
+    nohup sleep 1003 >/dev/null 2>&1 & echo P4=$!; \
+    sleep 1004 & echo P5=$!; disown; \
+    (sleep 1005 & echo P6=$!); echo all-$((1+1))\n";
+
+/// The pids printed as `P<n>=<pid>` (not the `P<n>=$!` of the echoed command line).
+fn pids_on(screen: &str) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for n in 1..=6 {
+        let tag = format!("P{n}=");
+        let found = screen.match_indices(&tag).find_map(|(i, _)| {
+            let digits: String = screen[i + tag.len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
+            digits.parse::<i32>().ok()
+        });
+        pids.extend(found);
+    }
+    pids
+}
+
+#[test]
+fn closing_ends_every_kind_of_background_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sleepers = Vec::new();
+    for _ in 0..100 {
+        let mut t = shell(dir.path());
+        t.write(JOBS.as_bytes()).unwrap();
+        // Only the output says `all-2` (the echoed command line says `all-$((1+1))`).
+        let screen = wait_screen(&t, "all-2");
+        // The setsid ones print from their own process: give them a moment.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut screen = screen;
+        while pids_on(&screen).len() < 6 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            screen = t.screen_text();
+        }
+        let pids = pids_on(&screen);
+        assert_eq!(pids.len(), 6, "{screen}");
+        // They are all in the host's tree (the subreaper keeps the ones that left their parent).
+        let tree = descendants(t.pid());
+        for pid in &pids {
+            assert!(tree.contains(&(*pid as u32)), "{pid} escaped the host before closing: {tree:?}");
+        }
+        sleepers.extend(pids);
+        t.close();
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left: Vec<&i32> = sleepers.iter().filter(|p| alive(**p)).collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{} processes left: {left:?}", left.len());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
