@@ -126,11 +126,8 @@ async fn a_hundred_thousand_generated_paths_never_escape_a_local_workspace() {
     assert!(allowed > 1000, "the generator also reaches files inside ({allowed})");
 }
 
-#[tokio::test]
-async fn generated_paths_never_escape_a_workspace_in_a_container() {
-    if !available() {
-        return;
-    }
+/// A container whose `/w` holds the fuzz layout, with `/outside` next to it.
+fn container_with_layout() -> (tempfile::TempDir, Container) {
     let dir = tempfile::tempdir().unwrap();
     let host = dir.path().join("ws");
     std::fs::create_dir(&host).unwrap();
@@ -139,6 +136,15 @@ async fn generated_paths_never_escape_a_workspace_in_a_container() {
         "mkdir -p /outside && printf SECRET > /outside/secret && touch /outside/OUTSIDE-MARKER && cd /w && sh -c '{}' x /outside",
         LAYOUT.replace('\'', "'\\''")
     ));
+    (dir, container)
+}
+
+#[tokio::test]
+async fn generated_paths_never_escape_a_workspace_in_a_container() {
+    if !available() {
+        return;
+    }
+    let (_dir, container) = container_with_layout();
     let executor = Arc::new(RemoteExecutor::new(RemoteKind::Docker, container.name.clone()));
     let ws: Arc<dyn Workspace> = Arc::new(RemoteWorkspace::new(executor, "/w", "docker", &container.name));
     // Each path is a `docker exec`: fewer than locally, the same generator.
@@ -152,14 +158,7 @@ async fn a_hundred_thousand_generated_paths_never_escape_the_container_read_scri
     if !available() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let host = dir.path().join("ws");
-    std::fs::create_dir(&host).unwrap();
-    let container = Container::start(&[(&host, "/w")]);
-    container.sh(&format!(
-        "mkdir -p /outside && printf SECRET > /outside/secret && cd /w && sh -c '{}' x /outside",
-        LAYOUT.replace('\'', "'\\''")
-    ));
+    let (_dir, container) = container_with_layout();
     // The same generator; what `RelPath` accepts goes (once each) to the very script the remote
     // workspace reads with, all in one `docker exec`.
     let parts = components();
