@@ -47,9 +47,95 @@ impl EventListener for Listener {
     }
 }
 
+/// A terminal screen: the parser and the grid (with scrollback) it writes to.
+pub struct Screen {
+    term: Term<Listener>,
+    parser: Processor,
+}
+
+/// One cell as tests and the widget see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellView {
+    /// The character.
+    pub c: char,
+    /// Foreground colour as the program asked for it.
+    pub fg: alacritty_terminal::vte::ansi::Color,
+    /// Bold.
+    pub bold: bool,
+    /// The left half of a double-width character.
+    pub wide: bool,
+}
+
+impl Screen {
+    /// An empty screen of `cols` × `rows`.
+    pub fn new(cols: usize, rows: usize, listener: Listener) -> Self {
+        let config = Config { scrolling_history: SCROLLBACK, ..Config::default() };
+        Self { term: Term::new(config, &TermSize::new(cols, rows), listener), parser: Processor::new() }
+    }
+
+    /// Applies output of the program.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.parser.advance(&mut self.term, bytes);
+    }
+
+    /// The terminal state (grid, cursor, modes).
+    pub fn term(&self) -> &Term<Listener> {
+        &self.term
+    }
+
+    /// Resizes the grid.
+    pub fn resize(&mut self, cols: usize, rows: usize) {
+        self.term.resize(TermSize::new(cols, rows));
+    }
+
+    /// The visible lines as text (trailing spaces trimmed; the spacer after a wide character left out).
+    pub fn text(&self) -> String {
+        use alacritty_terminal::grid::Dimensions;
+        use alacritty_terminal::index::{Column, Line};
+        use alacritty_terminal::term::cell::Flags;
+        let grid = self.term.grid();
+        let mut out = String::new();
+        for line in 0..grid.screen_lines() {
+            let row = &grid[Line(line as i32)];
+            let text: String = (0..grid.columns())
+                .map(|c| &row[Column(c)])
+                .filter(|cell| !cell.flags.contains(Flags::WIDE_CHAR_SPACER))
+                .map(|cell| cell.c)
+                .collect();
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The cell at visible `line`, `col`.
+    pub fn cell(&self, line: usize, col: usize) -> CellView {
+        use alacritty_terminal::index::{Column, Line};
+        use alacritty_terminal::term::cell::Flags;
+        let cell = &self.term.grid()[Line(line as i32)][Column(col)];
+        CellView {
+            c: cell.c,
+            fg: cell.fg,
+            bold: cell.flags.contains(Flags::BOLD),
+            wide: cell.flags.contains(Flags::WIDE_CHAR),
+        }
+    }
+
+    /// The cursor: (line, column).
+    pub fn cursor(&self) -> (usize, usize) {
+        let point = self.term.grid().cursor.point;
+        (point.line.0.max(0) as usize, point.column.0)
+    }
+
+    /// True while a full-screen program uses the alternate screen.
+    pub fn alternate(&self) -> bool {
+        self.term.mode().contains(alacritty_terminal::term::TermMode::ALT_SCREEN)
+    }
+}
+
 /// A shell in a PTY, with its screen.
 pub struct TerminalSession {
-    term: Arc<Mutex<Term<Listener>>>,
+    screen: Arc<Mutex<Screen>>,
     listener: Listener,
     writer: Box<dyn Write + Send>,
     master: Box<dyn portable_pty::MasterPty + Send>,
@@ -83,28 +169,23 @@ impl TerminalSession {
         drop(pty.slave);
         let host_pid = child.process_id().unwrap_or(0);
         let listener = Listener::default();
-        let config = Config { scrolling_history: SCROLLBACK, ..Config::default() };
-        let term =
-            Arc::new(Mutex::new(Term::new(config, &TermSize::new(cols as usize, rows as usize), listener.clone())));
+        let screen = Arc::new(Mutex::new(Screen::new(cols as usize, rows as usize, listener.clone())));
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
-        let screen = term.clone();
+        let target = screen.clone();
         let reader = std::thread::Builder::new().name("sidekicks-pty".into()).spawn(move || {
-            let mut parser: Processor = Processor::new();
             let mut buf = vec![0u8; 64 * 1024];
             loop {
                 match reader.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        let mut term = screen.lock().unwrap_or_else(|e| e.into_inner());
-                        parser.advance(&mut *term, &buf[..n]);
-                        drop(term);
+                        target.lock().unwrap_or_else(|e| e.into_inner()).feed(&buf[..n]);
                         on_output();
                     }
                 }
             }
         })?;
-        Ok(Self { term, listener, writer, master: pty.master, child, reader: Some(reader), host_pid })
+        Ok(Self { screen, listener, writer, master: pty.master, child, reader: Some(reader), host_pid })
     }
 
     /// The host process (the root of everything the terminal started).
@@ -125,13 +206,13 @@ impl TerminalSession {
     /// Resizes the PTY (the program gets SIGWINCH) and the screen.
     pub fn resize(&mut self, cols: u16, rows: u16) -> std::io::Result<()> {
         self.master.resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 }).map_err(std::io::Error::other)?;
-        self.term.lock().unwrap_or_else(|e| e.into_inner()).resize(TermSize::new(cols as usize, rows as usize));
+        self.screen.lock().unwrap_or_else(|e| e.into_inner()).resize(cols as usize, rows as usize);
         Ok(())
     }
 
     /// The screen, for drawing (lock it briefly).
-    pub fn term(&self) -> Arc<Mutex<Term<Listener>>> {
-        self.term.clone()
+    pub fn screen(&self) -> Arc<Mutex<Screen>> {
+        self.screen.clone()
     }
 
     /// The title the program set, if any.
@@ -139,20 +220,9 @@ impl TerminalSession {
         self.listener.title.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// The visible lines as text (trailing spaces trimmed).
+    /// The visible lines as text.
     pub fn screen_text(&self) -> String {
-        use alacritty_terminal::grid::Dimensions;
-        use alacritty_terminal::index::{Column, Line};
-        let term = self.term.lock().unwrap_or_else(|e| e.into_inner());
-        let grid = term.grid();
-        let mut out = String::new();
-        for line in 0..grid.screen_lines() {
-            let row = &grid[Line(line as i32)];
-            let text: String = (0..grid.columns()).map(|c| row[Column(c)].c).collect();
-            out.push_str(text.trim_end());
-            out.push('\n');
-        }
-        out
+        self.screen.lock().unwrap_or_else(|e| e.into_inner()).text()
     }
 
     /// True once the shell (and so its host) has exited.
