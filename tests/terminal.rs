@@ -111,3 +111,27 @@ fn closing_ends_every_kind_of_background_job() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (1..=100).map(|i| format!("row number {i}\n")).collect();
+    std::fs::write(dir.path().join("long.txt"), lines).unwrap();
+    let mut t = shell(dir.path());
+    // `less` from this machine, or busybox's where there is no other.
+    let less = if std::path::Path::new("/usr/bin/less").exists() { "less" } else { "busybox less" };
+    t.write(format!("{less} long.txt\n").as_bytes()).unwrap();
+    let screen = wait_screen(&t, "row number 23");
+    assert!(screen.starts_with("row number 1\n"), "{screen}");
+    assert!(!screen.contains("row number 30"), "one screenful: {screen}");
+    assert!(t.screen().lock().unwrap().alternate());
+    t.write(b"q").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while t.screen().lock().unwrap().alternate() {
+        assert!(Instant::now() < deadline, "less did not quit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.write(b"echo back-$((2+3))\n").unwrap();
+    wait_screen(&t, "back-5");
+    t.close();
+}
