@@ -135,3 +135,15 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
     wait_screen(&t, "back-5");
     t.close();
 }
+
+#[test]
+fn the_login_shell_of_the_workspace_stays_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = LocalWorkspace::new(dir.path()).shell_command(true);
+    let mut t = TerminalSession::spawn(std::path::Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!t.has_exited(), "the shell exited at once: {}", t.screen_text());
+    t.write(b"echo login-$((1+1))\r").unwrap();
+    wait_screen(&t, "login-2");
+    t.close();
+}
