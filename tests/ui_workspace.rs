@@ -54,3 +54,30 @@ fn edit_next_to_a_working_agent() {
     h.state_mut().send(Command::Prompt { agent: "demo".into(), text: "files".into(), context: None });
     step_until(&mut h, LONG, "the agent's folder in the tree", |h| h.query_by_label("notes/").is_some());
 }
+
+#[test]
+fn the_terminal_tab_runs_a_shell_in_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("here.txt"), "").unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Files").click();
+    h.step();
+    h.get_by_label("Terminal").click();
+    step_until(&mut h, LONG, "a shell", |h| h.state().terminal_text("demo").is_some());
+    h.step();
+    // Typed into the terminal like a person (it has the keyboard).
+    h.event(egui::Event::Text("ls; echo done-$((40+2))".into()));
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "the output", |h| h.state().terminal_text("demo").is_some_and(|t| t.contains("done-42")));
+    assert!(h.state().terminal_text("demo").unwrap().contains("here.txt"));
+    // Another tab and back: the same terminal.
+    h.get_by_label("Log").click();
+    h.step();
+    h.get_by_label("Terminal").click();
+    h.step();
+    assert!(h.state().terminal_text("demo").unwrap().contains("done-42"));
+    h.state_mut().shutdown();
+    assert!(h.state().terminal_text("demo").is_none(), "closing the window closes the terminal");
+}

@@ -46,6 +46,8 @@ strings! {
     Files => ("Files", "Fichiers"),
     Terminal => ("Terminal", "Terminal"),
     TerminalComing => ("The terminal of this workspace comes with the next version of Sidekicks.", "Le terminal de cet espace de travail arrive avec la prochaine version de Sidekicks."),
+    TerminalEnded => ("The shell has ended.", "Le shell s’est terminé."),
+    OpenTerminal => ("Open a terminal", "Ouvrir un terminal"),
     Modified => ("modified", "modifié"),
     BinaryFile => ("This file is not text: it cannot be opened in the editor.", "Ce fichier n’est pas du texte : il ne s’ouvre pas dans l’éditeur."),
     LargeFile => ("This file is {size} KB, more than the 1 MB the editor opens.", "Ce fichier fait {size} Ko, plus que le 1 Mo que l’éditeur ouvre."),

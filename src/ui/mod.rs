@@ -15,6 +15,7 @@ pub mod rules;
 pub mod settings;
 pub mod sidebar;
 pub mod status;
+pub mod terminal_view;
 pub mod theme;
 pub mod toml_highlight;
 pub mod tool_card;
@@ -61,6 +62,8 @@ pub struct SidekicksApp {
     view: View,
     settings: settings::SettingsView,
     workspaces: HashMap<String, workspace_view::WorkspaceView>,
+    /// The program that hosts terminal shells (this binary: `sidekicks terminal-host`).
+    terminal_host: std::path::PathBuf,
     tab: Tab,
     drafts: HashMap<String, String>,
     lists: HashMap<String, message_list::MessageList>,
@@ -85,6 +88,7 @@ impl SidekicksApp {
             view: View::Agent,
             settings: settings::SettingsView::default(),
             workspaces: HashMap::new(),
+            terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             tab: Tab::Conversation,
             drafts: HashMap::new(),
             lists: HashMap::new(),
@@ -92,6 +96,17 @@ impl SidekicksApp {
             shut_down: false,
             frame_stats: None,
         }
+    }
+
+    /// Uses `path` as the Sidekicks binary that hosts terminal shells (tests run from another binary).
+    pub fn with_terminal_host(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.terminal_host = path.into();
+        self
+    }
+
+    /// The visible text of the terminal of `agent`'s workspace, if one is open.
+    pub fn terminal_text(&self, agent: &str) -> Option<String> {
+        self.workspaces.get(agent)?.terminal.as_ref().map(|t| t.screen_text())
     }
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
@@ -165,7 +180,7 @@ impl SidekicksApp {
             {
                 let lang = self.state.language;
                 let view = self.workspaces.entry(name).or_default();
-                for action in view.ui(ui, lang, agent, &mut self.bridge) {
+                for action in view.ui(ui, lang, agent, &mut self.bridge, &self.terminal_host) {
                     match action {
                         workspace_view::HeaderAction::Conversation => self.view = View::Agent,
                         workspace_view::HeaderAction::Command(c) => self.bridge.send(c),
@@ -200,8 +215,11 @@ impl SidekicksApp {
         });
     }
 
-    /// Stops every agent before the window goes away.
+    /// Stops every agent and closes every terminal before the window goes away.
     pub fn shutdown(&mut self) {
+        for view in self.workspaces.values_mut() {
+            view.close_terminal();
+        }
         if !self.shut_down {
             self.shut_down = true;
             self.bridge.shutdown_blocking(&mut self.state, Duration::from_secs(10));

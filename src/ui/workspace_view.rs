@@ -56,6 +56,11 @@ pub struct WorkspaceView {
     dialog: Option<Dialog>,
     error: Option<WorkspaceError>,
     started: bool,
+    /// The terminal of this workspace, kept while another tab is shown.
+    pub terminal: Option<crate::runtime::terminal::TerminalSession>,
+    terminal_error: Option<String>,
+    /// The tab shown on the previous frame (the terminal takes the keyboard when its tab opens).
+    last_tab: Option<WsTab>,
 }
 
 impl WorkspaceView {
@@ -132,6 +137,7 @@ impl WorkspaceView {
         lang: Language,
         agent: &AgentView,
         bridge: &mut Bridge,
+        host: &std::path::Path,
     ) -> Vec<HeaderAction> {
         if !self.started {
             self.started = true;
@@ -139,15 +145,64 @@ impl WorkspaceView {
         }
         bridge.follow_workspace(Some(&agent.config));
         let actions = header_ui(ui, lang, agent, &mut self.tab);
+        let tab = self.tab;
+        let mut terminal_drawn = false;
         match self.tab {
             WsTab::Files => self.files_ui(ui, lang, agent, bridge),
-            WsTab::Terminal => {
-                ui.add_space(20.0);
-                ui.label(RichText::new(tr(lang, Key::TerminalComing)).weak());
-            }
+            WsTab::Terminal => terminal_drawn = self.terminal_tab_ui(ui, lang, agent, bridge, host),
             WsTab::Log => super::log::log_ui(ui, lang, agent),
         }
+        // The terminal's tab counts as seen once the terminal was drawn (and took the keyboard).
+        self.last_tab = if tab == WsTab::Terminal && !terminal_drawn { None } else { Some(tab) };
         actions
+    }
+
+    /// The Terminal tab; true when the terminal was drawn.
+    fn terminal_tab_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        lang: Language,
+        agent: &AgentView,
+        bridge: &mut Bridge,
+        host: &std::path::Path,
+    ) -> bool {
+        if self.terminal.as_mut().is_some_and(|t| t.has_exited()) {
+            self.close_terminal();
+            self.terminal_error = Some(tr(lang, Key::TerminalEnded).to_string());
+        }
+        if self.terminal.is_none() {
+            if let Some(error) = &self.terminal_error {
+                ui.label(RichText::new(error).weak());
+            }
+            if ui.button(tr(lang, Key::OpenTerminal)).clicked() || self.terminal_error.is_none() {
+                let shell = bridge.workspace(&agent.config).shell_command(true);
+                let ctx = ui.ctx().clone();
+                let on_output = std::sync::Arc::new(move || ctx.request_repaint());
+                match crate::runtime::terminal::TerminalSession::spawn(host, &shell, 80, 24, on_output) {
+                    Ok(session) => {
+                        self.terminal = Some(session);
+                        self.terminal_error = None;
+                    }
+                    Err(e) => self.terminal_error = Some(e.to_string()),
+                }
+            }
+            return false;
+        }
+        let grab = self.last_tab != Some(WsTab::Terminal);
+        match &mut self.terminal {
+            Some(session) => {
+                super::terminal_view::terminal_ui(ui, session, grab);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends the terminal and everything it started.
+    pub fn close_terminal(&mut self) {
+        if let Some(t) = self.terminal.take() {
+            t.close();
+        }
     }
 
     fn files_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge) {

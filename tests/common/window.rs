@@ -28,7 +28,7 @@ pub fn window(
             app.logic(ui.ctx());
             app.ui(ui);
         },
-        SidekicksApp::new(bridge),
+        SidekicksApp::new(bridge).with_terminal_host(super::BIN),
     )
 }
 
