@@ -139,6 +139,16 @@ fn failure(code: i32, path: &RelPath, stdout: &[u8], stderr: String) -> Workspac
     }
 }
 
+/// The result of a script that only succeeds or fails.
+fn done(run: BoxFuture<'static, WsResult<(i32, Vec<u8>, String)>>, path: RelPath) -> BoxFuture<'static, WsResult<()>> {
+    Box::pin(async move {
+        match run.await? {
+            (0, _, _) => Ok(()),
+            (code, out, err) => Err(failure(code, &path, &out, err)),
+        }
+    })
+}
+
 fn parse_list(out: &[u8]) -> Vec<Entry> {
     let Some(split) = out.windows(2).position(|w| w == b"\n\0") else { return Vec::new() };
     let stats = String::from_utf8_lossy(&out[..split]);
@@ -224,24 +234,12 @@ impl Workspace for RemoteWorkspace {
             return Box::pin(async { Err(WorkspaceError::IsRoot) });
         }
         let run = self.script(REMOVE, vec![path.as_str().into()], None);
-        let path = path.clone();
-        Box::pin(async move {
-            match run.await? {
-                (0, _, _) => Ok(()),
-                (code, out, err) => Err(failure(code, &path, &out, err)),
-            }
-        })
+        done(run, path.clone())
     }
 
     fn create_dir(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {
         let run = self.script(MKDIR, vec![path.as_str().into()], None);
-        let path = path.clone();
-        Box::pin(async move {
-            match run.await? {
-                (0, _, _) => Ok(()),
-                (code, out, err) => Err(failure(code, &path, &out, err)),
-            }
-        })
+        done(run, path.clone())
     }
 
     fn rename(&self, from: &RelPath, to: &RelPath) -> BoxFuture<'static, WsResult<()>> {
@@ -249,13 +247,7 @@ impl Workspace for RemoteWorkspace {
             return Box::pin(async { Err(WorkspaceError::IsRoot) });
         }
         let run = self.script(RENAME, vec![from.as_str().into(), to.as_str().into()], None);
-        let from = from.clone();
-        Box::pin(async move {
-            match run.await? {
-                (0, _, _) => Ok(()),
-                (code, out, err) => Err(failure(code, &from, &out, err)),
-            }
-        })
+        done(run, from.clone())
     }
 
     fn shell_command(&self, tty: bool) -> super::ShellCommand {
