@@ -34,7 +34,7 @@ fn wait_screen(t: &TerminalSession, what: &str) -> String {
 fn a_command_prints_on_the_screen_in_the_workspace() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("marker.txt"), "").unwrap();
-    let mut t = shell(dir.path());
+    let t = shell(dir.path());
     t.write(b"ls; echo done-$((6*7))\n").unwrap();
     let screen = wait_screen(&t, "done-42");
     assert!(screen.contains("marker.txt"), "{screen}");
@@ -80,7 +80,7 @@ fn closing_ends_every_kind_of_background_job() {
     let dir = tempfile::tempdir().unwrap();
     let mut sleepers = Vec::new();
     for _ in 0..100 {
-        let mut t = shell(dir.path());
+        let t = shell(dir.path());
         t.write(JOBS.as_bytes()).unwrap();
         // Only the output says `all-2` (the echoed command line says `all-$((1+1))`).
         let screen = wait_screen(&t, "all-2");
@@ -117,7 +117,7 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
     let dir = tempfile::tempdir().unwrap();
     let lines: String = (1..=100).map(|i| format!("row number {i}\n")).collect();
     std::fs::write(dir.path().join("long.txt"), lines).unwrap();
-    let mut t = shell(dir.path());
+    let t = shell(dir.path());
     // `less` from this machine, or busybox's where there is no other.
     let less = if std::path::Path::new("/usr/bin/less").exists() { "less" } else { "busybox less" };
     t.write(format!("{less} long.txt\n").as_bytes()).unwrap();
@@ -127,7 +127,10 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
     assert!(t.screen().lock().unwrap().alternate());
     t.write(b"q").unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while t.screen().lock().unwrap().alternate() {
+    while {
+        t.pump();
+        t.screen().lock().unwrap().alternate()
+    } {
         assert!(Instant::now() < deadline, "less did not quit");
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -15,6 +15,9 @@ pub mod rules;
 pub mod settings;
 pub mod sidebar;
 pub mod status;
+pub mod terminal_colors;
+pub mod terminal_input;
+pub mod terminal_tabs;
 pub mod terminal_view;
 pub mod theme;
 pub mod toml_highlight;
@@ -104,9 +107,14 @@ impl SidekicksApp {
         self
     }
 
-    /// The visible text of the terminal of `agent`'s workspace, if one is open.
+    /// The visible text of the terminal shown in `agent`'s workspace, if one is open.
     pub fn terminal_text(&self, agent: &str) -> Option<String> {
-        self.workspaces.get(agent)?.terminal.as_ref().map(|t| t.screen_text())
+        self.workspaces.get(agent)?.terminals.active().map(|t| t.screen_text())
+    }
+
+    /// The pids of the hosts of every terminal open in `agent`'s workspace.
+    pub fn terminal_pids(&self, agent: &str) -> Vec<u32> {
+        self.workspaces.get(agent).map(|w| w.terminals.sessions().map(|t| t.pid()).collect()).unwrap_or_default()
     }
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
@@ -218,7 +226,7 @@ impl SidekicksApp {
     /// Stops every agent and closes every terminal before the window goes away.
     pub fn shutdown(&mut self) {
         for view in self.workspaces.values_mut() {
-            view.close_terminal();
+            view.close_terminals();
         }
         if !self.shut_down {
             self.shut_down = true;

@@ -1,185 +1,406 @@
-//! A first terminal view: the screen drawn row by row from the grid (colours, inverse, the cursor),
-//! the PTY sized to the panel, and typing (text, Enter, Backspace, Tab, Escape, arrows, Home/End,
-//! Page Up/Down, Delete, Ctrl+letter). Not finished (the terminal issue): selection and copy, paste,
-//! mouse reporting, F-keys, Alt, wheel scrollback, cursor shapes, several terminals per workspace.
+//! The terminal widget: draws the visible rows straight from the terminal state (colours, bold,
+//! italic, underline, strike-through, inverse, faint, wide characters, the selection and the cursor
+//! in the shape the program asked for), sizes the PTY to the panel, and sends keys, paste and mouse
+//! events to the program. The wheel scrolls the 10,000 lines of scrollback (or goes to the program
+//! when it asked for the mouse or uses the alternate screen). Drag selects, double-click selects a
+//! word, triple-click a line; Ctrl+C copies when there is a selection (else interrupts), as does
+//! Ctrl+Shift+C; Ctrl+V pastes. Shift+drag selects even when the program takes the mouse.
 
-use alacritty_terminal::grid::Dimensions;
-use alacritty_terminal::index::{Column, Line};
-use alacritty_terminal::term::cell::Flags;
-use alacritty_terminal::vte::ansi::{Color, NamedColor};
+use alacritty_terminal::grid::{Dimensions, Scroll};
+use alacritty_terminal::index::{Column, Point, Side};
+use alacritty_terminal::selection::{Selection, SelectionType};
+use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::term::color::Colors;
+use alacritty_terminal::term::{TermMode, viewport_to_point};
+use alacritty_terminal::vte::ansi::{Color, CursorShape, NamedColor};
 use egui::text::{LayoutJob, TextFormat};
-use egui::{Color32, Key, Modifiers};
+use egui::{Color32, FontId, Key, Pos2, Rect, Stroke, vec2};
 
-use crate::runtime::terminal::TerminalSession;
+use super::terminal_colors::{BACKGROUND, SELECTION, resolve};
+use super::terminal_input::{MouseReport, key_bytes, mouse_bytes, paste_bytes, text_bytes};
+use crate::runtime::terminal::{Screen, TerminalSession};
 
-const NAMED: [NamedColor; 16] = [
-    NamedColor::Black,
-    NamedColor::Red,
-    NamedColor::Green,
-    NamedColor::Yellow,
-    NamedColor::Blue,
-    NamedColor::Magenta,
-    NamedColor::Cyan,
-    NamedColor::White,
-    NamedColor::BrightBlack,
-    NamedColor::BrightRed,
-    NamedColor::BrightGreen,
-    NamedColor::BrightYellow,
-    NamedColor::BrightBlue,
-    NamedColor::BrightMagenta,
-    NamedColor::BrightCyan,
-    NamedColor::BrightWhite,
-];
+/// A terminal and what its widget remembers between frames.
+pub struct TerminalView {
+    /// The shell.
+    pub session: TerminalSession,
+    id: egui::Id,
+    wheel: f32,
+    mouse_down: Option<u8>,
+    last_cell: Option<(usize, usize)>,
+}
 
-const PALETTE: [(u8, u8, u8); 16] = [
-    (0, 0, 0),
-    (205, 49, 49),
-    (13, 188, 121),
-    (229, 229, 16),
-    (36, 114, 200),
-    (188, 63, 188),
-    (17, 168, 205),
-    (229, 229, 229),
-    (102, 102, 102),
-    (241, 76, 76),
-    (35, 209, 139),
-    (245, 245, 67),
-    (59, 142, 234),
-    (214, 112, 214),
-    (41, 184, 219),
-    (255, 255, 255),
-];
+/// Cell metrics and where the grid is drawn.
+struct Layout {
+    rect: Rect,
+    char_w: f32,
+    row_h: f32,
+    cols: usize,
+    rows: usize,
+}
 
-/// The colour of a cell's foreground (16 named colours, the 256-colour cube and greys, true colour).
-fn color(c: Color) -> Color32 {
-    let from_index = |i: usize| {
-        let (r, g, b) = PALETTE[i];
-        Color32::from_rgb(r, g, b)
-    };
-    match c {
-        Color::Named(n) => NAMED.iter().position(|x| *x == n).map_or(Color32::from_gray(220), from_index),
-        Color::Spec(rgb) => Color32::from_rgb(rgb.r, rgb.g, rgb.b),
-        Color::Indexed(i) if i < 16 => from_index(i as usize),
-        Color::Indexed(i) if i < 232 => {
-            let i = i - 16;
-            let level = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
-            Color32::from_rgb(level(i / 36), level((i / 6) % 6), level(i % 6))
-        }
-        Color::Indexed(i) => {
-            let g = 8 + (i - 232) * 10;
-            Color32::from_rgb(g, g, g)
-        }
+impl Layout {
+    /// The cell under `pos` (column, visible line) and the half of it.
+    fn cell_at(&self, pos: Pos2) -> (usize, usize, Side) {
+        let x = ((pos.x - self.rect.min.x) / self.char_w).max(0.0);
+        let y = ((pos.y - self.rect.min.y) / self.row_h).max(0.0);
+        let col = (x as usize).min(self.cols.saturating_sub(1));
+        let side = if x.fract() < 0.5 { Side::Left } else { Side::Right };
+        (col, (y as usize).min(self.rows.saturating_sub(1)), side)
+    }
+
+    fn cell_rect(&self, col: usize, line: usize, width: usize) -> Rect {
+        Rect::from_min_size(
+            self.rect.min + vec2(col as f32 * self.char_w, line as f32 * self.row_h),
+            vec2(self.char_w * width as f32, self.row_h),
+        )
     }
 }
 
-/// The bytes a key press sends to the program.
-pub fn key_bytes(key: Key, modifiers: Modifiers) -> Option<Vec<u8>> {
-    if modifiers.ctrl && !modifiers.alt {
-        let name = key.name();
-        if name.len() == 1 && name.as_bytes()[0].is_ascii_alphabetic() {
-            return Some(vec![name.as_bytes()[0].to_ascii_lowercase() - b'a' + 1]);
-        }
+impl TerminalView {
+    /// Wraps `session`; `id` tells terminals apart (focus).
+    pub fn new(session: TerminalSession, id: egui::Id) -> Self {
+        Self { session, id, wheel: 0.0, mouse_down: None, last_cell: None }
     }
-    let seq: &[u8] = match key {
-        Key::Enter => b"\r",
-        Key::Backspace => b"\x7f",
-        Key::Tab => b"\t",
-        Key::Escape => b"\x1b",
-        Key::ArrowUp => b"\x1b[A",
-        Key::ArrowDown => b"\x1b[B",
-        Key::ArrowRight => b"\x1b[C",
-        Key::ArrowLeft => b"\x1b[D",
-        Key::Home => b"\x1b[H",
-        Key::End => b"\x1b[F",
-        Key::PageUp => b"\x1b[5~",
-        Key::PageDown => b"\x1b[6~",
-        Key::Delete => b"\x1b[3~",
-        _ => return None,
-    };
-    Some(seq.to_vec())
-}
 
-/// Draws `session` in the space left and sends what is typed to it; `grab` gives it the keyboard.
-pub fn terminal_ui(ui: &mut egui::Ui, session: &mut TerminalSession, grab: bool) {
-    let font = egui::TextStyle::Monospace.resolve(ui.style());
-    let (char_w, row_h) = ui.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
-    let size = ui.available_size();
-    let cols = ((size.x / char_w.max(1.0)) as u16).clamp(10, 500);
-    let rows = ((size.y / row_h.max(1.0)) as u16).clamp(3, 300);
-    let screen = session.screen();
-    let current = {
-        let s = screen.lock().unwrap_or_else(|e| e.into_inner());
-        (s.term().grid().columns() as u16, s.term().grid().screen_lines() as u16)
-    };
-    if current != (cols, rows) {
-        let _ = session.resize(cols, rows);
+    /// The title the program set, if any.
+    pub fn title(&self) -> Option<String> {
+        self.session.title().filter(|t| !t.trim().is_empty())
     }
-    let id = ui.make_persistent_id("terminal");
-    let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
-    let response = ui.interact(rect, id, egui::Sense::click());
-    if grab || response.clicked() {
-        response.request_focus();
-    }
-    if response.has_focus() {
-        let filter = egui::EventFilter { tab: true, horizontal_arrows: true, vertical_arrows: true, escape: true };
-        ui.memory_mut(|m| m.set_focus_lock_filter(id, filter));
+
+    /// Applies new output, handles input and draws in the space left; `grab` takes the keyboard.
+    pub fn ui(&mut self, ui: &mut egui::Ui, grab: bool) {
+        self.session.pump();
+        let font = egui::TextStyle::Monospace.resolve(ui.style());
+        let (char_w, row_h) = ui.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
+        let size = ui.available_size();
+        let cols = ((size.x / char_w.max(1.0)) as u16).clamp(10, 500);
+        let rows = ((size.y / row_h.max(1.0)) as u16).clamp(3, 300);
+        let screen = self.session.screen();
+        let current = {
+            let s = screen.lock().unwrap_or_else(|e| e.into_inner());
+            (s.term().grid().columns() as u16, s.term().grid().screen_lines() as u16)
+        };
+        if current != (cols, rows) {
+            let _ = self.session.resize(cols, rows);
+        }
+        let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+        let response = ui.interact(rect, self.id, egui::Sense::click_and_drag());
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Terminal, true, "Terminal screen"));
+        if grab || response.clicked() || response.drag_started() {
+            response.request_focus();
+        }
+        let layout = Layout { rect, char_w, row_h, cols: cols as usize, rows: rows as usize };
+        let mut s = screen.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
-        ui.input(|i| {
-            for event in &i.events {
-                match event {
-                    egui::Event::Text(t) => out.extend(t.as_bytes()),
-                    egui::Event::Key { key, pressed: true, modifiers, .. } => {
-                        out.extend(key_bytes(*key, *modifiers).unwrap_or_default())
-                    }
-                    _ => {}
+        if response.has_focus() {
+            let filter = egui::EventFilter { tab: true, horizontal_arrows: true, vertical_arrows: true, escape: true };
+            ui.memory_mut(|m| m.set_focus_lock_filter(self.id, filter));
+            self.keyboard(ui, &mut s, &mut out);
+        }
+        self.mouse(ui, &response, &layout, &mut s, &mut out);
+        if !out.is_empty() {
+            let _ = self.session.write(&out);
+        }
+        draw(ui, &layout, &font, &s, response.has_focus());
+    }
+
+    fn keyboard(&mut self, ui: &egui::Ui, s: &mut Screen, out: &mut Vec<u8>) {
+        let mode = *s.term().mode();
+        let typed = out.len();
+        // Taken out first: copying needs the context, which `ui.input` keeps locked.
+        let (events, modifiers) = ui.input(|i| (i.events.clone(), i.modifiers));
+        for event in &events {
+            match event {
+                egui::Event::Text(t) => out.extend(text_bytes(t, modifiers)),
+                egui::Event::Key { key: Key::C, pressed: true, modifiers, .. } if modifiers.ctrl && modifiers.shift => {
+                    copy_selection(ui, s);
+                }
+                egui::Event::Key { key: key @ (Key::PageUp | Key::PageDown), pressed: true, modifiers, .. }
+                    if modifiers.shift && !mode.contains(TermMode::ALT_SCREEN) =>
+                {
+                    let page = s.term().grid().screen_lines() as i32;
+                    s.term_mut().scroll_display(Scroll::Delta(if *key == Key::PageUp { page } else { -page }));
+                }
+                egui::Event::Key { key, pressed: true, modifiers, .. } => {
+                    out.extend(key_bytes(*key, *modifiers, mode).unwrap_or_default())
+                }
+                egui::Event::Copy if !copy_selection(ui, s) => out.push(0x03),
+                egui::Event::Cut => out.push(0x18),
+                egui::Event::Paste(text) => out.extend(paste_bytes(text, mode)),
+                _ => {}
+            }
+        }
+        if out.len() > typed {
+            s.term_mut().scroll_display(Scroll::Bottom);
+        }
+    }
+
+    fn mouse(&mut self, ui: &egui::Ui, response: &egui::Response, layout: &Layout, s: &mut Screen, out: &mut Vec<u8>) {
+        let mode = *s.term().mode();
+        let shift = ui.input(|i| i.modifiers.shift);
+        let reporting = mode.intersects(TermMode::MOUSE_MODE) && !shift;
+        let hovered = response.hovered() || self.mouse_down.is_some();
+        if hovered {
+            let events = ui.input(|i| i.events.clone());
+            for event in &events {
+                self.pointer_event(event, layout, s, mode, reporting, out);
+            }
+        }
+        if reporting {
+            return;
+        }
+        let offset = s.term().grid().display_offset();
+        let point_at = |pos: Pos2| {
+            let (col, line, side) = layout.cell_at(pos);
+            (viewport_to_point(offset, Point::new(line, Column(col))), side)
+        };
+        let pointer = response.interact_pointer_pos().or(response.hover_pos());
+        if response.triple_clicked() || response.double_clicked() {
+            if let Some(pos) = pointer {
+                let (point, side) = point_at(pos);
+                let ty = if response.triple_clicked() { SelectionType::Lines } else { SelectionType::Semantic };
+                s.term_mut().selection = Some(Selection::new(ty, point, side));
+            }
+        } else if response.drag_started_by(egui::PointerButton::Primary) {
+            if let Some(origin) = ui.input(|i| i.pointer.press_origin()) {
+                let (point, side) = point_at(origin);
+                s.term_mut().selection = Some(Selection::new(SelectionType::Simple, point, side));
+            }
+        } else if response.clicked() {
+            s.term_mut().selection = None;
+        }
+        if response.dragged_by(egui::PointerButton::Primary)
+            && let Some(pos) = pointer
+        {
+            let (point, side) = point_at(pos);
+            if let Some(selection) = &mut s.term_mut().selection {
+                selection.update(point, side);
+            }
+        }
+    }
+
+    fn pointer_event(
+        &mut self,
+        event: &egui::Event,
+        layout: &Layout,
+        s: &mut Screen,
+        mode: TermMode,
+        reporting: bool,
+        out: &mut Vec<u8>,
+    ) {
+        match event {
+            egui::Event::PointerButton { pos, button, pressed, modifiers } if reporting => {
+                let b = match button {
+                    egui::PointerButton::Primary => 0,
+                    egui::PointerButton::Middle => 1,
+                    egui::PointerButton::Secondary => 2,
+                    _ => return,
+                };
+                if *pressed && !layout.rect.contains(*pos) {
+                    return;
+                }
+                let (col, line, _) = layout.cell_at(*pos);
+                let report = if *pressed { MouseReport::Press(b) } else { MouseReport::Release(b) };
+                self.mouse_down = pressed.then_some(b);
+                out.extend(mouse_bytes(report, col, line, *modifiers, mode).unwrap_or_default());
+            }
+            egui::Event::PointerButton { pressed: false, .. } => self.mouse_down = None,
+            egui::Event::PointerMoved(pos) if reporting && layout.rect.contains(*pos) => {
+                let (col, line, _) = layout.cell_at(*pos);
+                if self.last_cell != Some((col, line)) {
+                    self.last_cell = Some((col, line));
+                    let m = egui::Modifiers::NONE;
+                    out.extend(
+                        mouse_bytes(MouseReport::Motion(self.mouse_down), col, line, m, mode).unwrap_or_default(),
+                    );
                 }
             }
-        });
-        if !out.is_empty() {
-            let _ = session.write(&out);
+            egui::Event::MouseWheel { unit, delta, modifiers, .. } => {
+                self.wheel += match unit {
+                    egui::MouseWheelUnit::Line => delta.y,
+                    egui::MouseWheelUnit::Point => delta.y / layout.row_h,
+                    egui::MouseWheelUnit::Page => delta.y * layout.rows as f32,
+                };
+                let lines = self.wheel.trunc() as i32;
+                self.wheel -= lines as f32;
+                if lines == 0 {
+                    return;
+                }
+                let up = lines > 0;
+                if reporting {
+                    let (col, line, _) = layout.last_pointer(self.last_cell);
+                    for _ in 0..lines.abs() {
+                        out.extend(
+                            mouse_bytes(MouseReport::Wheel(up), col, line, *modifiers, mode).unwrap_or_default(),
+                        );
+                    }
+                } else if mode.contains(TermMode::ALT_SCREEN | TermMode::ALTERNATE_SCROLL) {
+                    let key = if up { Key::ArrowUp } else { Key::ArrowDown };
+                    for _ in 0..lines.abs() {
+                        out.extend(key_bytes(key, egui::Modifiers::NONE, mode).unwrap_or_default());
+                    }
+                } else {
+                    s.term_mut().scroll_display(Scroll::Delta(lines));
+                }
+            }
+            _ => {}
         }
     }
-    let s = screen.lock().unwrap_or_else(|e| e.into_inner());
-    let grid = s.term().grid();
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 0.0, Color32::from_rgb(20, 20, 24));
-    for line in 0..grid.screen_lines() {
-        let row = &grid[Line(line as i32)];
-        let mut job = LayoutJob::default();
-        for col in 0..grid.columns() {
-            let cell = &row[Column(col)];
-            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
-                continue;
-            }
-            let mut format = TextFormat::simple(font.clone(), color(cell.fg));
-            if cell.flags.contains(Flags::INVERSE) {
-                format.background = format.color;
-                format.color = Color32::BLACK;
-            }
-            let mut buf = [0u8; 4];
-            job.append(cell.c.encode_utf8(&mut buf), 0.0, format);
-        }
-        let galley = ui.fonts_mut(|f| f.layout_job(job));
-        painter.galley(rect.min + egui::vec2(0.0, line as f32 * row_h), galley, Color32::WHITE);
-    }
-    let (cl, cc) = s.cursor();
-    let cursor = egui::Rect::from_min_size(
-        rect.min + egui::vec2(cc as f32 * char_w, cl as f32 * row_h),
-        egui::vec2(char_w, row_h),
-    );
-    painter.rect_stroke(cursor, 0.0, egui::Stroke::new(1.0, Color32::from_gray(200)), egui::StrokeKind::Inside);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+impl Layout {
+    /// The last cell the pointer was seen on (the top-left one when unknown).
+    fn last_pointer(&self, last: Option<(usize, usize)>) -> (usize, usize, Side) {
+        let (col, line) = last.unwrap_or((0, 0));
+        (col.min(self.cols.saturating_sub(1)), line.min(self.rows.saturating_sub(1)), Side::Left)
+    }
+}
 
-    #[test]
-    fn keys_become_the_bytes_terminals_send() {
-        assert_eq!(key_bytes(Key::C, Modifiers::CTRL), Some(vec![3]));
-        assert_eq!(key_bytes(Key::Enter, Modifiers::NONE), Some(b"\r".to_vec()));
-        assert_eq!(key_bytes(Key::ArrowUp, Modifiers::NONE), Some(b"\x1b[A".to_vec()));
-        assert_eq!(key_bytes(Key::A, Modifiers::NONE), None, "text comes as text events");
-        assert_eq!(color(Color::Indexed(196)), Color32::from_rgb(255, 0, 0));
+/// Copies the selection to the clipboard; false when nothing is selected.
+fn copy_selection(ui: &egui::Ui, s: &mut Screen) -> bool {
+    match s.term().selection_to_string().filter(|t| !t.is_empty()) {
+        Some(text) => {
+            ui.ctx().copy_text(text);
+            s.term_mut().selection = None;
+            true
+        }
+        None => false,
+    }
+}
+
+/// The colours and style of one cell as drawn.
+struct Look {
+    fg: Color32,
+    bg: Color32,
+    bold: bool,
+    format: TextFormat,
+}
+
+fn look(cell: &Cell, colors: &Colors, font: &FontId, selected: bool, block_cursor: bool) -> Look {
+    let flags = cell.flags;
+    let bold = flags.intersects(Flags::BOLD);
+    let mut fg = resolve(cell.fg, colors, bold, flags.intersects(Flags::DIM));
+    let mut bg = resolve(cell.bg, colors, false, false);
+    if flags.contains(Flags::INVERSE) {
+        std::mem::swap(&mut fg, &mut bg);
+    }
+    if flags.contains(Flags::HIDDEN) {
+        fg = bg;
+    }
+    if selected {
+        bg = SELECTION;
+    }
+    if block_cursor {
+        bg = resolve(Color::Named(NamedColor::Foreground), colors, false, false);
+        fg = BACKGROUND;
+    }
+    let mut format = TextFormat::simple(font.clone(), fg);
+    format.italics = flags.contains(Flags::ITALIC);
+    if flags.intersects(Flags::ALL_UNDERLINES) {
+        format.underline = Stroke::new(1.0, fg);
+    }
+    if flags.contains(Flags::STRIKEOUT) {
+        format.strikethrough = Stroke::new(1.0, fg);
+    }
+    Look { fg, bg, bold, format }
+}
+
+/// A run of cells laid out as one text (a new run starts after each wide character, so every
+/// character sits on its column whatever the font's width for it).
+struct Run {
+    col: usize,
+    job: LayoutJob,
+    bold: LayoutJob,
+    has_bold: bool,
+}
+
+impl Run {
+    fn new(col: usize) -> Self {
+        Self { col, job: LayoutJob::default(), bold: LayoutJob::default(), has_bold: false }
+    }
+}
+
+/// Draws the visible rows, the selection and the cursor.
+fn draw(ui: &egui::Ui, layout: &Layout, font: &FontId, s: &Screen, focused: bool) {
+    let painter = ui.painter_at(layout.rect);
+    painter.rect_filled(layout.rect, 0.0, BACKGROUND);
+    let content = s.term().renderable_content();
+    let offset = content.display_offset as i32;
+    let cursor = content.cursor;
+    let cursor_line = cursor.point.line.0 + offset;
+    let block = focused && cursor.shape == CursorShape::Block;
+    let mut runs: Vec<Run> = Vec::new();
+    let mut current_line = None;
+    let flush = |line: i32, runs: &mut Vec<Run>| {
+        for run in runs.drain(..) {
+            let pos = layout.cell_rect(run.col, line as usize, 1).min;
+            let galley = ui.fonts_mut(|f| f.layout_job(run.job));
+            painter.galley(pos, galley, Color32::WHITE);
+            if run.has_bold {
+                let galley = ui.fonts_mut(|f| f.layout_job(run.bold));
+                painter.galley(pos + vec2(0.7, 0.0), galley, Color32::WHITE);
+            }
+        }
+    };
+    for indexed in content.display_iter {
+        let line = indexed.point.line.0 + offset;
+        if current_line != Some(line) {
+            if let Some(previous) = current_line {
+                flush(previous, &mut runs);
+            }
+            current_line = Some(line);
+            runs.push(Run::new(0));
+        }
+        let cell = indexed.cell;
+        if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+            continue;
+        }
+        let col = indexed.point.column.0;
+        let selected = content.selection.is_some_and(|r| r.contains(indexed.point));
+        let at_cursor = block && line == cursor_line && col == cursor.point.column.0;
+        let look = look(cell, content.colors, font, selected, at_cursor);
+        let wide = cell.flags.contains(Flags::WIDE_CHAR);
+        if look.bg != BACKGROUND {
+            painter.rect_filled(layout.cell_rect(col, line as usize, if wide { 2 } else { 1 }), 0.0, look.bg);
+        }
+        if wide {
+            runs.push(Run::new(col));
+        }
+        let Some(run) = runs.last_mut() else { continue };
+        let mut buf = [0u8; 4];
+        let text = if cell.c == '\0' { " " } else { cell.c.encode_utf8(&mut buf) };
+        run.job.append(text, 0.0, look.format.clone());
+        let mut bold_format = look.format;
+        if !look.bold {
+            bold_format.color = Color32::TRANSPARENT;
+            bold_format.underline = Stroke::NONE;
+            bold_format.strikethrough = Stroke::NONE;
+        }
+        run.has_bold |= look.bold && look.fg != look.bg;
+        run.bold.append(text, 0.0, bold_format);
+        if wide {
+            runs.push(Run::new(col + 2));
+        }
+    }
+    if let Some(line) = current_line {
+        flush(line, &mut runs);
+    }
+    if cursor_line >= 0 && (cursor_line as usize) < layout.rows {
+        let r = layout.cell_rect(cursor.point.column.0, cursor_line as usize, 1);
+        let color = resolve(Color::Named(NamedColor::Foreground), content.colors, false, false);
+        match cursor.shape {
+            CursorShape::Block if focused => {}
+            CursorShape::Block | CursorShape::HollowBlock => {
+                painter.rect_stroke(r, 0.0, Stroke::new(1.0, color), egui::StrokeKind::Inside);
+            }
+            CursorShape::Underline => {
+                painter.rect_filled(Rect::from_min_max(r.left_bottom() - vec2(0.0, 2.0), r.right_bottom()), 0.0, color);
+            }
+            CursorShape::Beam => {
+                painter.rect_filled(Rect::from_min_size(r.min, vec2(2.0, r.height())), 0.0, color);
+            }
+            CursorShape::Hidden => {}
+        }
     }
 }

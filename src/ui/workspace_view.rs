@@ -21,7 +21,7 @@ pub enum WsTab {
     /// The files.
     #[default]
     Files,
-    /// A terminal (the next issue).
+    /// The workspace's terminals.
     Terminal,
     /// The agent's stderr.
     Log,
@@ -56,9 +56,8 @@ pub struct WorkspaceView {
     dialog: Option<Dialog>,
     error: Option<WorkspaceError>,
     started: bool,
-    /// The terminal of this workspace, kept while another tab is shown.
-    pub terminal: Option<crate::runtime::terminal::TerminalSession>,
-    terminal_error: Option<String>,
+    /// The terminals of this workspace, kept while another tab is shown.
+    pub terminals: super::terminal_tabs::Terminals,
     /// The tab shown on the previous frame (the terminal takes the keyboard when its tab opens).
     last_tab: Option<WsTab>,
 }
@@ -157,7 +156,7 @@ impl WorkspaceView {
         actions
     }
 
-    /// The Terminal tab; true when the terminal was drawn.
+    /// The Terminal tab; true when a terminal was drawn.
     fn terminal_tab_ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -166,43 +165,14 @@ impl WorkspaceView {
         bridge: &mut Bridge,
         host: &std::path::Path,
     ) -> bool {
-        if self.terminal.as_mut().is_some_and(|t| t.has_exited()) {
-            self.close_terminal();
-            self.terminal_error = Some(tr(lang, Key::TerminalEnded).to_string());
-        }
-        if self.terminal.is_none() {
-            if let Some(error) = &self.terminal_error {
-                ui.label(RichText::new(error).weak());
-            }
-            if ui.button(tr(lang, Key::OpenTerminal)).clicked() || self.terminal_error.is_none() {
-                let shell = bridge.workspace(&agent.config).shell_command(true);
-                let ctx = ui.ctx().clone();
-                let on_output = std::sync::Arc::new(move || ctx.request_repaint());
-                match crate::runtime::terminal::TerminalSession::spawn(host, &shell, 80, 24, on_output) {
-                    Ok(session) => {
-                        self.terminal = Some(session);
-                        self.terminal_error = None;
-                    }
-                    Err(e) => self.terminal_error = Some(e.to_string()),
-                }
-            }
-            return false;
-        }
+        let workspace = bridge.workspace(&agent.config);
         let grab = self.last_tab != Some(WsTab::Terminal);
-        match &mut self.terminal {
-            Some(session) => {
-                super::terminal_view::terminal_ui(ui, session, grab);
-                true
-            }
-            None => false,
-        }
+        self.terminals.ui(ui, lang, host, || workspace.shell_command(true), grab)
     }
 
-    /// Ends the terminal and everything it started.
-    pub fn close_terminal(&mut self) {
-        if let Some(t) = self.terminal.take() {
-            t.close();
-        }
+    /// Ends the terminals and everything they started.
+    pub fn close_terminals(&mut self) {
+        self.terminals.close_all();
     }
 
     fn files_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge) {

@@ -4,8 +4,14 @@
 //! that is a child subreaper, so even jobs started with `setsid`, `nohup` or `disown` stay in its
 //! process tree, and closing kills that whole tree.
 //!
-//! Not finished (the terminal issue goes on): the egui widget, keys and mouse, selection, and the
-//! shell in a container ended through /proc there.
+//! In a container, sandbox or pod the shell runs through `… exec -it` of a script that marks the
+//! session (a variable every process it starts inherits, and a pid file); closing runs the
+//! workspace's teardown command there, which ends every marked process through /proc.
+//!
+//! Output is read as soon as it comes (a full PTY never blocks the program) into a pending buffer;
+//! the window applies it to the screen once per frame ([`TerminalSession::pump`]). When the window
+//! does not draw (hidden, minimised) and more than [`APPLY_IN_READER`] bytes wait, the reader applies
+//! them itself, so memory stays bounded.
 
 mod host;
 
@@ -26,6 +32,9 @@ use super::workspace::ShellCommand;
 
 /// Lines of scrollback kept.
 pub const SCROLLBACK: usize = 10_000;
+
+/// Pending output beyond which the reader thread applies it to the screen itself.
+pub const APPLY_IN_READER: usize = 1 << 20;
 
 /// Collects what the terminal asks to write back to the program (answers to queries) and its title.
 #[derive(Clone, Default)]
@@ -83,20 +92,27 @@ impl Screen {
         &self.term
     }
 
+    /// The terminal state, to scroll or select.
+    pub fn term_mut(&mut self) -> &mut Term<Listener> {
+        &mut self.term
+    }
+
     /// Resizes the grid.
     pub fn resize(&mut self, cols: usize, rows: usize) {
         self.term.resize(TermSize::new(cols, rows));
     }
 
-    /// The visible lines as text (trailing spaces trimmed; the spacer after a wide character left out).
+    /// The lines shown as text, scrolled back as far as the view is (trailing spaces trimmed; the
+    /// spacer after a wide character left out).
     pub fn text(&self) -> String {
         use alacritty_terminal::grid::Dimensions;
         use alacritty_terminal::index::{Column, Line};
         use alacritty_terminal::term::cell::Flags;
         let grid = self.term.grid();
+        let offset = grid.display_offset() as i32;
         let mut out = String::new();
         for line in 0..grid.screen_lines() {
-            let row = &grid[Line(line as i32)];
+            let row = &grid[Line(line as i32 - offset)];
             let text: String = (0..grid.columns())
                 .map(|c| &row[Column(c)])
                 .filter(|cell| !cell.flags.contains(Flags::WIDE_CHAR_SPACER))
@@ -136,12 +152,18 @@ impl Screen {
 /// A shell in a PTY, with its screen.
 pub struct TerminalSession {
     screen: Arc<Mutex<Screen>>,
+    pending: Arc<Mutex<Vec<u8>>>,
     listener: Listener,
-    writer: Box<dyn Write + Send>,
+    writer: Mutex<Box<dyn Write + Send>>,
     master: Box<dyn portable_pty::MasterPty + Send>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     reader: Option<JoinHandle<()>>,
     host_pid: u32,
+    teardown: Vec<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl TerminalSession {
@@ -172,20 +194,50 @@ impl TerminalSession {
         let screen = Arc::new(Mutex::new(Screen::new(cols as usize, rows as usize, listener.clone())));
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
-        let target = screen.clone();
+        let pending = Arc::new(Mutex::new(Vec::new()));
+        let (target, queue) = (screen.clone(), pending.clone());
         let reader = std::thread::Builder::new().name("sidekicks-pty".into()).spawn(move || {
             let mut buf = vec![0u8; 64 * 1024];
             loop {
                 match reader.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        target.lock().unwrap_or_else(|e| e.into_inner()).feed(&buf[..n]);
+                        let mut queued = lock(&queue);
+                        queued.extend_from_slice(&buf[..n]);
+                        if queued.len() > APPLY_IN_READER {
+                            let bytes = std::mem::take(&mut *queued);
+                            drop(queued);
+                            lock(&target).feed(&bytes);
+                        }
                         on_output();
                     }
                 }
             }
         })?;
-        Ok(Self { screen, listener, writer, master: pty.master, child, reader: Some(reader), host_pid })
+        Ok(Self {
+            screen,
+            pending,
+            listener,
+            writer: Mutex::new(writer),
+            master: pty.master,
+            child,
+            reader: Some(reader),
+            host_pid,
+            teardown: shell.teardown.clone(),
+        })
+    }
+
+    /// Applies the output that arrived since the last call to the screen and answers the program's
+    /// queries (cursor position, device attributes). The window calls it once per frame. Returns
+    /// true when something was applied.
+    pub fn pump(&self) -> bool {
+        let bytes = std::mem::take(&mut *lock(&self.pending));
+        if bytes.is_empty() {
+            return false;
+        }
+        lock(&self.screen).feed(&bytes);
+        let _ = self.write(&[]);
+        true
     }
 
     /// The host process (the root of everything the terminal started).
@@ -194,13 +246,14 @@ impl TerminalSession {
     }
 
     /// Sends bytes to the program (keys, paste), then the terminal's pending replies.
-    pub fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(bytes)?;
-        let replies = std::mem::take(&mut *self.listener.replies.lock().unwrap_or_else(|e| e.into_inner()));
+    pub fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut writer = lock(&self.writer);
+        writer.write_all(bytes)?;
+        let replies = std::mem::take(&mut *lock(&self.listener.replies));
         if !replies.is_empty() {
-            self.writer.write_all(&replies)?;
+            writer.write_all(&replies)?;
         }
-        self.writer.flush()
+        writer.flush()
     }
 
     /// Resizes the PTY (the program gets SIGWINCH) and the screen.
@@ -220,9 +273,10 @@ impl TerminalSession {
         self.listener.title.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// The visible lines as text.
+    /// The visible lines as text (after applying pending output).
     pub fn screen_text(&self) -> String {
-        self.screen.lock().unwrap_or_else(|e| e.into_inner()).text()
+        self.pump();
+        lock(&self.screen).text()
     }
 
     /// True once the shell (and so its host) has exited.
@@ -232,12 +286,54 @@ impl TerminalSession {
 
     /// Ends the shell and everything it started, and closes the PTY.
     pub fn close(mut self) {
+        if let Some((program, args)) = self.teardown.split_first() {
+            run_teardown(program, args);
+        }
         host::kill_tree(self.host_pid);
         let _ = self.child.wait();
-        drop(self.writer);
+        drop(self.writer.into_inner());
         drop(self.master);
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
+        }
+    }
+}
+
+/// Runs the workspace's teardown command (ends the session inside a container), waiting at most
+/// 10 s for it.
+fn run_teardown(program: &str, args: &[String]) {
+    let started = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match started {
+        Ok(child) => child,
+        Err(e) => {
+            tracing::warn!("terminal teardown: cannot run {program}: {e}");
+            return;
+        }
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if !status.success() => {
+                let mut err = String::new();
+                let _ = child.stderr.take().map(|mut e| e.read_to_string(&mut err));
+                tracing::warn!("terminal teardown in {program} failed ({status}): {}", err.trim());
+                return;
+            }
+            Ok(Some(_)) => return,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            _ => {
+                tracing::warn!("terminal teardown in {program} timed out");
+                let _ = child.kill();
+                let _ = child.wait();
+                return;
+            }
         }
     }
 }

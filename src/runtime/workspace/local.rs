@@ -291,6 +291,7 @@ impl Workspace for LocalWorkspace {
             argv: vec![shell, "-l".into()],
             cwd: (*self.root).clone(),
             env: vec![("TERM".into(), "xterm-256color".into())],
+            teardown: Vec::new(),
         }
     }
 }

@@ -136,6 +136,9 @@ pub struct ShellCommand {
     pub cwd: PathBuf,
     /// Variables to set.
     pub env: Vec<(String, String)>,
+    /// A command (program and arguments, run on this computer) that ends the shell and everything
+    /// it started where it runs; empty when ending the local process tree is enough.
+    pub teardown: Vec<String>,
 }
 
 /// Sorts entries: folders first, then by name.

@@ -82,10 +82,55 @@ mv "$from" "$to""#;
 const FINGERPRINT: &str = r#"cd "$1" || exit 5
 find . \( -path ./.git -o -path ./node_modules \) -prune -o -exec stat -c '%s %Y %n' {} +"#;
 
+/// Opens the shell of a terminal: `$1` folder, `$2` session mark. Every process the shell starts
+/// inherits `SIDEKICKS_TERMINAL`, even one started with `setsid` or `nohup`; the pid is recorded too.
 const SHELL: &str = r#"cd "$1" || exit 1
-export TERM=xterm-256color
+export TERM=xterm-256color SIDEKICKS_TERMINAL="$2"
+echo $$ > "/tmp/sidekicks-terminal-$2.pid" 2>/dev/null
 for s in /bin/bash /bin/ash /bin/sh; do [ -x "$s" ] && exec "$s" -l; done
 exec sh"#;
+
+/// Ends a terminal session (`$1` its mark): every process whose environment carries the mark, and
+/// every descendant of the recorded pid (a program may clear its environment), found through /proc
+/// (busybox-compatible). SIGHUP first, then SIGKILL to what is left.
+const SHELL_END: &str = r#"mark="SIDEKICKS_TERMINAL=$1"; pidfile="/tmp/sidekicks-terminal-$1.pid"
+marked() {
+  found=
+  for e in /proc/[0-9]*/environ; do
+    p=${e#/proc/}; p=${p%/environ}
+    [ "$p" = "$$" ] && continue
+    tr '\000' '\n' < "$e" 2>/dev/null | grep -qx "$mark" && found="$found $p"
+  done
+  level=$(cat "$pidfile" 2>/dev/null); found="$found $level"
+  while [ -n "$level" ]; do
+    next=
+    for stat in /proc/[0-9]*/stat; do
+      read -r line < "$stat" 2>/dev/null || continue
+      set -- ${line##*) }
+      for q in $level; do
+        if [ "$2" = "$q" ]; then c=${stat#/proc/}; c=${c%/stat}; next="$next $c"; found="$found $c"; fi
+      done
+    done
+    level=$next
+  done
+  echo $found
+}
+pids=$(marked); [ -n "$pids" ] && kill -HUP $pids 2>/dev/null
+sleep 0.2 2>/dev/null || sleep 1
+for i in 1 2 3 4 5; do
+  pids=$(marked); [ -z "$pids" ] && break
+  kill -KILL $pids 2>/dev/null; sleep 0.1 2>/dev/null || sleep 1
+done
+rm -f "$pidfile"
+exit 0"#;
+
+/// A mark unique to one terminal session: this app's pid, a counter and the time.
+fn session_mark() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    format!("{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
 
 /// The script that reads a file (`$1` root, `$2` path): tests run it on many paths in one go.
 pub fn read_script() -> &'static str {
@@ -251,15 +296,27 @@ impl Workspace for RemoteWorkspace {
     }
 
     fn shell_command(&self, tty: bool) -> super::ShellCommand {
-        // `tool exec -i[t] target [--] sh -c SHELL sidekicks ROOT`: enters the folder and becomes
-        // the shell (the login shell the container has, else sh).
-        let mut argv =
-            vec![self.tool.clone(), "exec".into(), if tty { "-it".into() } else { "-i".into() }, self.target.clone()];
-        if self.tool == "kubectl" {
-            argv.push("--".into());
-        }
+        // `tool exec -i[t] target [--] sh -c SHELL sidekicks ROOT MARK`: marks the session, enters
+        // the folder and becomes the shell (the login shell the container has, else sh).
+        let mark = session_mark();
+        let prefix = |flags: &str| {
+            let mut argv = vec![self.tool.clone(), "exec".into(), flags.into(), self.target.clone()];
+            if self.tool == "kubectl" {
+                argv.push("--".into());
+            }
+            argv
+        };
+        let mut argv = prefix(if tty { "-it" } else { "-i" });
         argv.extend(["sh".into(), "-c".into(), SHELL.into(), "sidekicks".into(), self.root.display().to_string()]);
-        super::ShellCommand { argv, cwd: PathBuf::from("/"), env: vec![("TERM".into(), "xterm-256color".into())] }
+        argv.push(mark.clone());
+        let mut teardown = prefix("-i");
+        teardown.extend(["sh".into(), "-c".into(), SHELL_END.into(), "sidekicks".into(), mark]);
+        super::ShellCommand {
+            argv,
+            cwd: PathBuf::from("/"),
+            env: vec![("TERM".into(), "xterm-256color".into())],
+            teardown,
+        }
     }
 
     fn fingerprint(&self) -> BoxFuture<'static, WsResult<u64>> {
