@@ -51,7 +51,7 @@ fn main() {
         list_root.as_secs_f64() * 1e3
     );
 
-    let docker = Command::new("docker").args(["image", "inspect", "sidekicks-test:busybox"]).output();
+    let docker = Command::new("docker").args(["image", "inspect", "sidekicks-test:busybox-2"]).output();
     if !docker.is_ok_and(|o| o.status.success()) {
         println!("workspace: container part skipped (run: eval \"$(scripts/docker-test-env.sh)\")");
         return;
@@ -65,7 +65,7 @@ fn main() {
             &name,
             "-v",
             &format!("{}:/ws", root.display()),
-            "sidekicks-test:busybox",
+            "sidekicks-test:busybox-2",
             "sleep",
             "600",
         ])

@@ -6,7 +6,7 @@
 #   eval "$(scripts/docker-test-env.sh)"    # then: cargo test
 #
 # Needs root (apt-get and dockerd). Installs Debian's docker.io and busybox-static when missing.
-# The image sidekicks-test:busybox is a busybox rootfs plus the C libraries the sidekicks binary links
+# The image sidekicks-test:busybox-2 is a busybox rootfs plus the C libraries the sidekicks binary links
 # to (copied from this machine), so the demo agent runs inside the container from the host's build,
 # bind-mounted at the same path.
 set -euo pipefail
@@ -31,19 +31,23 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { echo "dockerd did not start; see $dir/dockerd.log" >&2; tail -20 "$dir/dockerd.log" >&2; exit 1; }
 fi
 
-if ! docker image inspect sidekicks-test:busybox >/dev/null 2>&1; then
-  echo "building the image sidekicks-test:busybox…" >&2
+if ! docker image inspect sidekicks-test:busybox-2 >/dev/null 2>&1; then
+  echo "building the image sidekicks-test:busybox-2…" >&2
   root=$(mktemp -d)
   mkdir -p "$root/bin" "$root/tmp" "$root/etc" "$root/proc" "$root/dev" "$root/sys"
   cp /bin/busybox "$root/bin/"
   for applet in $("$root/bin/busybox" --list); do [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"; done
+  # bash, util-linux's setsid (with -f) and coreutils' nohup: busybox lacks `disown`, `setsid -f` and
+  # `nohup`, and the terminal tests start every kind of background job inside the container too.
+  for tool in /bin/bash /usr/bin/setsid /usr/bin/nohup; do rm -f "$root/bin/$(basename "$tool")"; cp -L "$tool" "$root/bin/"; done
   echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
   # The C libraries a Rust binary of this machine links to, at the same paths.
   for lib in /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libc.so.6 /lib/x86_64-linux-gnu/libm.so.6 \
-             /lib/x86_64-linux-gnu/libgcc_s.so.1 /lib/x86_64-linux-gnu/libpthread.so.0 /lib/x86_64-linux-gnu/libdl.so.2; do
+             /lib/x86_64-linux-gnu/libgcc_s.so.1 /lib/x86_64-linux-gnu/libpthread.so.0 /lib/x86_64-linux-gnu/libdl.so.2 \
+             /lib/x86_64-linux-gnu/libtinfo.so.6; do
     if [ -e "$lib" ]; then mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; fi
   done
-  tar -C "$root" -c . | docker import -c 'ENV PATH=/bin' -c 'CMD ["/bin/sh"]' - sidekicks-test:busybox >/dev/null
+  tar -C "$root" -c . | docker import -c 'ENV PATH=/bin' -c 'CMD ["/bin/sh"]' - sidekicks-test:busybox-2 >/dev/null
   rm -rf "$root"
 fi
 echo "export DOCKER_HOST=$DOCKER_HOST"

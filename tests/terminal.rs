@@ -9,7 +9,7 @@ use sidekicks::runtime::terminal::{TerminalSession, descendants};
 use sidekicks::runtime::workspace::{LocalWorkspace, Workspace};
 
 mod common;
-use common::{BIN, alive};
+use common::{BIN, JOBS, alive, pids_on};
 
 fn shell(dir: &std::path::Path) -> TerminalSession {
     let mut command = LocalWorkspace::new(dir).shell_command(true);
@@ -51,28 +51,6 @@ fn a_resize_reaches_the_program() {
     t.write(b"stty size\n").unwrap();
     wait_screen(&t, "30 100");
     t.close();
-}
-
-/// Starts every kind of background job and prints their pids.
-const JOBS: &str = "sleep 1000 & echo P1=$!; \
-    setsid sh -c 'echo P2=$$; exec sleep 1001' & \
-    setsid -f sh -c 'echo P3=$$; exec sleep 1002'; \
-    nohup sleep 1003 >/dev/null 2>&1 & echo P4=$!; \
-    sleep 1004 & echo P5=$!; disown; \
-    (sleep 1005 & echo P6=$!); echo all-$((1+1))\n";
-
-/// The pids printed as `P<n>=<pid>` (not the `P<n>=$!` of the echoed command line).
-fn pids_on(screen: &str) -> Vec<i32> {
-    let mut pids = Vec::new();
-    for n in 1..=6 {
-        let tag = format!("P{n}=");
-        let found = screen.match_indices(&tag).find_map(|(i, _)| {
-            let digits: String = screen[i + tag.len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
-            digits.parse::<i32>().ok()
-        });
-        pids.extend(found);
-    }
-    pids
 }
 
 #[test]

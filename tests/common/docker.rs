@@ -5,14 +5,13 @@ use std::path::Path;
 use std::process::Command;
 
 /// The test image (busybox plus the C libraries the sidekicks binary needs).
-pub const IMAGE: &str = "sidekicks-test:busybox";
+pub const IMAGE: &str = "sidekicks-test:busybox-2";
 
 /// True when Docker answers and the test image exists; otherwise prints why (or fails in CI).
 pub fn available() -> bool {
     let ok = Command::new("docker").args(["image", "inspect", IMAGE]).output().is_ok_and(|o| o.status.success());
     if !ok {
-        let why =
-            "Docker or the image sidekicks-test:busybox is not available (run: eval \"$(scripts/docker-test-env.sh)\")";
+        let why = "Docker or the image sidekicks-test:busybox-2 is not available (run: eval \"$(scripts/docker-test-env.sh)\")";
         assert!(std::env::var("SIDEKICKS_REQUIRE_DOCKER").as_deref() != Ok("1"), "{why}");
         println!("skipped: {why}");
     }

@@ -95,12 +95,7 @@ exec sh"#;
 /// (busybox-compatible). SIGHUP first, then SIGKILL to what is left.
 const SHELL_END: &str = r#"mark="SIDEKICKS_TERMINAL=$1"; pidfile="/tmp/sidekicks-terminal-$1.pid"
 marked() {
-  found=
-  for e in /proc/[0-9]*/environ; do
-    p=${e#/proc/}; p=${p%/environ}
-    [ "$p" = "$$" ] && continue
-    tr '\000' '\n' < "$e" 2>/dev/null | grep -qx "$mark" && found="$found $p"
-  done
+  found=$(grep -ls "$mark" /proc/[0-9]*/environ | sed 's|/proc/||; s|/environ||')
   level=$(cat "$pidfile" 2>/dev/null); found="$found $level"
   while [ -n "$level" ]; do
     next=
@@ -124,12 +119,13 @@ done
 rm -f "$pidfile"
 exit 0"#;
 
-/// A mark unique to one terminal session: this app's pid, a counter and the time.
+/// A mark unique to one terminal session: this app's pid, a counter and the time, ended by `t` so no
+/// mark is the beginning of another (the teardown matches it as a substring of the environment).
 fn session_mark() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    format!("{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+    format!("{}-{}-{nanos}t", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 /// The script that reads a file (`$1` root, `$2` path): tests run it on many paths in one go.
