@@ -106,7 +106,7 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
     t.write(b"q").unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while {
-        t.pump();
+        while t.pump() {}
         t.screen().lock().unwrap().alternate()
     } {
         assert!(Instant::now() < deadline, "less did not quit");

@@ -70,7 +70,9 @@ impl TerminalView {
 
     /// Applies new output, handles input and draws in the space left; `grab` takes the keyboard.
     pub fn ui(&mut self, ui: &mut egui::Ui, grab: bool) {
-        self.session.pump();
+        if self.session.pump() {
+            ui.ctx().request_repaint();
+        }
         let font = egui::TextStyle::Monospace.resolve(ui.style());
         let (char_w, row_h) = ui.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
         let size = ui.available_size();

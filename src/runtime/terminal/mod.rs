@@ -10,8 +10,8 @@
 //!
 //! Output is read as soon as it comes (a full PTY never blocks the program) into a pending buffer;
 //! the window applies it to the screen once per frame ([`TerminalSession::pump`]). When the window
-//! does not draw (hidden, minimised) and more than [`APPLY_IN_READER`] bytes wait, the reader applies
-//! them itself, so memory stays bounded.
+//! falls behind (a flood) or does not draw (hidden, minimised) and more than [`APPLY_IN_READER`] bytes
+//! wait, the reader applies them itself, so memory stays bounded and a frame never parses much.
 
 mod host;
 
@@ -34,7 +34,14 @@ use super::workspace::ShellCommand;
 pub const SCROLLBACK: usize = 10_000;
 
 /// Pending output beyond which the reader thread applies it to the screen itself.
-pub const APPLY_IN_READER: usize = 1 << 20;
+pub const APPLY_IN_READER: usize = 256 * 1024;
+
+/// The most output a frame applies (about 1.5 ms of parsing); during a flood the reader applies
+/// the rest.
+const PUMP_MAX: usize = 64 * 1024;
+
+/// The reader applies output in slices of this size, letting the window draw in between.
+const APPLY_SLICE: usize = 32 * 1024;
 
 /// Collects what the terminal asks to write back to the program (answers to queries) and its title.
 #[derive(Clone, Default)]
@@ -153,6 +160,8 @@ impl Screen {
 pub struct TerminalSession {
     screen: Arc<Mutex<Screen>>,
     pending: Arc<Mutex<Vec<u8>>>,
+    /// Held by whoever applies output, so it is applied in order.
+    feeding: Arc<Mutex<()>>,
     listener: Listener,
     writer: Mutex<Box<dyn Write + Send>>,
     master: Box<dyn portable_pty::MasterPty + Send>,
@@ -195,7 +204,8 @@ impl TerminalSession {
         let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
         let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
         let pending = Arc::new(Mutex::new(Vec::new()));
-        let (target, queue) = (screen.clone(), pending.clone());
+        let feeding = Arc::new(Mutex::new(()));
+        let (target, queue, order) = (screen.clone(), pending.clone(), feeding.clone());
         let reader = std::thread::Builder::new().name("sidekicks-pty".into()).spawn(move || {
             let mut buf = vec![0u8; 64 * 1024];
             loop {
@@ -205,9 +215,16 @@ impl TerminalSession {
                         let mut queued = lock(&queue);
                         queued.extend_from_slice(&buf[..n]);
                         if queued.len() > APPLY_IN_READER {
-                            let bytes = std::mem::take(&mut *queued);
                             drop(queued);
-                            lock(&target).feed(&bytes);
+                            // The window is behind (or not drawing): apply here, in order (the
+                            // feeding lock), a slice at a time so drawing never waits long.
+                            let _feeding = lock(&order);
+                            let bytes = std::mem::take(&mut *lock(&queue));
+                            for slice in bytes.chunks(APPLY_SLICE) {
+                                lock(&target).feed(slice);
+                            }
+                        } else {
+                            drop(queued);
                         }
                         on_output();
                     }
@@ -217,6 +234,7 @@ impl TerminalSession {
         Ok(Self {
             screen,
             pending,
+            feeding,
             listener,
             writer: Mutex::new(writer),
             master: pty.master,
@@ -227,17 +245,28 @@ impl TerminalSession {
         })
     }
 
-    /// Applies the output that arrived since the last call to the screen and answers the program's
-    /// queries (cursor position, device attributes). The window calls it once per frame. Returns
-    /// true when something was applied.
+    /// Applies the output that arrived since the last call (at most [`PUMP_MAX`] bytes) to the screen
+    /// and answers the program's queries (cursor position, device attributes). The window calls it
+    /// once per frame. Returns true when output remains to apply (the window asks for another frame).
     pub fn pump(&self) -> bool {
-        let bytes = std::mem::take(&mut *lock(&self.pending));
-        if bytes.is_empty() {
-            return false;
-        }
+        // The reader is applying a flood: this frame draws what is there.
+        let _feeding = match self.feeding.try_lock() {
+            Ok(guard) => guard,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return true,
+        };
+        let (bytes, more) = {
+            let mut pending = lock(&self.pending);
+            if pending.is_empty() {
+                return false;
+            }
+            let n = pending.len().min(PUMP_MAX);
+            let bytes: Vec<u8> = pending.drain(..n).collect();
+            (bytes, !pending.is_empty())
+        };
         lock(&self.screen).feed(&bytes);
         let _ = self.write(&[]);
-        true
+        more
     }
 
     /// The host process (the root of everything the terminal started).
@@ -275,7 +304,7 @@ impl TerminalSession {
 
     /// The visible lines as text (after applying pending output).
     pub fn screen_text(&self) -> String {
-        self.pump();
+        while self.pump() {}
         lock(&self.screen).text()
     }
 

@@ -1,0 +1,129 @@
+//! A terminal flood: 50 MB of coloured output (`cat` of a file) through Sidekicks' terminal — a real
+//! PTY, the subreaper host, the reader, the screen, and the widget drawing every frame at 60 Hz in a
+//! headless egui pass — against the same file through tmux (a detached session of the same size) in
+//! the same run. Reports the time until the last line shows, and the frame time during the flood.
+//!
+//! Run: `cargo bench --bench terminal` (tmux is optional: without it only Sidekicks is measured).
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sidekicks::runtime::terminal::TerminalSession;
+use sidekicks::runtime::workspace::ShellCommand;
+use sidekicks::ui::terminal_view::TerminalView;
+
+const SIZE: usize = 50 * 1024 * 1024;
+const FRAME: Duration = Duration::from_millis(16);
+
+/// Lines like a build log: a coloured tag, a path, numbers; about 100 bytes each.
+fn flood_file(path: &Path) {
+    let mut out = Vec::with_capacity(SIZE + 200);
+    let mut i = 0u64;
+    while out.len() < SIZE {
+        let colour = 31 + (i % 7);
+        out.extend_from_slice(
+            format!(
+                "\x1b[{colour}m[{:>8}]\x1b[0m src/module_{}/file_{}.rs: \x1b[1mcompiled\x1b[0m in {} ms, {} warnings\n",
+                i,
+                i % 97,
+                i % 1013,
+                i % 877,
+                i % 5
+            )
+            .as_bytes(),
+        );
+        i += 1;
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// Seconds until the flood's end marker shows, and the frame times (ms) meanwhile.
+fn sidekicks(file: &Path) -> (f64, Vec<f64>, (usize, usize)) {
+    let script = format!("cat '{}'; echo flood-$((40+2))-done; exec sleep 1000", file.display());
+    let shell = ShellCommand {
+        argv: vec!["/bin/sh".into(), "-c".into(), script],
+        cwd: std::env::temp_dir(),
+        env: vec![("TERM".into(), "xterm-256color".into())],
+        teardown: Vec::new(),
+    };
+    let start = Instant::now();
+    let session =
+        TerminalSession::spawn(Path::new(env!("CARGO_BIN_EXE_sidekicks")), &shell, 80, 24, Arc::new(|| {})).unwrap();
+    let view = std::cell::RefCell::new(TerminalView::new(session, egui::Id::unique("bench")));
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui(|ui| view.borrow_mut().ui(ui, true));
+    let mut times = Vec::new();
+    loop {
+        let frame = Instant::now();
+        h.step();
+        let took = frame.elapsed();
+        times.push(took.as_secs_f64() * 1000.0);
+        if view.borrow().session.screen_text().contains("flood-42-done") {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(300), "the flood never ended");
+        std::thread::sleep(FRAME.saturating_sub(took));
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    // The last screenful stays: frames that only draw (a full screen of coloured text).
+    let mut still = Vec::new();
+    for _ in 0..60 {
+        let frame = Instant::now();
+        h.step();
+        still.push(frame.elapsed().as_secs_f64() * 1000.0);
+    }
+    still.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!("  drawing a full still screen: median {:.2} ms", still[30]);
+    let size = {
+        use alacritty_terminal::grid::Dimensions;
+        let screen = view.borrow().session.screen();
+        let s = screen.lock().unwrap();
+        (s.term().grid().columns(), s.term().grid().screen_lines())
+    };
+    drop(h);
+    view.into_inner().session.close();
+    (elapsed, times, size)
+}
+
+/// Seconds until tmux has run the same `cat` in a detached session of the same size.
+fn tmux(file: &Path, (cols, rows): (usize, usize)) -> Option<f64> {
+    Command::new("tmux").arg("-V").output().ok()?;
+    let socket = format!("sidekicks-bench-{}", std::process::id());
+    let tmux = |args: &[&str]| Command::new("tmux").args(["-L", &socket, "-f", "/dev/null"]).args(args).status();
+    let script = format!("cat '{}'; tmux -L {socket} wait-for -S flood-done; sleep 1000", file.display());
+    let start = Instant::now();
+    let (cols, rows) = (cols.to_string(), rows.to_string());
+    tmux(&["new-session", "-d", "-x", &cols, "-y", &rows, &script]).ok()?;
+    tmux(&["wait-for", "flood-done"]).ok()?;
+    let elapsed = start.elapsed().as_secs_f64();
+    let _ = tmux(&["kill-server"]);
+    Some(elapsed)
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("flood.txt");
+    flood_file(&file);
+    for run in 1..=3 {
+        let (ours, mut times, size) = sidekicks(&file);
+        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        let p95 = times[times.len() * 95 / 100];
+        let max = times[times.len() - 1];
+        let mb = SIZE as f64 / (1024.0 * 1024.0);
+        println!(
+            "run {run}: Sidekicks {ours:.2} s ({:.0} MB/s), {} frames at {}x{}: mean {mean:.2} ms, p95 {p95:.2} ms, max {max:.2} ms",
+            mb / ours,
+            times.len(),
+            size.0,
+            size.1
+        );
+        match tmux(&file, size) {
+            Some(t) => println!("run {run}: tmux {t:.2} s ({:.0} MB/s); ratio Sidekicks / tmux {:.2}", mb / t, ours / t),
+            None => println!("run {run}: tmux not installed, no reference"),
+        }
+    }
+}
