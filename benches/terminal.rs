@@ -122,7 +122,9 @@ fn main() {
             size.1
         );
         match tmux(&file, size) {
-            Some(t) => println!("run {run}: tmux {t:.2} s ({:.0} MB/s); ratio Sidekicks / tmux {:.2}", mb / t, ours / t),
+            Some(t) => {
+                println!("run {run}: tmux {t:.2} s ({:.0} MB/s); ratio Sidekicks / tmux {:.2}", mb / t, ours / t)
+            }
             None => println!("run {run}: tmux not installed, no reference"),
         }
     }
