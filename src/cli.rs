@@ -56,6 +56,13 @@ pub enum CliCommand {
         #[arg(last = true)]
         argv: Vec<String>,
     },
+    /// Merges a team member's work into its project (given the member's state folder), finishing
+    /// or rolling back a merge a crash interrupted first.
+    #[command(hide = true)]
+    TeamMerge {
+        /// The member's state folder.
+        state: PathBuf,
+    },
     /// Run the built-in demo agent on stdin/stdout (ACP).
     DemoAgent {
         /// Advertise `loadSession` and reopen earlier sessions.
@@ -78,6 +85,17 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         Some(CliCommand::TerminalHost { argv }) => {
             let code = crate::runtime::terminal::run_host(&argv);
             Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
+        }
+        Some(CliCommand::TeamMerge { state }) => {
+            let member = crate::runtime::teams::MemberCopy::load(&state)?;
+            let report = crate::runtime::teams::merge(&member, None)?;
+            println!(
+                "applied {}, unchanged {}, conflicts {}",
+                report.applied.len(),
+                report.unchanged.len(),
+                report.conflicts.len()
+            );
+            Ok(std::process::ExitCode::from(u8::from(!report.conflicts.is_empty())))
         }
         Some(CliCommand::DemoAgent { load_session }) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

@@ -6,6 +6,7 @@ pub mod config_check;
 pub mod config_edit;
 pub mod config_schema;
 pub mod conversation;
+pub mod merge;
 pub mod permission;
 pub mod problem;
 pub mod rel_path;

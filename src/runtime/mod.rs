@@ -17,5 +17,6 @@ mod launch;
 pub mod permission_rules;
 pub mod process;
 pub mod store;
+pub mod teams;
 pub mod terminal;
 pub mod workspace;

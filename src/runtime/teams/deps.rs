@@ -1,0 +1,43 @@
+//! Dependency folders: ignored folders a member needs to build and test at once (`node_modules`,
+//! `target`, `.venv`). A `.worktreeinclude` file in the project names them, one path per line
+//! (`#` starts a comment); without one, the defaults are used. Only folders that exist are taken.
+
+use std::path::Path;
+
+use super::{TeamError, checked};
+
+/// The folders taken when the project has no `.worktreeinclude`.
+pub const DEFAULT_DEPENDENCIES: &[&str] = &["node_modules", "target", ".venv"];
+
+/// The dependency folders of `project` that exist.
+pub fn dependency_folders(project: &Path) -> Vec<String> {
+    let listed: Vec<String> = match std::fs::read_to_string(project.join(".worktreeinclude")) {
+        Ok(text) => text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim().trim_matches('/').to_string())
+            .filter(|l| !l.is_empty())
+            .collect(),
+        Err(_) => DEFAULT_DEPENDENCIES.iter().map(|s| s.to_string()).collect(),
+    };
+    listed
+        .into_iter()
+        .filter(|d| checked(d).is_ok())
+        .filter(|d| std::fs::symlink_metadata(project.join(d)).is_ok_and(|m| m.is_dir()))
+        .collect()
+}
+
+/// Links each dependency folder of the copy to the project's (shared, ready at once).
+pub fn link(project: &Path, copy: &Path, folders: &[String]) -> Result<(), TeamError> {
+    for folder in folders {
+        let target = copy.join(folder);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| TeamError::io(parent, e))?;
+        }
+        if std::fs::symlink_metadata(&target).is_ok() {
+            // A tracked placeholder in the checkout: the link replaces it.
+            let _ = std::fs::remove_dir_all(&target).or_else(|_| std::fs::remove_file(&target));
+        }
+        std::os::unix::fs::symlink(project.join(folder), &target).map_err(|e| TeamError::io(&target, e))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! The git worktree provider: a member's copy is a detached worktree of the project's repository
+//! (no branch in the person's repository). Its base is a commit holding the project exactly as it
+//! was at creation — the checked-out commit plus uncommitted changes and new files that are not
+//! ignored — made with a private index (the person's index and folder are not touched) and kept
+//! alive by a hidden ref `refs/sidekicks/members/<id>` until the member is discarded.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::{Capabilities, Dependencies, IsolationProvider, MemberCopy, ProviderKind, TeamError, deps};
+use crate::model::merge::Side;
+
+/// The git worktree provider.
+pub struct GitWorktreeProvider;
+
+/// Runs git in `dir` with `env`; its stdout, or its stderr as the error.
+fn git(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<Vec<u8>, TeamError> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(dir).args(args).stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let command = args.first().copied().unwrap_or("").to_string();
+    let out = cmd.output().map_err(|e| TeamError::Git { command: command.clone(), message: e.to_string() })?;
+    if !out.status.success() {
+        let message = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(TeamError::Git { command, message });
+    }
+    Ok(out.stdout)
+}
+
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8_lossy(&bytes).trim().to_string()
+}
+
+fn nul_list(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
+    bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned())
+}
+
+fn base_ref(id: &str) -> String {
+    format!("refs/sidekicks/members/{id}")
+}
+
+/// Pathspecs that leave the dependency folders out.
+fn excludes(folders: &[String]) -> Vec<String> {
+    folders.iter().map(|f| format!(":(exclude,top){f}")).collect()
+}
+
+/// True when `path` is a dependency folder or inside one.
+fn in_dependency(path: &str, folders: &[String]) -> bool {
+    folders.iter().any(|f| path == f || path.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with('/')))
+}
+
+impl GitWorktreeProvider {
+    /// Makes the base commit of `project` as it is now, without touching its index or folder.
+    fn base_commit(project: &Path, state: &Path, name: &str, folders: &[String]) -> Result<String, TeamError> {
+        let index = state.join("base.index");
+        let real = text(git(project, &["rev-parse", "--path-format=absolute", "--git-path", "index"], &[])?);
+        // Starting from the real index keeps git's stat cache: only changed files are hashed.
+        if std::fs::copy(&real, &index).is_err() {
+            git(project, &["read-tree", "HEAD"], &[("GIT_INDEX_FILE", &index)])?;
+        }
+        let mut add = vec!["add", "-A", "--", "."];
+        // Dependency folders git does not ignore are left out explicitly (naming an ignored one
+        // in a pathspec is an error).
+        let mut check = vec!["check-ignore", "--"];
+        check.extend(folders.iter().map(String::as_str));
+        let ignored = git(project, &check, &[]).map(text).unwrap_or_default();
+        let tracked: Vec<String> = folders
+            .iter()
+            .filter(|f| !ignored.lines().any(|l| l.trim_end_matches('/') == f.as_str()))
+            .cloned()
+            .collect();
+        let excluded = excludes(&tracked);
+        add.extend(excluded.iter().map(String::as_str));
+        git(project, &add, &[("GIT_INDEX_FILE", &index)])?;
+        let tree = text(git(project, &["write-tree"], &[("GIT_INDEX_FILE", &index)])?);
+        let _ = std::fs::remove_file(&index);
+        let head_tree = text(git(project, &["rev-parse", "HEAD^{tree}"], &[])?);
+        if tree == head_tree {
+            return Ok(text(git(project, &["rev-parse", "HEAD"], &[])?));
+        }
+        let message = format!("Sidekicks: the base of {name}");
+        let who = Path::new("Sidekicks");
+        let mail = Path::new("sidekicks@localhost");
+        let env = [
+            ("GIT_AUTHOR_NAME", who),
+            ("GIT_AUTHOR_EMAIL", mail),
+            ("GIT_COMMITTER_NAME", who),
+            ("GIT_COMMITTER_EMAIL", mail),
+        ];
+        Ok(text(git(project, &["commit-tree", &tree, "-p", "HEAD", "-m", &message], &env)?))
+    }
+}
+
+impl IsolationProvider for GitWorktreeProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::GitWorktree
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            instant: false,
+            dependencies_ready: true,
+            dependencies: Dependencies::Shared,
+            resident_process: false,
+        }
+    }
+
+    fn available(&self, project: &Path) -> Result<(), TeamError> {
+        let unavailable = |reason: &str| TeamError::Unavailable { reason: reason.into() };
+        let top = git(project, &["rev-parse", "--show-toplevel"], &[])
+            .map_err(|_| unavailable("the folder is not a git repository (or git is not installed)"))?;
+        let top = std::path::PathBuf::from(text(top));
+        let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
+        if !same(&top, project) {
+            return Err(unavailable("the folder is inside a git repository but not its top folder"));
+        }
+        git(project, &["rev-parse", "--verify", "HEAD"], &[])
+            .map_err(|_| unavailable("the repository has no commit yet"))?;
+        Ok(())
+    }
+
+    fn create(&self, project: &Path, copy: &Path, state: &Path, id: &str, name: &str) -> Result<MemberCopy, TeamError> {
+        self.available(project)?;
+        std::fs::create_dir_all(state).map_err(|e| TeamError::io(state, e))?;
+        let folders = deps::dependency_folders(project);
+        let base = Self::base_commit(project, state, name, &folders)?;
+        git(project, &["update-ref", &base_ref(id), &base], &[])?;
+        let copy_arg = copy.to_string_lossy();
+        if let Err(e) = git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &base], &[]) {
+            let _ = git(project, &["update-ref", "-d", &base_ref(id)], &[]);
+            return Err(e);
+        }
+        deps::link(project, copy, &folders)?;
+        let member = MemberCopy {
+            id: id.into(),
+            name: name.into(),
+            project: project.into(),
+            copy: copy.into(),
+            state: state.into(),
+            provider: ProviderKind::GitWorktree,
+            base,
+            dependencies: folders,
+        };
+        member.save()?;
+        Ok(member)
+    }
+
+    fn changed_paths(&self, member: &MemberCopy) -> Result<Vec<String>, TeamError> {
+        if !member.copy.is_dir() {
+            return Err(TeamError::CopyGone(member.copy.display().to_string()));
+        }
+        let tracked = git(&member.copy, &["diff", "--no-renames", "--name-only", "-z", &member.base], &[])?;
+        let untracked = git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[])?;
+        Ok(nul_list(&tracked).chain(nul_list(&untracked)).filter(|p| !in_dependency(p, &member.dependencies)).collect())
+    }
+
+    fn read_original_bases(&self, member: &MemberCopy, paths: &[String]) -> Result<Vec<Side>, TeamError> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Every entry of the base (one process), then the wanted blobs through one `cat-file`.
+        let listing = git(&member.project, &["ls-tree", "-r", "-z", &member.base], &[])?;
+        let mut entries = std::collections::HashMap::new();
+        for line in listing.split(|b| *b == 0).filter(|l| !l.is_empty()) {
+            let line = String::from_utf8_lossy(line);
+            let Some((meta, path)) = line.split_once('\t') else { continue };
+            let mut meta = meta.split(' ');
+            let (mode, _, sha) = (meta.next().unwrap_or(""), meta.next(), meta.next().unwrap_or(""));
+            entries.insert(path.to_string(), (mode.to_string(), sha.to_string()));
+        }
+        let wanted: Vec<&(String, String)> =
+            paths.iter().filter_map(|p| entries.get(p)).filter(|(mode, _)| mode != "160000").collect();
+        let blobs = cat_blobs(&member.project, wanted.iter().map(|(_, sha)| sha.as_str()))?;
+        Ok(paths
+            .iter()
+            .map(|p| match entries.get(p) {
+                Some((mode, sha)) if mode == "120000" => Side::Symlink {
+                    target: String::from_utf8_lossy(blobs.get(sha).map_or(&[][..], Vec::as_slice)).into_owned(),
+                },
+                Some((mode, sha)) if mode.starts_with("100") => {
+                    Side::File { content: blobs.get(sha).cloned().unwrap_or_default(), executable: mode == "100755" }
+                }
+                _ => Side::Absent,
+            })
+            .collect())
+    }
+
+    fn reattach(&self, member: &MemberCopy) -> Result<(), TeamError> {
+        if !member.copy.is_dir() {
+            return Err(TeamError::CopyGone(member.copy.display().to_string()));
+        }
+        git(&member.project, &["worktree", "repair", &member.copy.to_string_lossy()], &[])?;
+        git(&member.project, &["rev-parse", "--verify", &base_ref(&member.id)], &[])?;
+        Ok(())
+    }
+
+    fn discard(&self, member: &MemberCopy) -> Result<(), TeamError> {
+        let copy = member.copy.to_string_lossy();
+        if git(&member.project, &["worktree", "remove", "--force", &copy], &[]).is_err() {
+            let _ = std::fs::remove_dir_all(&member.copy);
+        }
+        git(&member.project, &["worktree", "prune"], &[])?;
+        let _ = git(&member.project, &["update-ref", "-d", &base_ref(&member.id)], &[]);
+        std::fs::remove_dir_all(&member.state).or_else(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Ok(()),
+            _ => Err(TeamError::io(&member.state, e)),
+        })
+    }
+}
+
+/// The content of each blob, read through one `git cat-file --batch`.
+fn cat_blobs<'a>(
+    repo: &Path,
+    shas: impl Iterator<Item = &'a str>,
+) -> Result<std::collections::HashMap<String, Vec<u8>>, TeamError> {
+    let shas: Vec<&str> = shas.collect();
+    let mut blobs = std::collections::HashMap::new();
+    if shas.is_empty() {
+        return Ok(blobs);
+    }
+    let failed = |e: std::io::Error| TeamError::Git { command: "cat-file".into(), message: e.to_string() };
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(failed)?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let request: String = shas.iter().map(|s| format!("{s}\n")).collect();
+    let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));
+    let mut out = BufReader::new(child.stdout.take().expect("piped"));
+    for _ in 0..shas.len() {
+        let mut header = String::new();
+        out.read_line(&mut header).map_err(failed)?;
+        let mut parts = header.split_whitespace();
+        let (sha, kind, size) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next());
+        if kind == "missing" {
+            continue;
+        }
+        let size: usize = size.and_then(|s| s.parse().ok()).unwrap_or(0);
+        let mut content = vec![0; size + 1];
+        out.read_exact(&mut content).map_err(failed)?;
+        content.pop();
+        blobs.insert(sha.to_string(), content);
+    }
+    let _ = writer.join();
+    let _ = child.wait();
+    Ok(blobs)
+}

@@ -1,0 +1,96 @@
+//! The merge layer, one implementation for every provider: for each path the member changed, a
+//! three-way decision between its base, the main folder now and the member's copy now
+//! (`model::merge::decide`). Without conflicts, every result is applied to the main folder at once
+//! through the journal. With any conflict, the main folder is left untouched: text conflicts get
+//! their markers written into the member's copy, a file the member deleted but the main folder
+//! changed is put back in the member's copy (so nothing is lost without the member deciding), and
+//! every conflicted path is rebased on the main folder's version, so resubmitting after resolving
+//! merges cleanly. Members merge one after another, each against the then-current main folder.
+
+use super::journal::{self, Step};
+use super::{MemberCopy, TeamError, changes, read_bases, read_side, rebase_paths};
+use crate::model::merge::{ConflictKind, Outcome, Side, decide};
+
+/// What a merge did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeReport {
+    /// Paths written to (or removed from) the main folder.
+    pub applied: Vec<String>,
+    /// Paths the main folder already had as the member made them.
+    pub unchanged: Vec<String>,
+    /// Paths that could not be merged (nothing was applied then).
+    pub conflicts: Vec<(String, ConflictKind)>,
+}
+
+/// Writes `side` at `rel` in the member's copy (a temporary file renamed into place).
+fn write_member(member: &MemberCopy, rel: &str, side: &Side) -> Result<(), TeamError> {
+    let id = format!("conflict-{}", std::process::id());
+    journal::apply(
+        &member.copy,
+        &member.state.join("member-journal"),
+        &id,
+        &[Step { path: rel.into(), side: side.clone() }],
+    )
+}
+
+/// Merges the member's changes (all, or the `selected` paths) into the main folder.
+pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {
+    journal::recover(&member.project, &member.state)?;
+    std::fs::create_dir_all(member.state.join("member-journal")).map_err(|e| TeamError::io(&member.state, e))?;
+    let mut paths: Vec<String> = changes(member)?
+        .iter()
+        .filter(|c| selected.is_none_or(|s| c.paths().iter().any(|p| s.contains(p))))
+        .flat_map(|c| c.paths())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    let bases = read_bases(member, &paths)?;
+    let mut report = MergeReport::default();
+    let mut steps = Vec::new();
+    let mut settled = Vec::new();
+    let mut conflicted = Vec::new();
+    for (path, base) in paths.into_iter().zip(bases) {
+        let main = read_side(&member.project, &path)?;
+        let mine = read_side(&member.copy, &path)?;
+        match decide(&base, &main, &mine, &member.name) {
+            Outcome::Unchanged => {
+                report.unchanged.push(path.clone());
+                if main == mine {
+                    settled.push((path, mine));
+                }
+            }
+            Outcome::Apply(side) => {
+                report.applied.push(path.clone());
+                steps.push(Step { path: path.clone(), side });
+                settled.push((path, mine));
+            }
+            Outcome::Conflict { kind, markers } => {
+                report.conflicts.push((path.clone(), kind));
+                conflicted.push((path, kind, markers, main));
+            }
+        }
+    }
+    if !conflicted.is_empty() {
+        let mut rebased = Vec::new();
+        for (path, kind, markers, main) in conflicted {
+            match (kind, markers) {
+                (ConflictKind::Text, Some(markers)) => {
+                    let executable = matches!(read_side(&member.copy, &path)?, Side::File { executable: true, .. });
+                    write_member(member, &path, &Side::File { content: markers, executable })?;
+                }
+                (ConflictKind::MemberDeleted, _) => write_member(member, &path, &main)?,
+                _ => {}
+            }
+            rebased.push((path, main));
+        }
+        rebase_paths(member, &rebased)?;
+        report.applied.clear();
+        report.unchanged.clear();
+        return Ok(report);
+    }
+    let id = format!("{}-{}", member.id, std::process::id());
+    journal::apply(&member.project, &member.state, &id, &steps)?;
+    // What was merged is the member's new base: its change list shows only work not merged yet.
+    rebase_paths(member, &settled)?;
+    Ok(report)
+}

@@ -1,0 +1,297 @@
+//! Teams: each member works in its own isolated copy of the project (an `IsolationProvider` makes
+//! it and remembers its base), and the merge layer (`merge.rs`, one implementation for every
+//! provider) brings the member's work back into the project file by file, all or nothing.
+//!
+//! Everything here is blocking file and process work: callers run it on a blocking thread.
+
+mod copy;
+mod deps;
+mod git;
+pub mod journal;
+mod merge;
+mod sides;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use copy::CopyProvider;
+pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
+pub use git::GitWorktreeProvider;
+pub use merge::{MergeReport, merge};
+pub use sides::read_side;
+
+use crate::model::merge::Side;
+
+/// The kinds of isolation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderKind {
+    /// A detached git worktree.
+    GitWorktree,
+    /// A copy of the sources.
+    Copy,
+    /// A copy-on-write clone (reflinks).
+    Clone,
+}
+
+impl ProviderKind {
+    /// The provider of this kind.
+    pub fn provider(self) -> Box<dyn IsolationProvider> {
+        match self {
+            ProviderKind::GitWorktree => Box::new(GitWorktreeProvider),
+            ProviderKind::Copy => Box::new(CopyProvider { clone: false }),
+            ProviderKind::Clone => Box::new(CopyProvider { clone: true }),
+        }
+    }
+}
+
+/// How dependency folders (`node_modules`, `target`, …) reach a member's copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dependencies {
+    /// Linked to the project's: ready at once, shared (a member's install changes the project's).
+    Shared,
+    /// Cloned: ready at once, the member's own.
+    Isolated,
+}
+
+/// What a provider offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Creating a copy takes about as long as listing the project, not copying it.
+    pub instant: bool,
+    /// Dependency folders are there when the copy is made, so the member can build and test at once.
+    pub dependencies_ready: bool,
+    /// How dependency folders are shared.
+    pub dependencies: Dependencies,
+    /// The provider keeps a process running for the copy.
+    pub resident_process: bool,
+}
+
+/// A member's isolated copy, as stored (`member.json` in its state folder, and in SQLite).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberCopy {
+    /// Unique id.
+    pub id: String,
+    /// The member's name (conflict markers say it).
+    pub name: String,
+    /// The person's project folder (the main folder).
+    pub project: PathBuf,
+    /// The member's copy.
+    pub copy: PathBuf,
+    /// The member's private state: its base, the merge journal.
+    pub state: PathBuf,
+    /// Which provider made it.
+    pub provider: ProviderKind,
+    /// The base: the git commit for a worktree; empty for copies (the base is in `state/base`).
+    pub base: String,
+    /// The dependency folders linked or cloned into the copy.
+    pub dependencies: Vec<String>,
+}
+
+impl MemberCopy {
+    /// Saves the record in the state folder.
+    pub fn save(&self) -> Result<(), TeamError> {
+        let text = serde_json::to_vec_pretty(self).map_err(|e| TeamError::io(&self.state, e.to_string()))?;
+        std::fs::write(self.state.join("member.json"), text).map_err(|e| TeamError::io(&self.state, e))
+    }
+
+    /// Loads the record from a state folder.
+    pub fn load(state: &Path) -> Result<Self, TeamError> {
+        let text = std::fs::read(state.join("member.json")).map_err(|e| TeamError::io(state, e))?;
+        serde_json::from_slice(&text).map_err(|e| TeamError::io(state, e.to_string()))
+    }
+
+    /// Its provider.
+    pub fn provider(&self) -> Box<dyn IsolationProvider> {
+        self.provider.provider()
+    }
+}
+
+/// What kind of change a member made to a path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// New.
+    Added,
+    /// Content changed.
+    Modified,
+    /// Removed.
+    Deleted,
+    /// Moved (same content) from another path.
+    Renamed {
+        /// Where it was.
+        from: String,
+    },
+    /// Only the executable bit changed.
+    Mode,
+    /// A file became a symbolic link or the other way round.
+    Type,
+}
+
+/// One changed path of a member's copy, against its base.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The path (relative, `/`-separated).
+    pub path: String,
+    /// What changed.
+    pub kind: ChangeKind,
+    /// The member's version is binary.
+    pub binary: bool,
+    /// The member's version is a symbolic link.
+    pub symlink: bool,
+}
+
+impl Change {
+    /// The paths the change touches (both ends of a rename).
+    pub fn paths(&self) -> Vec<String> {
+        match &self.kind {
+            ChangeKind::Renamed { from } => vec![from.clone(), self.path.clone()],
+            _ => vec![self.path.clone()],
+        }
+    }
+}
+
+/// Errors of teams, in words the UI can show.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TeamError {
+    /// The provider cannot work here.
+    #[error("this kind of copy is not available here: {reason}")]
+    Unavailable {
+        /// Why.
+        reason: String,
+    },
+    /// A git command failed.
+    #[error("git {command} failed: {message}")]
+    Git {
+        /// The git subcommand.
+        command: String,
+        /// What git said.
+        message: String,
+    },
+    /// A file operation failed.
+    #[error("{path}: {message}")]
+    Io {
+        /// Where.
+        path: String,
+        /// What happened.
+        message: String,
+    },
+    /// The member's copy is missing (deleted outside Sidekicks).
+    #[error("the member's copy {0} is gone")]
+    CopyGone(String),
+    /// A path that leads out of the folder.
+    #[error("refused path {0}")]
+    BadPath(String),
+}
+
+impl TeamError {
+    fn io(path: &Path, e: impl ToString) -> Self {
+        TeamError::Io { path: path.display().to_string(), message: e.to_string() }
+    }
+}
+
+/// Makes and keeps isolated copies.
+pub trait IsolationProvider: Send + Sync {
+    /// Which kind this is.
+    fn kind(&self) -> ProviderKind;
+    /// What it offers.
+    fn capabilities(&self) -> Capabilities;
+    /// Whether it can work for `project` (and why not).
+    fn available(&self, project: &Path) -> Result<(), TeamError>;
+    /// Makes the copy of `project` at `copy` for member `name`, keeping its state (base) in
+    /// `state`, and records the base.
+    fn create(&self, project: &Path, copy: &Path, state: &Path, id: &str, name: &str) -> Result<MemberCopy, TeamError>;
+    /// The paths the member changed against its base (before rebased paths and renames are
+    /// sorted out: see [`changes`]).
+    fn changed_paths(&self, member: &MemberCopy) -> Result<Vec<String>, TeamError>;
+    /// What each path was in the base (without rebased paths: see [`read_bases`]).
+    fn read_original_bases(&self, member: &MemberCopy, paths: &[String]) -> Result<Vec<Side>, TeamError>;
+    /// Checks the copy after an app restart and repairs what can be (a moved worktree).
+    fn reattach(&self, member: &MemberCopy) -> Result<(), TeamError>;
+    /// Frees everything: the copy, its registration, the state.
+    fn discard(&self, member: &MemberCopy) -> Result<(), TeamError>;
+}
+
+/// The bases of `paths`, with the paths rebased after a merge or a conflict.
+pub fn read_bases(member: &MemberCopy, paths: &[String]) -> Result<Vec<Side>, TeamError> {
+    let rebased = sides::Rebased::load(&member.state)?;
+    let missing: Vec<String> = paths.iter().filter(|p| !rebased.has(p)).cloned().collect();
+    let mut originals = member.provider().read_original_bases(member, &missing)?.into_iter();
+    paths
+        .iter()
+        .map(|p| match rebased.has(p) {
+            true => rebased.read(&member.state, p),
+            false => Ok(originals.next().unwrap_or(Side::Absent)),
+        })
+        .collect()
+}
+
+/// Makes `side` the base of `path` (after it was merged, or after a conflict: the main folder's
+/// version, so a resubmission merges cleanly).
+pub fn rebase_paths(member: &MemberCopy, sides: &[(String, Side)]) -> Result<(), TeamError> {
+    let mut rebased = sides::Rebased::load(&member.state)?;
+    for (path, side) in sides {
+        rebased.set(&member.state, path, side)?;
+    }
+    rebased.save(&member.state)
+}
+
+/// The member's changes against its base: kinds, renames (same content deleted at one path and
+/// added at another), binary and symbolic-link flags. Sorted by path.
+pub fn changes(member: &MemberCopy) -> Result<Vec<Change>, TeamError> {
+    let mut paths = member.provider().changed_paths(member)?;
+    let rebased = sides::Rebased::load(&member.state)?;
+    paths.extend(rebased.paths());
+    paths.sort();
+    paths.dedup();
+    let bases = read_bases(member, &paths)?;
+    let mut out = Vec::new();
+    let mut added: Vec<(String, Side)> = Vec::new();
+    let mut deleted: Vec<(String, Side)> = Vec::new();
+    for (path, base) in paths.into_iter().zip(bases) {
+        let mine = read_side(&member.copy, &path)?;
+        if mine == base {
+            continue;
+        }
+        let kind = match (&base, &mine) {
+            (Side::Absent, _) => ChangeKind::Added,
+            (_, Side::Absent) => ChangeKind::Deleted,
+            (Side::File { content: a, .. }, Side::File { content: b, .. }) if a == b => ChangeKind::Mode,
+            (Side::File { .. }, Side::File { .. }) | (Side::Symlink { .. }, Side::Symlink { .. }) => {
+                ChangeKind::Modified
+            }
+            _ => ChangeKind::Type,
+        };
+        match kind {
+            ChangeKind::Added => added.push((path.clone(), mine.clone())),
+            ChangeKind::Deleted => deleted.push((path.clone(), base.clone())),
+            _ => {}
+        }
+        out.push(Change {
+            binary: matches!(&mine, Side::File { content, .. } if crate::model::merge::is_binary(content)),
+            symlink: matches!(mine, Side::Symlink { .. }),
+            path,
+            kind,
+        });
+    }
+    // Renames: a deleted path whose content was added elsewhere.
+    for (from, old) in deleted {
+        if let Some(i) = added.iter().position(|(_, new)| *new == old) {
+            let (to, _) = added.remove(i);
+            out.retain(|c| c.path != from);
+            if let Some(c) = out.iter_mut().find(|c| c.path == to) {
+                c.kind = ChangeKind::Renamed { from };
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A relative path checked: no `..`, no absolute path, no empty component.
+fn checked(path: &str) -> Result<&str, TeamError> {
+    let bad = path.is_empty()
+        || path.starts_with('/')
+        || path.split('/').any(|c| c.is_empty() || c == "." || c == "..")
+        || path.contains('\0');
+    if bad { Err(TeamError::BadPath(path.into())) } else { Ok(path) }
+}
