@@ -45,7 +45,14 @@ pub struct Bridge {
     workspaces: std::collections::HashMap<String, (AgentConfig, Arc<dyn Workspace>)>,
     /// Follows the workspace being shown (only one at a time).
     follower: Option<(String, Follower)>,
+    /// Where teams are remembered (`None`: for this run only).
+    store: Option<Arc<Store>>,
+    /// Where members' copies are made.
+    teams_dir: PathBuf,
 }
+
+#[path = "bridge_teams.rs"]
+mod teams;
 
 /// Starts the manager on `rt`, loads the config and follows the file.
 pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bridge {
@@ -55,6 +62,10 @@ pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bri
         sink = sink.with_history(spawn_recorder(store.clone()));
     }
     let commands = spawn_manager(startup.settings, sink.clone(), startup.store.clone());
+    let teams_dir = match &startup.dirs {
+        Some(dirs) => dirs.data_dir.join("teams"),
+        None => startup.config_path.parent().unwrap_or(Path::new(".")).join("sidekicks-teams"),
+    };
     let mut bridge = Bridge {
         commands,
         events,
@@ -64,10 +75,13 @@ pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bri
         watcher: None,
         workspaces: Default::default(),
         follower: None,
+        store: startup.store.clone(),
+        teams_dir,
     };
     let path = startup.config_path;
     let result = bridge.follow(&path);
     let _ = bridge.commands.try_send(Command::ConfigLoaded { path, result });
+    bridge.load_teams();
     bridge
 }
 

@@ -4,9 +4,11 @@
 mod bridge;
 mod protocol;
 mod state;
+pub mod teams_state;
 
 pub use bridge::{Bridge, Startup, start};
 pub use protocol::{
-    AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, WorkspaceEvent,
+    AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, TeamEvent,
+    TeamInfo, WorkspaceEvent,
 };
 pub use state::{AgentView, AppState, PermissionCard};

@@ -130,8 +130,58 @@ pub enum Command {
     OpenConfig { path: PathBuf, result: LoadResult },
     /// Forget a remembered always/never answer of an agent.
     ForgetRule { agent: String, key: String },
+    /// Make an agent work in another folder than its config says (a team member's copy), or back
+    /// in its own (`None`). An idle agent restarts there; a busy one after its turn.
+    SetWorkspace { agent: String, workspace: Option<PathBuf> },
     /// Stop every agent and end the runtime.
     Shutdown,
+}
+
+/// A team as the UI shows it: its record and each member's copy (or why it is unusable).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TeamInfo {
+    /// The stored record.
+    pub record: crate::runtime::teams::TeamRecord,
+    /// Each member's copy, in the record's order.
+    pub members: Vec<(String, Result<crate::runtime::teams::MemberCopy, crate::runtime::teams::TeamError>)>,
+}
+
+/// Results of team operations.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TeamEvent {
+    /// The stored teams, reattached (at start).
+    Loaded { teams: Vec<TeamInfo> },
+    /// A team was made (or could not be).
+    Created { result: Result<TeamInfo, crate::runtime::teams::TeamError> },
+    /// A member's changes.
+    Changes {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// Its changed files.
+        result: Result<Vec<crate::runtime::teams::Change>, crate::runtime::teams::TeamError>,
+    },
+    /// One changed file of a member: its base and its version (text; `None` when absent or binary).
+    Diff { team: String, agent: String, path: String, base: Option<String>, member: Option<String> },
+    /// A merge of a member's work finished.
+    Merged {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// What was applied, or the conflicts.
+        result: Result<crate::runtime::teams::MergeReport, crate::runtime::teams::TeamError>,
+    },
+    /// Members (or the whole team) were discarded; they work in their own folders again.
+    Discarded {
+        /// The team.
+        team: String,
+        /// The members discarded.
+        agents: Vec<String>,
+        /// The whole team is gone.
+        whole_team: bool,
+    },
 }
 
 /// From the runtime to the UI.
@@ -174,6 +224,8 @@ pub enum Event {
     AgentsFound { agents: Vec<crate::runtime::discovery::FoundAgent> },
     /// A workspace operation finished (or its folder changed).
     Workspace { agent: String, event: WorkspaceEvent },
+    /// A team operation finished.
+    Team(TeamEvent),
     /// The remembered always/never answers of an agent (in its workspace).
     RulesChanged { agent: String, rules: Vec<(String, Decision)> },
     /// The stored conversation of an agent, shown when the config is applied.

@@ -94,6 +94,8 @@ pub struct AppState {
     pub found_agents: Vec<crate::runtime::discovery::FoundAgent>,
     /// Workspace results waiting for the workspace view (it takes them each frame).
     pub workspace_events: Vec<(String, super::protocol::WorkspaceEvent)>,
+    /// Teams.
+    pub teams: super::teams_state::TeamsState,
 }
 
 impl AppState {
@@ -192,6 +194,7 @@ impl AppState {
             Event::FilePicked { path } => self.picked_file = Some(path),
             Event::AgentsFound { agents } => self.found_agents = agents,
             Event::Workspace { agent, event } => self.workspace_events.push((agent, event)),
+            Event::Team(event) => self.teams.apply(event),
             Event::UserMessage { agent, text } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.push_user(text, Delivery::Queued);

@@ -64,6 +64,8 @@ pub fn spawn_manager(settings: ManagerSettings, events: EventSink, store: Option
         store,
         config_path: None,
         opening: None,
+        workspace_overrides: HashMap::new(),
+        loaded: None,
     };
     tokio::spawn(manager.run(rx, internal_rx));
     tx
@@ -173,6 +175,10 @@ struct Manager {
     config_path: Option<PathBuf>,
     /// Another config file to open once every agent has stopped.
     opening: Option<(PathBuf, crate::model::config_check::LoadResult)>,
+    /// Agents working in another folder than their config says (team members in their copies).
+    workspace_overrides: HashMap<String, PathBuf>,
+    /// The config as loaded, before the overrides.
+    loaded: Option<Config>,
 }
 
 impl Manager {
@@ -283,6 +289,15 @@ impl Manager {
                     self.stop(&name).await;
                 }
             }
+            Command::SetWorkspace { agent, workspace } => {
+                match workspace {
+                    Some(path) => self.workspace_overrides.insert(agent, path),
+                    None => self.workspace_overrides.remove(&agent),
+                };
+                if let Some(config) = self.loaded.clone() {
+                    self.apply(config).await;
+                }
+            }
             Command::Shutdown => self.begin_shutdown().await,
         }
     }
@@ -372,7 +387,13 @@ impl Manager {
         }
     }
 
-    async fn apply(&mut self, config: Config) {
+    async fn apply(&mut self, mut config: Config) {
+        self.loaded = Some(config.clone());
+        for agent in &mut config.agents {
+            if let Some(path) = self.workspace_overrides.get(&agent.name) {
+                agent.workspace = path.clone();
+            }
+        }
         self.defaults = config.defaults.clone();
         let mut to_stop = Vec::new();
         for slot in &mut self.slots {

@@ -61,6 +61,10 @@ CREATE TABLE IF NOT EXISTS permission_rules (
     decision TEXT NOT NULL,
     PRIMARY KEY (agent, workspace, rule_key)
 );
+CREATE TABLE IF NOT EXISTS teams (
+    id TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+);
 ";
 
 impl Store {
@@ -175,6 +179,31 @@ impl Store {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// Saves (or replaces) a team.
+    pub fn save_team(&self, team: &crate::runtime::teams::TeamRecord) -> Result<(), StoreError> {
+        let body = serde_json::to_string(team)?;
+        self.conn().execute("INSERT OR REPLACE INTO teams (id, body) VALUES (?1, ?2)", params![team.id, body])?;
+        Ok(())
+    }
+
+    /// Every team, oldest first.
+    pub fn teams(&self) -> Result<Vec<crate::runtime::teams::TeamRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached("SELECT body FROM teams ORDER BY id")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(serde_json::from_str(&row?)?);
+        }
+        Ok(out)
+    }
+
+    /// Forgets a team.
+    pub fn delete_team(&self, id: &str) -> Result<(), StoreError> {
+        self.conn().execute("DELETE FROM teams WHERE id = ?1", params![id])?;
         Ok(())
     }
 

@@ -48,6 +48,52 @@ strings! {
     TerminalEnded => ("The shell has ended.", "Le shell s’est terminé."),
     OpenTerminal => ("Open a terminal", "Ouvrir un terminal"),
     ShellN => ("Shell {n}", "Shell {n}"),
+    Teams => ("Teams", "Équipes"),
+    NewTeam => ("New team…", "Nouvelle équipe…"),
+    NewTeamTitle => ("A new team", "Une nouvelle équipe"),
+    TeamName => ("Name", "Nom"),
+    ProjectFolder => ("Project folder", "Dossier du projet"),
+    IsolationKind => ("Each member works in", "Chaque membre travaille dans"),
+    ProviderGit => ("a git worktree (detached, no branch)", "un worktree git (détaché, sans branche)"),
+    ProviderCopy => ("a copy of the sources", "une copie des sources"),
+    ProviderClone => ("a copy-on-write clone", "un clone copie-sur-écriture"),
+    TeamMembers => ("Members (agents on this computer)", "Membres (agents sur cet ordinateur)"),
+    CreateTeam => ("Create the team", "Créer l’équipe"),
+    CreatingTeam => ("Making the members' copies…", "Création des copies des membres…"),
+    TeamProject => ("Project: {path}", "Projet : {path}"),
+    MemberWorksIn => ("works in {path}", "travaille dans {path}"),
+    Refresh => ("Refresh", "Actualiser"),
+    MergeAll => ("Merge all", "Tout fusionner"),
+    MergeSelected => ("Merge selected", "Fusionner la sélection"),
+    Discard => ("Discard", "Abandonner"),
+    DiscardTeam => ("Discard the team", "Abandonner l’équipe"),
+    DiscardMemberQuestion => ("Delete {member}'s copy, with any work not merged yet?", "Supprimer la copie de {member}, avec le travail pas encore fusionné ?"),
+    DiscardTeamQuestion => ("Delete every member's copy, with any work not merged yet?", "Supprimer la copie de chaque membre, avec le travail pas encore fusionné ?"),
+    NoChanges => ("No changes yet.", "Pas encore de changements."),
+    MergedReport => ("Merged: {applied} file(s) applied to the project.", "Fusionné : {applied} fichier(s) appliqué(s) au projet."),
+    ConflictsReport => ("Conflicts: nothing was applied; {member} was asked to resolve them:", "Conflits : rien n’a été appliqué ; {member} doit les résoudre :"),
+    ChangeAdded => ("added", "ajouté"),
+    ChangeModified => ("modified", "modifié"),
+    ChangeDeleted => ("deleted", "supprimé"),
+    ChangeRenamed => ("renamed from {from}", "renommé depuis {from}"),
+    ChangeMode => ("mode", "droits"),
+    ChangeType => ("type", "type"),
+    ConflictTextKind => ("both changed the same lines", "les deux ont changé les mêmes lignes"),
+    ConflictBinary => ("both changed this binary file", "les deux ont changé ce fichier binaire"),
+    ConflictTooLarge => ("both changed this large file", "les deux ont changé ce gros fichier"),
+    ConflictMemberDeleted => ("deleted by the member, changed in the project", "supprimé par le membre, changé dans le projet"),
+    ConflictMainDeleted => ("changed by the member, deleted in the project", "changé par le membre, supprimé dans le projet"),
+    ConflictKindKind => ("changed into different kinds of file", "changé en types de fichier différents"),
+    NoDiff => ("(absent or binary)", "(absent ou binaire)"),
+    TeamError => ("Team: {message}", "Équipe : {message}"),
+    UnavailableNotFolder => ("the project is not a folder", "le projet n’est pas un dossier"),
+    UnavailableNotGit => ("the folder is not a git repository (or git is not installed)", "le dossier n’est pas un dépôt git (ou git n’est pas installé)"),
+    UnavailableNotTop => ("the folder is inside a git repository but not its top folder", "le dossier est dans un dépôt git mais n’en est pas le dossier racine"),
+    UnavailableNoCommit => ("the repository has no commit yet", "le dépôt n’a encore aucun commit"),
+    UnavailableNoClone => ("this filesystem cannot make copy-on-write clones (btrfs, XFS and APFS can; ext4 cannot)", "ce système de fichiers ne sait pas cloner en copie-sur-écriture (btrfs, XFS et APFS savent ; ext4 non)"),
+    UnavailableOtherFs => ("the copies' folder is on another filesystem than the project", "le dossier des copies est sur un autre système de fichiers que le projet"),
+    CannotUseKind => ("This kind of copy cannot be used here: {reason}", "Ce type de copie n’est pas utilisable ici : {reason}"),
+    CopyGone => ("The member's copy {path} is gone.", "La copie du membre {path} a disparu."),
     NewTerminal => ("Another terminal in this folder", "Un autre terminal dans ce dossier"),
     CloseTerminal => ("Close this terminal and end everything it started", "Fermer ce terminal et arrêter tout ce qu’il a lancé"),
     TerminalClosed => ("The terminal was closed.", "Le terminal a été fermé."),
@@ -291,6 +337,28 @@ pub fn state_text(lang: Language, state: &AgentState) -> &'static str {
         AgentState::Crashed(_) => Key::StateCrashed,
     };
     tr(lang, key)
+}
+
+/// Words for a team error.
+pub fn team_error_text(lang: Language, error: &crate::runtime::teams::TeamError) -> String {
+    use crate::runtime::teams::{TeamError as T, Unavailable as U};
+    match error {
+        T::Unavailable { reason } => {
+            let reason = match reason {
+                U::NotAFolder => tr(lang, Key::UnavailableNotFolder).to_string(),
+                U::NotGit => tr(lang, Key::UnavailableNotGit).to_string(),
+                U::NotTopFolder => tr(lang, Key::UnavailableNotTop).to_string(),
+                U::NoCommit => tr(lang, Key::UnavailableNoCommit).to_string(),
+                U::NoClone => tr(lang, Key::UnavailableNoClone).to_string(),
+                U::OtherFilesystem => tr(lang, Key::UnavailableOtherFs).to_string(),
+                U::CloneFailed(message) => message.clone(),
+            };
+            trf(lang, Key::CannotUseKind, &[("reason", &reason)])
+        }
+        T::CopyGone(path) => trf(lang, Key::CopyGone, &[("path", path)]),
+        // Git's and the system's own words.
+        other => trf(lang, Key::TeamError, &[("message", &other.to_string())]),
+    }
 }
 
 /// Why an agent crashed, in words.

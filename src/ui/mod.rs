@@ -15,6 +15,7 @@ pub mod rules;
 pub mod settings;
 pub mod sidebar;
 pub mod status;
+pub mod team_view;
 pub mod terminal_colors;
 pub mod terminal_input;
 pub mod terminal_tabs;
@@ -54,6 +55,10 @@ pub enum View {
     Settings,
     /// The selected agent's workspace (files, terminal, log).
     Workspace,
+    /// The selected team.
+    Team,
+    /// The new-team form.
+    NewTeam,
 }
 
 /// The application window.
@@ -67,6 +72,10 @@ pub struct SidekicksApp {
     workspaces: HashMap<String, workspace_view::WorkspaceView>,
     /// The program that hosts terminal shells (this binary: `sidekicks terminal-host`).
     terminal_host: std::path::PathBuf,
+    /// The team shown (its id).
+    team: Option<String>,
+    /// The team views' own state.
+    team_views: team_view::TeamViews,
     tab: Tab,
     drafts: HashMap<String, String>,
     lists: HashMap<String, message_list::MessageList>,
@@ -92,6 +101,8 @@ impl SidekicksApp {
             settings: settings::SettingsView::default(),
             workspaces: HashMap::new(),
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
+            team: None,
+            team_views: Default::default(),
             tab: Tab::Conversation,
             drafts: HashMap::new(),
             lists: HashMap::new(),
@@ -167,6 +178,11 @@ impl SidekicksApp {
             match sidebar::sidebar_ui(ui, &self.state, &mut self.selected) {
                 sidebar::SidebarClick::Agent => self.view = View::Agent,
                 sidebar::SidebarClick::Files => self.view = View::Workspace,
+                sidebar::SidebarClick::Team(id) => {
+                    self.team = Some(id);
+                    self.view = View::Team;
+                }
+                sidebar::SidebarClick::NewTeam => self.view = View::NewTeam,
                 sidebar::SidebarClick::None => {}
             }
             ui.with_layout(egui::Layout::bottom_up(egui::Align::LEFT), |ui| {
@@ -176,7 +192,24 @@ impl SidekicksApp {
                 }
             });
         });
+        // A team just made opens.
+        if let Some(id) = self.state.teams.created.take() {
+            self.team = Some(id);
+            self.view = View::Team;
+        }
         egui::CentralPanel::default().show(ui, |ui| {
+            let lang = self.state.language;
+            if self.view == View::NewTeam {
+                team_view::new_team_ui(ui, lang, &mut self.state, &self.bridge, &mut self.team_views.form);
+                return;
+            }
+            if self.view == View::Team
+                && let Some(id) = self.team.clone()
+                && self.state.teams.team(&id).is_some()
+            {
+                team_view::team_ui(ui, lang, &mut self.state, &self.bridge, &id, &mut self.team_views);
+                return;
+            }
             if self.view == View::Settings {
                 let lang = self.state.language;
                 self.settings.ui(ui, lang, &self.state, &mut self.bridge);

@@ -7,7 +7,7 @@ use super::theme::state_dot;
 use crate::app::AppState;
 
 /// What was clicked in the sidebar.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SidebarClick {
     /// Nothing.
     None,
@@ -15,6 +15,10 @@ pub enum SidebarClick {
     Agent,
     /// An agent's Files button: its workspace.
     Files,
+    /// A team (its id).
+    Team(String),
+    /// "New team…".
+    NewTeam,
 }
 
 /// Draws the agent list; `selected` is the agent shown.
@@ -51,6 +55,20 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
                 .weak(),
             );
             ui.add_space(4.0);
+        }
+        ui.add_space(8.0);
+        ui.heading(tr(lang, Key::Teams));
+        ui.separator();
+        for team in &state.teams.teams {
+            let record = &team.info.record;
+            if ui.selectable_label(false, RichText::new(&record.name).strong()).clicked() {
+                clicked = SidebarClick::Team(record.id.clone());
+            }
+            let members: Vec<&str> = record.members.iter().map(|m| m.agent.as_str()).collect();
+            ui.label(RichText::new(members.join(", ")).small().weak());
+        }
+        if ui.small_button(tr(lang, Key::NewTeam)).clicked() {
+            clicked = SidebarClick::NewTeam;
         }
     });
     clicked

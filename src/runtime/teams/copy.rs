@@ -38,12 +38,11 @@ fn clone_file(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// Why cloning failed, in words.
 fn clone_unavailable(e: &std::io::Error) -> TeamError {
+    use super::Unavailable as U;
     let reason = match e.raw_os_error() {
-        Some(libc::EXDEV) => "the copies' folder is on another filesystem than the project".to_string(),
-        Some(libc::EOPNOTSUPP) | Some(libc::EINVAL) | Some(libc::ENOTTY) => {
-            "this filesystem cannot make copy-on-write clones (btrfs, XFS and APFS can; ext4 cannot)".to_string()
-        }
-        _ => format!("cloning failed: {e}"),
+        Some(libc::EXDEV) => U::OtherFilesystem,
+        Some(libc::EOPNOTSUPP) | Some(libc::EINVAL) | Some(libc::ENOTTY) => U::NoClone,
+        _ => U::CloneFailed(e.to_string()),
     };
     TeamError::Unavailable { reason }
 }
@@ -137,7 +136,7 @@ impl IsolationProvider for CopyProvider {
 
     fn available(&self, project: &Path) -> Result<(), TeamError> {
         if !project.is_dir() {
-            return Err(TeamError::Unavailable { reason: format!("{} is not a folder", project.display()) });
+            return Err(TeamError::Unavailable { reason: super::Unavailable::NotAFolder });
         }
         if self.clone {
             // Probe with a file of the project cloned next to the system's temporary files.

@@ -109,16 +109,15 @@ impl IsolationProvider for GitWorktreeProvider {
     }
 
     fn available(&self, project: &Path) -> Result<(), TeamError> {
-        let unavailable = |reason: &str| TeamError::Unavailable { reason: reason.into() };
-        let top = git(project, &["rev-parse", "--show-toplevel"], &[])
-            .map_err(|_| unavailable("the folder is not a git repository (or git is not installed)"))?;
+        use super::Unavailable as U;
+        let unavailable = |reason| TeamError::Unavailable { reason };
+        let top = git(project, &["rev-parse", "--show-toplevel"], &[]).map_err(|_| unavailable(U::NotGit))?;
         let top = std::path::PathBuf::from(text(top));
         let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
         if !same(&top, project) {
-            return Err(unavailable("the folder is inside a git repository but not its top folder"));
+            return Err(unavailable(U::NotTopFolder));
         }
-        git(project, &["rev-parse", "--verify", "HEAD"], &[])
-            .map_err(|_| unavailable("the repository has no commit yet"))?;
+        git(project, &["rev-parse", "--verify", "HEAD"], &[]).map_err(|_| unavailable(U::NoCommit))?;
         Ok(())
     }
 

@@ -94,3 +94,40 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
     rebase_paths(member, &settled)?;
     Ok(report)
 }
+
+/// The message that tells a member about the conflicts of its merge (in its conversation).
+pub struct ConflictText<'a>(&'a [(String, ConflictKind)]);
+
+impl<'a> ConflictText<'a> {
+    /// The message for `conflicts`.
+    pub fn new(conflicts: &'a [(String, ConflictKind)]) -> Self {
+        Self(conflicts)
+    }
+}
+
+impl std::fmt::Display for ConflictText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "Merging your work into the project found conflicts; nothing of it was applied yet.")?;
+        for (path, kind) in self.0 {
+            let what = match kind {
+                ConflictKind::Text => "the project changed the same lines; the conflict markers are in your copy",
+                ConflictKind::Binary => "the project changed this binary file too; check which version to keep",
+                ConflictKind::TooLarge => "the project changed this large file too; check which version to keep",
+                ConflictKind::MemberDeleted => {
+                    "you deleted it but the project changed it; its new version is back in your copy — delete it again if it must go"
+                }
+                ConflictKind::MainDeleted => {
+                    "you changed it but the project deleted it; delete it too, or keep it to bring it back"
+                }
+                ConflictKind::Kind => {
+                    "the project changed it into something else (file or link) too; check which to keep"
+                }
+            };
+            writeln!(f, "- {path}: {what}.")?;
+        }
+        write!(
+            f,
+            "Please resolve these in your copy (keep what both sides intended, remove any markers), then say so: your work will be merged again."
+        )
+    }
+}

@@ -10,18 +10,20 @@ mod git;
 pub mod journal;
 mod merge;
 mod sides;
+mod team;
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 pub use copy::CopyProvider;
+
+pub use crate::model::merge::{ConflictKind, Side};
 pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
 pub use git::GitWorktreeProvider;
-pub use merge::{MergeReport, merge};
+pub use merge::{ConflictText, MergeReport, merge};
 pub use sides::read_side;
-
-use crate::model::merge::Side;
+pub use team::{MemberRecord, TeamRecord, create_team, reattach_team};
 
 /// The kinds of isolation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,7 +160,7 @@ pub enum TeamError {
     #[error("this kind of copy is not available here: {reason}")]
     Unavailable {
         /// Why.
-        reason: String,
+        reason: Unavailable,
     },
     /// A git command failed.
     #[error("git {command} failed: {message}")]
@@ -188,6 +190,32 @@ impl TeamError {
     fn io(path: &Path, e: impl ToString) -> Self {
         TeamError::Io { path: path.display().to_string(), message: e.to_string() }
     }
+}
+
+/// Why a provider cannot work for a project.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unavailable {
+    /// The project is not a folder.
+    #[error("the project is not a folder")]
+    NotAFolder,
+    /// Not a git repository (or git missing).
+    #[error("the folder is not a git repository (or git is not installed)")]
+    NotGit,
+    /// Inside a repository, not its top folder.
+    #[error("the folder is inside a git repository but not its top folder")]
+    NotTopFolder,
+    /// A repository without a commit.
+    #[error("the repository has no commit yet")]
+    NoCommit,
+    /// The filesystem cannot clone.
+    #[error("this filesystem cannot make copy-on-write clones (btrfs, XFS and APFS can; ext4 cannot)")]
+    NoClone,
+    /// The copies would be on another filesystem.
+    #[error("the copies' folder is on another filesystem than the project")]
+    OtherFilesystem,
+    /// Cloning failed otherwise.
+    #[error("cloning failed: {0}")]
+    CloneFailed(String),
 }
 
 /// Makes and keeps isolated copies.

@@ -1,0 +1,139 @@
+//! The bridge's team operations: each runs on a blocking thread of the runtime and reports a
+//! `TeamEvent`. Members work in their copies (`Command::SetWorkspace`); a merge with conflicts tells
+//! the member in its conversation.
+
+use std::path::PathBuf;
+
+use super::Bridge;
+use crate::app::protocol::{Command, Event, TeamEvent, TeamInfo};
+use crate::runtime::teams::{
+    self, ConflictText, MemberCopy, ProviderKind, TeamError, TeamRecord, create_team, reattach_team,
+};
+
+impl Bridge {
+    /// Runs `op` on a blocking thread and sends its event.
+    fn team_op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
+        let sink = self.sink.clone();
+        let commands = self.commands.clone();
+        self.rt.spawn(async move {
+            let Ok(event) = tokio::task::spawn_blocking(op).await else { return };
+            // Members work in their copies; discarded ones go back to their own folder.
+            let moves: Vec<(String, Option<PathBuf>)> = match &event {
+                TeamEvent::Loaded { teams } => teams.iter().flat_map(member_folders).collect(),
+                TeamEvent::Created { result: Ok(team) } => member_folders(team),
+                TeamEvent::Discarded { agents, .. } => agents.iter().map(|a| (a.clone(), None)).collect(),
+                _ => Vec::new(),
+            };
+            for (agent, workspace) in moves {
+                let _ = commands.send(Command::SetWorkspace { agent, workspace }).await;
+            }
+            if let TeamEvent::Merged { agent, result: Ok(report), .. } = &event
+                && !report.conflicts.is_empty()
+            {
+                let text = ConflictText::new(&report.conflicts).to_string();
+                let _ = commands.send(Command::Prompt { agent: agent.clone(), text, context: None }).await;
+            }
+            sink.send(Event::Team(event)).await;
+        });
+    }
+
+    /// Loads the stored teams and reattaches their members (at start).
+    pub(super) fn load_teams(&self) {
+        let Some(store) = self.store.clone() else { return };
+        self.team_op(move || {
+            let records = store.teams().unwrap_or_else(|e| {
+                tracing::warn!("cannot read the teams: {e}");
+                Vec::new()
+            });
+            let teams = records.iter().map(|r| TeamInfo { record: r.clone(), members: reattach_team(r) }).collect();
+            TeamEvent::Loaded { teams }
+        });
+    }
+
+    /// Makes a team of `agents` on `project`.
+    pub fn create_team(&self, name: String, project: PathBuf, provider: ProviderKind, agents: Vec<String>) {
+        let (dir, store) = (self.teams_dir.clone(), self.store.clone());
+        self.team_op(move || {
+            let result = create_team(&dir, &name, &project, provider, &agents).map(|(record, members)| {
+                if let Some(store) = &store
+                    && let Err(e) = store.save_team(&record)
+                {
+                    tracing::warn!("cannot remember the team: {e}");
+                }
+                TeamInfo { record, members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect() }
+            });
+            TeamEvent::Created { result }
+        });
+    }
+
+    /// Lists a member's changes.
+    pub fn team_changes(&self, team: String, member: MemberCopy) {
+        self.team_op(move || TeamEvent::Changes { team, agent: member.name.clone(), result: teams::changes(&member) });
+    }
+
+    /// Reads a changed file's base and member versions for the diff view.
+    pub fn team_diff(&self, team: String, member: MemberCopy, path: String) {
+        self.team_op(move || {
+            let text = |side: teams::Side| match side {
+                teams::Side::File { content, .. } if !crate::model::merge::is_binary(&content) => {
+                    Some(String::from_utf8_lossy(&content).into_owned())
+                }
+                teams::Side::Symlink { target } => Some(format!("→ {target}")),
+                _ => None,
+            };
+            let base =
+                teams::read_bases(&member, std::slice::from_ref(&path)).ok().and_then(|mut b| b.pop()).and_then(text);
+            let mine = teams::read_side(&member.copy, &path).ok().and_then(text);
+            TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
+        });
+    }
+
+    /// Merges a member's work (all, or the `selected` paths) into the project.
+    pub fn team_merge(&self, team: String, member: MemberCopy, selected: Option<Vec<String>>) {
+        self.team_op(move || TeamEvent::Merged {
+            team,
+            agent: member.name.clone(),
+            result: teams::merge(&member, selected.as_deref()),
+        });
+    }
+
+    /// Discards one member's copy (`Some`) or the whole team.
+    pub fn team_discard(&self, record: TeamRecord, member: Option<MemberCopy>) {
+        let store = self.store.clone();
+        self.team_op(move || {
+            let mut record = record;
+            let discard = |m: &MemberCopy| -> Result<(), TeamError> { m.provider().discard(m) };
+            match member {
+                Some(m) => {
+                    if let Err(e) = discard(&m) {
+                        tracing::warn!("discarding {}: {e}", m.name);
+                    }
+                    record.members.retain(|r| r.agent != m.name);
+                    if let Some(store) = &store {
+                        let _ = store.save_team(&record);
+                    }
+                    TeamEvent::Discarded { team: record.id, agents: vec![m.name], whole_team: false }
+                }
+                None => {
+                    let agents = record.members.iter().map(|m| m.agent.clone()).collect();
+                    for (_, m) in reattach_team(&record) {
+                        if let Ok(m) = m
+                            && let Err(e) = discard(&m)
+                        {
+                            tracing::warn!("discarding {}: {e}", m.name);
+                        }
+                    }
+                    if let Some(store) = &store {
+                        let _ = store.delete_team(&record.id);
+                    }
+                    TeamEvent::Discarded { team: record.id, agents, whole_team: true }
+                }
+            }
+        });
+    }
+}
+
+/// Where each usable member of `team` works.
+fn member_folders(team: &TeamInfo) -> Vec<(String, Option<PathBuf>)> {
+    team.members.iter().filter_map(|(agent, m)| Some((agent.clone(), Some(m.as_ref().ok()?.copy.clone())))).collect()
+}

@@ -1,0 +1,113 @@
+//! What the UI knows of teams: each team's members and copies, their latest change lists, merge
+//! results and the diff being looked at, plus which operations are running.
+
+use std::collections::{HashMap, HashSet};
+
+use super::protocol::{TeamEvent, TeamInfo};
+use crate::runtime::teams::{Change, MemberCopy, MergeReport, TeamError};
+
+/// One team.
+#[derive(Clone, Debug)]
+pub struct TeamState {
+    /// The record and the members' copies.
+    pub info: TeamInfo,
+    /// Each member's latest change list.
+    pub changes: HashMap<String, Result<Vec<Change>, TeamError>>,
+    /// Each member's latest merge.
+    pub merges: HashMap<String, Result<MergeReport, TeamError>>,
+    /// Members with an operation running (the view shows a spinner).
+    pub busy: HashSet<String>,
+    /// The diff shown: member, path, base text, member text.
+    pub diff: Option<(String, String, Option<String>, Option<String>)>,
+}
+
+impl TeamState {
+    /// The copy of member `agent`, if usable.
+    pub fn member(&self, agent: &str) -> Option<&MemberCopy> {
+        self.info.members.iter().find(|(a, _)| a == agent).and_then(|(_, m)| m.as_ref().ok())
+    }
+}
+
+/// Every team.
+#[derive(Clone, Debug, Default)]
+pub struct TeamsState {
+    /// The teams, oldest first.
+    pub teams: Vec<TeamState>,
+    /// A team is being made.
+    pub creating: bool,
+    /// Why the last team could not be made.
+    pub create_error: Option<TeamError>,
+    /// The team made last (the view opens it).
+    pub created: Option<String>,
+}
+
+impl TeamsState {
+    /// The team with id `id`.
+    pub fn team(&self, id: &str) -> Option<&TeamState> {
+        self.teams.iter().find(|t| t.info.record.id == id)
+    }
+
+    /// The team with id `id`, mutable.
+    pub fn team_mut(&mut self, id: &str) -> Option<&mut TeamState> {
+        self.teams.iter_mut().find(|t| t.info.record.id == id)
+    }
+
+    fn add(&mut self, info: TeamInfo) {
+        self.teams.retain(|t| t.info.record.id != info.record.id);
+        self.teams.push(TeamState {
+            info,
+            changes: HashMap::new(),
+            merges: HashMap::new(),
+            busy: HashSet::new(),
+            diff: None,
+        });
+    }
+
+    /// Applies a team event.
+    pub fn apply(&mut self, event: TeamEvent) {
+        match event {
+            TeamEvent::Loaded { teams } => teams.into_iter().for_each(|t| self.add(t)),
+            TeamEvent::Created { result } => {
+                self.creating = false;
+                match result {
+                    Ok(info) => {
+                        self.created = Some(info.record.id.clone());
+                        self.create_error = None;
+                        self.add(info);
+                    }
+                    Err(e) => self.create_error = Some(e),
+                }
+            }
+            TeamEvent::Changes { team, agent, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.busy.remove(&agent);
+                    t.changes.insert(agent, result);
+                }
+            }
+            TeamEvent::Diff { team, agent, path, base, member } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.diff = Some((agent, path, base, member));
+                }
+            }
+            TeamEvent::Merged { team, agent, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.busy.remove(&agent);
+                    t.changes.remove(&agent);
+                    t.merges.insert(agent, result);
+                }
+            }
+            TeamEvent::Discarded { team, agents, whole_team } => {
+                if whole_team {
+                    self.teams.retain(|t| t.info.record.id != team);
+                } else if let Some(t) = self.team_mut(&team) {
+                    for agent in agents {
+                        t.busy.remove(&agent);
+                        t.info.members.retain(|(a, _)| *a != agent);
+                        t.info.record.members.retain(|m| m.agent != agent);
+                        t.changes.remove(&agent);
+                    }
+                }
+            }
+        }
+    }
+}

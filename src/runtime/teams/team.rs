@@ -1,0 +1,92 @@
+//! A team: a project folder and member agents, each with its isolated copy. The record is what
+//! the store keeps; the member copies themselves are described by `member.json` in their state
+//! folders, so a team reattaches after a restart.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{MemberCopy, ProviderKind, TeamError};
+
+/// A member as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberRecord {
+    /// The agent (its name in the config).
+    pub agent: String,
+    /// Its state folder (holds `member.json`).
+    pub state: PathBuf,
+}
+
+/// A team as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamRecord {
+    /// Unique id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The person's project folder.
+    pub project: PathBuf,
+    /// How members are isolated.
+    pub provider: ProviderKind,
+    /// The members.
+    pub members: Vec<MemberRecord>,
+}
+
+fn new_id() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    format!("{}-{}", now.as_secs(), now.subsec_nanos() % 1_000_000)
+}
+
+/// Makes a team: a copy of `project` for each agent, in `teams_dir/<id>/<agent>` (state in
+/// `teams_dir/<id>/.state/<agent>`). If one copy fails, the ones made are discarded.
+pub fn create_team(
+    teams_dir: &Path,
+    name: &str,
+    project: &Path,
+    provider: ProviderKind,
+    agents: &[String],
+) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
+    let project = project.canonicalize().map_err(|e| TeamError::io(project, e))?;
+    let isolation = provider.provider();
+    isolation.available(&project)?;
+    let id = new_id();
+    let dir = teams_dir.join(&id);
+    let mut members = Vec::new();
+    for agent in agents {
+        let safe: String = agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let state = dir.join(".state").join(&safe);
+        match isolation.create(&project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent) {
+            Ok(member) => members.push(member),
+            Err(e) => {
+                for member in &members {
+                    let _ = isolation.discard(member);
+                }
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        }
+    }
+    let record = TeamRecord {
+        id,
+        name: name.into(),
+        project,
+        provider,
+        members: members.iter().map(|m| MemberRecord { agent: m.name.clone(), state: m.state.clone() }).collect(),
+    };
+    Ok((record, members))
+}
+
+/// Loads and reattaches each member of a stored team (after an app restart).
+pub fn reattach_team(record: &TeamRecord) -> Vec<(String, Result<MemberCopy, TeamError>)> {
+    record
+        .members
+        .iter()
+        .map(|m| {
+            let member = MemberCopy::load(&m.state).and_then(|copy| {
+                copy.provider().reattach(&copy)?;
+                Ok(copy)
+            });
+            (m.agent.clone(), member)
+        })
+        .collect()
+}

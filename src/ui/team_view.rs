@@ -1,0 +1,287 @@
+//! Teams: the form that makes one (name, project folder, kind of copy, member agents), and a
+//! team's page — per member: where it works, its changed files (tick to select, click for the
+//! diff), Merge all / Merge selected, the last merge's result or conflicts, Discard (confirmed);
+//! a spinner while copies are made or a merge runs.
+
+use std::collections::{BTreeSet, HashMap};
+
+use egui::RichText;
+
+use super::i18n::{Key, team_error_text, tr, trf};
+use super::theme::{ERROR, OK};
+use crate::app::{AppState, Bridge};
+use crate::model::config::{Language, RuntimeKind};
+use crate::model::merge::ConflictKind;
+use crate::model::tool::FileDiff;
+use crate::runtime::teams::{ChangeKind, ProviderKind};
+
+/// The new-team form.
+pub struct NewTeamForm {
+    name: String,
+    project: String,
+    provider: ProviderKind,
+    members: BTreeSet<String>,
+}
+
+impl Default for NewTeamForm {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            project: String::new(),
+            provider: ProviderKind::GitWorktree,
+            members: BTreeSet::new(),
+        }
+    }
+}
+
+/// What the team views remember between frames.
+#[derive(Default)]
+pub struct TeamViews {
+    /// The form.
+    pub form: NewTeamForm,
+    /// Ticked files per (team, member).
+    selected: HashMap<(String, String), BTreeSet<String>>,
+    /// A discard waiting for confirmation: (team, member or none for the whole team).
+    confirm: Option<(String, Option<String>)>,
+}
+
+fn change_text(lang: Language, kind: &ChangeKind) -> String {
+    match kind {
+        ChangeKind::Added => tr(lang, Key::ChangeAdded).into(),
+        ChangeKind::Modified => tr(lang, Key::ChangeModified).into(),
+        ChangeKind::Deleted => tr(lang, Key::ChangeDeleted).into(),
+        ChangeKind::Renamed { from } => trf(lang, Key::ChangeRenamed, &[("from", from)]),
+        ChangeKind::Mode => tr(lang, Key::ChangeMode).into(),
+        ChangeKind::Type => tr(lang, Key::ChangeType).into(),
+    }
+}
+
+fn conflict_text(lang: Language, kind: ConflictKind) -> &'static str {
+    tr(
+        lang,
+        match kind {
+            ConflictKind::Text => Key::ConflictTextKind,
+            ConflictKind::Binary => Key::ConflictBinary,
+            ConflictKind::TooLarge => Key::ConflictTooLarge,
+            ConflictKind::MemberDeleted => Key::ConflictMemberDeleted,
+            ConflictKind::MainDeleted => Key::ConflictMainDeleted,
+            ConflictKind::Kind => Key::ConflictKindKind,
+        },
+    )
+}
+
+/// The new-team form; returns nothing (the created team opens when the runtime reports it).
+pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &mut AppState, bridge: &Bridge, form: &mut NewTeamForm) {
+    ui.heading(tr(lang, Key::NewTeamTitle));
+    ui.add_space(6.0);
+    egui::Grid::new("new-team").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
+        ui.label(tr(lang, Key::TeamName));
+        ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
+        ui.end_row();
+        ui.label(tr(lang, Key::ProjectFolder));
+        ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
+        ui.end_row();
+        ui.label(tr(lang, Key::IsolationKind));
+        ui.vertical(|ui| {
+            for (kind, key) in [
+                (ProviderKind::GitWorktree, Key::ProviderGit),
+                (ProviderKind::Copy, Key::ProviderCopy),
+                (ProviderKind::Clone, Key::ProviderClone),
+            ] {
+                ui.radio_value(&mut form.provider, kind, tr(lang, key));
+            }
+        });
+        ui.end_row();
+        ui.label(tr(lang, Key::TeamMembers));
+        ui.vertical(|ui| {
+            for agent in state.agents.iter().filter(|a| a.config.runtime.kind == RuntimeKind::Local) {
+                let name = agent.config.name.clone();
+                let mut on = form.members.contains(&name);
+                if ui.checkbox(&mut on, &name).changed() {
+                    if on {
+                        form.members.insert(name);
+                    } else {
+                        form.members.remove(&name);
+                    }
+                }
+            }
+        });
+        ui.end_row();
+    });
+    ui.add_space(8.0);
+    let teams = &mut state.teams;
+    if teams.creating {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(tr(lang, Key::CreatingTeam));
+        });
+    } else {
+        let ready = !form.name.trim().is_empty() && !form.project.trim().is_empty() && !form.members.is_empty();
+        if ui.add_enabled(ready, egui::Button::new(tr(lang, Key::CreateTeam))).clicked() {
+            teams.creating = true;
+            teams.create_error = None;
+            bridge.create_team(
+                form.name.trim().to_string(),
+                form.project.trim().into(),
+                form.provider,
+                form.members.iter().cloned().collect(),
+            );
+        }
+    }
+    if let Some(e) = &teams.create_error {
+        ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+    }
+}
+
+/// A team's page.
+pub fn team_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &mut AppState,
+    bridge: &Bridge,
+    id: &str,
+    views: &mut TeamViews,
+) {
+    let Some(team) = state.teams.team_mut(id) else { return };
+    let record = team.info.record.clone();
+    ui.horizontal(|ui| {
+        ui.heading(&record.name);
+        ui.label(RichText::new(trf(lang, Key::TeamProject, &[("path", &record.project.display().to_string())])).weak());
+        if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
+            views.confirm = Some((id.to_string(), None));
+        }
+    });
+    if views.confirm == Some((id.to_string(), None)) {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(tr(lang, Key::DiscardTeamQuestion)).color(ERROR));
+            if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
+                bridge.team_discard(record.clone(), None);
+                views.confirm = None;
+            }
+            if ui.button(tr(lang, Key::Cancel)).clicked() {
+                views.confirm = None;
+            }
+        });
+    }
+    ui.separator();
+    let members = team.info.members.clone();
+    egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {
+        for (agent, copy) in &members {
+            ui.add_space(4.0);
+            ui.label(RichText::new(agent).strong());
+            let member = match copy {
+                Ok(member) => member.clone(),
+                Err(e) => {
+                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                    continue;
+                }
+            };
+            ui.label(
+                RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak(),
+            );
+            let busy = team.busy.contains(agent);
+            // The change list is asked for when missing (at first, and after each merge).
+            if !team.changes.contains_key(agent) && !busy {
+                team.busy.insert(agent.clone());
+                bridge.team_changes(id.to_string(), member.clone());
+            }
+            let selected = views.selected.entry((id.to_string(), agent.clone())).or_default();
+            ui.horizontal(|ui| {
+                if busy {
+                    ui.spinner();
+                }
+                ui.add_enabled_ui(!busy, |ui| {
+                    if ui.button(tr(lang, Key::Refresh)).clicked() {
+                        team.busy.insert(agent.clone());
+                        bridge.team_changes(id.to_string(), member.clone());
+                    }
+                    if ui.button(tr(lang, Key::MergeAll)).clicked() {
+                        team.busy.insert(agent.clone());
+                        bridge.team_merge(id.to_string(), member.clone(), None);
+                        selected.clear();
+                    }
+                    let some = !selected.is_empty();
+                    if ui.add_enabled(some, egui::Button::new(tr(lang, Key::MergeSelected))).clicked() {
+                        team.busy.insert(agent.clone());
+                        bridge.team_merge(id.to_string(), member.clone(), Some(selected.iter().cloned().collect()));
+                        selected.clear();
+                    }
+                    if ui.button(tr(lang, Key::Discard)).clicked() {
+                        views.confirm = Some((id.to_string(), Some(agent.clone())));
+                    }
+                });
+            });
+            if views.confirm == Some((id.to_string(), Some(agent.clone()))) {
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new(trf(lang, Key::DiscardMemberQuestion, &[("member", agent)])).color(ERROR));
+                    if ui.button(tr(lang, Key::Discard)).clicked() {
+                        team.busy.insert(agent.clone());
+                        bridge.team_discard(record.clone(), Some(member.clone()));
+                        views.confirm = None;
+                    }
+                    if ui.button(tr(lang, Key::Cancel)).clicked() {
+                        views.confirm = None;
+                    }
+                });
+            }
+            match team.merges.get(agent) {
+                Some(Ok(report)) if report.conflicts.is_empty() => {
+                    let applied = report.applied.len().to_string();
+                    ui.label(RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(OK));
+                }
+                Some(Ok(report)) => {
+                    ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(ERROR));
+                    for (path, kind) in &report.conflicts {
+                        ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(ERROR));
+                    }
+                }
+                Some(Err(e)) => {
+                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                }
+                None => {}
+            }
+            match team.changes.get(agent) {
+                Some(Ok(changes)) if changes.is_empty() => {
+                    ui.label(RichText::new(tr(lang, Key::NoChanges)).weak());
+                }
+                Some(Ok(changes)) => {
+                    for change in changes {
+                        ui.horizontal(|ui| {
+                            let mut on = selected.contains(&change.path);
+                            if ui.checkbox(&mut on, "").changed() {
+                                if on {
+                                    selected.insert(change.path.clone());
+                                } else {
+                                    selected.remove(&change.path);
+                                }
+                            }
+                            if ui.link(&change.path).clicked() {
+                                bridge.team_diff(id.to_string(), member.clone(), change.path.clone());
+                            }
+                            ui.label(RichText::new(change_text(lang, &change.kind)).weak());
+                        });
+                    }
+                }
+                Some(Err(e)) => {
+                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                }
+                None => {}
+            }
+            if let Some((who, path, base, mine)) = &team.diff
+                && who == agent
+            {
+                ui.separator();
+                match mine {
+                    Some(new_text) => super::tool_card::diff_ui(
+                        ui,
+                        &FileDiff { path: path.clone(), old_text: base.clone(), new_text: new_text.clone() },
+                    ),
+                    None => {
+                        ui.label(format!("{path} {}", tr(lang, Key::NoDiff)));
+                    }
+                }
+            }
+            ui.separator();
+        }
+    });
+}

@@ -1,0 +1,120 @@
+//! The team view driven like a person would (egui_kittest), on a real git project with two demo
+//! agents: make a team, the members work in their copies, a member's new file is listed with its
+//! diff and merged into the project; an overlapping edit comes back as a conflict and the member is
+//! told in its conversation; after a restart the team is there again, its members in their copies;
+//! discarding the team puts the agents back in their own folders.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use sidekicks::runtime::store::Store;
+
+mod common;
+use common::window::{runtime, step_until, window};
+use common::{BIN, config_text};
+
+const LONG: Duration = Duration::from_secs(30);
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_team_is_made_merged_and_told_of_conflicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\nsecond\nthird\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let rt = runtime();
+    let mut h = window(&config, dir.path(), &rt, Some(store.clone()));
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+
+    h.get_by_label("New team…").click();
+    h.step();
+    let inputs: Vec<_> = h.get_all_by_role(egui::accesskit::Role::TextInput).map(|n| n.rect()).collect();
+    assert!(inputs.len() >= 2, "the name and the project folder");
+    for (i, text) in ["Docs team".to_string(), project.display().to_string()].iter().enumerate() {
+        h.get_all_by_role(egui::accesskit::Role::TextInput).nth(i).unwrap().click();
+        h.step();
+        h.get_all_by_role(egui::accesskit::Role::TextInput).nth(i).unwrap().type_text(text);
+        h.step();
+    }
+    h.get_all_by_label("ada").last().unwrap().click();
+    h.step();
+    h.get_all_by_label("bob").last().unwrap().click();
+    h.step();
+    h.get_by_label("Create the team").click();
+    step_until(&mut h, LONG, "the team's page", |h| {
+        h.query_all_by_label("Merge all").next().is_some() || h.state().state.teams.create_error.is_some()
+    });
+    assert_eq!(h.state().state.teams.create_error, None);
+    let copies: Vec<std::path::PathBuf> = {
+        let team = &h.state().state.teams.teams[0];
+        ["ada", "bob"].iter().map(|a| team.member(a).unwrap().copy.clone()).collect()
+    };
+    // The members now work in their copies.
+    step_until(&mut h, LONG, "ada in her copy", |h| {
+        h.state().state.agent("ada").is_some_and(|a| a.config.workspace == copies[0])
+    });
+    assert_eq!(h.state().state.agent("bob").unwrap().config.workspace, copies[1]);
+
+    // Ada writes a new file; Refresh lists it; its diff shows; Merge all applies it.
+    std::fs::write(copies[0].join("ada.txt"), "from Ada\n").unwrap();
+    h.get_all_by_label("Refresh").next().unwrap().click();
+    step_until(&mut h, LONG, "ada's change", |h| h.query_by_label("ada.txt").is_some());
+    h.get_by_label("ada.txt").click();
+    step_until(&mut h, LONG, "the diff", |h| h.state().state.teams.teams[0].diff.is_some());
+    h.get_all_by_label("Merge all").next().unwrap().click();
+    step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file(s) applied to the project.").is_some());
+    assert_eq!(std::fs::read_to_string(project.join("ada.txt")).unwrap(), "from Ada\n");
+
+    // Bob and the project edit the same line: a conflict, nothing applied, Bob is told.
+    std::fs::write(project.join("notes.txt"), "first (project)\nsecond\nthird\n").unwrap();
+    std::fs::write(copies[1].join("notes.txt"), "first (Bob)\nsecond\nthird\n").unwrap();
+    h.get_all_by_label("Refresh").nth(1).unwrap().click();
+    step_until(&mut h, LONG, "bob's change", |h| h.query_by_label("notes.txt").is_some());
+    h.get_all_by_label("Merge all").nth(1).unwrap().click();
+    step_until(&mut h, LONG, "the conflict", |h| {
+        h.query_by_label("Conflicts: nothing was applied; bob was asked to resolve them:").is_some()
+    });
+    assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first (project)\nsecond\nthird\n");
+    assert!(std::fs::read_to_string(copies[1].join("notes.txt")).unwrap().contains("<<<<<<< main"));
+    step_until(&mut h, LONG, "bob told in his conversation", |h| {
+        h.state().state.agent("bob").is_some_and(|a| {
+            a.conversation
+                .messages
+                .iter()
+                .any(|m| format!("{m:?}").contains("notes.txt: the project changed the same lines"))
+        })
+    });
+    h.state_mut().shutdown();
+    drop(h);
+
+    // After a restart: the team is back, its members in their copies.
+    let mut h = window(&config, dir.path(), &rt, Some(store));
+    step_until(&mut h, LONG, "the team in the sidebar", |h| h.query_by_label("Docs team").is_some());
+    step_until(&mut h, LONG, "bob in his copy", |h| {
+        h.state().state.agent("bob").is_some_and(|a| a.config.workspace == copies[1])
+    });
+    h.get_by_label("Docs team").click();
+    step_until(&mut h, LONG, "the page", |h| h.query_by_label("Discard the team").is_some());
+    h.get_by_label("Discard the team").click();
+    h.step();
+    h.get_all_by_label("Discard the team").last().unwrap().click();
+    step_until(&mut h, LONG, "the team gone", |h| h.state().state.teams.teams.is_empty());
+    step_until(&mut h, LONG, "ada back home", |h| {
+        h.state().state.agent("ada").is_some_and(|a| a.config.workspace == home)
+    });
+    assert!(!copies[0].exists() && !copies[1].exists());
+    h.state_mut().shutdown();
+}
