@@ -1,6 +1,6 @@
 //! Crash safety of merges: a merge of 1,000 changed files runs in its own process
 //! (`sidekicks team-merge`) and is killed with SIGKILL at times spread over its length; the next
-//! start (recovery) leaves the main folder entirely as before or entirely as after — never a mix —
+//! start (reattaching the team recovers) leaves the main folder entirely as before or entirely as after — never a mix —
 //! and the kills are shown to have landed in the middle of merges.
 
 use std::collections::BTreeMap;
@@ -9,7 +9,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use sidekicks::runtime::teams::journal::{Recovery, recover};
-use sidekicks::runtime::teams::{CopyProvider, IsolationProvider, MemberCopy};
+use sidekicks::runtime::teams::{
+    CopyProvider, IsolationProvider, MemberCopy, MemberRecord, ProviderKind, TeamRecord, reattach_team,
+};
 
 mod common;
 use common::BIN;
@@ -69,8 +71,18 @@ fn a_merge_killed_at_any_moment_is_all_before_or_all_after() {
         let _ = child.wait();
         // What the kill interrupted, then the next start's recovery.
         let mid_merge = ["merge.staging", "merge.journal"].iter().any(|f| member.state.join(f).exists());
-        let recovery = recover(&member.project, &member.state).unwrap();
-        assert_eq!(mid_merge, recovery != Recovery::Nothing, "attempt {n}");
+        // The next start reattaches the team, which finishes or rolls back the merge.
+        let record = TeamRecord {
+            id: format!("t{n}"),
+            name: "crash".into(),
+            project: member.project.clone(),
+            provider: ProviderKind::Copy,
+            members: vec![MemberRecord { agent: "Eve".into(), state: member.state.clone() }],
+        };
+        let reattached = reattach_team(&record);
+        assert!(reattached[0].1.is_ok(), "attempt {n}: {:?}", reattached[0].1);
+        assert!(!["merge.staging", "merge.journal"].iter().any(|f| member.state.join(f).exists()), "attempt {n}");
+        assert_eq!(recover(&member.project, &member.state).unwrap(), Recovery::Nothing);
         interrupted += usize::from(mid_merge);
         let now = snapshot(&member.project);
         if now == before {
@@ -79,7 +91,7 @@ fn a_merge_killed_at_any_moment_is_all_before_or_all_after() {
             after_count += 1;
         } else {
             let mixed = now.iter().filter(|(k, v)| before[*k] != **v).count();
-            panic!("attempt {n}: {mixed} of {FILES} files changed: a half-applied merge ({recovery:?})");
+            panic!("attempt {n}: {mixed} of {FILES} files changed: a half-applied merge");
         }
         // No staged file is left behind.
         let leftovers = walk(&member.project).into_iter().filter(|p| p.contains(".sidekicks-")).count();

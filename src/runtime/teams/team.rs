@@ -76,13 +76,23 @@ pub fn create_team(
     Ok((record, members))
 }
 
-/// Loads and reattaches each member of a stored team (after an app restart).
+/// Loads and reattaches each member of a stored team (after an app restart), first finishing or
+/// rolling back a merge a crash interrupted.
 pub fn reattach_team(record: &TeamRecord) -> Vec<(String, Result<MemberCopy, TeamError>)> {
     record
         .members
         .iter()
         .map(|m| {
             let member = MemberCopy::load(&m.state).and_then(|copy| {
+                let recovered = super::journal::recover(&copy.project, &copy.state)?;
+                if recovered != super::journal::Recovery::Nothing {
+                    tracing::info!(
+                        "an interrupted merge of {} into {}: {recovered:?}",
+                        copy.name,
+                        copy.project.display()
+                    );
+                }
+                super::journal::recover(&copy.copy, &copy.state.join("member-journal"))?;
                 copy.provider().reattach(&copy)?;
                 Ok(copy)
             });
