@@ -41,6 +41,8 @@ fn generate(project: &Path) {
     git(project, &["init", "-q", "-b", "main"]);
     git(project, &["-c", "user.name=B", "-c", "user.email=b@x", "add", "-A"]);
     git(project, &["-c", "user.name=B", "-c", "user.email=b@x", "commit", "-q", "-m", "start"]);
+    // As a real repository: objects packed.
+    git(project, &["gc", "-q"]);
 }
 
 fn secs(start: Instant) -> f64 {

@@ -151,8 +151,14 @@ impl IsolationProvider for GitWorktreeProvider {
         if !member.copy.is_dir() {
             return Err(TeamError::CopyGone(member.copy.display().to_string()));
         }
-        let tracked = git(&member.copy, &["diff", "--no-renames", "--name-only", "-z", &member.base], &[])?;
-        let untracked = git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[])?;
+        // The two listings run side by side.
+        let (tracked, untracked) = std::thread::scope(|scope| {
+            let untracked =
+                scope.spawn(|| git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[]));
+            let tracked = git(&member.copy, &["diff", "--no-renames", "--name-only", "-z", &member.base], &[]);
+            (tracked, untracked.join().expect("git thread"))
+        });
+        let (tracked, untracked) = (tracked?, untracked?);
         Ok(nul_list(&tracked).chain(nul_list(&untracked)).filter(|p| !in_dependency(p, &member.dependencies)).collect())
     }
 
@@ -224,7 +230,7 @@ fn cat_blobs<'a>(
     let mut child = Command::new("git")
         .arg("-C")
         .arg(repo)
-        .args(["cat-file", "--batch"])
+        .args(["cat-file", "--batch", "--buffer"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

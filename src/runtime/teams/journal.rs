@@ -78,20 +78,61 @@ fn temp_for(rel: &str, id: &str) -> String {
     }
 }
 
-fn stage(root: &Path, temp: &str, side: &Side) -> Result<(), TeamError> {
-    let path = inside(root, temp)?;
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| TeamError::io(parent, e))?;
-    }
-    let _ = std::fs::remove_file(&path);
+/// Writes a staged file (its folders exist and were checked).
+fn stage(path: &Path, side: &Side) -> Result<(), TeamError> {
     match side {
         Side::File { content, executable } => {
-            std::fs::write(&path, content).map_err(|e| TeamError::io(&path, e))?;
+            use std::os::unix::fs::OpenOptionsExt;
             let mode = if *executable { 0o755 } else { 0o644 };
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).map_err(|e| TeamError::io(&path, e))
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(mode)
+                .open(path)
+                .map_err(|e| TeamError::io(path, e))?;
+            f.write_all(content).map_err(|e| TeamError::io(path, e))?;
+            // The exact mode, whatever the umask.
+            f.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(|e| TeamError::io(path, e))
         }
-        Side::Symlink { target } => std::os::unix::fs::symlink(target, &path).map_err(|e| TeamError::io(&path, e)),
+        Side::Symlink { target } => {
+            let _ = std::fs::remove_file(path);
+            std::os::unix::fs::symlink(target, path).map_err(|e| TeamError::io(path, e))
+        }
         Side::Absent => Ok(()),
+    }
+}
+
+/// Checks paths below a root, remembering the folders already checked (and made).
+struct Folders<'a> {
+    root: &'a Path,
+    known: std::collections::HashSet<PathBuf>,
+}
+
+impl<'a> Folders<'a> {
+    fn new(root: &'a Path) -> Self {
+        Self { root, known: Default::default() }
+    }
+
+    /// The full path of `rel`, refusing symbolic links among its folders.
+    fn path(&mut self, rel: &str) -> Result<PathBuf, TeamError> {
+        let parent = Path::new(checked(rel)?).parent().unwrap_or(Path::new(""));
+        if !self.known.contains(parent) {
+            inside(self.root, rel)?;
+            self.known.insert(parent.to_path_buf());
+        }
+        Ok(self.root.join(rel))
+    }
+
+    /// Makes the folders of `rel` (once per folder).
+    fn make(&mut self, rel: &str) -> Result<PathBuf, TeamError> {
+        let path = self.path(rel)?;
+        if let Some(parent) = path.parent()
+            && self.known.insert(parent.join(".made"))
+        {
+            std::fs::create_dir_all(parent).map_err(|e| TeamError::io(parent, e))?;
+        }
+        Ok(path)
     }
 }
 
@@ -110,39 +151,77 @@ pub fn apply(root: &Path, state: &Path, id: &str, steps: &[Step]) -> Result<(), 
         .iter()
         .map(|s| Entry { path: s.path.clone(), temp: (!matches!(s.side, Side::Absent)).then(|| temp_for(&s.path, id)) })
         .collect();
+    let mut folders = Folders::new(root);
     for entry in &entries {
-        let target = inside(root, &entry.path)?;
+        let target = folders.path(&entry.path)?;
         if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
             return Err(TeamError::io(&target, "is a folder in the project; a file cannot replace it"));
         }
     }
+    let t0 = std::time::Instant::now();
     let temps: Vec<&String> = entries.iter().filter_map(|e| e.temp.as_ref()).collect();
     let list = serde_json::to_vec(&temps).map_err(|e| TeamError::io(state, e.to_string()))?;
     write_durably(&state.join(STAGING), &list)?;
-    for (step, entry) in steps.iter().zip(&entries) {
-        if let Some(temp) = &entry.temp
-            && let Err(e) = stage(root, temp, &step.side)
-        {
-            recover(root, state)?;
-            return Err(e);
-        }
+    // Two writers: file creation, not the processor, is what costs here.
+    let work: Vec<(&Step, &Entry)> = steps.iter().zip(&entries).collect();
+    let staged: Result<(), TeamError> = std::thread::scope(|scope| {
+        let handles: Vec<_> = work
+            .chunks(work.len().div_ceil(2).max(1))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut folders = Folders::new(root);
+                    for (step, entry) in chunk {
+                        if let Some(temp) = &entry.temp {
+                            folders.make(temp).and_then(|path| stage(&path, &step.side))?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles.into_iter().try_for_each(|h| h.join().expect("staging thread"))
+    });
+    if let Err(e) = staged {
+        recover(root, state)?;
+        return Err(e);
     }
+    let t = std::time::Instant::now();
     sync_filesystem(root);
+    tracing::debug!("journal: staged {} files in {:?}, synced in {:?}", temps.len(), t - t0, t.elapsed());
     let journal = serde_json::to_vec(&entries).map_err(|e| TeamError::io(state, e.to_string()))?;
     write_durably(&state.join(JOURNAL), &journal)?;
     let _ = std::fs::remove_file(state.join(STAGING));
-    finish(root, state, &entries)
+    let t = std::time::Instant::now();
+    let done = finish(root, state, &entries);
+    tracing::debug!("journal: finished in {:?}", t.elapsed());
+    done
 }
 
 /// Renames the staged files over their targets and removes the deleted paths (idempotent).
 fn finish(root: &Path, state: &Path, entries: &[Entry]) -> Result<(), TeamError> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = entries
+            .chunks(entries.len().div_ceil(2).max(1))
+            .map(|chunk| scope.spawn(move || finish_some(root, chunk)))
+            .collect();
+        handles.into_iter().try_for_each(|h| h.join().expect("renaming thread"))
+    })?;
+    // No second sync: should the renames not reach the disk before a power loss, neither does the
+    // journal's removal, and recovery replays them.
+    std::fs::remove_file(state.join(JOURNAL)).map_err(|e| TeamError::io(state, e))
+}
+
+fn finish_some(root: &Path, entries: &[Entry]) -> Result<(), TeamError> {
+    let mut folders = Folders::new(root);
     for entry in entries {
-        let target = inside(root, &entry.path)?;
+        let target = folders.path(&entry.path)?;
         match &entry.temp {
             Some(temp) => {
-                let staged = inside(root, temp)?;
-                if std::fs::symlink_metadata(&staged).is_ok() {
-                    std::fs::rename(&staged, &target).map_err(|e| TeamError::io(&target, e))?;
+                let staged = folders.path(temp)?;
+                match std::fs::rename(&staged, &target) {
+                    // Already renamed (a recovery running again).
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    other => other.map_err(|e| TeamError::io(&target, e))?,
                 }
             }
             None => match std::fs::remove_file(&target) {
@@ -151,8 +230,7 @@ fn finish(root: &Path, state: &Path, entries: &[Entry]) -> Result<(), TeamError>
             },
         }
     }
-    sync_filesystem(root);
-    std::fs::remove_file(state.join(JOURNAL)).map_err(|e| TeamError::io(state, e))
+    Ok(())
 }
 
 /// Finishes or rolls back a merge of `root` interrupted by a crash (see the module's text).

@@ -35,24 +35,57 @@ fn write_member(member: &MemberCopy, rel: &str, side: &Side) -> Result<(), TeamE
 
 /// Merges the member's changes (all, or the `selected` paths) into the main folder.
 pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {
+    let started = std::time::Instant::now();
+    let lap = |what: &str| tracing::debug!("merge of {}: {what} after {:?}", member.name, started.elapsed());
     journal::recover(&member.project, &member.state)?;
     std::fs::create_dir_all(member.state.join("member-journal")).map_err(|e| TeamError::io(&member.state, e))?;
-    let mut paths: Vec<String> = changes(member)?
-        .iter()
-        .filter(|c| selected.is_none_or(|s| c.paths().iter().any(|p| s.contains(p))))
-        .flat_map(|c| c.paths())
-        .collect();
+    let mut paths: Vec<String> = match selected {
+        // Everything: the provider's list of changed paths is enough (no kinds, no renames).
+        None => {
+            let mut all = member.provider().changed_paths(member)?;
+            all.extend(super::sides::Rebased::load(&member.state)?.paths());
+            all
+        }
+        // A selection: a rename's two ends go together.
+        Some(selected) => changes(member)?
+            .iter()
+            .filter(|c| c.paths().iter().any(|p| selected.contains(p)))
+            .flat_map(|c| c.paths())
+            .collect(),
+    };
     paths.sort();
     paths.dedup();
+    lap("changes listed");
     let bases = read_bases(member, &paths)?;
+    lap("bases read");
     let mut report = MergeReport::default();
     let mut steps = Vec::new();
     let mut settled = Vec::new();
     let mut conflicted = Vec::new();
-    for (path, base) in paths.into_iter().zip(bases) {
-        let main = read_side(&member.project, &path)?;
-        let mine = read_side(&member.copy, &path)?;
-        match decide(&base, &main, &mine, &member.name) {
+    // Reading both sides and deciding, on two threads (the three-way merges dominate).
+    let work: Vec<(String, Side)> = paths.into_iter().zip(bases).collect();
+    let half = work.len().div_ceil(2).max(1);
+    let decided: Vec<Result<Vec<(String, Side, Side, Outcome)>, TeamError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = work
+            .chunks(half)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(path, base)| {
+                            let main = read_side(&member.project, path)?;
+                            let mine = read_side(&member.copy, path)?;
+                            let outcome = decide(base, &main, &mine, &member.name);
+                            Ok((path.clone(), main, mine, outcome))
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("merge thread")).collect()
+    });
+    for (path, main, mine, outcome) in decided.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten() {
+        match outcome {
             Outcome::Unchanged => {
                 report.unchanged.push(path.clone());
                 if main == mine {
@@ -70,6 +103,7 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
             }
         }
     }
+    lap("decided");
     if !conflicted.is_empty() {
         let mut rebased = Vec::new();
         for (path, kind, markers, main) in conflicted {
@@ -90,8 +124,10 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
     }
     let id = format!("{}-{}", member.id, std::process::id());
     journal::apply(&member.project, &member.state, &id, &steps)?;
+    lap("applied");
     // What was merged is the member's new base: its change list shows only work not merged yet.
     rebase_paths(member, &settled)?;
+    lap("rebased");
     Ok(report)
 }
 

@@ -259,7 +259,7 @@ pub fn read_bases(member: &MemberCopy, paths: &[String]) -> Result<Vec<Side>, Te
 pub fn rebase_paths(member: &MemberCopy, sides: &[(String, Side)]) -> Result<(), TeamError> {
     let mut rebased = sides::Rebased::load(&member.state)?;
     for (path, side) in sides {
-        rebased.set(&member.state, path, side)?;
+        rebased.set(path, side);
     }
     rebased.save(&member.state)
 }

@@ -7,7 +7,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::Digest;
 
 use super::{TeamError, checked};
 use crate::model::merge::Side;
@@ -38,29 +37,41 @@ pub fn read_side(root: &Path, rel: &str) -> Result<Side, TeamError> {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 enum Entry {
     Absent,
-    File { executable: bool },
-    Symlink { target: String },
+    /// The content is at `offset`, `len` bytes, in `rebased.pack`.
+    File {
+        executable: bool,
+        offset: u64,
+        len: u64,
+    },
+    Symlink {
+        target: String,
+    },
 }
 
-/// The rebased paths of a member.
+/// The rebased paths of a member. Contents are appended to one file (`rebased.pack`): a merge
+/// of 1,000 files rebases them with one write.
 #[derive(Default)]
 pub struct Rebased {
     entries: BTreeMap<String, Entry>,
+    /// Contents to append on save.
+    pending: Vec<u8>,
+    /// The pack's length before `pending`.
+    pack_len: u64,
 }
 
-fn content_file(state: &Path, path: &str) -> PathBuf {
-    let digest = sha2::Sha256::digest(path.as_bytes());
-    let name: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    state.join("rebased").join(name)
+fn pack(state: &Path) -> PathBuf {
+    state.join("rebased.pack")
 }
 
 impl Rebased {
     /// Loads the list (empty when there is none yet).
     pub fn load(state: &Path) -> Result<Self, TeamError> {
         match std::fs::read(state.join("rebased.json")) {
-            Ok(text) => {
-                Ok(Self { entries: serde_json::from_slice(&text).map_err(|e| TeamError::io(state, e.to_string()))? })
-            }
+            Ok(text) => Ok(Self {
+                entries: serde_json::from_slice(&text).map_err(|e| TeamError::io(state, e.to_string()))?,
+                pending: Vec::new(),
+                pack_len: std::fs::metadata(pack(state)).map_or(0, |m| m.len()),
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(e) => Err(TeamError::io(state, e)),
         }
@@ -81,32 +92,61 @@ impl Rebased {
         Ok(match self.entries.get(path) {
             None | Some(Entry::Absent) => Side::Absent,
             Some(Entry::Symlink { target }) => Side::Symlink { target: target.clone() },
-            Some(Entry::File { executable }) => {
-                let file = content_file(state, path);
-                let content = std::fs::read(&file).map_err(|e| TeamError::io(&file, e))?;
+            Some(Entry::File { executable, offset, len }) => {
+                use std::io::{Read, Seek, SeekFrom};
+                let file = pack(state);
+                let mut content = vec![0; *len as usize];
+                std::fs::File::open(&file)
+                    .and_then(|mut f| {
+                        f.seek(SeekFrom::Start(*offset))?;
+                        f.read_exact(&mut content)
+                    })
+                    .map_err(|e| TeamError::io(&file, e))?;
                 Side::File { content, executable: *executable }
             }
         })
     }
 
     /// Makes `side` the base of `path` (call [`Rebased::save`] after).
-    pub fn set(&mut self, state: &Path, path: &str, side: &Side) -> Result<(), TeamError> {
+    pub fn set(&mut self, path: &str, side: &Side) {
         let entry = match side {
             Side::Absent => Entry::Absent,
             Side::Symlink { target } => Entry::Symlink { target: target.clone() },
             Side::File { content, executable } => {
-                let file = content_file(state, path);
-                std::fs::create_dir_all(state.join("rebased")).map_err(|e| TeamError::io(state, e))?;
-                std::fs::write(&file, content).map_err(|e| TeamError::io(&file, e))?;
-                Entry::File { executable: *executable }
+                let offset = self.pack_len + self.pending.len() as u64;
+                self.pending.extend_from_slice(content);
+                Entry::File { executable: *executable, offset, len: content.len() as u64 }
             }
         };
         self.entries.insert(path.to_string(), entry);
-        Ok(())
     }
 
-    /// Writes the list (atomically).
-    pub fn save(&self, state: &Path) -> Result<(), TeamError> {
+    /// Appends the new contents to the pack, then writes the list (atomically).
+    pub fn save(&mut self, state: &Path) -> Result<(), TeamError> {
+        if !self.pending.is_empty() {
+            use std::io::Write;
+            let file = pack(state);
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&file)
+                .map_err(|e| TeamError::io(&file, e))?;
+            // A pack longer than recorded (an earlier save that crashed) is fine: offsets come from the list.
+            let at = f.metadata().map_err(|e| TeamError::io(&file, e))?.len();
+            if at != self.pack_len {
+                let shift = at - self.pack_len;
+                for entry in self.entries.values_mut() {
+                    if let Entry::File { offset, .. } = entry
+                        && *offset >= self.pack_len
+                    {
+                        *offset += shift;
+                    }
+                }
+            }
+            f.write_all(&self.pending).map_err(|e| TeamError::io(&file, e))?;
+            self.pack_len = at + self.pending.len() as u64;
+            self.pending.clear();
+        }
         let text = serde_json::to_vec(&self.entries).map_err(|e| TeamError::io(state, e.to_string()))?;
         let tmp = state.join("rebased.json.tmp");
         std::fs::write(&tmp, text).map_err(|e| TeamError::io(&tmp, e))?;
