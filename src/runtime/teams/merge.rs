@@ -11,6 +11,9 @@ use super::journal::{self, Step};
 use super::{MemberCopy, TeamError, changes, read_bases, read_side, rebase_paths};
 use crate::model::merge::{ConflictKind, Outcome, Side, decide};
 
+/// A path, its main and member versions, and what happens to it.
+type Decided = (String, Side, Side, Outcome);
+
 /// What a merge did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MergeReport {
@@ -65,7 +68,7 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
     // Reading both sides and deciding, on two threads (the three-way merges dominate).
     let work: Vec<(String, Side)> = paths.into_iter().zip(bases).collect();
     let half = work.len().div_ceil(2).max(1);
-    let decided: Vec<Result<Vec<(String, Side, Side, Outcome)>, TeamError>> = std::thread::scope(|scope| {
+    let decided: Vec<Result<Vec<Decided>, TeamError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = work
             .chunks(half)
             .map(|chunk| {
