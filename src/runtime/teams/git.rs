@@ -125,13 +125,27 @@ impl IsolationProvider for GitWorktreeProvider {
         self.available(project)?;
         std::fs::create_dir_all(state).map_err(|e| TeamError::io(state, e))?;
         let folders = deps::dependency_folders(project);
-        let base = Self::base_commit(project, state, name, &folders)?;
-        git(project, &["update-ref", &base_ref(id), &base], &[])?;
+        let head = text(git(project, &["rev-parse", "HEAD"], &[])?);
         let copy_arg = copy.to_string_lossy();
-        if let Err(e) = git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &base], &[]) {
+        // The checkout of HEAD (most of the time) runs while the base is worked out; a base with
+        // uncommitted changes is then checked out over it (only the files that differ are written).
+        let (base, added) = std::thread::scope(|scope| {
+            let added =
+                scope.spawn(|| git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &head], &[]));
+            let base = Self::base_commit(project, state, name, &folders);
+            (base, added.join().expect("git thread"))
+        });
+        let undo = |e: TeamError| {
+            let _ = git(project, &["worktree", "remove", "--force", &copy_arg], &[]);
             let _ = git(project, &["update-ref", "-d", &base_ref(id)], &[]);
-            return Err(e);
+            e
+        };
+        added?;
+        let base = base.map_err(undo)?;
+        if base != head {
+            git(copy, &["checkout", "--quiet", "--detach", &base], &[]).map_err(undo)?;
         }
+        git(project, &["update-ref", &base_ref(id), &base], &[]).map_err(undo)?;
         deps::link(project, copy, &folders)?;
         let member = MemberCopy {
             id: id.into(),
