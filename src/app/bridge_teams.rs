@@ -78,7 +78,7 @@ impl Bridge {
                 teams::Side::File { content, .. } if !crate::model::merge::is_binary(&content) => {
                     Some(String::from_utf8_lossy(&content).into_owned())
                 }
-                teams::Side::Symlink { target } => Some(format!("→ {target}")),
+                teams::Side::Symlink { target } => Some(format!("-> {target}")),
                 _ => None,
             };
             let base =

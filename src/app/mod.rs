@@ -2,6 +2,7 @@
 //! are applied to the `AppState` the UI reads, a bounded batch per frame.
 
 mod bridge;
+pub mod channels_state;
 mod protocol;
 mod state;
 pub mod teams_state;

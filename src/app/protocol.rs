@@ -133,6 +133,8 @@ pub enum Command {
     /// Make an agent work in another folder than its config says (a team member's copy), or back
     /// in its own (`None`). An idle agent restarts there; a busy one after its turn.
     SetWorkspace { agent: String, workspace: Option<PathBuf> },
+    /// Remember a channel's timeline (in the store, with the config file's conversations).
+    SaveChannel { name: String, timeline: crate::model::channel::Timeline },
     /// Stop every agent and end the runtime.
     Shutdown,
 }
@@ -226,6 +228,8 @@ pub enum Event {
     Workspace { agent: String, event: WorkspaceEvent },
     /// A team operation finished.
     Team(TeamEvent),
+    /// A channel's stored timeline, sent when the config is applied.
+    ChannelLoaded { name: String, timeline: crate::model::channel::Timeline },
     /// The remembered always/never answers of an agent (in its workspace).
     RulesChanged { agent: String, rules: Vec<(String, Decision)> },
     /// The stored conversation of an agent, shown when the config is applied.

@@ -96,6 +96,8 @@ pub struct AppState {
     pub workspace_events: Vec<(String, super::protocol::WorkspaceEvent)>,
     /// Teams.
     pub teams: super::teams_state::TeamsState,
+    /// Channels.
+    pub channels: super::channels_state::ChannelsState,
 }
 
 impl AppState {
@@ -121,7 +123,11 @@ impl AppState {
                     self.language = Language::pick(None, sys_locale::get_locale().as_deref());
                 }
             }
-            Event::ConfigApplied { config } => self.apply_config(config),
+            Event::ConfigApplied { config } => {
+                self.channels.sync(&config);
+                self.apply_config(config);
+            }
+            Event::ChannelLoaded { name, timeline } => self.channels.loaded(&name, timeline),
             Event::AgentState { agent, state } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.state = state;
@@ -140,6 +146,9 @@ impl AppState {
                     && let Some(notice) = a.conversation.apply(update)
                 {
                     a.conversation.push_notice(notice);
+                }
+                if let Some(a) = self.agents.iter().find(|a| a.config.name == agent) {
+                    self.channels.answered(a);
                 }
             }
             Event::Notice { agent, notice } => {

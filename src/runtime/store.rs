@@ -61,6 +61,12 @@ CREATE TABLE IF NOT EXISTS permission_rules (
     decision TEXT NOT NULL,
     PRIMARY KEY (agent, workspace, rule_key)
 );
+CREATE TABLE IF NOT EXISTS channels (
+    config_path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (config_path, name)
+);
 CREATE TABLE IF NOT EXISTS teams (
     id TEXT PRIMARY KEY,
     body TEXT NOT NULL
@@ -179,6 +185,38 @@ impl Store {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// The stored timeline of channel `name` of the config file `config_path`.
+    pub fn channel(
+        &self,
+        config_path: &Path,
+        name: &str,
+    ) -> Result<Option<crate::model::channel::Timeline>, StoreError> {
+        let body: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT body FROM channels WHERE config_path = ?1 AND name = ?2",
+                params![config_path.display().to_string(), name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+    }
+
+    /// Saves a channel's timeline.
+    pub fn save_channel(
+        &self,
+        config_path: &Path,
+        name: &str,
+        timeline: &crate::model::channel::Timeline,
+    ) -> Result<(), StoreError> {
+        let body = serde_json::to_string(timeline)?;
+        self.conn().execute(
+            "INSERT OR REPLACE INTO channels (config_path, name, body) VALUES (?1, ?2, ?3)",
+            params![config_path.display().to_string(), name, body],
+        )?;
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 //! and draws in `ui`; each view has its own file.
 
 pub mod agent_header;
+pub mod channel_view;
 pub mod config_editor;
 pub mod conversation;
 pub mod file_editor;
@@ -59,6 +60,8 @@ pub enum View {
     Team,
     /// The new-team form.
     NewTeam,
+    /// The selected channel.
+    Channel,
 }
 
 /// The application window.
@@ -74,6 +77,10 @@ pub struct SidekicksApp {
     terminal_host: std::path::PathBuf,
     /// The team shown (its id).
     team: Option<String>,
+    /// The channel shown.
+    channel: Option<String>,
+    /// What is being typed in each channel.
+    channel_drafts: std::collections::HashMap<String, String>,
     /// The team views' own state.
     team_views: team_view::TeamViews,
     tab: Tab,
@@ -103,6 +110,8 @@ impl SidekicksApp {
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             team: None,
             team_views: Default::default(),
+            channel: None,
+            channel_drafts: Default::default(),
             tab: Tab::Conversation,
             drafts: HashMap::new(),
             lists: HashMap::new(),
@@ -183,6 +192,10 @@ impl SidekicksApp {
                     self.view = View::Team;
                 }
                 sidebar::SidebarClick::NewTeam => self.view = View::NewTeam,
+                sidebar::SidebarClick::Channel(name) => {
+                    self.channel = Some(name);
+                    self.view = View::Channel;
+                }
                 sidebar::SidebarClick::None => {}
             }
             ui.with_layout(egui::Layout::bottom_up(egui::Align::LEFT), |ui| {
@@ -197,8 +210,20 @@ impl SidekicksApp {
             self.team = Some(id);
             self.view = View::Team;
         }
+        if self.view != View::Channel {
+            self.state.channels.viewing = None;
+        }
         egui::CentralPanel::default().show(ui, |ui| {
             let lang = self.state.language;
+            if self.view == View::Channel
+                && let Some(name) = self.channel.clone()
+            {
+                let draft = self.channel_drafts.entry(name.clone()).or_default();
+                for command in channel_view::channel_ui(ui, &mut self.state, &name, draft, &mut self.markdown) {
+                    self.bridge.send(command);
+                }
+                return;
+            }
             if self.view == View::NewTeam {
                 team_view::new_team_ui(ui, lang, &mut self.state, &self.bridge, &mut self.team_views.form);
                 return;

@@ -19,6 +19,8 @@ pub enum SidebarClick {
     Team(String),
     /// "New team…".
     NewTeam,
+    /// A channel (its name).
+    Channel(String),
 }
 
 /// Draws the agent list; `selected` is the agent shown.
@@ -55,6 +57,22 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
                 .weak(),
             );
             ui.add_space(4.0);
+        }
+        if !state.channels.channels.is_empty() {
+            ui.add_space(8.0);
+            ui.heading(tr(lang, Key::Channels));
+            ui.separator();
+            for channel in &state.channels.channels {
+                ui.horizontal(|ui| {
+                    let shown = state.channels.viewing.as_deref() == Some(channel.name.as_str());
+                    if ui.selectable_label(shown, RichText::new(format!("#{}", channel.name)).strong()).clicked() {
+                        clicked = SidebarClick::Channel(channel.name.clone());
+                    }
+                    if channel.unread {
+                        ui.label(RichText::new("•").color(super::theme::WARNING)).on_hover_text(tr(lang, Key::Unread));
+                    }
+                });
+            }
         }
         ui.add_space(8.0);
         ui.heading(tr(lang, Key::Teams));

@@ -130,8 +130,10 @@ pub async fn run_stdio(load_session: bool) -> anyhow::Result<()> {
                 }
                 // Run from a task, so the dispatch loop stays free to receive session/cancel.
                 cx.spawn(async move {
-                    // Words in a transcript Sidekicks sent along do not choose the scenario.
-                    let asked = text.rsplit("[End of transcript]").next().unwrap_or(&text).to_string();
+                    // Words in a transcript or a channel's news Sidekicks sent along do not choose the
+                    // scenario.
+                    let asked = text.rsplit("[End of transcript]").next().unwrap_or(&text);
+                    let asked = asked.rsplit(crate::model::channel::CATCH_UP_END).next().unwrap_or(asked).to_string();
                     match Scenario::pick(&asked).run(turn, &text).await {
                         Ok(stop) => responder.respond(PromptResponse::new(stop)),
                         Err(error) => responder.respond_with_error(error),

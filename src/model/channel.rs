@@ -1,0 +1,145 @@
+//! Channels, pure: several agents in one conversation. A message goes to the members it
+//! @mentions, or to every member when it mentions none. The channel's timeline holds the person's
+//! messages and, for each member asked, a reference to its answer in its own conversation (the
+//! member's messages are the one model of what it said; the channel does not copy them). Before
+//! each turn a member receives what was said in the channel since it last spoke: the catch-up.
+
+use serde::{Deserialize, Serialize};
+
+/// The line that ends a catch-up (the demo agent reads only what follows it).
+pub const CATCH_UP_END: &str = "--- end of the channel's news; the new message follows ---\n";
+
+/// One entry of a channel's timeline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Entry {
+    /// The person said `text` to `to`.
+    User {
+        /// What was said.
+        text: String,
+        /// The members it went to.
+        to: Vec<String>,
+    },
+    /// A member's answer: the agent messages that follow the prompt `prompt` in its conversation.
+    Answer {
+        /// The member.
+        agent: String,
+        /// The exact text it was sent (to find its answer in its conversation).
+        prompt: String,
+    },
+}
+
+/// A channel's timeline and what each member has seen of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// The entries, oldest first.
+    pub entries: Vec<Entry>,
+    /// For each member, how many entries it had seen when it was last asked.
+    pub seen: std::collections::BTreeMap<String, usize>,
+}
+
+/// The members `text` is for: those it @mentions (`@name`, case-insensitive), in the channel's
+/// order, or every member when it mentions none.
+pub fn recipients(text: &str, members: &[String]) -> Vec<String> {
+    let mentioned: Vec<String> = members
+        .iter()
+        .filter(|m| {
+            let tag = format!("@{}", m.to_lowercase());
+            let lower = text.to_lowercase();
+            // Part of a word (a name continues) — a full stop after the name ends a sentence.
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
+            lower.match_indices(&tag).any(|(i, _)| {
+                let before = lower[..i].chars().next_back();
+                let after = lower[i + tag.len()..].chars().next();
+                !word(before) && before != Some('.') && !word(after)
+            })
+        })
+        .cloned()
+        .collect();
+    if mentioned.is_empty() { members.to_vec() } else { mentioned }
+}
+
+impl Timeline {
+    /// The catch-up of `agent`: every entry since it was last asked that it did not write itself,
+    /// as a transcript (`answer` gives the text of an answer entry). `None` when there is nothing.
+    pub fn catch_up(&self, channel: &str, agent: &str, answer: impl Fn(&str, &str) -> String) -> Option<String> {
+        let from = self.seen.get(agent).copied().unwrap_or(0);
+        let mut lines = Vec::new();
+        for entry in self.entries.iter().skip(from) {
+            match entry {
+                Entry::User { text, to } if !to.iter().any(|t| t == agent) => {
+                    lines.push(format!("[the person, to {}] {text}", to.join(", ")));
+                }
+                Entry::Answer { agent: who, prompt } if who != agent => {
+                    let said = answer(who, prompt);
+                    if !said.trim().is_empty() {
+                        lines.push(format!("[{who}] {}", said.trim()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if lines.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "News from the channel #{channel} since you last spoke there:\n{}\n{CATCH_UP_END}",
+            lines.join("\n")
+        ))
+    }
+
+    /// Records the person's `text` to `to`; returns, for each of them, the prompt to send (the
+    /// channel's name and the text) — the caller sends it with that member's catch-up, taken
+    /// before this call.
+    pub fn say(&mut self, channel: &str, text: &str, to: &[String]) -> Vec<(String, String)> {
+        self.entries.push(Entry::User { text: text.into(), to: to.to_vec() });
+        // They have seen everything up to this message; the other answers to it are news next time.
+        let seen = self.entries.len();
+        let mut prompts = Vec::new();
+        for agent in to {
+            let prompt = format!("[#{channel}] {text}");
+            self.entries.push(Entry::Answer { agent: agent.clone(), prompt: prompt.clone() });
+            prompts.push((agent.clone(), prompt));
+        }
+        for agent in to {
+            self.seen.insert(agent.clone(), seen);
+        }
+        prompts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members() -> Vec<String> {
+        vec!["Ada".into(), "bob".into()]
+    }
+
+    #[test]
+    fn mentions_choose_the_recipients() {
+        assert_eq!(recipients("hello all", &members()), members());
+        assert_eq!(recipients("@ada please look", &members()), vec!["Ada".to_string()]);
+        assert_eq!(recipients("@Bob, @ada: both", &members()), members());
+        assert_eq!(recipients("@bobby is not bob", &members()), members(), "no member mentioned: all");
+        assert_eq!(recipients("mail ada@bob.com", &members()), members());
+    }
+
+    #[test]
+    fn a_member_catches_up_on_what_it_did_not_see() {
+        let mut t = Timeline::default();
+        let answer = |who: &str, _: &str| format!("{who}'s answer");
+        assert_eq!(t.catch_up("c", "Ada", answer), None);
+        t.say("c", "first, to all", &members());
+        assert_eq!(
+            t.catch_up("c", "Ada", answer),
+            Some(format!("News from the channel #c since you last spoke there:\n[bob] bob's answer\n{CATCH_UP_END}"))
+        );
+        let to_bob = vec!["bob".to_string()];
+        assert_eq!(t.catch_up("c", "bob", answer).unwrap().lines().nth(1), Some("[Ada] Ada's answer"));
+        t.say("c", "@bob only", &to_bob);
+        let ada = t.catch_up("c", "Ada", answer).unwrap();
+        assert!(ada.contains("[bob] bob's answer\n[the person, to bob] @bob only\n[bob] bob's answer"), "{ada}");
+        assert_eq!(t.catch_up("c", "bob", answer), None, "bob saw everything");
+    }
+}

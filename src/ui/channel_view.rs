@@ -1,0 +1,107 @@
+//! A channel: its members (state, Stop each, Stop all), the timeline — the person's messages and
+//! each member's answer drawn from its own conversation under its name — the members' pending
+//! permission cards, and a composer (`@name` addresses one member; no mention: everyone).
+
+use egui::RichText;
+use egui_commonmark::CommonMarkCache;
+
+use super::i18n::{Key, state_text, tr, trf};
+use super::message::{MessageActions, message_ui};
+use super::permission_card::permission_card_ui;
+use super::theme::state_dot;
+use crate::app::channels_state::answer_messages;
+use crate::app::{AgentState, AppState, Command};
+use crate::model::channel::Entry;
+
+/// Draws channel `name`; returns the commands to send.
+pub fn channel_ui(
+    ui: &mut egui::Ui,
+    state: &mut AppState,
+    name: &str,
+    draft: &mut String,
+    markdown: &mut CommonMarkCache,
+) -> Vec<Command> {
+    let lang = state.language;
+    let mut commands = Vec::new();
+    state.channels.viewing = Some(name.to_string());
+    let Some(channel) = state.channels.channels.iter_mut().find(|c| c.name == name) else { return commands };
+    channel.unread = false;
+    let channel = channel.clone();
+    ui.horizontal(|ui| {
+        ui.heading(format!("#{}", channel.name));
+        if let Some(d) = &channel.description {
+            ui.label(RichText::new(d).weak());
+        }
+    });
+    ui.horizontal_wrapped(|ui| {
+        for member in &channel.members {
+            let Some(agent) = state.agent(member) else { continue };
+            state_dot(ui, &agent.state, state_text(lang, &agent.state));
+            ui.label(RichText::new(member).strong());
+            if agent.state == AgentState::Busy
+                && ui.small_button(tr(lang, Key::StopTurn)).on_hover_text(member.as_str()).clicked()
+            {
+                commands.push(Command::Cancel { agent: member.clone() });
+            }
+            ui.add_space(8.0);
+        }
+        let busy: Vec<String> = channel
+            .members
+            .iter()
+            .filter(|m| state.agent(m).is_some_and(|a| a.state == AgentState::Busy))
+            .cloned()
+            .collect();
+        if ui.add_enabled(!busy.is_empty(), egui::Button::new(tr(lang, Key::StopAll))).clicked() {
+            commands.extend(busy.into_iter().map(|agent| Command::Cancel { agent }));
+        }
+    });
+    if channel.members.is_empty() {
+        ui.label(RichText::new(tr(lang, Key::NoChannelMembers)).weak());
+    }
+    ui.separator();
+    egui::Panel::bottom("channel-composer").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            let hint = trf(lang, Key::MessageChannel, &[("name", &channel.name)]);
+            let edit =
+                ui.add(egui::TextEdit::multiline(draft).desired_rows(2).desired_width(f32::INFINITY).hint_text(hint));
+            let enter = edit.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter) && !i.modifiers.shift);
+            if (enter || ui.button(tr(lang, Key::Send)).clicked()) && !draft.trim().is_empty() {
+                let text = draft.trim().to_string();
+                draft.clear();
+                commands.extend(state.channels.say(&state.agents, name, &text));
+            }
+        });
+    });
+    let mut actions = MessageActions::default();
+    egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]).show(ui, |ui| {
+        if channel.timeline.entries.is_empty() {
+            ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
+        }
+        for entry in &channel.timeline.entries {
+            match entry {
+                Entry::User { text, to } => {
+                    ui.add_space(6.0);
+                    ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
+                    ui.label(text);
+                }
+                Entry::Answer { agent, prompt } => {
+                    let Some(view) = state.agent(agent) else { continue };
+                    for index in answer_messages(&view.conversation.messages, prompt) {
+                        message_ui(ui, lang, markdown, view, index, &mut actions);
+                    }
+                }
+            }
+        }
+        // Permission requests of the members, answered here too.
+        for member in &channel.members {
+            let Some(view) = state.agent(member) else { continue };
+            for card in view.permissions.iter().filter(|c| c.answer.is_none()) {
+                if let Some(c) = permission_card_ui(ui, lang, member, &view.config.runtime, card) {
+                    commands.push(c);
+                }
+            }
+        }
+    });
+    commands.extend(actions.commands);
+    commands
+}
