@@ -78,6 +78,7 @@ fn a_merge_killed_at_any_moment_is_all_before_or_all_after() {
             project: member.project.clone(),
             provider: ProviderKind::Copy,
             members: vec![MemberRecord { agent: "Eve".into(), state: member.state.clone() }],
+            lead: None,
         };
         let reattached = reattach_team(&record);
         assert!(reattached[0].1.is_ok(), "attempt {n}: {:?}", reattached[0].1);

@@ -125,3 +125,91 @@ fn a_channel_routes_catches_up_and_stops_per_member() {
     });
     h.state_mut().shutdown();
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\nsecond\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = common::config_text(
+        "",
+        &[("lead", BIN, &["demo-agent"]), ("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])],
+        &home,
+    );
+    let rt = runtime();
+    let mut h = window(&config, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+
+    // The team, with a lead.
+    h.get_by_label("New team…").click();
+    h.step();
+    for (i, text) in ["Docs team".to_string(), project.display().to_string()].iter().enumerate() {
+        h.get_all_by_role(Role::TextInput).nth(i).unwrap().click();
+        h.step();
+        h.get_all_by_role(Role::TextInput).nth(i).unwrap().type_text(text);
+        h.step();
+    }
+    h.get_all_by_label("ada").last().unwrap().click();
+    h.step();
+    h.get_all_by_label("bob").last().unwrap().click();
+    h.step();
+    h.get_by_role(Role::ComboBox).click();
+    h.step();
+    h.step();
+    h.get_all_by_label("lead").last().unwrap().click();
+    h.step();
+    h.get_by_label("Create the team").click();
+    step_until(&mut h, LONG, "the team channel", |h| h.query_by_label("#Docs team").is_some());
+    let copies: Vec<std::path::PathBuf> = {
+        let team = &h.state().state.teams.teams[0];
+        assert_eq!(team.info.record.lead.as_deref(), Some("lead"));
+        ["ada", "bob"].iter().map(|a| team.member(a).unwrap().copy.clone()).collect()
+    };
+    h.get_by_label("#Docs team").click();
+    step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Merge ada's work").is_some());
+
+    // The person asks the lead; the lead hands over to Ada, who answers in the channel.
+    say(&mut h, "@lead delegate to ada");
+    let handed = "[#Docs team] (from lead) @ada please take this on: write a short note in `notes/` about the task.";
+    step_until(&mut h, LONG, "ada's answer to the lead", |h| {
+        !answer_text(&h.state().state.agents, "ada", handed).is_empty()
+    });
+    assert!(h.query_by_label("lead hands over to ada").is_some());
+    assert!(answer_text(&h.state().state.agents, "bob", handed).is_empty(), "only Ada was handed the work");
+
+    // Ada's work merges from the channel.
+    std::fs::create_dir_all(copies[0].join("notes")).unwrap();
+    std::fs::write(copies[0].join("notes/task.md"), "Ada's note\n").unwrap();
+    h.get_by_label("Merge ada's work").click();
+    step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file(s) applied to the project.").is_some());
+    assert_eq!(std::fs::read_to_string(project.join("notes/task.md")).unwrap(), "Ada's note\n");
+
+    // Bob's overlapping edit: the conflict comes back to him in the channel.
+    std::fs::write(project.join("notes.txt"), "first (project)\nsecond\n").unwrap();
+    std::fs::write(copies[1].join("notes.txt"), "first (Bob)\nsecond\n").unwrap();
+    h.get_by_label("Merge bob's work").click();
+    step_until(&mut h, LONG, "bob's answer to the conflict", |h| {
+        let timeline = &h.state().state.channels.channels.iter().find(|c| c.team.is_some()).unwrap().timeline;
+        timeline.entries.iter().any(|e| {
+            matches!(e, sidekicks::model::channel::Entry::User { to, text, .. }
+            if to == &["bob".to_string()] && text.contains("notes.txt: the project changed the same lines"))
+        }) && h
+            .state()
+            .state
+            .agent("bob")
+            .is_some_and(|b| b.state == AgentState::Idle && b.conversation.messages.len() >= 2)
+    });
+    assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first (project)\nsecond\n");
+    h.state_mut().shutdown();
+}

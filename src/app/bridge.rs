@@ -88,6 +88,10 @@ pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bri
 impl Bridge {
     /// Sends a command without blocking the UI; a full queue is logged and the command dropped.
     pub fn send(&self, command: Command) {
+        if let Command::SaveTeamChannel { team, timeline } = command {
+            self.save_team_channel(team, timeline);
+            return;
+        }
         if let Err(e) = self.commands.try_send(command) {
             tracing::warn!("command not sent: {e}");
         }

@@ -45,22 +45,40 @@ impl Bridge {
                 tracing::warn!("cannot read the teams: {e}");
                 Vec::new()
             });
-            let teams = records.iter().map(|r| TeamInfo { record: r.clone(), members: reattach_team(r) }).collect();
+            let teams = records
+                .iter()
+                .map(|r| TeamInfo {
+                    record: r.clone(),
+                    members: reattach_team(r),
+                    channel: store.team_channel(&r.id).ok().flatten(),
+                })
+                .collect();
             TeamEvent::Loaded { teams }
         });
     }
 
     /// Makes a team of `agents` on `project`.
-    pub fn create_team(&self, name: String, project: PathBuf, provider: ProviderKind, agents: Vec<String>) {
+    pub fn create_team(
+        &self,
+        name: String,
+        project: PathBuf,
+        provider: ProviderKind,
+        agents: Vec<String>,
+        lead: Option<String>,
+    ) {
         let (dir, store) = (self.teams_dir.clone(), self.store.clone());
         self.team_op(move || {
-            let result = create_team(&dir, &name, &project, provider, &agents).map(|(record, members)| {
+            let result = create_team(&dir, &name, &project, provider, &agents, lead).map(|(record, members)| {
                 if let Some(store) = &store
                     && let Err(e) = store.save_team(&record)
                 {
                     tracing::warn!("cannot remember the team: {e}");
                 }
-                TeamInfo { record, members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect() }
+                TeamInfo {
+                    record,
+                    members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
+                    channel: None,
+                }
             });
             TeamEvent::Created { result }
         });
@@ -136,4 +154,16 @@ impl Bridge {
 /// Where each usable member of `team` works.
 fn member_folders(team: &TeamInfo) -> Vec<(String, Option<PathBuf>)> {
     team.members.iter().filter_map(|(agent, m)| Some((agent.clone(), Some(m.as_ref().ok()?.copy.clone())))).collect()
+}
+
+impl Bridge {
+    /// Remembers a team channel's timeline.
+    pub fn save_team_channel(&self, team: String, timeline: crate::model::channel::Timeline) {
+        let Some(store) = self.store.clone() else { return };
+        self.rt.spawn_blocking(move || {
+            if let Err(e) = store.save_team_channel(&team, &timeline) {
+                tracing::warn!("cannot remember the team channel: {e}");
+            }
+        });
+    }
 }

@@ -4,6 +4,7 @@
 
 use super::protocol::Command;
 use super::state::AgentView;
+use super::teams_state::TeamsState;
 use crate::model::channel::{Timeline, recipients};
 use crate::model::config::Config;
 use crate::model::conversation::{Message, Role};
@@ -11,8 +12,14 @@ use crate::model::conversation::{Message, Role};
 /// One channel.
 #[derive(Clone, Debug, Default)]
 pub struct ChannelState {
-    /// Its name.
+    /// Its name (a team channel's is `team:<id>`).
     pub name: String,
+    /// What it is called in the window and in prompts (the team's name for a team channel).
+    pub title: String,
+    /// The team, for a team channel.
+    pub team: Option<String>,
+    /// The team's lead: its answers that @mention members hand the work over to them.
+    pub lead: Option<String>,
     /// What it is for.
     pub description: Option<String>,
     /// The member agents, in the config's order.
@@ -30,6 +37,8 @@ pub struct ChannelsState {
     pub channels: Vec<ChannelState>,
     /// The channel shown, if any (it has nothing unread).
     pub viewing: Option<String>,
+    /// Commands produced by events (a lead's hand-over), for the window to send.
+    pub outbox: Vec<Command>,
 }
 
 /// Where the answer to `prompt` starts in `messages`: after the last user message with that text.
@@ -63,13 +72,99 @@ impl ChannelsState {
             let old = self.channels.iter().find(|o| o.name == c.name);
             channels.push(ChannelState {
                 name: c.name.clone(),
+                title: c.name.clone(),
+                team: None,
+                lead: None,
                 description: c.description.clone(),
                 members,
                 timeline: old.map(|o| o.timeline.clone()).unwrap_or_default(),
                 unread: old.is_some_and(|o| o.unread),
             });
         }
+        channels.extend(self.channels.iter().filter(|c| c.team.is_some()).cloned());
         self.channels = channels;
+    }
+
+    /// Follows the teams: one channel per team, its lead first, then its members.
+    pub fn sync_teams(&mut self, teams: &TeamsState) {
+        self.channels.retain(|c| c.team.as_ref().is_none_or(|id| teams.team(id).is_some()));
+        for team in &teams.teams {
+            let record = &team.info.record;
+            let name = format!("team:{}", record.id);
+            let members: Vec<String> =
+                record.lead.iter().cloned().chain(record.members.iter().map(|m| m.agent.clone())).collect();
+            match self.channels.iter_mut().find(|c| c.name == name) {
+                Some(c) => c.members = members,
+                None => self.channels.push(ChannelState {
+                    name,
+                    title: record.name.clone(),
+                    team: Some(record.id.clone()),
+                    lead: record.lead.clone(),
+                    description: None,
+                    members,
+                    timeline: team.info.channel.clone().unwrap_or_default(),
+                    unread: false,
+                }),
+            }
+        }
+    }
+
+    /// The command that remembers channel `c`'s timeline.
+    fn save(c: &ChannelState) -> Command {
+        match &c.team {
+            Some(team) => Command::SaveTeamChannel { team: team.clone(), timeline: c.timeline.clone() },
+            None => Command::SaveChannel { name: c.name.clone(), timeline: c.timeline.clone() },
+        }
+    }
+
+    /// A turn ended: if it was a team lead's answer in its channel that @mentions members, the
+    /// answer goes to them (with their catch-up). Members' answers are never relayed, so agents
+    /// cannot keep one another talking.
+    pub fn turn_ended(&mut self, agents: &[AgentView], agent: &str) {
+        for c in self.channels.iter_mut().filter(|c| c.lead.as_deref() == Some(agent)) {
+            let Some(prompt) = c.timeline.entries.iter().rev().find_map(|e| match e {
+                crate::model::channel::Entry::Answer { agent: who, prompt } if who == agent => Some(prompt.clone()),
+                _ => None,
+            }) else {
+                continue;
+            };
+            // Handed over once: the lead's answer is the last entry it made.
+            if !matches!(c.timeline.entries.last(), Some(crate::model::channel::Entry::Answer { agent: who, .. }) if who == agent)
+            {
+                continue;
+            }
+            let said = answer_text(agents, agent, &prompt);
+            let others: Vec<String> = c.members.iter().filter(|m| m.as_str() != agent).cloned().collect();
+            let to = recipients(&said, &others);
+            if to.len() == others.len()
+                && !others.iter().any(|m| said.to_lowercase().contains(&format!("@{}", m.to_lowercase())))
+            {
+                continue; // No mention: the lead answered the person.
+            }
+            let catch_ups: Vec<Option<String>> =
+                to.iter().map(|m| c.timeline.catch_up(&c.title, m, |who, p| answer_text(agents, who, p))).collect();
+            let prompts = c.timeline.say_as(Some(agent), &c.title, said.trim(), &to);
+            for ((member, text), context) in prompts.into_iter().zip(catch_ups) {
+                self.outbox.push(Command::Prompt { agent: member, text, context });
+            }
+            self.outbox.push(Self::save(c));
+        }
+    }
+
+    /// A merge of `agent`'s work in team `team` conflicted: the message the member was sent shows
+    /// in the team's channel, with the member's answer.
+    pub fn merge_conflicted(&mut self, team: &str, agent: &str, message: &str) {
+        if let Some(c) = self.channels.iter_mut().find(|c| c.team.as_deref() == Some(team)) {
+            c.timeline.entries.push(crate::model::channel::Entry::User {
+                text: message.into(),
+                to: vec![agent.into()],
+                from: None,
+            });
+            c.timeline
+                .entries
+                .push(crate::model::channel::Entry::Answer { agent: agent.into(), prompt: message.into() });
+            self.outbox.push(Self::save(c));
+        }
     }
 
     /// A stored timeline (taken unless more was said since).
@@ -86,17 +181,18 @@ impl ChannelsState {
     pub fn say(&mut self, agents: &[AgentView], name: &str, text: &str) -> Vec<Command> {
         let Some(channel) = self.channels.iter_mut().find(|c| c.name == name) else { return Vec::new() };
         let to = recipients(text, &channel.members);
+        let title = channel.title.clone();
         let catch_ups: Vec<Option<String>> = to
             .iter()
-            .map(|agent| channel.timeline.catch_up(name, agent, |who, prompt| answer_text(agents, who, prompt)))
+            .map(|agent| channel.timeline.catch_up(&title, agent, |who, prompt| answer_text(agents, who, prompt)))
             .collect();
-        let prompts = channel.timeline.say(name, text, &to);
+        let prompts = channel.timeline.say(&title, text, &to);
         let mut commands: Vec<Command> = prompts
             .into_iter()
             .zip(catch_ups)
             .map(|((agent, text), context)| Command::Prompt { agent, text, context })
             .collect();
-        commands.push(Command::SaveChannel { name: name.into(), timeline: channel.timeline.clone() });
+        commands.push(Self::save(channel));
         commands
     }
 
@@ -106,7 +202,7 @@ impl ChannelsState {
         let Some(prompt) = agent.conversation.messages.iter().rev().find(|m| m.role == Role::User) else { return };
         let text = prompt.text();
         for c in &mut self.channels {
-            if text.starts_with(&format!("[#{}] ", c.name)) && self.viewing.as_deref() != Some(c.name.as_str()) {
+            if text.starts_with(&format!("[#{}] ", c.title)) && self.viewing.as_deref() != Some(c.name.as_str()) {
                 c.unread = true;
             }
         }

@@ -135,6 +135,8 @@ pub enum Command {
     SetWorkspace { agent: String, workspace: Option<PathBuf> },
     /// Remember a channel's timeline (in the store, with the config file's conversations).
     SaveChannel { name: String, timeline: crate::model::channel::Timeline },
+    /// Remember a team channel's timeline (with the team; the bridge does it, not the manager).
+    SaveTeamChannel { team: String, timeline: crate::model::channel::Timeline },
     /// Stop every agent and end the runtime.
     Shutdown,
 }
@@ -146,6 +148,8 @@ pub struct TeamInfo {
     pub record: crate::runtime::teams::TeamRecord,
     /// Each member's copy, in the record's order.
     pub members: Vec<(String, Result<crate::runtime::teams::MemberCopy, crate::runtime::teams::TeamError>)>,
+    /// The team channel's stored timeline.
+    pub channel: Option<crate::model::channel::Timeline>,
 }
 
 /// Results of team operations.

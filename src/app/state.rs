@@ -187,6 +187,7 @@ impl AppState {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.end_turn(end);
                 }
+                self.channels.turn_ended(&self.agents, &agent);
             }
             Event::ShutdownComplete => self.shutdown_complete = true,
             Event::ConfigOpened { path } => {
@@ -203,7 +204,16 @@ impl AppState {
             Event::FilePicked { path } => self.picked_file = Some(path),
             Event::AgentsFound { agents } => self.found_agents = agents,
             Event::Workspace { agent, event } => self.workspace_events.push((agent, event)),
-            Event::Team(event) => self.teams.apply(event),
+            Event::Team(event) => {
+                if let super::protocol::TeamEvent::Merged { team, agent, result: Ok(report) } = &event
+                    && !report.conflicts.is_empty()
+                {
+                    let message = crate::runtime::teams::ConflictText::new(&report.conflicts).to_string();
+                    self.channels.merge_conflicted(team, agent, &message);
+                }
+                self.teams.apply(event);
+                self.channels.sync_teams(&self.teams);
+            }
             Event::UserMessage { agent, text } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.push_user(text, Delivery::Queued);

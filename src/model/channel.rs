@@ -13,12 +13,15 @@ pub const CATCH_UP_END: &str = "--- end of the channel's news; the new message f
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Entry {
-    /// The person said `text` to `to`.
+    /// The person (or, with `from`, a team's lead) said `text` to `to`.
     User {
         /// What was said.
         text: String,
         /// The members it went to.
         to: Vec<String>,
+        /// The lead who handed work over; `None`: the person.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
     },
     /// A member's answer: the agent messages that follow the prompt `prompt` in its conversation.
     Answer {
@@ -67,8 +70,9 @@ impl Timeline {
         let mut lines = Vec::new();
         for entry in self.entries.iter().skip(from) {
             match entry {
-                Entry::User { text, to } if !to.iter().any(|t| t == agent) => {
-                    lines.push(format!("[the person, to {}] {text}", to.join(", ")));
+                Entry::User { text, to, from } if !to.iter().any(|t| t == agent) && from.as_deref() != Some(agent) => {
+                    let who = from.as_deref().unwrap_or("the person");
+                    lines.push(format!("[{who}, to {}] {text}", to.join(", ")));
                 }
                 Entry::Answer { agent: who, prompt } if who != agent => {
                     let said = answer(who, prompt);
@@ -92,12 +96,20 @@ impl Timeline {
     /// channel's name and the text) — the caller sends it with that member's catch-up, taken
     /// before this call.
     pub fn say(&mut self, channel: &str, text: &str, to: &[String]) -> Vec<(String, String)> {
-        self.entries.push(Entry::User { text: text.into(), to: to.to_vec() });
+        self.say_as(None, channel, text, to)
+    }
+
+    /// [`Timeline::say`] by `from` (a lead handing work over; `None`: the person).
+    pub fn say_as(&mut self, from: Option<&str>, channel: &str, text: &str, to: &[String]) -> Vec<(String, String)> {
+        self.entries.push(Entry::User { text: text.into(), to: to.to_vec(), from: from.map(String::from) });
         // They have seen everything up to this message; the other answers to it are news next time.
         let seen = self.entries.len();
         let mut prompts = Vec::new();
         for agent in to {
-            let prompt = format!("[#{channel}] {text}");
+            let prompt = match from {
+                Some(lead) => format!("[#{channel}] (from {lead}) {text}"),
+                None => format!("[#{channel}] {text}"),
+            };
             self.entries.push(Entry::Answer { agent: agent.clone(), prompt: prompt.clone() });
             prompts.push((agent.clone(), prompt));
         }

@@ -296,6 +296,8 @@ impl Manager {
                     tracing::warn!("cannot remember the channel {name}: {e}");
                 }
             }
+            // The bridge keeps team channels itself.
+            Command::SaveTeamChannel { .. } => {}
             Command::SetWorkspace { agent, workspace } => {
                 match workspace {
                     Some(path) => self.workspace_overrides.insert(agent, path),

@@ -220,6 +220,16 @@ impl Store {
         Ok(())
     }
 
+    /// The timeline of a team's channel (stored with the team, whatever the config file).
+    pub fn team_channel(&self, team: &str) -> Result<Option<crate::model::channel::Timeline>, StoreError> {
+        self.channel(Path::new(""), &format!("team:{team}"))
+    }
+
+    /// Saves a team channel's timeline.
+    pub fn save_team_channel(&self, team: &str, timeline: &crate::model::channel::Timeline) -> Result<(), StoreError> {
+        self.save_channel(Path::new(""), &format!("team:{team}"), timeline)
+    }
+
     /// Saves (or replaces) a team.
     pub fn save_team(&self, team: &crate::runtime::teams::TeamRecord) -> Result<(), StoreError> {
         let body = serde_json::to_string(team)?;

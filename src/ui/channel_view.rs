@@ -10,13 +10,14 @@ use super::message::{MessageActions, message_ui};
 use super::permission_card::permission_card_ui;
 use super::theme::state_dot;
 use crate::app::channels_state::answer_messages;
-use crate::app::{AgentState, AppState, Command};
+use crate::app::{AgentState, AppState, Bridge, Command};
 use crate::model::channel::Entry;
 
 /// Draws channel `name`; returns the commands to send.
 pub fn channel_ui(
     ui: &mut egui::Ui,
     state: &mut AppState,
+    bridge: &Bridge,
     name: &str,
     draft: &mut String,
     markdown: &mut CommonMarkCache,
@@ -28,7 +29,7 @@ pub fn channel_ui(
     channel.unread = false;
     let channel = channel.clone();
     ui.horizontal(|ui| {
-        ui.heading(format!("#{}", channel.name));
+        ui.heading(format!("#{}", channel.title));
         if let Some(d) = &channel.description {
             ui.label(RichText::new(d).weak());
         }
@@ -55,6 +56,39 @@ pub fn channel_ui(
             commands.extend(busy.into_iter().map(|agent| Command::Cancel { agent }));
         }
     });
+    // A team channel: each member's work, merged from here.
+    if let Some(team_id) = &channel.team
+        && let Some(team) = state.teams.team_mut(team_id)
+    {
+        ui.horizontal_wrapped(|ui| {
+            for member in channel.members.iter().filter(|m| channel.lead.as_ref() != Some(*m)) {
+                let Some(copy) = team.member(member).cloned() else { continue };
+                let busy = team.busy.contains(member);
+                if busy {
+                    ui.spinner();
+                }
+                let label = trf(lang, Key::MergeWork, &[("member", member)]);
+                if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
+                    team.busy.insert(member.clone());
+                    bridge.team_merge(team_id.clone(), copy, None);
+                }
+                match team.merges.get(member) {
+                    Some(Ok(r)) if r.conflicts.is_empty() => {
+                        let applied = r.applied.len().to_string();
+                        ui.label(RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).small());
+                    }
+                    Some(Ok(_)) => {
+                        ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", member)])).small());
+                    }
+                    Some(Err(e)) => {
+                        ui.label(RichText::new(super::i18n::team_error_text(lang, e)).small());
+                    }
+                    None => {}
+                }
+                ui.add_space(8.0);
+            }
+        });
+    }
     if channel.members.is_empty() {
         ui.label(RichText::new(tr(lang, Key::NoChannelMembers)).weak());
     }
@@ -79,10 +113,14 @@ pub fn channel_ui(
         }
         for entry in &channel.timeline.entries {
             match entry {
-                Entry::User { text, to } => {
+                Entry::User { text, to, from: None } => {
                     ui.add_space(6.0);
                     ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
                     ui.label(text);
+                }
+                Entry::User { to, from: Some(lead), .. } => {
+                    let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
+                    ui.label(RichText::new(words).weak().italics());
                 }
                 Entry::Answer { agent, prompt } => {
                     let Some(view) = state.agent(agent) else { continue };

@@ -168,6 +168,10 @@ impl SidekicksApp {
         if self.view != View::Workspace {
             self.bridge.follow_workspace(None);
         }
+        // A lead's hand-over and other commands that events produced.
+        for command in std::mem::take(&mut self.state.channels.outbox) {
+            self.bridge.send(command);
+        }
         // The native dialog answered: open what was picked.
         if let Some(picked) = self.state.picked_file.take()
             && let Some(path) = picked
@@ -219,7 +223,9 @@ impl SidekicksApp {
                 && let Some(name) = self.channel.clone()
             {
                 let draft = self.channel_drafts.entry(name.clone()).or_default();
-                for command in channel_view::channel_ui(ui, &mut self.state, &name, draft, &mut self.markdown) {
+                for command in
+                    channel_view::channel_ui(ui, &mut self.state, &self.bridge, &name, draft, &mut self.markdown)
+                {
                     self.bridge.send(command);
                 }
                 return;

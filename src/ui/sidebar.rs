@@ -65,7 +65,7 @@ pub fn sidebar_ui(ui: &mut egui::Ui, state: &AppState, selected: &mut Option<Str
             for channel in &state.channels.channels {
                 ui.horizontal(|ui| {
                     let shown = state.channels.viewing.as_deref() == Some(channel.name.as_str());
-                    if ui.selectable_label(shown, RichText::new(format!("#{}", channel.name)).strong()).clicked() {
+                    if ui.selectable_label(shown, RichText::new(format!("#{}", channel.title)).strong()).clicked() {
                         clicked = SidebarClick::Channel(channel.name.clone());
                     }
                     if channel.unread {

@@ -21,6 +21,7 @@ pub struct NewTeamForm {
     project: String,
     provider: ProviderKind,
     members: BTreeSet<String>,
+    lead: Option<String>,
 }
 
 impl Default for NewTeamForm {
@@ -30,6 +31,7 @@ impl Default for NewTeamForm {
             project: String::new(),
             provider: ProviderKind::GitWorktree,
             members: BTreeSet::new(),
+            lead: None,
         }
     }
 }
@@ -107,6 +109,17 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &mut AppState, brid
             }
         });
         ui.end_row();
+        ui.label(tr(lang, Key::TeamLead));
+        egui::ComboBox::from_id_salt("team-lead")
+            .selected_text(form.lead.clone().unwrap_or_else(|| tr(lang, Key::NoLead).to_string()))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut form.lead, None, tr(lang, Key::NoLead));
+                for agent in state.agents.iter().filter(|a| !form.members.contains(&a.config.name)) {
+                    let name = agent.config.name.clone();
+                    ui.selectable_value(&mut form.lead, Some(name.clone()), name);
+                }
+            });
+        ui.end_row();
     });
     ui.add_space(8.0);
     let teams = &mut state.teams;
@@ -125,6 +138,7 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &mut AppState, brid
                 form.project.trim().into(),
                 form.provider,
                 form.members.iter().cloned().collect(),
+                form.lead.clone().filter(|l| !form.members.contains(l)),
             );
         }
     }

@@ -35,6 +35,8 @@ pub enum Scenario {
     Hello,
     /// `code`: Markdown with a fenced code block.
     Code,
+    /// `delegate to NAME…`: a lead hands the work to NAME (answers `@NAME please take this on: …`).
+    Delegate,
     /// `think`: reasoning, then an answer.
     Think,
     /// `diff` or `edit`: a tool call that edits a file, with its diff.
@@ -86,6 +88,7 @@ impl Scenario {
         (Scenario::Usage, &["usage"]),
         (Scenario::Ignore, &["ignore"]),
         (Scenario::Flood, &["flood"]),
+        (Scenario::Delegate, &["delegate"]),
     ];
 
     /// The scenario for `prompt`.
@@ -102,6 +105,7 @@ impl Scenario {
         match self {
             Scenario::Hello => t.stream(&hello(prompt), Duration::from_millis(30)).await,
             Scenario::Code => t.stream(CODE, Duration::from_millis(20)).await,
+            Scenario::Delegate => t.stream(&delegate(prompt), Duration::from_millis(20)).await,
             Scenario::Think => {
                 for piece in ["The person wants to see ", "how I think. ", "I will show it, then answer."] {
                     t.send(SessionUpdate::AgentThoughtChunk(chunk(piece)))?;
@@ -178,6 +182,25 @@ impl Scenario {
 pub const FLOOD: usize = 10_000;
 
 const CODE: &str = "Here is a function in **Rust**:\n\n```rust\nfn greet(name: &str) -> String {\n    format!(\"Hello, {name}!\")\n}\n```\n\nAnd the same in Python:\n\n```python\ndef greet(name):\n    return f\"Hello, {name}!\"\n```\n";
+
+/// The lead's hand-over: the names after "delegate to" (up to the first word that is not a name
+/// list word), each @mentioned.
+fn delegate(prompt: &str) -> String {
+    let asked = prompt.rsplit(crate::model::channel::CATCH_UP_END).next().unwrap_or(prompt);
+    let lower = asked.to_lowercase();
+    let after = lower.split_once("delegate to").map_or("", |(_, a)| a);
+    let names: Vec<&str> = after
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty() && *w != "and")
+        .take_while(|w| w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_'))
+        .take(4)
+        .collect();
+    if names.is_empty() {
+        return "Whom should I delegate to? Say `delegate to NAME`.".into();
+    }
+    let mentions: Vec<String> = names.iter().map(|n| format!("@{n}")).collect();
+    format!("{} please take this on: write a short note in `notes/` about the task.", mentions.join(" "))
+}
 
 fn hello(prompt: &str) -> String {
     let quoted: String = prompt.lines().map(|l| format!("> {l}\n")).collect();

@@ -30,6 +30,9 @@ pub struct TeamRecord {
     pub provider: ProviderKind,
     /// The members.
     pub members: Vec<MemberRecord>,
+    /// The lead of the team's channel (an agent working in its own folder), if any.
+    #[serde(default)]
+    pub lead: Option<String>,
 }
 
 fn new_id() -> String {
@@ -45,6 +48,7 @@ pub fn create_team(
     project: &Path,
     provider: ProviderKind,
     agents: &[String],
+    lead: Option<String>,
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     let project = project.canonicalize().map_err(|e| TeamError::io(project, e))?;
     let isolation = provider.provider();
@@ -72,6 +76,7 @@ pub fn create_team(
         project,
         provider,
         members: members.iter().map(|m| MemberRecord { agent: m.name.clone(), state: m.state.clone() }).collect(),
+        lead,
     };
     Ok((record, members))
 }
