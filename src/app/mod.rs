@@ -12,4 +12,4 @@ pub use protocol::{
     AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, TeamEvent,
     TeamInfo, WorkspaceEvent,
 };
-pub use state::{AgentView, AppState, PermissionCard};
+pub use state::{AgentView, AppState, CommandOutput, PermissionCard};

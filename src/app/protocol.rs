@@ -232,6 +232,10 @@ pub enum Event {
     Workspace { agent: String, event: WorkspaceEvent },
     /// A team operation finished.
     Team(TeamEvent),
+    /// Output of a command the agent runs (ACP terminal).
+    AgentTerminal { agent: String, id: String, bytes: Vec<u8> },
+    /// A command the agent ran ended.
+    AgentTerminalExited { agent: String, id: String, code: Option<u32>, signal: Option<String> },
     /// A channel's stored timeline, sent when the config is applied.
     ChannelLoaded { name: String, timeline: crate::model::channel::Timeline },
     /// The remembered always/never answers of an agent (in its workspace).

@@ -14,6 +14,31 @@ use crate::model::problem::Problem;
 /// Log lines kept per agent in the UI.
 pub const LOG_LINES: usize = 2000;
 
+/// The output of a command the agent runs, as the tool card shows it.
+#[derive(Clone, Debug, Default)]
+pub struct CommandOutput {
+    /// The output's last bytes (at most [`CommandOutput::KEPT`]).
+    pub bytes: Vec<u8>,
+    /// Bytes dropped from the start.
+    pub dropped: usize,
+    /// How it ended: exit code, signal.
+    pub exit: Option<(Option<u32>, Option<String>)>,
+}
+
+impl CommandOutput {
+    /// Bytes kept for display.
+    pub const KEPT: usize = 256 * 1024;
+
+    fn push(&mut self, more: &[u8]) {
+        self.bytes.extend_from_slice(more);
+        if self.bytes.len() > Self::KEPT {
+            let cut = self.bytes.len() - Self::KEPT;
+            self.bytes.drain(..cut);
+            self.dropped += cut;
+        }
+    }
+}
+
 /// One agent as the UI shows it.
 #[derive(Clone, Debug)]
 pub struct AgentView {
@@ -27,6 +52,8 @@ pub struct AgentView {
     pub log: VecDeque<LogEntry>,
     /// Permission requests of the current agent process, answered or not.
     pub permissions: Vec<PermissionCard>,
+    /// Output of the commands the agent runs (ACP terminals), by terminal id.
+    pub terminals: std::collections::HashMap<String, CommandOutput>,
     /// The next message goes with a transcript of the earlier conversation.
     pub attach_transcript: bool,
     /// Remembered always/never answers (rule key, decision).
@@ -59,6 +86,7 @@ impl AgentView {
             conversation: Conversation::default(),
             log: VecDeque::new(),
             permissions: Vec::new(),
+            terminals: Default::default(),
             attach_transcript: false,
             rules: Vec::new(),
         }
@@ -204,6 +232,16 @@ impl AppState {
             Event::FilePicked { path } => self.picked_file = Some(path),
             Event::AgentsFound { agents } => self.found_agents = agents,
             Event::Workspace { agent, event } => self.workspace_events.push((agent, event)),
+            Event::AgentTerminal { agent, id, bytes } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.terminals.entry(id).or_default().push(&bytes);
+                }
+            }
+            Event::AgentTerminalExited { agent, id, code, signal } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.terminals.entry(id).or_default().exit = Some((code, signal));
+                }
+            }
             Event::Team(event) => {
                 if let super::protocol::TeamEvent::Merged { team, agent, result: Ok(report) } = &event
                     && !report.conflicts.is_empty()

@@ -107,6 +107,9 @@ pub struct ToolCall {
     pub diffs: Vec<FileDiff>,
     /// Files it touches.
     pub locations: Vec<String>,
+    /// Commands it runs through the client (ACP terminal ids): their output shows in the card.
+    #[serde(default)]
+    pub terminals: Vec<String>,
 }
 
 /// Changes to a tool call: each field present replaces the old one.
@@ -130,6 +133,8 @@ pub struct ToolCallPatch {
     pub diffs: Option<Vec<FileDiff>>,
     /// New locations.
     pub locations: Option<Vec<String>>,
+    /// New embedded terminals.
+    pub terminals: Option<Vec<String>>,
 }
 
 impl ToolCall {
@@ -155,6 +160,9 @@ impl ToolCall {
         }
         if let Some(v) = patch.diffs {
             self.diffs = v;
+        }
+        if let Some(v) = patch.terminals {
+            self.terminals = v;
         }
         if let Some(v) = patch.locations {
             self.locations = v;

@@ -16,6 +16,11 @@ use agent_client_protocol::v1::schema::{
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
     SessionId, SessionNotification, StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
 };
+use agent_client_protocol::v1::schema::{
+    CreateTerminalRequest, CreateTerminalResponse, KillTerminalRequest, KillTerminalResponse, ReleaseTerminalRequest,
+    ReleaseTerminalResponse, TerminalExitStatus, TerminalOutputRequest, TerminalOutputResponse,
+    WaitForTerminalExitRequest, WaitForTerminalExitResponse,
+};
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, UntypedMessage};
 use tokio::sync::oneshot;
@@ -53,6 +58,8 @@ pub struct ClientContext {
     pub events: EventSink,
     /// The agent's workspace, for its fs requests.
     pub fs: AgentFs,
+    /// The commands the agent runs (ACP terminals).
+    pub terminals: Arc<super::agent_terminals::AgentTerminals>,
     /// Remembered always/never answers for this agent and workspace.
     pub rules: Arc<dyn PermissionRules>,
     /// How long `initialize` and `session/new` may take.
@@ -93,12 +100,23 @@ pub struct AcpConnection {
     driver: JoinHandle<()>,
     pending: PendingMap,
     rules: Arc<dyn PermissionRules>,
+    terminals: Arc<super::agent_terminals::AgentTerminals>,
     /// The name the agent gave, if any.
     pub agent_name: Option<String>,
     /// Whether the agent can reopen an earlier session (`session/load`).
     pub load_session: bool,
     /// Whether the session is an earlier one, reopened.
     pub resumed: bool,
+}
+
+impl Drop for AcpConnection {
+    fn drop(&mut self) {
+        // The session is over (however it ended): so are the commands the agent ran.
+        let terminals = self.terminals.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { terminals.close_all().await });
+        }
+    }
 }
 
 impl AcpConnection {
@@ -142,6 +160,7 @@ impl AcpConnection {
             driver,
             pending,
             rules: ctx.rules.clone(),
+            terminals: ctx.terminals.clone(),
             agent_name: None,
             load_session: false,
             resumed: false,
@@ -161,8 +180,7 @@ impl AcpConnection {
             .client_capabilities(
                 ClientCapabilities::new()
                     .fs(FileSystemCapabilities::new().read_text_file(true).write_text_file(true))
-                    // Agent-run terminals come with their own issue; until then, say no.
-                    .terminal(false),
+                    .terminal(true),
             )
             .client_info(Implementation::new("sidekicks", env!("CARGO_PKG_VERSION")).title("Sidekicks"));
         let response = with_timeout("initialize", timeout, self.cx.send_request(init).block_task()).await?;
@@ -251,6 +269,7 @@ impl AcpConnection {
 
     /// Ends the connection; the agent's stdin is closed once the driver has ended.
     pub async fn close(mut self) {
+        self.terminals.close_all().await;
         self.cancel_pending_quietly();
         if let Some(tx) = self.close_tx.take() {
             let _ = tx.send(());
@@ -274,6 +293,9 @@ fn handlers(
 ) -> agent_client_protocol::v1::Builder<Client, impl agent_client_protocol::HandleDispatchFrom<Agent>> {
     let next_id = Arc::new(AtomicU64::new(1));
     let (updates, permissions, reads, writes) = (ctx.clone(), ctx.clone(), ctx.fs.clone(), ctx.fs.clone());
+    let terminals = ctx.terminals.clone();
+    let (t_create, t_output, t_wait, t_kill, t_release) =
+        (terminals.clone(), terminals.clone(), terminals.clone(), terminals.clone(), terminals);
     Client
         .v1()
         .name("sidekicks")
@@ -345,6 +367,65 @@ fn handlers(
             },
             agent_client_protocol::on_receive_request!(),
         )
+        .on_receive_request(
+            async move |req: CreateTerminalRequest, responder, _cx| {
+                let env = req.env.into_iter().map(|v| (v.name, v.value)).collect();
+                match t_create.create(&req.command, &req.args, env, req.cwd.as_deref(), req.output_byte_limit) {
+                    Ok(id) => responder.respond(CreateTerminalResponse::new(id)),
+                    Err(e) => responder.respond_with_error(terminal_error(e)),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: TerminalOutputRequest, responder, _cx| match t_output.output(&req.terminal_id.0) {
+                Ok((output, truncated, exit)) => {
+                    responder.respond(TerminalOutputResponse::new(output, truncated).exit_status(exit.map(exit_status)))
+                }
+                Err(e) => responder.respond_with_error(terminal_error(e)),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: WaitForTerminalExitRequest, responder, cx| {
+                // Waiting may take long: off the dispatch loop.
+                let terminals = t_wait.clone();
+                cx.spawn(async move {
+                    match terminals.wait(&req.terminal_id.0).await {
+                        Ok(exit) => responder.respond(WaitForTerminalExitResponse::new(exit_status(exit))),
+                        Err(e) => responder.respond_with_error(terminal_error(e)),
+                    }
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: KillTerminalRequest, responder, _cx| match t_kill.kill(&req.terminal_id.0).await {
+                Ok(()) => responder.respond(KillTerminalResponse::new()),
+                Err(e) => responder.respond_with_error(terminal_error(e)),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: ReleaseTerminalRequest, responder, _cx| match t_release.release(&req.terminal_id.0).await {
+                Ok(()) => responder.respond(ReleaseTerminalResponse::new()),
+                Err(e) => responder.respond_with_error(terminal_error(e)),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+}
+
+fn exit_status(exit: super::agent_terminals::Exit) -> TerminalExitStatus {
+    let mut status = TerminalExitStatus::new();
+    status.exit_code = exit.code;
+    status.signal = exit.signal;
+    status
+}
+
+fn terminal_error(e: super::agent_terminals::TerminalError) -> agent_client_protocol::Error {
+    let mut error = agent_client_protocol::Error::invalid_params();
+    error.message = e.to_string();
+    error
 }
 
 fn fs_error(e: super::agent_fs::AgentFsError) -> agent_client_protocol::Error {

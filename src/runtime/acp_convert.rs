@@ -64,25 +64,27 @@ fn json(value: serde_json::Value) -> String {
     }
 }
 
-/// Text content and diffs of a tool call's content list.
-fn contents(items: Vec<ToolCallContent>) -> (Vec<String>, Vec<FileDiff>) {
+/// Text content, diffs and embedded terminals of a tool call's content list.
+fn contents(items: Vec<ToolCallContent>) -> (Vec<String>, Vec<FileDiff>, Vec<String>) {
     let mut texts = Vec::new();
     let mut diffs = Vec::new();
+    let mut terminals = Vec::new();
     for item in items {
         match item {
             ToolCallContent::Content(c) => texts.extend(text_of(c.content)),
             ToolCallContent::Diff(d) => {
                 diffs.push(FileDiff { path: d.path.display().to_string(), old_text: d.old_text, new_text: d.new_text })
             }
+            ToolCallContent::Terminal(t) => terminals.push(t.terminal_id.0.to_string()),
             _ => {}
         }
     }
-    (texts, diffs)
+    (texts, diffs, terminals)
 }
 
 /// A new tool call.
 pub fn tool_call(call: AcpToolCall) -> ToolCall {
-    let (content, diffs) = contents(call.content);
+    let (content, diffs, terminals) = contents(call.content);
     ToolCall {
         id: call.tool_call_id.0.to_string(),
         title: call.title,
@@ -93,18 +95,19 @@ pub fn tool_call(call: AcpToolCall) -> ToolCall {
         content,
         diffs,
         locations: call.locations.into_iter().map(|l| l.path.display().to_string()).collect(),
+        terminals,
     }
 }
 
 /// Changes to a tool call.
 pub fn tool_patch(update: ToolCallUpdate) -> ToolCallPatch {
     let f = update.fields;
-    let (content, diffs) = match f.content {
+    let (content, diffs, terminals) = match f.content {
         Some(items) => {
-            let (c, d) = contents(items);
-            (Some(c), Some(d))
+            let (c, d, t) = contents(items);
+            (Some(c), Some(d), Some(t))
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     ToolCallPatch {
         id: update.tool_call_id.0.to_string(),
@@ -116,6 +119,7 @@ pub fn tool_patch(update: ToolCallUpdate) -> ToolCallPatch {
         content,
         diffs,
         locations: f.locations.map(|ls| ls.into_iter().map(|l| l.path.display().to_string()).collect()),
+        terminals,
     }
 }
 

@@ -35,6 +35,8 @@ pub struct ManagerSettings {
     pub tick: Duration,
     /// How long a turn may go on after a cancel before the agent is stopped as unresponsive.
     pub cancel_grace: Duration,
+    /// This binary: it hosts the commands agents run on this computer (`terminal-host`).
+    pub host_exe: &'static std::path::Path,
 }
 
 impl Default for ManagerSettings {
@@ -44,6 +46,7 @@ impl Default for ManagerSettings {
             handshake_timeout: Duration::from_secs(30),
             tick: Duration::from_secs(1),
             cancel_grace: Duration::from_secs(10),
+            host_exe: Box::leak(std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()).into_boxed_path()),
         }
     }
 }

@@ -46,6 +46,7 @@ pub(super) async fn launch(
             source: std::io::Error::other("no pipes to the agent"),
         })
     })?;
+    let terminal_events = events.clone();
     let ctx = ClientContext {
         agent: config.name.clone(),
         events,
@@ -54,6 +55,14 @@ pub(super) async fn launch(
             agent_root: config.workspace_path(),
             remote: (config.runtime.kind != crate::model::config::RuntimeKind::Local).then(|| executor.clone()),
         },
+        terminals: Arc::new(super::agent_terminals::AgentTerminals::new(
+            config.name.clone(),
+            terminal_events,
+            executor.clone(),
+            config.workspace.clone(),
+            config.workspace_path(),
+            (config.runtime.kind == crate::model::config::RuntimeKind::Local).then(|| settings.host_exe.to_path_buf()),
+        )),
         rules,
         timeout: settings.handshake_timeout,
         replaying: Arc::default(),

@@ -5,6 +5,7 @@ pub mod acp_client;
 pub mod acp_convert;
 pub mod acp_transport;
 pub mod agent_fs;
+pub mod agent_terminals;
 pub mod agents;
 pub mod config_file;
 pub mod config_watch;

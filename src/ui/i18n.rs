@@ -51,6 +51,8 @@ strings! {
     Channels => ("Channels", "Canaux"),
     ChannelTo => ("You, to {to}:", "Vous, à {to} :"),
     StopAll => ("Stop all", "Tout arrêter"),
+    ExitCode => ("exit code {code}", "code de sortie {code}"),
+    EndedBySignal => ("ended by {signal}", "arrêté par {signal}"),
     ChannelHandOver => ("{lead} hands over to {to}", "{lead} confie la suite à {to}"),
     MergeWork => ("Merge {member}'s work", "Fusionner le travail de {member}"),
     TeamLead => ("Lead (optional)", "Responsable (facultatif)"),

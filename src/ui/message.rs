@@ -70,7 +70,7 @@ pub fn message_ui(
                     .show(ui, |ui| ui.label(RichText::new(text).italics().weak()));
             }
             Part::Tool(call) => {
-                tool_card_ui(ui, lang, call);
+                tool_card_ui(ui, lang, call, &agent.terminals);
                 let cards =
                     agent.permissions.iter().filter(|c| c.message == Some(index) && c.request.tool.id == call.id);
                 for card in cards {

@@ -406,3 +406,50 @@ fn draw(ui: &egui::Ui, layout: &Layout, font: &FontId, s: &Screen, focused: bool
         }
     }
 }
+
+/// The output of a command an agent runs, drawn read-only by the terminal's renderer (colours and
+/// carriage-return progress bars look right): a screen of 100 × 12 kept in egui's memory and fed
+/// only the bytes that arrived since the last frame.
+pub fn output_ui(ui: &mut egui::Ui, key: (&str, &str), output: &crate::app::CommandOutput) {
+    use std::sync::{Arc, Mutex};
+    type Cached = Arc<Mutex<(usize, Screen)>>;
+    const COLS: usize = 100;
+    const ROWS: usize = 12;
+    let id = egui::Id::unique(("command-output", key.0, key.1));
+    let cached: Cached = ui.data_mut(|d| {
+        d.get_temp_mut_or_insert_with(id, || {
+            let mut screen = Screen::new(COLS, ROWS, crate::runtime::terminal::Listener::default());
+            // Read-only: no cursor.
+            screen.feed(b"\x1b[?25l");
+            Arc::new(Mutex::new((0, screen)))
+        })
+        .clone()
+    });
+    let mut guard = cached.lock().unwrap_or_else(|e| e.into_inner());
+    let (fed, screen) = &mut *guard;
+    let total = output.dropped + output.bytes.len();
+    if total > *fed {
+        let start = (*fed).saturating_sub(output.dropped).min(output.bytes.len());
+        // Pipes carry bare line feeds; a terminal needs carriage returns too.
+        let mut bytes = Vec::with_capacity(output.bytes.len() - start);
+        for b in &output.bytes[start..] {
+            if *b == b'\n' {
+                bytes.push(b'\r');
+            }
+            bytes.push(*b);
+        }
+        screen.feed(&bytes);
+        *fed = total;
+    }
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let (char_w, row_h) = ui.fonts_mut(|f| (f.glyph_width(&font, 'M'), f.row_height(&font)));
+    let size = vec2((char_w * COLS as f32).min(ui.available_width()), row_h * ROWS as f32);
+    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
+    response.widget_info(|| {
+        let mut info = egui::WidgetInfo::labeled(egui::Role::Terminal, true, "Command output");
+        info.current_text_value = Some(screen.text());
+        info
+    });
+    let layout = Layout { rect, char_w, row_h, cols: COLS, rows: ROWS };
+    draw(ui, &layout, &font, screen, false);
+}

@@ -2,13 +2,18 @@
 
 use egui::{Color32, RichText};
 
-use super::i18n::{Key, tr};
+use super::i18n::{Key, tr, trf};
 use super::theme::{ERROR, OK};
 use crate::model::config::Language;
 use crate::model::tool::{FileDiff, ToolCall, ToolStatus};
 
 /// Draws `call`.
-pub fn tool_card_ui(ui: &mut egui::Ui, lang: Language, call: &ToolCall) {
+pub fn tool_card_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    call: &ToolCall,
+    terminals: &std::collections::HashMap<String, crate::app::CommandOutput>,
+) {
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.horizontal(|ui| {
@@ -28,6 +33,23 @@ pub fn tool_card_ui(ui: &mut egui::Ui, lang: Language, call: &ToolCall) {
         }
         for diff in &call.diffs {
             diff_ui(ui, diff);
+        }
+        for id in &call.terminals {
+            let Some(output) = terminals.get(id) else { continue };
+            super::terminal_view::output_ui(ui, (call.id.as_str(), id.as_str()), output);
+            match &output.exit {
+                Some((Some(code), _)) => {
+                    let color = if *code == 0 { OK } else { ERROR };
+                    ui.label(
+                        RichText::new(trf(lang, Key::ExitCode, &[("code", &code.to_string())])).small().color(color),
+                    );
+                }
+                Some((None, signal)) => {
+                    let signal = signal.clone().unwrap_or_default();
+                    ui.label(RichText::new(trf(lang, Key::EndedBySignal, &[("signal", &signal)])).small().color(ERROR));
+                }
+                None => {}
+            }
         }
         let id = ("tool", call.id.as_str());
         if let Some(input) = &call.input {

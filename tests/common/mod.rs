@@ -25,6 +25,7 @@ pub fn fast_settings() -> ManagerSettings {
         handshake_timeout: Duration::from_secs(3),
         tick: Duration::from_millis(200),
         cancel_grace: Duration::from_millis(1500),
+        host_exe: std::path::Path::new(BIN),
     }
 }
 

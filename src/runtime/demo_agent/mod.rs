@@ -3,6 +3,7 @@
 //! `scenarios.rs` and docs/demo-agent.md); it honours `session/cancel`.
 
 mod scenarios;
+mod terminal_scenario;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -37,6 +37,8 @@ pub enum Scenario {
     Code,
     /// `delegate to NAME…`: a lead hands the work to NAME (answers `@NAME please take this on: …`).
     Delegate,
+    /// `terminal`: runs commands through the client's terminals (after asking).
+    Terminal,
     /// `think`: reasoning, then an answer.
     Think,
     /// `diff` or `edit`: a tool call that edits a file, with its diff.
@@ -89,6 +91,7 @@ impl Scenario {
         (Scenario::Ignore, &["ignore"]),
         (Scenario::Flood, &["flood"]),
         (Scenario::Delegate, &["delegate"]),
+        (Scenario::Terminal, &["terminal"]),
     ];
 
     /// The scenario for `prompt`.
@@ -106,6 +109,7 @@ impl Scenario {
             Scenario::Hello => t.stream(&hello(prompt), Duration::from_millis(30)).await,
             Scenario::Code => t.stream(CODE, Duration::from_millis(20)).await,
             Scenario::Delegate => t.stream(&delegate(prompt), Duration::from_millis(20)).await,
+            Scenario::Terminal => super::terminal_scenario::terminal(&t).await,
             Scenario::Think => {
                 for piece in ["The person wants to see ", "how I think. ", "I will show it, then answer."] {
                     t.send(SessionUpdate::AgentThoughtChunk(chunk(piece)))?;
@@ -254,7 +258,7 @@ impl Turn {
         self.send(SessionUpdate::AgentMessageChunk(chunk(text)))
     }
 
-    async fn stream(&self, text: &str, delay: Duration) -> Outcome {
+    pub(super) async fn stream(&self, text: &str, delay: Duration) -> Outcome {
         self.stream_chunks(&chunk_words(text, 3), delay).await
     }
 
@@ -269,11 +273,11 @@ impl Turn {
         Ok(if self.cancelled() { StopReason::Cancelled } else { StopReason::EndTurn })
     }
 
-    fn tool(&self, call: ToolCall) -> Result<(), Error> {
+    pub(super) fn tool(&self, call: ToolCall) -> Result<(), Error> {
         self.send(SessionUpdate::ToolCall(call))
     }
 
-    fn tool_update(&self, id: &str, fields: ToolCallUpdateFields) -> Result<(), Error> {
+    pub(super) fn tool_update(&self, id: &str, fields: ToolCallUpdateFields) -> Result<(), Error> {
         self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields)))
     }
 }

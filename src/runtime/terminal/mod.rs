@@ -26,7 +26,7 @@ use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::vte::ansi::Processor;
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
-pub use host::{descendants, run_host};
+pub use host::{descendants, kill_tree as kill_tree_and_root, run_host};
 
 use super::workspace::ShellCommand;
 
