@@ -95,11 +95,12 @@ pub fn channel_ui(
     ui.separator();
     egui::Panel::bottom("channel-composer").show(ui, |ui| {
         ui.horizontal(|ui| {
-            let hint = trf(lang, Key::MessageChannel, &[("name", &channel.name)]);
-            let edit =
-                ui.add(egui::TextEdit::multiline(draft).desired_rows(2).desired_width(f32::INFINITY).hint_text(hint));
+            let hint = trf(lang, Key::MessageChannel, &[("name", &channel.title)]);
+            let width = (ui.available_width() - 90.0).max(120.0);
+            let edit = ui.add(egui::TextEdit::multiline(draft).desired_rows(2).desired_width(width).hint_text(hint));
             let enter = edit.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter) && !i.modifiers.shift);
-            if (enter || ui.button(tr(lang, Key::Send)).clicked()) && !draft.trim().is_empty() {
+            let clicked = ui.button(tr(lang, Key::Send)).clicked();
+            if (enter || clicked) && !draft.trim().is_empty() {
                 let text = draft.trim().to_string();
                 draft.clear();
                 commands.extend(state.channels.say(&state.agents, name, &text));
