@@ -53,10 +53,41 @@ fn in_dependency(path: &str, folders: &[String]) -> bool {
 }
 
 impl GitWorktreeProvider {
+    /// The commit checked out in `project`, when it is the top folder of a repository with one
+    /// (one git process when all is well).
+    fn head(project: &Path) -> Result<String, TeamError> {
+        use super::Unavailable as U;
+        let unavailable = |reason| TeamError::Unavailable { reason };
+        let found = git(project, &["rev-parse", "--show-toplevel", "HEAD"], &[]);
+        let Ok(found) = found else {
+            // Tell a folder outside git from a repository without a commit.
+            git(project, &["rev-parse", "--show-toplevel"], &[]).map_err(|_| unavailable(U::NotGit))?;
+            return Err(unavailable(U::NoCommit));
+        };
+        let found = text(found);
+        let mut lines = found.lines();
+        let top = std::path::PathBuf::from(lines.next().unwrap_or_default());
+        let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
+        if !same(&top, project) {
+            return Err(unavailable(U::NotTopFolder));
+        }
+        Ok(lines.next().unwrap_or_default().trim().to_string())
+    }
+
     /// Makes the base commit of `project` as it is now, without touching its index or folder.
-    fn base_commit(project: &Path, state: &Path, name: &str, folders: &[String]) -> Result<String, TeamError> {
+    fn base_commit(
+        project: &Path,
+        state: &Path,
+        name: &str,
+        folders: &[String],
+        head: &str,
+    ) -> Result<String, TeamError> {
         let index = state.join("base.index");
-        let real = text(git(project, &["rev-parse", "--path-format=absolute", "--git-path", "index"], &[])?);
+        let paths =
+            text(git(project, &["rev-parse", "--path-format=absolute", "--git-path", "index", "HEAD^{tree}"], &[])?);
+        let mut paths = paths.lines();
+        let (real, head_tree) =
+            (paths.next().unwrap_or_default().to_string(), paths.next().unwrap_or_default().to_string());
         // Starting from the real index keeps git's stat cache: only changed files are hashed.
         if std::fs::copy(&real, &index).is_err() {
             git(project, &["read-tree", "HEAD"], &[("GIT_INDEX_FILE", &index)])?;
@@ -77,9 +108,8 @@ impl GitWorktreeProvider {
         git(project, &add, &[("GIT_INDEX_FILE", &index)])?;
         let tree = text(git(project, &["write-tree"], &[("GIT_INDEX_FILE", &index)])?);
         let _ = std::fs::remove_file(&index);
-        let head_tree = text(git(project, &["rev-parse", "HEAD^{tree}"], &[])?);
         if tree == head_tree {
-            return Ok(text(git(project, &["rev-parse", "HEAD"], &[])?));
+            return Ok(head.to_string());
         }
         let message = format!("Sidekicks: the base of {name}");
         let who = Path::new("Sidekicks");
@@ -109,30 +139,20 @@ impl IsolationProvider for GitWorktreeProvider {
     }
 
     fn available(&self, project: &Path) -> Result<(), TeamError> {
-        use super::Unavailable as U;
-        let unavailable = |reason| TeamError::Unavailable { reason };
-        let top = git(project, &["rev-parse", "--show-toplevel"], &[]).map_err(|_| unavailable(U::NotGit))?;
-        let top = std::path::PathBuf::from(text(top));
-        let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
-        if !same(&top, project) {
-            return Err(unavailable(U::NotTopFolder));
-        }
-        git(project, &["rev-parse", "--verify", "HEAD"], &[]).map_err(|_| unavailable(U::NoCommit))?;
-        Ok(())
+        Self::head(project).map(|_| ())
     }
 
     fn create(&self, project: &Path, copy: &Path, state: &Path, id: &str, name: &str) -> Result<MemberCopy, TeamError> {
-        self.available(project)?;
+        let head = Self::head(project)?;
         std::fs::create_dir_all(state).map_err(|e| TeamError::io(state, e))?;
         let folders = deps::dependency_folders(project);
-        let head = text(git(project, &["rev-parse", "HEAD"], &[])?);
         let copy_arg = copy.to_string_lossy();
         // The checkout of HEAD (most of the time) runs while the base is worked out; a base with
         // uncommitted changes is then checked out over it (only the files that differ are written).
         let (base, added) = std::thread::scope(|scope| {
             let added =
                 scope.spawn(|| git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &head], &[]));
-            let base = Self::base_commit(project, state, name, &folders);
+            let base = Self::base_commit(project, state, name, &folders, &head);
             (base, added.join().expect("git thread"))
         });
         let undo = |e: TeamError| {
@@ -181,7 +201,14 @@ impl IsolationProvider for GitWorktreeProvider {
             return Ok(Vec::new());
         }
         // Every entry of the base (one process), then the wanted blobs through one `cat-file`.
-        let listing = git(&member.project, &["ls-tree", "-r", "-z", &member.base], &[])?;
+        // A few paths: only theirs are listed; many: the whole tree in one go.
+        // Names are names, never patterns (`*`, `?`, `[` in a file name).
+        let mut args = vec!["--literal-pathspecs", "ls-tree", "-r", "-z", member.base.as_str()];
+        if paths.len() <= 200 {
+            args.push("--");
+            args.extend(paths.iter().map(|p| p.as_str()));
+        }
+        let listing = git(&member.project, &args, &[])?;
         let mut entries = std::collections::HashMap::new();
         for line in listing.split(|b| *b == 0).filter(|l| !l.is_empty()) {
             let line = String::from_utf8_lossy(line);
