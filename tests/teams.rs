@@ -143,6 +143,14 @@ fn a_member_deleting_what_main_changed_gets_it_back_to_decide() {
     project(&main);
     let provider = GitWorktreeProvider;
     let m = provider.create(&main, &dir.path().join("m"), &dir.path().join("state"), "t2", "Cy").unwrap();
+    // A name that looks like a pattern is only a name.
+    write(&m.copy, "src/c.txt", "1 (Cy)\n2\n3\n4\n5\n6\n7\n8\n9 uncommitted\n");
+    std::fs::copy(m.copy.join("a.txt"), m.copy.join("odd[1]*.txt")).unwrap();
+    assert_eq!(kinds(&m), vec![("odd[1]*.txt".into(), ChangeKind::Added), ("src/c.txt".into(), ChangeKind::Modified)]);
+    assert!(merge(&m, None).unwrap().conflicts.is_empty());
+    assert_eq!(read(&main, "odd[1]*.txt"), "one\ntwo\nthree\n");
+    write(&m.copy, "odd[1]*.txt", "changed\n");
+    assert_eq!(kinds(&m), vec![("odd[1]*.txt".into(), ChangeKind::Modified)]);
     std::fs::remove_file(m.copy.join("b.txt")).unwrap();
     write(&main, "b.txt", "bee, changed in the project\n");
     let report = merge(&m, None).unwrap();
