@@ -9,7 +9,11 @@ use sidekicks::runtime::terminal::{TerminalSession, descendants};
 use sidekicks::runtime::workspace::{LocalWorkspace, Workspace};
 
 mod common;
-use common::{BIN, JOBS, alive, pids_on};
+
+use common::{BIN, JOBS, alive, pids_on, wait_screen};
+
+/// How long a screen may take to show what is awaited.
+const LIMIT: Duration = Duration::from_secs(10);
 
 fn shell(dir: &std::path::Path) -> TerminalSession {
     let mut command = LocalWorkspace::new(dir).shell_command(true);
@@ -18,25 +22,13 @@ fn shell(dir: &std::path::Path) -> TerminalSession {
     TerminalSession::spawn(std::path::Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap()
 }
 
-fn wait_screen(t: &TerminalSession, what: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let screen = t.screen_text();
-        if screen.contains(what) {
-            return screen;
-        }
-        assert!(Instant::now() < deadline, "{what:?} never appeared on:\n{screen}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn a_command_prints_on_the_screen_in_the_workspace() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("marker.txt"), "").unwrap();
     let t = shell(dir.path());
     t.write(b"ls; echo done-$((6*7))\n").unwrap();
-    let screen = wait_screen(&t, "done-42");
+    let screen = wait_screen(&t, "done-42", LIMIT);
     assert!(screen.contains("marker.txt"), "{screen}");
     t.close();
 }
@@ -46,10 +38,10 @@ fn a_resize_reaches_the_program() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = shell(dir.path());
     t.write(b"stty size\n").unwrap();
-    wait_screen(&t, "24 80");
+    wait_screen(&t, "24 80", LIMIT);
     t.resize(100, 30).unwrap();
     t.write(b"stty size\n").unwrap();
-    wait_screen(&t, "30 100");
+    wait_screen(&t, "30 100", LIMIT);
     t.close();
 }
 
@@ -61,7 +53,7 @@ fn closing_ends_every_kind_of_background_job() {
         let t = shell(dir.path());
         t.write(JOBS.as_bytes()).unwrap();
         // Only the output says `all-2` (the echoed command line says `all-$((1+1))`).
-        let screen = wait_screen(&t, "all-2");
+        let screen = wait_screen(&t, "all-2", LIMIT);
         // The setsid ones print from their own process: give them a moment.
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut screen = screen;
@@ -99,7 +91,7 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
     // `less` from this machine, or busybox's where there is no other.
     let less = if std::path::Path::new("/usr/bin/less").exists() { "less" } else { "busybox less" };
     t.write(format!("{less} long.txt\n").as_bytes()).unwrap();
-    let screen = wait_screen(&t, "row number 23");
+    let screen = wait_screen(&t, "row number 23", LIMIT);
     assert!(screen.starts_with("row number 1\n"), "{screen}");
     assert!(!screen.contains("row number 30"), "one screenful: {screen}");
     assert!(t.screen().lock().unwrap().alternate());
@@ -113,7 +105,7 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
         std::thread::sleep(Duration::from_millis(20));
     }
     t.write(b"echo back-$((2+3))\n").unwrap();
-    wait_screen(&t, "back-5");
+    wait_screen(&t, "back-5", LIMIT);
     t.close();
 }
 
@@ -125,6 +117,6 @@ fn the_login_shell_of_the_workspace_stays_open() {
     std::thread::sleep(Duration::from_millis(500));
     assert!(!t.has_exited(), "the shell exited at once: {}", t.screen_text());
     t.write(b"echo login-$((1+1))\r").unwrap();
-    wait_screen(&t, "login-2");
+    wait_screen(&t, "login-2", LIMIT);
     t.close();
 }

@@ -10,20 +10,12 @@ use sidekicks::runtime::terminal::TerminalSession;
 use sidekicks::runtime::workspace::{RemoteWorkspace, Workspace};
 
 mod common;
-use common::docker::{Container, available};
-use common::{BIN, JOBS, pids_on};
 
-fn wait_screen(t: &TerminalSession, what: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let screen = t.screen_text();
-        if screen.contains(what) {
-            return screen;
-        }
-        assert!(Instant::now() < deadline, "{what:?} never appeared on:\n{screen}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use common::docker::{Container, available};
+use common::{BIN, JOBS, pids_on, wait_screen};
+
+/// How long a screen may take to show what is awaited.
+const LIMIT: Duration = Duration::from_secs(30);
 
 /// The background sleepers of `JOBS` running in the container.
 fn sleepers(container: &Container) -> Vec<String> {
@@ -48,7 +40,7 @@ fn closing_a_container_terminal_ends_every_kind_of_background_job() {
     // The shell is in the workspace folder, inside the container.
     let t = open();
     t.write(b"pwd; ls; echo in-$((3*3))\r").unwrap();
-    let screen = wait_screen(&t, "in-9");
+    let screen = wait_screen(&t, "in-9", LIMIT);
     assert!(screen.contains("/work/ws") && screen.contains("inside.txt"), "{screen}");
     t.close();
 
@@ -59,7 +51,7 @@ fn closing_a_container_terminal_ends_every_kind_of_background_job() {
             t.write(JOBS.as_bytes()).unwrap();
         }
         for t in &terminals {
-            let mut screen = wait_screen(t, "all-2");
+            let mut screen = wait_screen(t, "all-2", LIMIT);
             let deadline = Instant::now() + Duration::from_secs(20);
             while pids_on(&screen).len() < 6 && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(20));

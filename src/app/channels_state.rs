@@ -30,6 +30,22 @@ pub struct ChannelState {
     pub unread: bool,
 }
 
+impl ChannelState {
+    /// Everything but the timeline (which may be long).
+    pub fn clone_head(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            team: self.team.clone(),
+            lead: self.lead.clone(),
+            description: self.description.clone(),
+            members: self.members.clone(),
+            timeline: Timeline::default(),
+            unread: self.unread,
+        }
+    }
+}
+
 /// Every channel.
 #[derive(Clone, Debug, Default)]
 pub struct ChannelsState {
@@ -43,7 +59,7 @@ pub struct ChannelsState {
 
 /// Where the answer to `prompt` starts in `messages`: after the last user message with that text.
 pub fn answer_messages(messages: &[Message], prompt: &str) -> std::ops::Range<usize> {
-    let Some(at) = messages.iter().rposition(|m| m.role == Role::User && m.text() == prompt) else {
+    let Some(at) = messages.iter().rposition(|m| m.role == Role::User && m.text_is(prompt)) else {
         return 0..0;
     };
     let end = messages[at + 1..].iter().position(|m| m.role == Role::User).map_or(messages.len(), |i| at + 1 + i);

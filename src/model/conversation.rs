@@ -109,6 +109,21 @@ impl Message {
             .collect()
     }
 
+    /// True when its text parts, joined, are exactly `text` (without building the joined text:
+    /// channel views ask this of many messages each frame).
+    pub fn text_is(&self, text: &str) -> bool {
+        let mut rest = text;
+        for part in &self.parts {
+            if let Part::Text(t) = part {
+                match rest.strip_prefix(t.as_str()) {
+                    Some(r) => rest = r,
+                    None => return false,
+                }
+            }
+        }
+        rest.is_empty()
+    }
+
     /// All its thought parts joined.
     pub fn thought(&self) -> String {
         self.parts

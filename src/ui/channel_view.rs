@@ -27,7 +27,8 @@ pub fn channel_ui(
     state.channels.viewing = Some(name.to_string());
     let Some(channel) = state.channels.channels.iter_mut().find(|c| c.name == name) else { return commands };
     channel.unread = false;
-    let channel = channel.clone();
+    // What the header and composer need (the timeline is read in place below, not copied).
+    let channel = channel.clone_head();
     ui.horizontal(|ui| {
         ui.heading(format!("#{}", channel.title));
         if let Some(d) = &channel.description {
@@ -108,11 +109,12 @@ pub fn channel_ui(
         });
     });
     let mut actions = MessageActions::default();
+    let Some(timeline) = state.channels.channel(name).map(|c| &c.timeline) else { return commands };
     egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]).show(ui, |ui| {
-        if channel.timeline.entries.is_empty() {
+        if timeline.entries.is_empty() {
             ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
         }
-        for entry in &channel.timeline.entries {
+        for entry in &timeline.entries {
             match entry {
                 Entry::User { text, to, from: None } => {
                     ui.add_space(6.0);

@@ -186,3 +186,16 @@ pub fn pids_on(screen: &str) -> Vec<i32> {
     }
     pids
 }
+
+/// Waits (up to `limit`) until the terminal's screen shows `what`; the screen then.
+pub fn wait_screen(t: &sidekicks::runtime::terminal::TerminalSession, what: &str, limit: Duration) -> String {
+    let deadline = Instant::now() + limit;
+    loop {
+        let screen = t.screen_text();
+        if screen.contains(what) {
+            return screen;
+        }
+        assert!(Instant::now() < deadline, "{what:?} never appeared on:\n{screen}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

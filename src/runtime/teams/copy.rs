@@ -179,9 +179,7 @@ impl IsolationProvider for CopyProvider {
     }
 
     fn changed_paths(&self, member: &MemberCopy) -> Result<Vec<String>, TeamError> {
-        if !member.copy.is_dir() {
-            return Err(TeamError::CopyGone(member.copy.display().to_string()));
-        }
+        member.ensure_copy()?;
         let base = member.state.join("base");
         let mut all: Vec<String> = sources(&member.copy, &member.dependencies)
             .into_iter()
@@ -206,9 +204,7 @@ impl IsolationProvider for CopyProvider {
     }
 
     fn reattach(&self, member: &MemberCopy) -> Result<(), TeamError> {
-        if !member.copy.is_dir() {
-            return Err(TeamError::CopyGone(member.copy.display().to_string()));
-        }
+        member.ensure_copy()?;
         if !member.state.join("base").is_dir() {
             return Err(TeamError::io(&member.state, "the member's base is gone"));
         }

@@ -182,9 +182,7 @@ impl IsolationProvider for GitWorktreeProvider {
     }
 
     fn changed_paths(&self, member: &MemberCopy) -> Result<Vec<String>, TeamError> {
-        if !member.copy.is_dir() {
-            return Err(TeamError::CopyGone(member.copy.display().to_string()));
-        }
+        member.ensure_copy()?;
         // The two listings run side by side.
         let (tracked, untracked) = std::thread::scope(|scope| {
             let untracked =
@@ -235,9 +233,7 @@ impl IsolationProvider for GitWorktreeProvider {
     }
 
     fn reattach(&self, member: &MemberCopy) -> Result<(), TeamError> {
-        if !member.copy.is_dir() {
-            return Err(TeamError::CopyGone(member.copy.display().to_string()));
-        }
+        member.ensure_copy()?;
         git(&member.project, &["worktree", "repair", &member.copy.to_string_lossy()], &[])?;
         git(&member.project, &["rev-parse", "--verify", &base_ref(&member.id)], &[])?;
         Ok(())

@@ -104,6 +104,11 @@ impl MemberCopy {
         serde_json::from_slice(&text).map_err(|e| TeamError::io(state, e.to_string()))
     }
 
+    /// An error unless the copy's folder is still there.
+    pub fn ensure_copy(&self) -> Result<(), TeamError> {
+        if self.copy.is_dir() { Ok(()) } else { Err(TeamError::CopyGone(self.copy.display().to_string())) }
+    }
+
     /// Its provider.
     pub fn provider(&self) -> Box<dyn IsolationProvider> {
         self.provider.provider()
