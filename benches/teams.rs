@@ -14,6 +14,9 @@ use std::time::Instant;
 
 use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, changes, merge};
 
+#[path = "../tests/common/history.rs"]
+mod history;
+
 const TRACKED: usize = 3600;
 const DEPENDENCIES: usize = 45_000;
 
@@ -133,8 +136,12 @@ fn main() {
     );
     provider.discard(&member).unwrap();
 
-    // Merging 1,000 files changed on both sides, on different lines.
+    // Merging 1,000 files changed on both sides, on different lines: against one `git merge-file`
+    // per file, and against what peers do (commit the member's copy and `git merge` it), in a clone.
+    let clone = dir.path().join("clone");
+    git(dir.path(), &["clone", "-q", project.to_str().unwrap(), clone.to_str().unwrap()]);
     let member = provider.create(&project, &dir.path().join("m2"), &dir.path().join("s2"), "bm2", "Bench").unwrap();
+    let peer = provider.create(&clone, &dir.path().join("m3"), &dir.path().join("s3"), "bm3", "Bench").unwrap();
     let sides = dir.path().join("sides");
     std::fs::create_dir(&sides).unwrap();
     for i in 0..1000 {
@@ -142,16 +149,28 @@ fn main() {
         let base = file_text(i);
         let main = base.replace("line 5:", "line 5 (main):");
         let mine = base.replace("line 50:", "line 50 (member):");
-        std::fs::write(project.join(&rel), &main).unwrap();
-        std::fs::write(member.copy.join(&rel), &mine).unwrap();
+        for root in [&project, &clone] {
+            std::fs::write(root.join(&rel), &main).unwrap();
+        }
+        for root in [&member.copy, &peer.copy] {
+            std::fs::write(root.join(&rel), &mine).unwrap();
+        }
         for (name, text) in [("base", &base), ("main", &main), ("mine", &mine)] {
             std::fs::write(sides.join(format!("{i}.{name}")), text).unwrap();
         }
     }
+    // git merges commits: the project's own change is committed first (not timed).
+    git(&clone, &["-c", "user.name=B", "-c", "user.email=b@x", "commit", "-qam", "main"]);
+    sync();
     let t = Instant::now();
     let report = merge(&member, None).unwrap();
     let ours = secs(t);
     assert_eq!((report.applied.len(), report.conflicts.len()), (1000, 0));
+    sync();
+    let t = Instant::now();
+    let merged = peer_merge(&peer.copy, &clone);
+    let peers = secs(t);
+    assert!(merged, "git merges the 1,000 files cleanly");
     let t = Instant::now();
     for i in 0..1000 {
         let file = |n: &str| sides.join(format!("{i}.{n}"));
@@ -164,10 +183,94 @@ fn main() {
     }
     let reference = secs(t);
     println!(
-        "merge of 1,000 files: Sidekicks {:.3} s (scan, three-way merge, journaled apply), 1,000 git merge-file {:.3} s ({:.1}x faster)",
+        "merge of 1,000 files: Sidekicks {:.3} s (scan, three-way merge, durable all-or-nothing apply); \
+         git add -A && git commit && git merge {:.3} s ({:.1}x faster); 1,000 git merge-file {:.3} s ({:.1}x faster)",
         ours,
+        peers,
+        peers / ours,
         reference,
         reference / ours
     );
     provider.discard(&member).unwrap();
+    provider.discard(&peer).unwrap();
+    real_merges(dir.path());
+}
+
+/// Flushes what earlier steps wrote, so neither side of a measure pays for the other's writeback.
+fn sync() {
+    assert!(Command::new("sync").status().unwrap().success());
+}
+
+/// What peers do to bring a member's work back: commit its copy, merge the commit. True when clean.
+fn peer_merge(copy: &Path, project: &Path) -> bool {
+    let id = ["-c", "user.name=B", "-c", "user.email=b@x"];
+    git(copy, &[&id[..], &["add", "-A"]].concat());
+    git(copy, &[&id[..], &["commit", "-qm", "member"]].concat());
+    let head =
+        String::from_utf8(Command::new("git").arg("-C").arg(copy).args(["rev-parse", "HEAD"]).output().unwrap().stdout)
+            .unwrap();
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(project)
+        .args([&id[..], &["merge", "--no-edit", "-q", head.trim()]].concat())
+        .output()
+        .unwrap();
+    out.status.success()
+}
+
+/// Small real merges: merge commits of the repositories in `SIDEKICKS_MERGE_CORPUS` (see
+/// tests/merge_corpus.rs). For each, a project at the first parent and a member whose copy (made
+/// at the merge base) holds the second parent's tree; Sidekicks' merge against the peers' way, each
+/// on its own clone.
+fn real_merges(dir: &Path) {
+    let Some(repos) = history::corpus_repositories() else {
+        println!("small real merges: skipped (set SIDEKICKS_MERGE_CORPUS to a folder of git repositories)");
+        return;
+    };
+    let provider = GitWorktreeProvider;
+    let (mut ours, mut peers, mut count, mut conflicts) = (0.0, 0.0, 0, 0);
+    for (r, repo) in repos.iter().enumerate() {
+        for (k, (first, second, base)) in history::small_merges(repo, 6).into_iter().enumerate() {
+            let mut setups = Vec::new();
+            for side in ["ours", "peer"] {
+                let root = dir.join(format!("real{r}-{k}-{side}"));
+                let project = root.join("project");
+                git(
+                    dir,
+                    &["clone", "-q", "--shared", "--no-checkout", repo.to_str().unwrap(), project.to_str().unwrap()],
+                );
+                git(&project, &["checkout", "-q", "--detach", &base]);
+                let member =
+                    provider.create(&project, &root.join("copy"), &root.join("state"), "real", "Real").unwrap();
+                git(&member.copy, &["read-tree", "-u", "--reset", &second]);
+                git(&project, &["checkout", "-q", "--detach", &first]);
+                setups.push((project, member));
+            }
+            sync();
+            let t = Instant::now();
+            let report = merge(&setups[0].1, None).unwrap();
+            ours += secs(t);
+            sync();
+            let t = Instant::now();
+            let clean = peer_merge(&setups[1].1.copy, &setups[1].0);
+            peers += secs(t);
+            assert_eq!(
+                report.conflicts.is_empty(),
+                clean,
+                "{} {first}+{second}: git and Sidekicks disagree",
+                repo.display()
+            );
+            count += 1;
+            conflicts += usize::from(!clean);
+            for (_, member) in setups {
+                provider.discard(&member).unwrap();
+            }
+        }
+    }
+    println!(
+        "{count} small real merges ({conflicts} with conflicts): Sidekicks {:.3} s in all, git add -A && git commit && git merge {:.3} s ({:.1}x faster)",
+        ours,
+        peers,
+        peers / ours
+    );
 }

@@ -86,17 +86,7 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             let code = crate::runtime::terminal::run_host(&argv);
             Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
         }
-        Some(CliCommand::TeamMerge { state }) => {
-            let member = crate::runtime::teams::MemberCopy::load(&state)?;
-            let report = crate::runtime::teams::merge(&member, None)?;
-            println!(
-                "applied {}, unchanged {}, conflicts {}",
-                report.applied.len(),
-                report.unchanged.len(),
-                report.conflicts.len()
-            );
-            Ok(std::process::ExitCode::from(u8::from(!report.conflicts.is_empty())))
-        }
+        Some(CliCommand::TeamMerge { state }) => Ok(std::process::ExitCode::from(team_merge(&state))),
         Some(CliCommand::DemoAgent { load_session }) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(crate::runtime::demo_agent::run_stdio(load_session))?;
@@ -114,6 +104,28 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::from(code))
         }
         None => run_window(cli.config),
+    }
+}
+
+/// `sidekicks team-merge STATE`: 0 merged, 1 conflicts (listed), 2 an error (nothing changed).
+fn team_merge(state: &std::path::Path) -> u8 {
+    let merged = crate::runtime::teams::MemberCopy::load(state).and_then(|m| crate::runtime::teams::merge(&m, None));
+    match merged {
+        Ok(report) if report.conflicts.is_empty() => {
+            println!("merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
+            0
+        }
+        Ok(report) => {
+            println!("conflicts: {} (nothing applied)", report.conflicts.len());
+            for (path, kind) in &report.conflicts {
+                println!("  {path}: {kind:?}");
+            }
+            1
+        }
+        Err(e) => {
+            eprintln!("error: {e} (nothing was changed)");
+            2
+        }
     }
 }
 

@@ -1,11 +1,8 @@
 //! The merge layer's decision for one path, pure: given what the path was in the base (the member's
 //! copy when it was made), what it is in the main folder now and in the member's copy now, what
-//! happens to the main folder. Text changed on both sides is merged three-way with gix-merge (the
-//! same result as `git merge-file main base member`); everything else changed on both sides is a
-//! conflict, so no change from either side is ever lost without one.
-
-use gix_merge::blob::builtin_driver::text::{Conflict as TextConflict, ConflictStyle, Labels, Options};
-use gix_merge::blob::{Resolution, builtin_driver};
+//! happens to the main folder. Text changed on both sides is merged three-way by git's own xdiff
+//! through libgit2 (the same result as `git merge-file main base member`); everything else
+//! changed on both sides is a conflict, so no change from either side is ever lost without one.
 
 /// Files larger than this (on either side) are not merged line by line: changed on both sides, they
 /// are a conflict.
@@ -38,7 +35,7 @@ impl Side {
 }
 
 /// Why a path could not be merged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ConflictKind {
     /// Both changed the same lines; the markers are in the member's copy.
     Text,
@@ -52,6 +49,9 @@ pub enum ConflictKind {
     MainDeleted,
     /// Both changed it into different kinds of thing (file, symbolic link) or different links.
     Kind,
+    /// A folder and a file (or link) meet at the path: one side made a folder where the other
+    /// has a file, or changed a file inside a folder the other replaced by a file or link.
+    Folder,
 }
 
 /// What happens to one path.
@@ -76,56 +76,77 @@ pub fn is_binary(content: &[u8]) -> bool {
 }
 
 /// The three-way text merge of `main` and `member` from `base`, exactly as `git merge-file -p
-/// main base member` with the labels given: the merged bytes and whether it conflicted.
-pub fn merge_text(base: &[u8], main: &[u8], member: &[u8], labels: [&str; 3]) -> (Vec<u8>, bool) {
-    let mut out = Vec::new();
-    let mut input = imara_diff::InternedInput::default();
-    let [main_label, base_label, member_label] = labels;
-    let labels = Labels {
-        ancestor: Some(base_label.as_bytes().into()),
-        current: Some(main_label.as_bytes().into()),
-        other: Some(member_label.as_bytes().into()),
+/// main base member` with the labels given: the merged bytes and whether it conflicted. `None` when
+/// the texts cannot be merged line by line at all (libgit2 refused them: out of memory).
+///
+/// This is git's own merge: libgit2 carries git's xdiff (Myers diff with slider compaction, and
+/// conflicts refined by diffing the two sides, then joined when only a few letterless lines stand
+/// between them: the "zealous-alnum" level `git merge-file` uses). See ADR 0011 for the measurement
+/// that chose it.
+pub fn merge_text(base: &[u8], main: &[u8], member: &[u8], labels: [&str; 3]) -> Option<(Vec<u8>, bool)> {
+    use libgit2_sys as raw;
+    use std::ffi::CString;
+    raw::init();
+    // A label with a NUL cannot be passed to C: cut it there (labels are names we make).
+    let label = |l: &str| CString::new(l.split('\0').next().unwrap_or_default()).expect("no NUL left");
+    let [main_label, base_label, member_label] = labels.map(label);
+    let input = |text: &[u8]| raw::git_merge_file_input {
+        version: 1, // GIT_MERGE_FILE_INPUT_VERSION
+        ptr: text.as_ptr().cast(),
+        size: text.len(),
+        path: std::ptr::null(),
+        mode: 0,
     };
-    let options = Options {
-        conflict: TextConflict::Keep { style: ConflictStyle::Merge, marker_size: 7.try_into().expect("7 > 0") },
-        ..Options::default()
-    };
-    let resolution = builtin_driver::text(&mut out, &mut input, labels, main, base, member, options);
-    let conflicted = resolution == Resolution::Conflict;
-    let markers = [format!("<<<<<<< {main_label}"), "=======".to_string(), format!(">>>>>>> {member_label}")];
-    let ambiguous = [base, main, member]
-        .iter()
-        .any(|text| lines(text).any(|l| markers.iter().any(|m| eol_trimmed(l) == m.as_bytes())));
-    if conflicted && !ambiguous {
-        // git's choice of line end for markers (xdiff's `is_cr_needed`, for files with one style):
-        // CRLF when main, then the member, then the base use CRLF, an undecidable file (empty, or
-        // one line without its end) passing the question on; LF when all are undecidable.
-        let mut needs_cr = 1;
-        for text in [main, member, base] {
-            if needs_cr != 0 {
-                needs_cr = eol_style(text);
-            }
+    let (base_input, main_input, member_input) = (input(base), input(main), input(member));
+    // SAFETY: the options struct is plain data initialised by libgit2 itself; every pointer we put
+    // in it (labels, inputs) outlives the call; the result is freed once, below.
+    unsafe {
+        let mut options: raw::git_merge_file_options = std::mem::zeroed();
+        if raw::git_merge_file_options_init(&mut options, 1 /* GIT_MERGE_FILE_OPTIONS_VERSION */) != 0 {
+            return None;
         }
-        let eol: &[u8] = if needs_cr > 0 { b"\r\n" } else { b"\n" };
-        let unterminated = [!main.is_empty() && !main.ends_with(b"\n"), !member.is_empty() && !member.ends_with(b"\n")];
-        let sides = [base, main, member].map(|t| lines(t).map(eol_trimmed).collect::<Vec<_>>());
-        out = coalesce(&out, &markers, eol, unterminated, &sides);
+        options.ancestor_label = base_label.as_ptr();
+        options.our_label = main_label.as_ptr();
+        options.their_label = member_label.as_ptr();
+        options.flags = raw::GIT_MERGE_FILE_SIMPLIFY_ALNUM;
+        let mut result: raw::git_merge_file_result = std::mem::zeroed();
+        if raw::git_merge_file(&mut result, &base_input, &main_input, &member_input, &options) != 0 {
+            return None;
+        }
+        let merged = if result.ptr.is_null() {
+            Vec::new()
+        } else {
+            std::slice::from_raw_parts(result.ptr.cast::<u8>(), result.len).to_vec()
+        };
+        let conflicted = result.automergeable == 0;
+        raw::git_merge_file_result_free(&mut result);
+        if conflicted && (main.is_empty() || member.is_empty()) {
+            return Some((label_empty_side(&merged, main.is_empty(), labels[0], labels[2]), true));
+        }
+        Some((merged, conflicted))
     }
-    (out, conflicted)
 }
 
-/// 1 when `text` ends its lines with CRLF, 0 with LF, -1 when it cannot tell (no line end).
-fn eol_style(text: &[u8]) -> i8 {
-    match text.iter().position(|b| *b == b'\n') {
-        Some(i) => i8::from(i > 0 && text[i - 1] == b'\r'),
-        None => -1,
+/// libgit2 leaves out the label of an empty side (git does not): its conflicts then open with a
+/// bare `<<<<<<<` just before `=======` (main empty) or close with a bare `>>>>>>>` just after it
+/// (the member empty). Puts the label back on exactly those lines.
+fn label_empty_side(merged: &[u8], main_empty: bool, main_label: &str, member_label: &str) -> Vec<u8> {
+    let all: Vec<&[u8]> = lines(merged).collect();
+    let mut out = Vec::with_capacity(merged.len() + 64);
+    for (i, line) in all.iter().enumerate() {
+        let eol = &line[eol_trimmed(line).len()..];
+        let is = |l: Option<&&[u8]>, marker: &[u8]| l.is_some_and(|l| eol_trimmed(l) == marker);
+        if main_empty && eol_trimmed(line) == b"<<<<<<<" && is(all.get(i + 1), b"=======") {
+            out.extend_from_slice(format!("<<<<<<< {main_label}").as_bytes());
+            out.extend_from_slice(eol);
+        } else if !main_empty && eol_trimmed(line) == b">>>>>>>" && i > 0 && is(all.get(i - 1), b"=======") {
+            out.extend_from_slice(format!(">>>>>>> {member_label}").as_bytes());
+            out.extend_from_slice(eol);
+        } else {
+            out.extend_from_slice(line);
+        }
     }
-}
-
-fn with_eol(line: &[u8], eol: &[u8]) -> Vec<u8> {
-    let mut l = eol_trimmed(line).to_vec();
-    l.extend_from_slice(eol);
-    l
+    out
 }
 
 /// The lines of `text`, each with its line end.
@@ -136,99 +157,6 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 fn eol_trimmed(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// Joins conflicts separated by three lines or fewer, or by lines without a letter or digit, into
-/// one, as git does at its default level (xdiff's `xdl_simplify_non_conflicts`, zealous-alnum):
-/// a conflict is easier to read than an island of three lines between two.
-/// Markers get `eol`; so does the last line of main's (the member's) side of a final conflict when
-/// that file does not end with a line end (`unterminated`).
-/// Only lines both sides have are joined (unchanged, or changed alike): a gap that holds a one-sided
-/// change (its lines are not a run of both main and the member) stays between two conflicts.
-fn coalesce(
-    out: &[u8],
-    [open, middle, close]: &[String; 3],
-    eol: &[u8],
-    unterminated: [bool; 2],
-    sides: &[Vec<&[u8]>; 3],
-) -> Vec<u8> {
-    let unchanged = |gap: &[&[u8]]| {
-        let gap: Vec<&[u8]> = gap.iter().map(|l| eol_trimmed(l)).collect();
-        sides[1..].iter().all(|side| side.windows(gap.len().max(1)).any(|w| w == gap.as_slice()))
-    };
-    enum Part<'a> {
-        Common(Vec<&'a [u8]>),
-        Conflict { open: &'a [u8], ours: Vec<&'a [u8]>, middle: &'a [u8], theirs: Vec<&'a [u8]>, close: &'a [u8] },
-    }
-    let mut parts: Vec<Part> = Vec::new();
-    let mut all = lines(out);
-    while let Some(line) = all.next() {
-        if eol_trimmed(line) != open.as_bytes() {
-            match parts.last_mut() {
-                Some(Part::Common(common)) => common.push(line),
-                _ => parts.push(Part::Common(vec![line])),
-            }
-            continue;
-        }
-        let (mut ours, mut theirs, mut mid, mut end) = (Vec::new(), Vec::new(), None, None);
-        for l in all.by_ref() {
-            match (eol_trimmed(l), mid.is_some()) {
-                (m, false) if m == middle.as_bytes() => mid = Some(l),
-                (c, true) if c == close.as_bytes() => {
-                    end = Some(l);
-                    break;
-                }
-                (_, false) => ours.push(l),
-                (_, true) => theirs.push(l),
-            }
-        }
-        let (Some(middle), Some(close)) = (mid, end) else { return out.to_vec() };
-        parts.push(Part::Conflict { open: line, ours, middle, theirs, close });
-    }
-    // Fold: conflict, short or letterless common part, conflict → one conflict.
-    let mut folded: Vec<Part> = Vec::new();
-    for part in parts {
-        if let Part::Conflict { ours, theirs, close, .. } = &part
-            && folded.len() >= 2
-            && let [.., Part::Conflict { .. }, Part::Common(gap)] = folded.as_slice()
-            && (gap.len() <= 3 || gap.iter().all(|l| !l.iter().any(u8::is_ascii_alphanumeric)))
-            && unchanged(gap)
-        {
-            let Some(Part::Common(gap)) = folded.pop() else { unreachable!() };
-            if let Some(Part::Conflict { ours: o, theirs: t, close: c, .. }) = folded.last_mut() {
-                o.extend(gap.iter().copied().chain(ours.iter().copied()));
-                t.extend(gap.iter().copied().chain(theirs.iter().copied()));
-                *c = close;
-            }
-            continue;
-        }
-        folded.push(part);
-    }
-    let mut merged = Vec::with_capacity(out.len());
-    let count = folded.len();
-    for (i, part) in folded.into_iter().enumerate() {
-        match part {
-            Part::Common(common) => common.iter().for_each(|l| merged.extend_from_slice(l)),
-            Part::Conflict { open, ours, middle, theirs, close } => {
-                let last = i + 1 == count;
-                merged.extend(with_eol(open, eol));
-                for (side, lines) in [(0, ours), (1, theirs)] {
-                    for (k, l) in lines.iter().enumerate() {
-                        if last && unterminated[side] && k + 1 == lines.len() {
-                            merged.extend(with_eol(l, eol));
-                        } else {
-                            merged.extend_from_slice(l);
-                        }
-                    }
-                    if side == 0 {
-                        merged.extend(with_eol(middle, eol));
-                    }
-                }
-                merged.extend(with_eol(close, eol));
-            }
-        }
-    }
-    merged
 }
 
 /// Decides what happens to a path; `member_label` names the member in conflict markers.
@@ -252,7 +180,9 @@ pub fn decide(base: &Side, main: &Side, member: &Side, member_label: &str) -> Ou
             if [base_text, ours, theirs].iter().any(|c| is_binary(c)) {
                 return conflict(ConflictKind::Binary);
             }
-            let (merged, conflicted) = merge_text(base_text, ours, theirs, ["main", "base", member_label]);
+            let Some((merged, conflicted)) = merge_text(base_text, ours, theirs, ["main", "base", member_label]) else {
+                return conflict(ConflictKind::TooLarge);
+            };
             if conflicted {
                 return Outcome::Conflict { kind: ConflictKind::Text, markers: Some(merged) };
             }
@@ -298,6 +228,71 @@ mod tests {
         };
         let text = String::from_utf8(markers).unwrap();
         assert!(text.starts_with("<<<<<<< main\none\n=======\nuno\n>>>>>>> Ada\n"), "{text}");
+    }
+
+    fn git_merge_file(base: &str, main: &str, member: &str) -> (Vec<u8>, bool) {
+        let dir = std::env::temp_dir().join(format!("sidekicks-merge-unit-{}-{}", std::process::id(), base.len()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in [("main", main), ("base", base), ("member", member)] {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let out = std::process::Command::new("git")
+            .current_dir(&dir)
+            .args(["merge-file", "-p", "-L", "main", "-L", "base", "-L", "member", "main", "base", "member"])
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        (out.stdout, out.status.code().unwrap() > 0)
+    }
+
+    /// Issue 14, case 1: both add the same block among repeated lines, the member also removes the
+    /// block after it. git sees a conflict; a diff that slides the insertion the other way merged
+    /// "cleanly" with the block twice.
+    #[test]
+    fn an_insertion_among_repeated_lines_conflicts_as_in_git() {
+        let strsim = "[[package]]\nname = \"strsim\"\nversion = \"0.6.0\"\nsource = \"registry\"\n\n";
+        let term_size = "[[package]]\nname = \"term_size\"\nversion = \"0.3.0\"\nsource = \"registry\"\ndependencies = [\n \"kernel32-sys\",\n]\n\n";
+        let tempdir = "[[package]]\nname = \"tempdir\"\nversion = \"0.3.5\"\nsource = \"registry\"\ndependencies = [\n \"rand\",\n]\n\n";
+        let termcolor = "[[package]]\nname = \"termcolor\"\nversion = \"0.3.3\"\n";
+        let base = format!("{strsim}{term_size}{termcolor}");
+        let main = format!("{strsim}{tempdir}{term_size}{termcolor}");
+        let member = format!("{strsim}{tempdir}{termcolor}");
+        let ours = merge_text(base.as_bytes(), main.as_bytes(), member.as_bytes(), ["main", "base", "member"]).unwrap();
+        assert!(ours.1, "a conflict, as git says");
+        assert_eq!(ours, git_merge_file(&base, &main, &member));
+        let text = String::from_utf8(ours.0).unwrap();
+        assert!(text.contains("<<<<<<< main\n"), "{text}");
+    }
+
+    /// Issue 14, case 2: both add the same function with two different lines: two one-line
+    /// conflicts (git refines a conflict by diffing the two sides), not one of the whole function.
+    #[test]
+    fn a_conflict_is_refined_to_the_lines_that_differ() {
+        let base = "use serde;\n\nfn main() {}\n";
+        let body = |a: &str, b: &str| {
+            format!(
+                "use serde;\n\nfn show(v: &V) -> String {{\n    let s = serde_json::{a}(v).unwrap();\n    let t = s.trim();\n    let u = t.to_uppercase();\n    let w = u.replace(' ', \"_\");\n    let x = w.len();\n    let y = x + 1;\n    {b}(&w, y)\n}}\n\nfn main() {{}}\n"
+            )
+        };
+        let main = body("to_string", "pretty");
+        let member = body("to_string_pretty", "pretty_print");
+        let (merged, conflicted) =
+            merge_text(base.as_bytes(), main.as_bytes(), member.as_bytes(), ["main", "base", "member"]).unwrap();
+        assert!(conflicted);
+        let text = String::from_utf8(merged.clone()).unwrap();
+        assert_eq!(text.matches("<<<<<<< main").count(), 2, "{text}");
+        assert!(text.contains("    let t = s.trim();\n"), "the common lines stay outside: {text}");
+        assert_eq!((merged, conflicted), git_merge_file(base, &main, &member));
+    }
+
+    #[test]
+    fn an_emptied_side_keeps_its_label_in_the_markers() {
+        let base = "a\nb\nc\n";
+        for (main, member) in [("", "a\nB\nc\n"), ("a\nB\nc\n", "")] {
+            let ours =
+                merge_text(base.as_bytes(), main.as_bytes(), member.as_bytes(), ["main", "base", "member"]).unwrap();
+            assert_eq!(ours, git_merge_file(base, main, member), "main {main:?} member {member:?}");
+        }
     }
 
     #[test]

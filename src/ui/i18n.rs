@@ -97,6 +97,7 @@ strings! {
     ConflictMemberDeleted => ("deleted by the member, changed in the project", "supprimé par le membre, changé dans le projet"),
     ConflictMainDeleted => ("changed by the member, deleted in the project", "changé par le membre, supprimé dans le projet"),
     ConflictKindKind => ("changed into different kinds of file", "changé en types de fichier différents"),
+    ConflictFolder => ("a folder and a file meet here", "un dossier et un fichier se rencontrent ici"),
     NoDiff => ("(absent or binary)", "(absent ou binaire)"),
     TeamError => ("Team: {message}", "Équipe : {message}"),
     UnavailableNotFolder => ("the project is not a folder", "le projet n’est pas un dossier"),

@@ -68,6 +68,7 @@ fn conflict_text(lang: Language, kind: ConflictKind) -> &'static str {
             ConflictKind::MemberDeleted => Key::ConflictMemberDeleted,
             ConflictKind::MainDeleted => Key::ConflictMainDeleted,
             ConflictKind::Kind => Key::ConflictKindKind,
+            ConflictKind::Folder => Key::ConflictFolder,
         },
     )
 }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod docker;
+pub mod history;
 pub mod window;
 
 use std::path::Path;

@@ -1,12 +1,28 @@
-//! Applying a merge to the main folder all or nothing. Every new version is first written next to
-//! its target as a hidden temporary file (their list is recorded first, in `merge.staging`); the
-//! filesystem is synced; then the journal (`merge.journal`: each path and its temporary file, or
-//! "delete") is written and renamed into place — the commit point; then the temporary files are
-//! renamed over their targets and deleted paths removed; then the journal is removed. After a
-//! crash, [`recover`] finishes a merge whose journal exists (renames are idempotent: the temporary
-//! files left are renamed, deletions repeated) and otherwise removes the staged files, so the main
-//! folder is either entirely before or entirely after the merge.
+//! Applying a merge to a folder all or nothing, durable without flushing the whole disk.
+//!
+//! 1. Nothing is written until every step is known to be possible ([`obstacles`]: a write below a
+//!    link or a file that stays, or over a folder that keeps content, is refused up front; the
+//!    merge layer turns those into conflicts).
+//! 2. The list of temporary files is written and made durable (`merge.staging`).
+//! 3. Every new version is written as a hidden temporary file next to its target, or in the
+//!    nearest folder that exists when its own folder is still to be made (a file becoming a
+//!    folder). Only these files and their folders are made durable: writeback of all of them is
+//!    started, then each is `fdatasync`ed (the filesystem's journal commits them together), then
+//!    each folder holding one is synced — no `syncfs`, so other programs' unwritten data is not
+//!    flushed with ours.
+//! 4. The journal (`merge.journal`: each path and its temporary file, or "delete") is written and
+//!    renamed into place: the commit point.
+//! 5. Deleted paths are removed (and folders they leave empty), folders are made, emptied folders
+//!    that become files are removed, temporary files are renamed over their targets.
+//! 6. The journal is removed. Should the renames not reach the disk before a power loss, neither
+//!    does this removal (the filesystem's metadata journal keeps their order), and recovery replays
+//!    them.
+//!
+//! After a crash, [`recover`] finishes a merge whose journal exists (every step of 5 is idempotent)
+//! and otherwise removes the staged files, so the folder is either entirely before or entirely
+//! after the merge.
 
+use std::collections::{BTreeSet, HashSet};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -22,7 +38,7 @@ const JOURNAL: &str = "merge.journal";
 /// One path to change: its new content, or [`Side::Absent`] to remove it.
 #[derive(Clone, Debug)]
 pub struct Step {
-    /// The path in the main folder.
+    /// The path in the folder.
     pub path: String,
     /// What it becomes.
     pub side: Side,
@@ -31,7 +47,7 @@ pub struct Step {
 #[derive(Serialize, Deserialize)]
 struct Entry {
     path: String,
-    /// The temporary file (relative to the main folder) to rename over `path`; none: remove it.
+    /// The temporary file (relative to the folder) to rename over `path`; none: remove it.
     temp: Option<String>,
 }
 
@@ -46,40 +62,102 @@ pub enum Recovery {
     Finished,
 }
 
+/// What is at a path, without following a final link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Missing,
+    Folder,
+    Other,
+}
+
+fn kind(path: &Path) -> Kind {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Kind::Folder,
+        Ok(_) => Kind::Other,
+        Err(_) => Kind::Missing,
+    }
+}
+
+/// The folders of `rel`, shortest first (`a`, `a/b` for `a/b/c`).
+fn folders_of(rel: &str) -> impl Iterator<Item = &str> {
+    rel.match_indices('/').map(|(i, _)| &rel[..i])
+}
+
+fn sync_dir(dir: &Path) -> Result<(), TeamError> {
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| TeamError::io(dir, e))
+}
+
 fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), TeamError> {
     let tmp = path.with_extension("tmp");
     let mut f = std::fs::File::create(&tmp).map_err(|e| TeamError::io(&tmp, e))?;
     f.write_all(bytes).and_then(|_| f.sync_all()).map_err(|e| TeamError::io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| TeamError::io(path, e))?;
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
-    }
-    Ok(())
+    sync_dir(path.parent().unwrap_or(Path::new(".")))
 }
 
-/// Refuses a path whose folders in `root` include a symbolic link (a write would leave the folder).
-fn inside(root: &Path, rel: &str) -> Result<PathBuf, TeamError> {
-    let rel = checked(rel)?;
-    let mut at = root.to_path_buf();
-    let mut parts = rel.split('/').peekable();
-    while let Some(part) = parts.next() {
-        at.push(part);
-        if parts.peek().is_some() && std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(TeamError::BadPath(rel.into()));
+/// The steps of `steps` that cannot be applied to `root` (their paths): a write below something
+/// that is not a folder and is not removed by the same steps (a link, a file), or over a folder
+/// that still holds files the steps do not remove.
+pub fn obstacles(root: &Path, steps: &[Step]) -> Vec<String> {
+    let deleted: HashSet<&str> =
+        steps.iter().filter(|s| matches!(s.side, Side::Absent)).map(|s| s.path.as_str()).collect();
+    let mut blocked = Vec::new();
+    for step in steps.iter().filter(|s| !matches!(s.side, Side::Absent)) {
+        let mut ok = true;
+        for folder in folders_of(&step.path) {
+            match kind(&root.join(folder)) {
+                Kind::Folder => continue,
+                Kind::Missing => break,
+                Kind::Other => {
+                    ok = deleted.contains(folder);
+                    break;
+                }
+            }
+        }
+        if ok && kind(&root.join(&step.path)) == Kind::Folder {
+            ok = emptied_by(&root.join(&step.path), &step.path, &deleted);
+        }
+        if !ok {
+            blocked.push(step.path.clone());
         }
     }
-    Ok(at)
+    blocked
 }
 
-fn temp_for(rel: &str, id: &str) -> String {
+/// True when every file and link below the folder `dir` (at `rel`) is in `deleted`.
+fn emptied_by(dir: &Path, rel: &str, deleted: &HashSet<&str>) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    entries.flatten().all(|entry| {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let child = format!("{rel}/{name}");
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => emptied_by(&entry.path(), &child, deleted),
+            _ => deleted.contains(child.as_str()),
+        }
+    })
+}
+
+/// Where the new version of `rel` is staged: next to it when its folder exists, else in the
+/// nearest folder of it that does (its own folders are made at the commit).
+fn temp_for(root: &Path, rel: &str, id: &str, n: usize) -> String {
+    let mut nearest: Option<&str> = None;
+    for folder in folders_of(rel) {
+        if kind(&root.join(folder)) != Kind::Folder {
+            return match nearest {
+                Some(dir) => format!("{dir}/.sidekicks-{id}-{n}"),
+                None => format!(".sidekicks-{id}-{n}"),
+            };
+        }
+        nearest = Some(folder);
+    }
     match rel.rsplit_once('/') {
         Some((dir, name)) => format!("{dir}/.{name}.sidekicks-{id}"),
         None => format!(".{rel}.sidekicks-{id}"),
     }
 }
 
-/// Writes a staged file (its folders exist and were checked).
-fn stage(path: &Path, side: &Side) -> Result<(), TeamError> {
+/// Writes a staged file and starts its writeback.
+fn stage(path: &Path, side: &Side) -> Result<Option<std::fs::File>, TeamError> {
     match side {
         Side::File { content, executable } => {
             use std::os::unix::fs::OpenOptionsExt;
@@ -93,101 +171,61 @@ fn stage(path: &Path, side: &Side) -> Result<(), TeamError> {
                 .map_err(|e| TeamError::io(path, e))?;
             f.write_all(content).map_err(|e| TeamError::io(path, e))?;
             // The exact mode, whatever the umask.
-            f.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(|e| TeamError::io(path, e))
+            f.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(|e| TeamError::io(path, e))?;
+            start_writeback(&f);
+            Ok(Some(f))
         }
         Side::Symlink { target } => {
             let _ = std::fs::remove_file(path);
-            std::os::unix::fs::symlink(target, path).map_err(|e| TeamError::io(path, e))
+            std::os::unix::fs::symlink(target, path).map_err(|e| TeamError::io(path, e))?;
+            Ok(None)
         }
-        Side::Absent => Ok(()),
+        Side::Absent => Ok(None),
     }
 }
 
-/// Checks paths below a root, remembering the folders already checked (and made).
-struct Folders<'a> {
-    root: &'a Path,
-    known: std::collections::HashSet<PathBuf>,
-}
-
-impl<'a> Folders<'a> {
-    fn new(root: &'a Path) -> Self {
-        Self { root, known: Default::default() }
-    }
-
-    /// The full path of `rel`, refusing symbolic links among its folders.
-    fn path(&mut self, rel: &str) -> Result<PathBuf, TeamError> {
-        let parent = Path::new(checked(rel)?).parent().unwrap_or(Path::new(""));
-        if !self.known.contains(parent) {
-            inside(self.root, rel)?;
-            self.known.insert(parent.to_path_buf());
-        }
-        Ok(self.root.join(rel))
-    }
-
-    /// Makes the folders of `rel` (once per folder).
-    fn make(&mut self, rel: &str) -> Result<PathBuf, TeamError> {
-        let path = self.path(rel)?;
-        if let Some(parent) = path.parent()
-            && self.known.insert(parent.join(".made"))
-        {
-            std::fs::create_dir_all(parent).map_err(|e| TeamError::io(parent, e))?;
-        }
-        Ok(path)
-    }
-}
-
-fn sync_filesystem(root: &Path) {
-    if let Ok(dir) = std::fs::File::open(root) {
+/// Asks the kernel to start writing `file` out now, so the `fdatasync`s that follow wait on
+/// writes already under way instead of starting them one by one.
+fn start_writeback(file: &std::fs::File) {
+    #[cfg(target_os = "linux")]
+    {
         use std::os::fd::AsRawFd;
-        // SAFETY: syncfs on an open descriptor; no memory is passed.
-        unsafe { libc::syncfs(dir.as_raw_fd()) };
+        // SAFETY: a plain system call on an open descriptor; no memory is passed.
+        unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
 }
 
-/// Applies `steps` to the main folder `root`, all or nothing, journaled in `state`.
+/// Applies `steps` to the folder `root`, all or nothing, journaled in `state`.
 pub fn apply(root: &Path, state: &Path, id: &str, steps: &[Step]) -> Result<(), TeamError> {
     recover(root, state)?;
+    for step in steps {
+        checked(&step.path)?;
+    }
+    if let Some(path) = obstacles(root, steps).into_iter().next() {
+        return Err(TeamError::io(
+            &root.join(&path),
+            "is in the way (a folder with files, or a link or file above it)",
+        ));
+    }
     let entries: Vec<Entry> = steps
         .iter()
-        .map(|s| Entry { path: s.path.clone(), temp: (!matches!(s.side, Side::Absent)).then(|| temp_for(&s.path, id)) })
+        .enumerate()
+        .map(|(n, s)| Entry {
+            path: s.path.clone(),
+            temp: (!matches!(s.side, Side::Absent)).then(|| temp_for(root, &s.path, id, n)),
+        })
         .collect();
-    let mut folders = Folders::new(root);
-    for entry in &entries {
-        let target = folders.path(&entry.path)?;
-        if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
-            return Err(TeamError::io(&target, "is a folder in the project; a file cannot replace it"));
-        }
-    }
     let t0 = std::time::Instant::now();
     let temps: Vec<&String> = entries.iter().filter_map(|e| e.temp.as_ref()).collect();
     let list = serde_json::to_vec(&temps).map_err(|e| TeamError::io(state, e.to_string()))?;
     write_durably(&state.join(STAGING), &list)?;
-    // Two writers: file creation, not the processor, is what costs here.
-    let work: Vec<(&Step, &Entry)> = steps.iter().zip(&entries).collect();
-    let staged: Result<(), TeamError> = std::thread::scope(|scope| {
-        let handles: Vec<_> = work
-            .chunks(work.len().div_ceil(2).max(1))
-            .map(|chunk| {
-                scope.spawn(move || {
-                    let mut folders = Folders::new(root);
-                    for (step, entry) in chunk {
-                        if let Some(temp) = &entry.temp {
-                            folders.make(temp).and_then(|path| stage(&path, &step.side))?;
-                        }
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        handles.into_iter().try_for_each(|h| h.join().expect("staging thread"))
-    });
-    if let Err(e) = staged {
+    if let Err(e) = stage_all(root, steps, &entries) {
         recover(root, state)?;
         return Err(e);
     }
-    let t = std::time::Instant::now();
-    sync_filesystem(root);
-    tracing::debug!("journal: staged {} files in {:?}, synced in {:?}", temps.len(), t - t0, t.elapsed());
+    tracing::debug!("journal: staged and synced {} files in {:?}", temps.len(), t0.elapsed());
     let journal = serde_json::to_vec(&entries).map_err(|e| TeamError::io(state, e.to_string()))?;
     write_durably(&state.join(JOURNAL), &journal)?;
     let _ = std::fs::remove_file(state.join(STAGING));
@@ -197,40 +235,102 @@ pub fn apply(root: &Path, state: &Path, id: &str, steps: &[Step]) -> Result<(), 
     done
 }
 
-/// Renames the staged files over their targets and removes the deleted paths (idempotent).
-fn finish(root: &Path, state: &Path, entries: &[Entry]) -> Result<(), TeamError> {
+/// Writes every staged file on two threads (file creation, not the processor, is what costs),
+/// then makes them and their folders durable.
+fn stage_all(root: &Path, steps: &[Step], entries: &[Entry]) -> Result<(), TeamError> {
+    let work: Vec<(&Step, &Entry)> = steps.iter().zip(entries).filter(|(_, e)| e.temp.is_some()).collect();
+    let folders: BTreeSet<PathBuf> = work
+        .iter()
+        .filter_map(|(_, e)| e.temp.as_ref())
+        .map(|t| root.join(t).parent().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf()))
+        .collect();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = entries
-            .chunks(entries.len().div_ceil(2).max(1))
-            .map(|chunk| scope.spawn(move || finish_some(root, chunk)))
+        let handles: Vec<_> = work
+            .chunks(work.len().div_ceil(2).max(1))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut files = Vec::new();
+                    for (step, entry) in chunk {
+                        let path = root.join(entry.temp.as_deref().unwrap_or_default());
+                        files.extend(stage(&path, &step.side)?.map(|f| (path, f)));
+                    }
+                    for (path, file) in files {
+                        file.sync_data().map_err(|e| TeamError::io(&path, e))?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles.into_iter().try_for_each(|h| h.join().expect("staging thread"))
+    })?;
+    folders.iter().try_for_each(|dir| sync_dir(dir))
+}
+
+/// Carries out the journal's entries (idempotent: a recovery runs it again).
+fn finish(root: &Path, state: &Path, entries: &[Entry]) -> Result<(), TeamError> {
+    // Removals first: a file or link that becomes a folder must be gone before the folder is made.
+    for entry in entries.iter().filter(|e| e.temp.is_none()) {
+        let target = root.join(checked(&entry.path)?);
+        // Never through a link: a path below a link is not this folder's.
+        if folders_of(&entry.path).any(|f| kind(&root.join(f)) != Kind::Folder) {
+            continue;
+        }
+        match std::fs::remove_file(&target) {
+            Ok(()) => remove_emptied(root, &entry.path),
+            // Already removed, or a folder now stands there (a recovery running again).
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound || kind(&target) == Kind::Folder => {}
+            Err(e) => return Err(TeamError::io(&target, e)),
+        }
+    }
+    let writes: Vec<&Entry> = entries.iter().filter(|e| e.temp.is_some()).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = writes
+            .chunks(writes.len().div_ceil(2).max(1))
+            .map(|chunk| scope.spawn(move || chunk.iter().try_for_each(|e| put(root, e))))
             .collect();
         handles.into_iter().try_for_each(|h| h.join().expect("renaming thread"))
     })?;
-    // No second sync: should the renames not reach the disk before a power loss, neither does the
-    // journal's removal, and recovery replays them.
     std::fs::remove_file(state.join(JOURNAL)).map_err(|e| TeamError::io(state, e))
 }
 
-fn finish_some(root: &Path, entries: &[Entry]) -> Result<(), TeamError> {
-    let mut folders = Folders::new(root);
-    for entry in entries {
-        let target = folders.path(&entry.path)?;
-        match &entry.temp {
-            Some(temp) => {
-                let staged = folders.path(temp)?;
-                match std::fs::rename(&staged, &target) {
-                    // Already renamed (a recovery running again).
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    other => other.map_err(|e| TeamError::io(&target, e))?,
-                }
-            }
-            None => match std::fs::remove_file(&target) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(TeamError::io(&target, e)),
-                _ => {}
-            },
+/// Renames one staged file over its target, making its folders and removing an emptied folder
+/// that stands where it goes.
+fn put(root: &Path, entry: &Entry) -> Result<(), TeamError> {
+    let target = root.join(checked(&entry.path)?);
+    let staged = root.join(checked(entry.temp.as_deref().unwrap_or_default())?);
+    if std::fs::symlink_metadata(&staged).is_err() {
+        // Already renamed (a recovery running again).
+        return Ok(());
+    }
+    if let Some(parent) = target.parent()
+        && kind(parent) != Kind::Folder
+    {
+        std::fs::create_dir_all(parent).map_err(|e| TeamError::io(parent, e))?;
+    }
+    if kind(&target) == Kind::Folder {
+        remove_empty_folders(&target)?;
+    }
+    std::fs::rename(&staged, &target).map_err(|e| TeamError::io(&target, e))
+}
+
+/// Removes a folder that holds only (empty) folders.
+fn remove_empty_folders(dir: &Path) -> Result<(), TeamError> {
+    for entry in std::fs::read_dir(dir).map_err(|e| TeamError::io(dir, e))?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            remove_empty_folders(&entry.path())?;
         }
     }
-    Ok(())
+    std::fs::remove_dir(dir).map_err(|e| TeamError::io(dir, e))
+}
+
+/// After removing `rel`, removes the folders it leaves empty (as git does), up to the root.
+fn remove_emptied(root: &Path, rel: &str) {
+    let folders: Vec<&str> = folders_of(rel).collect();
+    for folder in folders.iter().rev() {
+        if std::fs::remove_dir(root.join(folder)).is_err() {
+            break;
+        }
+    }
 }
 
 /// Finishes or rolls back a merge of `root` interrupted by a crash (see the module's text).
@@ -244,8 +344,8 @@ pub fn recover(root: &Path, state: &Path) -> Result<Recovery, TeamError> {
     if let Ok(text) = std::fs::read(state.join(STAGING)) {
         let temps: Vec<String> = serde_json::from_slice(&text).unwrap_or_default();
         for temp in temps {
-            if let Ok(path) = inside(root, &temp) {
-                let _ = std::fs::remove_file(path);
+            if checked(&temp).is_ok() && folders_of(&temp).all(|f| kind(&root.join(f)) == Kind::Folder) {
+                let _ = std::fs::remove_file(root.join(&temp));
             }
         }
         std::fs::remove_file(state.join(STAGING)).map_err(|e| TeamError::io(state, e))?;

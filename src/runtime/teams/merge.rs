@@ -25,23 +25,11 @@ pub struct MergeReport {
     pub conflicts: Vec<(String, ConflictKind)>,
 }
 
-/// Writes `side` at `rel` in the member's copy (a temporary file renamed into place).
-fn write_member(member: &MemberCopy, rel: &str, side: &Side) -> Result<(), TeamError> {
-    let id = format!("conflict-{}", std::process::id());
-    journal::apply(
-        &member.copy,
-        &member.state.join("member-journal"),
-        &id,
-        &[Step { path: rel.into(), side: side.clone() }],
-    )
-}
-
 /// Merges the member's changes (all, or the `selected` paths) into the main folder.
 pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {
     let started = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge of {}: {what} after {:?}", member.name, started.elapsed());
     journal::recover(&member.project, &member.state)?;
-    std::fs::create_dir_all(member.state.join("member-journal")).map_err(|e| TeamError::io(&member.state, e))?;
     let mut paths: Vec<String> = match selected {
         // Everything: the provider's list of changed paths is enough (no kinds, no renames).
         None => {
@@ -87,40 +75,37 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
             .collect();
         handles.into_iter().map(|h| h.join().expect("merge thread")).collect()
     });
+    let mut sides = std::collections::HashMap::new();
     for (path, main, mine, outcome) in decided.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten() {
         match outcome {
             Outcome::Unchanged => {
                 report.unchanged.push(path.clone());
                 if main == mine {
-                    settled.push((path, mine));
+                    settled.push((path.clone(), mine.clone()));
                 }
             }
             Outcome::Apply(side) => {
                 report.applied.push(path.clone());
                 steps.push(Step { path: path.clone(), side });
-                settled.push((path, mine));
+                settled.push((path.clone(), mine.clone()));
             }
             Outcome::Conflict { kind, markers } => {
                 report.conflicts.push((path.clone(), kind));
-                conflicted.push((path, kind, markers, main));
+                conflicted.push((path.clone(), markers));
             }
         }
+        sides.insert(path, (main, mine));
+    }
+    // A result that would land in a folder that keeps other files, or below a link or file that
+    // stays: a folder and a file meet there, as git says.
+    for path in journal::obstacles(&member.project, &steps) {
+        report.conflicts.push((path.clone(), ConflictKind::Folder));
+        conflicted.push((path, None));
     }
     lap("decided");
     if !conflicted.is_empty() {
-        let mut rebased = Vec::new();
-        for (path, kind, markers, main) in conflicted {
-            match (kind, markers) {
-                (ConflictKind::Text, Some(markers)) => {
-                    let executable = matches!(read_side(&member.copy, &path)?, Side::File { executable: true, .. });
-                    write_member(member, &path, &Side::File { content: markers, executable })?;
-                }
-                (ConflictKind::MemberDeleted, _) => write_member(member, &path, &main)?,
-                _ => {}
-            }
-            rebased.push((path, main));
-        }
-        rebase_paths(member, &rebased)?;
+        report.conflicts.sort();
+        write_conflicts(member, &mut report, conflicted, &sides)?;
         report.applied.clear();
         report.unchanged.clear();
         return Ok(report);
@@ -132,6 +117,52 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
     rebase_paths(member, &settled)?;
     lap("rebased");
     Ok(report)
+}
+
+/// Tells the member's copy about the conflicts, all or nothing: text conflicts get their markers,
+/// a file the member deleted but the main folder changed is put back (unless the member put a
+/// link or file where its folder was: then it is a folder conflict), and every conflicted path is
+/// rebased on the main folder's version so that resubmitting after resolving merges cleanly.
+fn write_conflicts(
+    member: &MemberCopy,
+    report: &mut MergeReport,
+    conflicted: Vec<(String, Option<Vec<u8>>)>,
+    sides: &std::collections::HashMap<String, (Side, Side)>,
+) -> Result<(), TeamError> {
+    let mut steps = Vec::new();
+    let mut rebased = Vec::new();
+    for (path, markers) in conflicted {
+        let (main, mine) = &sides[&path];
+        let kind = report.conflicts.iter().find(|(p, _)| *p == path).map(|(_, k)| *k);
+        match (kind, markers) {
+            (Some(ConflictKind::Text), Some(markers)) => {
+                let executable = matches!(mine, Side::File { executable: true, .. });
+                steps.push(Step { path: path.clone(), side: Side::File { content: markers, executable } });
+            }
+            (Some(ConflictKind::MemberDeleted), _) => steps.push(Step { path: path.clone(), side: main.clone() }),
+            _ => {}
+        }
+        rebased.push((path, main.clone()));
+    }
+    for path in journal::obstacles(&member.copy, &steps) {
+        steps.retain(|s| s.path != path);
+        for (p, kind) in report.conflicts.iter_mut() {
+            if *p == path {
+                *kind = ConflictKind::Folder;
+            }
+        }
+    }
+    let journal = member.state.join("member-journal");
+    std::fs::create_dir_all(&journal).map_err(|e| TeamError::io(&journal, e))?;
+    // The state first, put back as it was should the copy not take the markers.
+    let saved = super::sides::Rebased::snapshot(&member.state)?;
+    rebase_paths(member, &rebased)?;
+    let id = format!("conflict-{}", std::process::id());
+    if let Err(e) = journal::apply(&member.copy, &journal, &id, &steps) {
+        saved.restore(&member.state)?;
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// The message that tells a member about the conflicts of its merge (in its conversation).
@@ -157,6 +188,9 @@ impl std::fmt::Display for ConflictText<'_> {
                 }
                 ConflictKind::MainDeleted => {
                     "you changed it but the project deleted it; delete it too, or keep it to bring it back"
+                }
+                ConflictKind::Folder => {
+                    "a folder and a file (or link) meet here: one side made a folder where the other has a file or link, or changed a file inside a folder the other replaced; check which to keep"
                 }
                 ConflictKind::Kind => {
                     "the project changed it into something else (file or link) too; check which to keep"

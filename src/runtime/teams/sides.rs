@@ -12,9 +12,17 @@ use super::{TeamError, checked};
 use crate::model::merge::Side;
 
 /// What `rel` is below `root`: a file (content, executable bit), a symbolic link, or absent (a
-/// folder counts as absent: only files and links are merged).
+/// folder counts as absent: only files and links are merged). A path below a link or a file is
+/// absent too: as for git, the link is what is there, not what it leads to.
 pub fn read_side(root: &Path, rel: &str) -> Result<Side, TeamError> {
     let path = root.join(checked(rel)?);
+    let mut folder = root.to_path_buf();
+    for part in rel.split('/').rev().skip(1).collect::<Vec<_>>().into_iter().rev() {
+        folder.push(part);
+        if !std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir()) {
+            return Ok(Side::Absent);
+        }
+    }
     let meta = match std::fs::symlink_metadata(&path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR) => {
@@ -63,7 +71,37 @@ fn pack(state: &Path) -> PathBuf {
     state.join("rebased.pack")
 }
 
+/// The list of rebased paths as it was, to put back (see [`Rebased::snapshot`]).
+pub struct Snapshot(Option<Vec<u8>>);
+
+impl Snapshot {
+    /// Puts the list back as it was (contents appended to the pack since are simply unused).
+    pub fn restore(self, state: &Path) -> Result<(), TeamError> {
+        let path = state.join("rebased.json");
+        match self.0 {
+            Some(text) => {
+                let tmp = state.join("rebased.json.tmp");
+                std::fs::write(&tmp, text).map_err(|e| TeamError::io(&tmp, e))?;
+                std::fs::rename(&tmp, &path).map_err(|e| TeamError::io(&path, e))
+            }
+            None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TeamError::io(&path, e)),
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
 impl Rebased {
+    /// The list as it is now, to put back should what follows fail.
+    pub fn snapshot(state: &Path) -> Result<Snapshot, TeamError> {
+        match std::fs::read(state.join("rebased.json")) {
+            Ok(text) => Ok(Snapshot(Some(text))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Snapshot(None)),
+            Err(e) => Err(TeamError::io(state, e)),
+        }
+    }
+
     /// Loads the list (empty when there is none yet).
     pub fn load(state: &Path) -> Result<Self, TeamError> {
         match std::fs::read(state.join("rebased.json")) {
