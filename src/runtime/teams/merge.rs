@@ -90,8 +90,7 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
                 settled.push((path.clone(), mine.clone()));
             }
             Outcome::Conflict { kind, markers } => {
-                report.conflicts.push((path.clone(), kind));
-                conflicted.push((path.clone(), markers));
+                conflicted.push((path.clone(), kind, markers));
             }
         }
         sides.insert(path, (main, mine));
@@ -99,13 +98,11 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
     // A result that would land in a folder that keeps other files, or below a link or file that
     // stays: a folder and a file meet there, as git says.
     for path in journal::obstacles(&member.project, &steps) {
-        report.conflicts.push((path.clone(), ConflictKind::Folder));
-        conflicted.push((path, None));
+        conflicted.push((path, ConflictKind::Folder, None));
     }
     lap("decided");
     if !conflicted.is_empty() {
-        report.conflicts.sort();
-        write_conflicts(member, &mut report, conflicted, &sides)?;
+        report.conflicts = write_conflicts(member, conflicted, &sides)?;
         report.applied.clear();
         report.unchanged.clear();
         return Ok(report);
@@ -125,28 +122,27 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
 /// rebased on the main folder's version so that resubmitting after resolving merges cleanly.
 fn write_conflicts(
     member: &MemberCopy,
-    report: &mut MergeReport,
-    conflicted: Vec<(String, Option<Vec<u8>>)>,
+    mut conflicted: Vec<(String, ConflictKind, Option<Vec<u8>>)>,
     sides: &std::collections::HashMap<String, (Side, Side)>,
-) -> Result<(), TeamError> {
+) -> Result<Vec<(String, ConflictKind)>, TeamError> {
+    conflicted.sort_by(|a, b| a.0.cmp(&b.0));
     let mut steps = Vec::new();
     let mut rebased = Vec::new();
-    for (path, markers) in conflicted {
-        let (main, mine) = &sides[&path];
-        let kind = report.conflicts.iter().find(|(p, _)| *p == path).map(|(_, k)| *k);
-        match (kind, markers) {
-            (Some(ConflictKind::Text), Some(markers)) => {
+    for (path, kind, markers) in &mut conflicted {
+        let (main, mine) = &sides[path.as_str()];
+        match (*kind, markers.take()) {
+            (ConflictKind::Text, Some(markers)) => {
                 let executable = matches!(mine, Side::File { executable: true, .. });
                 steps.push(Step { path: path.clone(), side: Side::File { content: markers, executable } });
             }
-            (Some(ConflictKind::MemberDeleted), _) => steps.push(Step { path: path.clone(), side: main.clone() }),
+            (ConflictKind::MemberDeleted, _) => steps.push(Step { path: path.clone(), side: main.clone() }),
             _ => {}
         }
-        rebased.push((path, main.clone()));
+        rebased.push((path.clone(), main.clone()));
     }
     for path in journal::obstacles(&member.copy, &steps) {
         steps.retain(|s| s.path != path);
-        for (p, kind) in report.conflicts.iter_mut() {
+        for (p, kind, _) in conflicted.iter_mut() {
             if *p == path {
                 *kind = ConflictKind::Folder;
             }
@@ -162,7 +158,7 @@ fn write_conflicts(
         saved.restore(&member.state)?;
         return Err(e);
     }
-    Ok(())
+    Ok(conflicted.into_iter().map(|(path, kind, _)| (path, kind)).collect())
 }
 
 /// The message that tells a member about the conflicts of its merge (in its conversation).
