@@ -4,10 +4,10 @@
 //! - 10,000 cases over every kind of side (text, binary, absent, symbolic link, executable bit):
 //!   no change from either side is lost without a conflict.
 
-use std::path::Path;
-use std::process::Command;
-
 use sidekicks::model::merge::{ConflictKind, Outcome, Side, decide, merge_text};
+
+mod common;
+use common::history::git_merge_file;
 
 /// xorshift64*: small, deterministic.
 struct Rng(u64);
@@ -66,20 +66,6 @@ fn join(rng: &mut Rng, lines: &[String], crlf: bool) -> Vec<u8> {
         text.push_str(end);
     }
     text.into_bytes()
-}
-
-fn git_merge_file(dir: &Path, base: &[u8], main: &[u8], member: &[u8]) -> (Vec<u8>, bool) {
-    std::fs::write(dir.join("main"), main).unwrap();
-    std::fs::write(dir.join("base"), base).unwrap();
-    std::fs::write(dir.join("member"), member).unwrap();
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(["merge-file", "-p", "-L", "main", "-L", "base", "-L", "member", "main", "base", "member"])
-        .output()
-        .expect("git merge-file");
-    let code = out.status.code().expect("exit code");
-    assert!((0..128).contains(&code), "git merge-file failed: {}", String::from_utf8_lossy(&out.stderr));
-    (out.stdout, code > 0)
 }
 
 #[test]
