@@ -115,19 +115,28 @@ fn modified(repo: &Path, from: &str, to: &str) -> HashMap<String, (String, Strin
         .collect()
 }
 
+/// The two-parent merges of `repo`, newest first, with exactly one merge base (with several, git
+/// merges a virtual base first: not a file merge): `[merge, first parent, second parent, base]`.
+fn merges(repo: &Path) -> impl Iterator<Item = [String; 4]> + '_ {
+    let list = git(repo, &["rev-list", "--merges", "--parents", "HEAD"]).unwrap_or_default();
+    // Lazy: a merge base is looked up only for the merges the caller goes on to.
+    let lines: Vec<String> = list.lines().map(String::from).collect();
+    lines.into_iter().filter_map(move |line| {
+        let [merge, first, second] = line.split(' ').collect::<Vec<_>>()[..] else { return None };
+        let bases = git(repo, &["merge-base", "--all", first, second])?;
+        let [base] = bases.lines().collect::<Vec<_>>()[..] else { return None };
+        Some([merge, first, second, base].map(String::from))
+    })
+}
+
 /// Up to `limit` cases from the merge commits of `repo` (newest first), at most `per_merge` files
 /// of one merge, so many merges are represented.
 pub fn merge_cases(repo: &Path, limit: usize, per_merge: usize) -> Vec<Case> {
     let name = repo_name(repo);
-    let Some(merges) = git(repo, &["rev-list", "--merges", "--parents", "HEAD"]) else { return Vec::new() };
     let mut blobs = Blobs::new(repo);
     let mut cases = Vec::new();
-    for line in merges.lines() {
-        let ids: Vec<&str> = line.split(' ').collect();
-        let [merge, first, second] = ids[..] else { continue };
-        // One merge base only: with several, git merges a virtual base first (not a file merge).
-        let Some(bases) = git(repo, &["merge-base", "--all", first, second]) else { continue };
-        let [base] = bases.lines().collect::<Vec<_>>()[..] else { continue };
+    for [merge, first, second, base] in merges(repo) {
+        let (first, second, base) = (first.as_str(), second.as_str(), base.as_str());
         let ours = modified(repo, base, first);
         let theirs = modified(repo, base, second);
         let mut both: Vec<(&String, &(String, String))> =
@@ -223,16 +232,11 @@ pub fn git_merge_file(dir: &Path, base: &[u8], main: &[u8], member: &[u8]) -> (V
 /// Up to `limit` merge commits of `repo` (newest first) with one merge base, where both parents
 /// modified at least one common file: `(first parent, second parent, merge base)`.
 pub fn small_merges(repo: &Path, limit: usize) -> Vec<(String, String, String)> {
-    let Some(merges) = git(repo, &["rev-list", "--merges", "--parents", "HEAD"]) else { return Vec::new() };
     let mut found = Vec::new();
-    for line in merges.lines() {
-        let ids: Vec<&str> = line.split(' ').collect();
-        let [_, first, second] = ids[..] else { continue };
-        let Some(bases) = git(repo, &["merge-base", "--all", first, second]) else { continue };
-        let [base] = bases.lines().collect::<Vec<_>>()[..] else { continue };
-        let ours = modified(repo, base, first);
-        if modified(repo, base, second).keys().any(|path| ours.contains_key(path)) {
-            found.push((first.to_string(), second.to_string(), base.to_string()));
+    for [_, first, second, base] in merges(repo) {
+        let ours = modified(repo, &base, &first);
+        if modified(repo, &base, &second).keys().any(|path| ours.contains_key(path)) {
+            found.push((first, second, base));
             if found.len() >= limit {
                 break;
             }
