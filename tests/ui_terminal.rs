@@ -22,7 +22,17 @@ fn open_terminal(h: &mut Harness<'static, SidekicksApp>) {
     h.step();
     h.get_by_label("Terminal").click();
     step_until(h, LONG, "a shell", |h| h.state().terminal_text("demo").is_some());
-    run(h, "echo ready-$((1+1))", "ready-2");
+    // A prompt of our own, so a test can tell when the shell reads again (see `interrupt`).
+    run(h, "PS1='ok> '; echo ready-$((1+1))", "ready-2");
+}
+
+/// Presses Ctrl+C (a Copy with nothing selected) and waits until the shell shows its prompt again:
+/// text typed before that would go to the program being interrupted, not to the shell.
+fn interrupt(h: &mut Harness<'static, SidekicksApp>) {
+    h.event(Event::Copy);
+    step_until(h, LONG, "the prompt after Ctrl+C", |h| {
+        screen(h).lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim() == "ok>")
+    });
 }
 
 fn screen(h: &Harness<'static, SidekicksApp>) -> String {
@@ -66,28 +76,24 @@ fn keys_paste_and_ctrl_c_reach_the_program() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
     open_terminal(&mut h);
-    // Ctrl+C arrives from the window as a Copy command: with nothing selected it interrupts.
-    h.event(Event::Text("sleep 100".into()));
-    h.key_press(Key::Enter);
-    h.step();
-    h.event(Event::Copy);
-    h.step();
+    // Ctrl+C arrives from the window as a Copy command: with nothing selected it interrupts. The
+    // program is a child that prints before it sleeps, so Ctrl+C cannot reach the shell before it.
+    run(&mut h, "sh -c 'echo sleeping-$((1+1)); exec sleep 100'", "sleeping-2");
+    interrupt(&mut h);
     run(&mut h, "echo after-$((3+4))", "after-7");
     // A program that asked for bracketed paste gets the markers around the pasted text.
-    run(&mut h, "printf '\\033[?2004h'; cat -v", "cat -v");
+    run(&mut h, "printf '\\033[?2004h'; echo cat-$((1+2)); cat -v", "cat-3");
     h.event(Event::Paste("pasted\ntext".into()));
     h.key_press(Key::Enter);
     step_until(&mut h, LONG, "the bracketed paste", |h| screen(h).contains("^[[200~pasted"));
-    h.event(Event::Copy);
-    h.step();
+    interrupt(&mut h);
     // F-keys and Alt reach the program as xterm sends them.
-    run(&mut h, "printf '\\033[?2004l'; cat -v", "cat -v");
+    run(&mut h, "printf '\\033[?2004l'; echo cat-$((2+2)); cat -v", "cat-4");
     h.key_press(Key::F5);
     h.event_modifiers(Event::Text("x".into()), Modifiers::ALT);
     h.key_press(Key::Enter);
     step_until(&mut h, LONG, "F5 and Alt+x", |h| screen(h).contains("^[[15~^[x"));
-    h.event(Event::Copy);
-    h.step();
+    interrupt(&mut h);
     run(&mut h, "echo done-$((5+5))", "done-10");
     h.state_mut().shutdown();
 }
@@ -171,8 +177,7 @@ fn clicks_reach_a_program_that_asked_for_the_mouse() {
     h.step();
     h.key_press(Key::Enter);
     step_until(&mut h, LONG, "the click report", |h| screen(h).contains("^[[<0;10;5M^[[<0;10;5m"));
-    h.event(Event::Copy);
-    h.step();
+    interrupt(&mut h);
     run(&mut h, "printf '\\033[?1000l'; echo off-$((1+8))", "off-9");
     h.state_mut().shutdown();
 }
