@@ -68,6 +68,12 @@ pub enum CliCommand {
         /// Advertise `loadSession` and reopen earlier sessions.
         #[arg(long)]
         load_session: bool,
+        /// Run the misbehaving agent instead (for tests; see docs/demo-agent.md).
+        #[arg(long, hide = true)]
+        misbehave: bool,
+        /// With `--misbehave`: never answer `initialize`.
+        #[arg(long, hide = true)]
+        silent: bool,
     },
 }
 
@@ -87,9 +93,13 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
         }
         Some(CliCommand::TeamMerge { state }) => Ok(std::process::ExitCode::from(team_merge(&state))),
-        Some(CliCommand::DemoAgent { load_session }) => {
+        Some(CliCommand::DemoAgent { load_session, misbehave, silent }) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            rt.block_on(crate::runtime::demo_agent::run_stdio(load_session))?;
+            if misbehave {
+                rt.block_on(crate::runtime::demo_agent::misbehaving::run_stdio(silent))?;
+            } else {
+                rt.block_on(crate::runtime::demo_agent::run_stdio(load_session))?;
+            }
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Schema) => {

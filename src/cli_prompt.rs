@@ -9,6 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use clap::ValueEnum;
 
+use crate::app::CrashReport;
 use crate::app::{AgentState, Command, Event};
 use crate::model::conversation::{TurnEnd, Update};
 use crate::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
@@ -17,7 +18,7 @@ use crate::runtime::config_file::{AppDirs, load_file};
 use crate::runtime::events::EventSink;
 use crate::runtime::history::spawn_recorder;
 use crate::runtime::store::Store;
-use crate::ui::i18n::{crash_text, problem_text};
+use crate::ui::i18n::{Key, crash_text, problem_text, tr};
 
 /// How permission requests are answered without a person.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -63,18 +64,29 @@ pub fn run(
         if let Some(store) = &store {
             sink = sink.with_history(spawn_recorder(store.clone()));
         }
+        let history = sink.clone();
         let commands = spawn_manager(ManagerSettings::default(), sink, store);
         commands.send(Command::ConfigLoaded { path: config, result }).await?;
         commands.send(Command::Prompt { agent: agent.clone(), text, context: None }).await?;
         let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
         let mut code = None;
-        let interrupted = tokio::signal::ctrl_c();
-        tokio::pin!(interrupted);
+        // A stream of signals, not `ctrl_c()`: that future ends after the first one.
+        let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+        let mut interrupted = false;
         loop {
             let event = tokio::select! {
                 e = events.recv() => match e { Some(e) => e, None => break },
-                _ = &mut interrupted => {
-                    commands.send(Command::Cancel { agent: agent.clone() }).await?;
+                Some(()) = interrupts.recv() => {
+                    if interrupted {
+                        // A second Ctrl+C: no more waiting for the agent.
+                        code.get_or_insert(INTERRUPTED);
+                        commands.send(Command::Kill { agent: agent.clone() }).await?;
+                        commands.send(Command::Shutdown).await?;
+                    } else {
+                        interrupted = true;
+                        eprintln!("\n[{}]", tr(lang, Key::PromptCancelling));
+                        commands.send(Command::Cancel { agent: agent.clone() }).await?;
+                    }
                     continue;
                 }
             };
@@ -82,29 +94,37 @@ pub fn run(
                 Event::AgentUpdate { agent: a, update } if a == agent => out.update(&update)?,
                 Event::PermissionRequested { agent: a, request } if a == agent => {
                     out.permission(&request)?;
-                    let answer = answer(&request, allow);
+                    let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
                     commands.send(Command::AnswerPermission { agent: a, id: request.id, answer }).await?;
                 }
+                // The agent went away: its crash report follows.
+                Event::TurnEnded { agent: a, end: TurnEnd::AgentExited } if a == agent => {}
                 Event::TurnEnded { agent: a, end } if a == agent && code.is_none() => {
                     out.end(&end)?;
-                    code = Some(if matches!(end, TurnEnd::Failed { .. }) { 1 } else { 0 });
+                    code = Some(match end {
+                        _ if interrupted => INTERRUPTED,
+                        TurnEnd::Failed { .. } => 1,
+                        _ => 0,
+                    });
                     commands.send(Command::Shutdown).await?;
                 }
                 Event::AgentState { agent: a, state: AgentState::Crashed(report) } if a == agent && code.is_none() => {
-                    eprintln!("{}", crash_text(lang, &report.reason));
-                    for line in &report.stderr_tail {
-                        eprintln!("  {line}");
-                    }
-                    code = Some(1);
+                    out.crash(&report)?;
+                    code = Some(if interrupted { INTERRUPTED } else { 1 });
                     commands.send(Command::Shutdown).await?;
                 }
                 Event::ShutdownComplete => break,
                 _ => {}
             }
         }
+        // Everything shown is stored before the process ends.
+        history.flush_history().await;
         Ok(code.unwrap_or(1))
     })
 }
+
+/// The exit code after Ctrl+C (as a shell reports a process ended by SIGINT).
+const INTERRUPTED: u8 = 130;
 
 /// The answer `allow` gives to `request`: the first offered option of the wanted kinds.
 fn answer(request: &PermissionRequest, allow: Allow) -> PermissionAnswer {
@@ -181,6 +201,19 @@ impl Output {
         }
         let words = crate::ui::permission_card::ask_text(self.lang, &self.agent, &self.runtime, &what);
         eprintln!("\n[{words}]");
+        Ok(())
+    }
+
+    /// The agent's crash: why, and the last lines it wrote to stderr.
+    fn crash(&mut self, report: &CrashReport) -> std::io::Result<()> {
+        let reason = crash_text(self.lang, &report.reason);
+        if self.json {
+            self.line(serde_json::json!({"type": "crash", "reason": reason, "stderr": report.stderr_tail}))?;
+        }
+        eprintln!("\n{reason}");
+        for line in &report.stderr_tail {
+            eprintln!("  {line}");
+        }
         Ok(())
     }
 

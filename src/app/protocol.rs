@@ -90,6 +90,10 @@ pub enum LogEntry {
     LongLine { megabytes: usize, start: String },
     /// A session update that does not parse, skipped: the parser's error and the update.
     BadUpdate { error: String, update: String },
+    /// A message for a session that is not the agent's, ignored (an update) or refused.
+    OtherSession { session: String, method: String },
+    /// An update for a tool call never announced, ignored.
+    UnknownToolCall { id: String },
 }
 
 /// What a workspace reports to the view.
@@ -114,6 +118,8 @@ pub enum Command {
     Start { agent: String },
     /// Stop an agent.
     Stop { agent: String },
+    /// Stop an agent at once: no grace for it to end its turn or exit (a second Ctrl+C).
+    Kill { agent: String },
     /// Stop then start an agent.
     Restart { agent: String },
     /// Send a user message to an agent (starting it if needed). `context` (a transcript of an

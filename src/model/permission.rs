@@ -14,6 +14,8 @@ pub enum OptionKind {
     RejectOnce,
     /// Refuse this and the same request from now on.
     RejectAlways,
+    /// A kind this client does not know: shown by the agent's label, never chosen for the person.
+    Other,
 }
 
 impl OptionKind {

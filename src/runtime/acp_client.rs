@@ -27,6 +27,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::acp_convert;
+use super::acp_session::SessionGate;
 use super::acp_transport::lines_transport;
 use super::agent_fs::AgentFs;
 use super::events::EventSink;
@@ -99,6 +100,7 @@ pub struct AcpConnection {
     close_tx: Option<oneshot::Sender<()>>,
     driver: JoinHandle<()>,
     pending: PendingMap,
+    gate: SessionGate,
     rules: Arc<dyn PermissionRules>,
     terminals: Arc<super::agent_terminals::AgentTerminals>,
     /// The name the agent gave, if any.
@@ -130,9 +132,10 @@ impl AcpConnection {
     ) -> Result<Self, AcpError> {
         let transport = lines_transport(ctx.agent.clone(), stdin, stdout, ctx.events.clone());
         let pending: PendingMap = Arc::default();
+        let gate = SessionGate::default();
         let (cx_tx, cx_rx) = oneshot::channel();
         let (close_tx, close_rx) = oneshot::channel::<()>();
-        let builder = handlers(ctx.clone(), pending.clone());
+        let builder = handlers(ctx.clone(), pending.clone(), gate.clone());
         let agent = ctx.agent.clone();
         let driver = tokio::spawn(async move {
             let result = builder
@@ -159,6 +162,7 @@ impl AcpConnection {
             close_tx: Some(close_tx),
             driver,
             pending,
+            gate,
             rules: ctx.rules.clone(),
             terminals: ctx.terminals.clone(),
             agent_name: None,
@@ -191,6 +195,7 @@ impl AcpConnection {
         self.load_session = response.agent_capabilities.load_session;
         if let Some(previous) = resume.filter(|_| self.load_session) {
             let request = LoadSessionRequest::new(previous.clone(), cwd.clone());
+            self.gate.open(&ctx.agent, &ctx.events, Some(previous.clone())).await;
             ctx.replaying.store(true, Ordering::SeqCst);
             let loaded = with_timeout("session/load", timeout, self.cx.send_request(request).block_task()).await;
             ctx.replaying.store(false, Ordering::SeqCst);
@@ -202,11 +207,13 @@ impl AcpConnection {
                 }
                 Err(e) => tracing::info!(agent = ctx.agent, "session/load failed, opening a new session: {e}"),
             }
+            self.gate.open(&ctx.agent, &ctx.events, None).await;
         }
         let session =
             with_timeout("session/new", timeout, self.cx.send_request(NewSessionRequest::new(cwd)).block_task())
                 .await?;
         self.session_id = session.session_id;
+        self.gate.open(&ctx.agent, &ctx.events, Some(self.session_id.0.to_string())).await;
         Ok(())
     }
 
@@ -218,6 +225,7 @@ impl AcpConnection {
     /// Sends a prompt; resolves when the turn ends. Updates arrive as events before it resolves.
     pub fn prompt(&self, text: String) -> impl Future<Output = TurnEnd> + Send + 'static {
         let request = PromptRequest::new(self.session_id.clone(), vec![ContentBlock::Text(TextContent::new(text))]);
+        self.gate.set_cancelling(false);
         let sent = self.cx.send_request(request);
         async move {
             match sent.block_task().await {
@@ -237,6 +245,7 @@ impl AcpConnection {
     /// Asks the agent to cancel the current turn and answers every waiting permission request
     /// "cancelled". Returns the ids of those requests.
     pub fn cancel(&self) -> Vec<u64> {
+        self.gate.set_cancelling(true);
         let _ = self.cx.send_notification(CancelNotification::new(self.session_id.clone()));
         let drained: Vec<(u64, Pending)> = self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
         let mut ids = Vec::new();
@@ -279,6 +288,7 @@ impl AcpConnection {
     }
 
     fn cancel_pending_quietly(&self) {
+        self.gate.set_cancelling(true);
         for (_, pending) in self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain() {
             let _ = pending.responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
         }
@@ -290,9 +300,13 @@ impl AcpConnection {
 fn handlers(
     ctx: ClientContext,
     pending: PendingMap,
+    gate: SessionGate,
 ) -> agent_client_protocol::v1::Builder<Client, impl agent_client_protocol::HandleDispatchFrom<Agent>> {
     let next_id = Arc::new(AtomicU64::new(1));
-    let (updates, permissions, reads, writes) = (ctx.clone(), ctx.clone(), ctx.fs.clone(), ctx.fs.clone());
+    let (updates, permissions, reads, writes) = (ctx.clone(), ctx.clone(), ctx.clone(), ctx.clone());
+    let (update_gate, permission_gate, read_gate, write_gate, create_gate) =
+        (gate.clone(), gate.clone(), gate.clone(), gate.clone(), gate);
+    let creates = ctx.clone();
     let terminals = ctx.terminals.clone();
     let (t_create, t_output, t_wait, t_kill, t_release) =
         (terminals.clone(), terminals.clone(), terminals.clone(), terminals.clone(), terminals);
@@ -308,7 +322,7 @@ fn handlers(
                 match serde_json::from_value::<SessionNotification>(n.params().clone()) {
                     Ok(n) => {
                         if let Some(update) = acp_convert::update(n.update) {
-                            updates.events.send(Event::AgentUpdate { agent, update }).await;
+                            update_gate.update(&agent, &updates.events, &n.session_id.0, update).await;
                         }
                     }
                     // Logged and skipped; nothing else is dropped.
@@ -324,10 +338,20 @@ fn handlers(
         )
         .on_receive_request(
             async move |req: RequestPermissionRequest, responder, _cx| {
+                let agent = permissions.agent.clone();
+                let method = "session/request_permission";
+                if !permission_gate.admits(&agent, &permissions.events, &req.session_id.0, method).await {
+                    return responder.respond_with_error(unknown_session(&req.session_id));
+                }
+                if permission_gate.cancelling() {
+                    // The person asked to stop: nothing is shown, nothing runs.
+                    tracing::info!(agent, "answered a permission request cancelled: the turn is being cancelled");
+                    return responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
+                }
                 let id = next_id.fetch_add(1, Ordering::Relaxed);
+                permission_gate.announce(&req.tool_call.tool_call_id.0).await;
                 let request = acp_convert::permission_request(id, req);
                 let key = rule_key(&request.tool);
-                let agent = permissions.agent.clone();
                 let remembered = permissions
                     .rules
                     .decide(&key)
@@ -348,27 +372,34 @@ fn handlers(
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |req: ReadTextFileRequest, responder, _cx| match reads
-                .serve_read(&req.path, req.line, req.limit)
-                .await
-            {
-                Ok(text) => responder.respond(ReadTextFileResponse::new(text)),
-                Err(e) => responder.respond_with_error(fs_error(e)),
+            async move |req: ReadTextFileRequest, responder, _cx| {
+                if !read_gate.admits(&reads.agent, &reads.events, &req.session_id.0, "fs/read_text_file").await {
+                    return responder.respond_with_error(unknown_session(&req.session_id));
+                }
+                match reads.fs.serve_read(&req.path, req.line, req.limit).await {
+                    Ok(text) => responder.respond(ReadTextFileResponse::new(text)),
+                    Err(e) => responder.respond_with_error(fs_error(e)),
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |req: WriteTextFileRequest, responder, _cx| match writes
-                .serve_write(&req.path, &req.content)
-                .await
-            {
-                Ok(()) => responder.respond(WriteTextFileResponse::new()),
-                Err(e) => responder.respond_with_error(fs_error(e)),
+            async move |req: WriteTextFileRequest, responder, _cx| {
+                if !write_gate.admits(&writes.agent, &writes.events, &req.session_id.0, "fs/write_text_file").await {
+                    return responder.respond_with_error(unknown_session(&req.session_id));
+                }
+                match writes.fs.serve_write(&req.path, &req.content).await {
+                    Ok(()) => responder.respond(WriteTextFileResponse::new()),
+                    Err(e) => responder.respond_with_error(fs_error(e)),
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
             async move |req: CreateTerminalRequest, responder, _cx| {
+                if !create_gate.admits(&creates.agent, &creates.events, &req.session_id.0, "terminal/create").await {
+                    return responder.respond_with_error(unknown_session(&req.session_id));
+                }
                 let env = req.env.into_iter().map(|v| (v.name, v.value)).collect();
                 match t_create.create(&req.command, &req.args, env, req.cwd.as_deref(), req.output_byte_limit) {
                     Ok(id) => responder.respond(CreateTerminalResponse::new(id)),
@@ -415,6 +446,13 @@ fn handlers(
         )
 }
 
+/// The error for a request naming a session that is not the agent's.
+fn unknown_session(session: &SessionId) -> agent_client_protocol::Error {
+    let mut error = agent_client_protocol::Error::invalid_params();
+    error.message = format!("unknown session {:?}: this connection's session is another", session.0);
+    error
+}
+
 fn exit_status(exit: super::agent_terminals::Exit) -> TerminalExitStatus {
     let mut status = TerminalExitStatus::new();
     status.exit_code = exit.code;
@@ -429,9 +467,7 @@ fn terminal_error(e: super::agent_terminals::TerminalError) -> agent_client_prot
 }
 
 fn fs_error(e: super::agent_fs::AgentFsError) -> agent_client_protocol::Error {
-    let mut error = agent_client_protocol::Error::invalid_params();
-    error.message = e.to_string();
-    error
+    agent_client_protocol::Error::new(e.code(), e.to_string())
 }
 
 async fn with_timeout<T>(

@@ -142,18 +142,53 @@ pub fn permission_request(id: u64, request: RequestPermissionRequest) -> Permiss
     let options = request
         .options
         .into_iter()
-        .filter_map(|o| {
+        .map(|o| {
+            let unknown = o.meta.as_ref().is_some_and(|m| m.contains_key(UNKNOWN_KIND));
             let kind = match o.kind {
+                _ if unknown => OptionKind::Other,
                 PermissionOptionKind::AllowOnce => OptionKind::AllowOnce,
                 PermissionOptionKind::AllowAlways => OptionKind::AllowAlways,
                 PermissionOptionKind::RejectOnce => OptionKind::RejectOnce,
                 PermissionOptionKind::RejectAlways => OptionKind::RejectAlways,
-                _ => return None,
+                _ => OptionKind::Other,
             };
-            Some(PermissionOption { id: o.option_id.0.to_string(), kind, agent_label: o.name })
+            PermissionOption { id: o.option_id.0.to_string(), kind, agent_label: o.name }
         })
         .collect();
     PermissionRequest { id, tool: ToolCall::from_patch(tool_patch(request.tool_call)), options }
+}
+
+/// Where the transport keeps the kind of a permission option it did not know (see
+/// `known_option_kinds`): the option is shown by its name.
+pub const UNKNOWN_KIND: &str = "sidekicks/unknownKind";
+
+/// The option kinds this client knows.
+const KNOWN_KINDS: [&str; 4] = ["allow_once", "allow_always", "reject_once", "reject_always"];
+
+/// A permission request whose options include kinds this client does not know, rewritten so it
+/// parses: each such option gets a known kind and the real one in its `_meta`. `None` when
+/// `line` needs no change. (The SDK would otherwise refuse the whole request.)
+pub fn known_option_kinds(line: &str) -> Option<String> {
+    let mut message: serde_json::Value = serde_json::from_str(line).ok()?;
+    if message.get("method")?.as_str()? != "session/request_permission" {
+        return None;
+    }
+    let mut changed = false;
+    for option in message.pointer_mut("/params/options")?.as_array_mut()? {
+        let Some(kind) = option.get("kind").and_then(|k| k.as_str()).map(str::to_string) else { continue };
+        if KNOWN_KINDS.contains(&kind.as_str()) {
+            continue;
+        }
+        option["kind"] = "reject_once".into();
+        let Some(object) = option.as_object_mut() else { continue };
+        let meta = object.entry("_meta").or_insert_with(|| serde_json::json!({}));
+        if !meta.is_object() {
+            *meta = serde_json::json!({});
+        }
+        meta[UNKNOWN_KIND] = kind.into();
+        changed = true;
+    }
+    changed.then(|| message.to_string())
 }
 
 /// The agent's own explanation of an error: `data.error`, `data.message` (or `data` itself when

@@ -56,6 +56,10 @@ pub fn lines_transport(
             let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
             let trimmed = line.trim_start();
             if trimmed.starts_with('{') || trimmed.starts_with('[') {
+                let line = match line.contains("\"session/request_permission\"") {
+                    true => super::acp_convert::known_option_kinds(&line).unwrap_or(line),
+                    false => line,
+                };
                 return Some((Ok(line), (reader, events, agent)));
             }
             if !trimmed.is_empty() {

@@ -4,8 +4,13 @@
 //! container the same rules are kept by a POSIX sh script run through the executor (`realpath`
 //! must stay below the workspace).
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::path::{Component, Path, PathBuf};
+
+/// The most text one `fs/read_text_file` answers. A bigger answer is refused (`TooLarge`): the
+/// agent can ask for fewer lines with `line` and `limit`. Files are read as a stream, so the
+/// limit also bounds the memory a read takes, whatever the file's size.
+pub const MAX_READ: usize = 16 << 20;
 
 /// Why a file request was refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -16,6 +21,25 @@ pub enum AgentFsError {
     /// The file could not be read or written.
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    /// The answer would be larger than `MAX_READ`.
+    #[error("{path}: the text asked for is larger than {} MiB; ask for fewer lines (line, limit)", MAX_READ >> 20)]
+    TooLarge { path: String },
+    /// The file is not UTF-8 text (or holds NUL bytes).
+    #[error("{path} is not a UTF-8 text file")]
+    NotText { path: String },
+}
+
+impl AgentFsError {
+    /// The JSON-RPC error code ACP uses for it: -32002 for a missing file, -32602 for a request
+    /// that cannot be served as asked, -32603 for a failure of the computer.
+    pub fn code(&self) -> i32 {
+        match self {
+            AgentFsError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => -32002,
+            AgentFsError::Io { source, .. } if source.kind() == std::io::ErrorKind::IsADirectory => -32602,
+            AgentFsError::Io { .. } => -32603,
+            AgentFsError::Outside { .. } | AgentFsError::TooLarge { .. } | AgentFsError::NotText { .. } => -32602,
+        }
+    }
 }
 
 /// The agent's workspace: where it is on this computer, and its path as the agent sees it.
@@ -29,12 +53,14 @@ pub struct AgentFs {
     pub remote: Option<std::sync::Arc<dyn super::exec::Executor>>,
 }
 
-/// Prints the file `$2` below the folder `$1`; exit 3 when it resolves outside. (`$1` is absolute,
-/// so no path here starts with `-`; busybox `realpath` has no `--`.)
+/// Prints lines `$3`.. (at most `$4` of them, at most `$5` bytes) of the file `$2` below the folder
+/// `$1`; exit 3 when it resolves outside, 4 when it does not exist. (`$1` is absolute, so no path
+/// here starts with `-`; busybox `realpath` has no `--`.)
 const REMOTE_READ: &str = r#"root=$(realpath "$1") || exit 2
-real=$(realpath "$1/$2") || { echo "no such file" >&2; exit 2; }
+real=$(realpath "$1/$2" 2>/dev/null) || { echo "no such file" >&2; exit 4; }
 case "$real" in "$root"/*) ;; *) exit 3;; esac
-exec cat -- "$real""#;
+[ -e "$real" ] || { echo "no such file" >&2; exit 4; }
+tail -n "+$3" "$real" | head -n "$4" | head -c "$5""#;
 
 /// Writes stdin to the file `$2` below the folder `$1` through a temporary file renamed over it,
 /// keeping its mode; exit 3 when it would land outside.
@@ -61,17 +87,27 @@ impl AgentFs {
 
     /// Serves `fs/read_text_file`.
     pub async fn serve_read(&self, path: &Path, line: Option<u32>, limit: Option<u32>) -> Result<String, AgentFsError> {
-        let Some(remote) = &self.remote else { return self.read(path, line, limit) };
+        let Some(remote) = &self.remote else {
+            let fs = self.clone();
+            let path = path.to_path_buf();
+            let io = |e: tokio::task::JoinError| map_io(Path::new(""), std::io::Error::other(e));
+            return tokio::task::spawn_blocking(move || fs.read(&path, line, limit)).await.map_err(io)?;
+        };
         let rel = self.relative(path)?;
-        let out = self.remote_script(remote.as_ref(), REMOTE_READ, &rel, None, path).await?;
-        Ok(select_lines(String::from_utf8_lossy(&out).into_owned(), line, limit))
+        let args = [
+            line.unwrap_or(1).max(1).to_string(),
+            limit.map_or(u64::MAX, u64::from).to_string(),
+            (MAX_READ + 1).to_string(),
+        ];
+        let out = self.remote_script(remote.as_ref(), REMOTE_READ, &rel, &args, None, path).await?;
+        text_answer(out, path)
     }
 
     /// Serves `fs/write_text_file`.
     pub async fn serve_write(&self, path: &Path, content: &str) -> Result<(), AgentFsError> {
         let Some(remote) = &self.remote else { return self.write(path, content) };
         let rel = self.relative(path)?;
-        self.remote_script(remote.as_ref(), REMOTE_WRITE, &rel, Some(content.as_bytes().to_vec()), path).await?;
+        self.remote_script(remote.as_ref(), REMOTE_WRITE, &rel, &[], Some(content.as_bytes().to_vec()), path).await?;
         Ok(())
     }
 
@@ -80,6 +116,7 @@ impl AgentFs {
         remote: &dyn super::exec::Executor,
         script: &str,
         rel: &Path,
+        args: &[String],
         input: Option<Vec<u8>>,
         path: &Path,
     ) -> Result<Vec<u8>, AgentFsError> {
@@ -88,6 +125,7 @@ impl AgentFs {
                 .into_iter()
                 .map(String::from)
                 .chain([self.agent_root.display().to_string(), rel.display().to_string()])
+                .chain(args.iter().cloned())
                 .collect(),
             cwd: self.agent_root.clone(),
             env: Default::default(),
@@ -100,6 +138,7 @@ impl AgentFs {
         match out.code {
             Some(0) => Ok(out.stdout),
             Some(3) => Err(AgentFsError::Outside { path: shown }),
+            Some(4) => Err(AgentFsError::Io { path: shown, source: std::io::ErrorKind::NotFound.into() }),
             _ => Err(AgentFsError::Io {
                 path: shown,
                 source: std::io::Error::other(String::from_utf8_lossy(&out.stderr).trim().to_string()),
@@ -122,12 +161,19 @@ impl AgentFs {
             .map_err(|source| AgentFsError::Io { path: path.display().to_string(), source })
     }
 
-    /// Reads a text file; `line` (1-based) and `limit` select lines.
+    /// Reads a text file; `line` (1-based) and `limit` select lines. Only those lines are kept,
+    /// at most `MAX_READ` bytes of them.
     pub fn read(&self, path: &Path, line: Option<u32>, limit: Option<u32>) -> Result<String, AgentFsError> {
         let rel = self.relative(path)?;
         let io = |source| map_io(path, source);
-        let text = self.root(path)?.read_to_string(&rel).map_err(io)?;
-        Ok(select_lines(text, line, limit))
+        let file = self.root(path)?.open(&rel).map_err(io)?;
+        if file.metadata().map_err(io)?.is_dir() {
+            return Err(io(std::io::ErrorKind::IsADirectory.into()));
+        }
+        let mut reader = std::io::BufReader::with_capacity(256 << 10, file);
+        skip_lines(&mut reader, line.unwrap_or(1).saturating_sub(1) as usize).map_err(io)?;
+        let out = take_lines(&mut reader, limit.map_or(usize::MAX, |l| l as usize), MAX_READ + 1).map_err(io)?;
+        text_answer(out, path)
     }
 
     /// Writes a text file (creating it), through a temporary file renamed over the original.
@@ -154,14 +200,53 @@ impl AgentFs {
     }
 }
 
-/// Lines `line..line+limit` (1-based) of `text`, or all of it.
-fn select_lines(text: String, line: Option<u32>, limit: Option<u32>) -> String {
-    if line.is_none() && limit.is_none() {
-        return text;
+/// Reads past `lines` lines without keeping them.
+fn skip_lines(reader: &mut impl BufRead, mut lines: usize) -> std::io::Result<()> {
+    while lines > 0 {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let (used, ended) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        reader.consume(used);
+        lines -= usize::from(ended);
     }
-    let skip = line.map_or(0, |l| l.saturating_sub(1) as usize);
-    let take = limit.map_or(usize::MAX, |l| l as usize);
-    text.split_inclusive('\n').skip(skip).take(take).collect()
+    Ok(())
+}
+
+/// The next `lines` lines, stopping once `max` bytes are kept.
+fn take_lines(reader: &mut impl BufRead, mut lines: usize, max: usize) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    while lines > 0 && out.len() < max {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let (used, ended) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let kept = used.min(max - out.len());
+        out.extend_from_slice(&buf[..kept]);
+        reader.consume(used);
+        lines -= usize::from(ended);
+    }
+    Ok(out)
+}
+
+/// The answer to a read: refused when larger than `MAX_READ` or not text.
+fn text_answer(bytes: Vec<u8>, path: &Path) -> Result<String, AgentFsError> {
+    let shown = || path.display().to_string();
+    if bytes.len() > MAX_READ {
+        return Err(AgentFsError::TooLarge { path: shown() });
+    }
+    if memchr::memchr(0, &bytes).is_some() {
+        return Err(AgentFsError::NotText { path: shown() });
+    }
+    String::from_utf8(bytes).map_err(|_| AgentFsError::NotText { path: shown() })
 }
 
 fn map_io(path: &Path, source: std::io::Error) -> AgentFsError {

@@ -135,6 +135,8 @@ struct Slot {
     resume: Option<String>,
     /// Its conversation was restored from history and no session has been opened since.
     restored: bool,
+    /// The process group of a process being stopped (a `Kill` ends it at once).
+    stopping_pid: Option<i32>,
 }
 
 impl Slot {
@@ -156,6 +158,7 @@ impl Slot {
             conversation_id: None,
             resume: None,
             restored: false,
+            stopping_pid: None,
         }
     }
 
@@ -231,6 +234,16 @@ impl Manager {
                     slot.restart = false;
                 }
                 self.stop(&agent).await;
+            }
+            Command::Kill { agent } => {
+                self.drop_queue(&agent).await;
+                if let Some(slot) = self.slot(&agent) {
+                    slot.restart = false;
+                }
+                if let Some(pid) = self.slot(&agent).and_then(|s| s.stopping_pid) {
+                    super::process::signal_group(pid, libc::SIGKILL);
+                }
+                self.stop_within(&agent, StopTimeouts { after_eof: Duration::ZERO, after_term: Duration::ZERO }).await;
             }
             Command::Restart { agent } => {
                 let running = self.slot(&agent).is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
@@ -505,21 +518,30 @@ impl Manager {
     }
 
     async fn stop(&mut self, name: &str) {
-        let timeouts = self.settings.stop;
+        self.stop_within(name, self.settings.stop).await;
+    }
+
+    /// Stops `name`, giving each step of the stop sequence `timeouts`.
+    async fn stop_within(&mut self, name: &str, timeouts: StopTimeouts) {
         let Some(slot) = self.slot(name) else { return };
         let was_starting = slot.state == AgentState::Starting;
+        if slot.running.is_none() && !was_starting {
+            // Nothing to stop, or a stop already under way (whose end must still be recognised:
+            // no new generation here).
+            let quiet = slot.state == AgentState::Stopping || matches!(slot.state, AgentState::Crashed(_));
+            if !quiet {
+                self.set_state(name, AgentState::Stopped).await;
+            }
+            return;
+        }
         let turn = slot.turn.take();
         slot.generation += 1;
         let generation = slot.generation;
         slot.forgot |= slot.turns_in_session > 0 || turn.is_some();
         slot.turns_in_session = 0;
         let running = slot.running.take();
-        let quiet = slot.state == AgentState::Stopping || matches!(slot.state, AgentState::Crashed(_));
-        if running.is_none() && !was_starting {
-            if !quiet {
-                self.set_state(name, AgentState::Stopped).await;
-            }
-            return;
+        if let Some(running) = &running {
+            slot.stopping_pid = Some(running.process.pid());
         }
         if let Some(running) = &running {
             let ids = running.conn.cancel();
@@ -622,6 +644,7 @@ impl Manager {
                 }
                 let restart = slot.restart && !slot.removed;
                 slot.restart = false;
+                slot.stopping_pid = None;
                 slot.stale = false;
                 let removed = slot.removed;
                 self.set_state(&agent, AgentState::Stopped).await;

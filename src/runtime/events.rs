@@ -19,7 +19,7 @@ pub const EVENT_CAPACITY: usize = 4096;
 pub struct EventSink {
     tx: mpsc::Sender<Event>,
     waker: Waker,
-    history: Option<mpsc::Sender<Event>>,
+    history: Option<super::history::History>,
 }
 
 impl EventSink {
@@ -30,9 +30,16 @@ impl EventSink {
     }
 
     /// Copies conversation events to `history` from now on.
-    pub fn with_history(mut self, history: mpsc::Sender<Event>) -> Self {
+    pub fn with_history(mut self, history: super::history::History) -> Self {
         self.history = Some(history);
         self
+    }
+
+    /// Waits until the history has saved every event sent before (at once without a history).
+    pub async fn flush_history(&self) {
+        if let Some(history) = &self.history {
+            history.flush().await;
+        }
     }
 
     /// Sends an event, waiting if the UI is behind (back-pressure instead of dropping).
@@ -40,7 +47,7 @@ impl EventSink {
         if let Some(history) = &self.history
             && event.is_conversation()
         {
-            let _ = history.send(event.clone()).await;
+            history.record(event.clone()).await;
         }
         if self.tx.send(event).await.is_ok() {
             (self.waker)();

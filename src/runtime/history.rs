@@ -1,12 +1,13 @@
 //! The history recorder: follows the conversation events on its own thread, keeps a copy of each
 //! conversation and saves what changed after each batch of events, so a kill mid-stream loses at
-//! most the fragments not yet received.
+//! most the fragments not yet received. `History::flush` waits until everything sent before it is
+//! saved: a process that exits (the `prompt` command, the window) calls it last.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::store::Store;
 use crate::app::Event;
@@ -15,14 +16,40 @@ use crate::model::conversation::Conversation;
 /// Capacity of the recorder's channel.
 const CAPACITY: usize = 4096;
 
+/// What the recorder receives.
+enum Record {
+    Event(Box<Event>),
+    /// Save what is pending, then answer.
+    Flush(oneshot::Sender<()>),
+}
+
+/// Where conversation events are copied to be saved.
+#[derive(Clone)]
+pub struct History {
+    tx: mpsc::Sender<Record>,
+}
+
+impl History {
+    /// Hands `event` to the recorder (waiting if it is behind).
+    pub async fn record(&self, event: Event) {
+        let _ = self.tx.send(Record::Event(Box::new(event))).await;
+    }
+
+    /// Waits until every event recorded before is saved; false if the recorder is gone.
+    pub async fn flush(&self) -> bool {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send(Record::Flush(tx)).await.is_ok() && rx.await.is_ok()
+    }
+}
+
 /// Starts the recorder; returns where to copy conversation events.
-pub fn spawn_recorder(store: Arc<Store>) -> mpsc::Sender<Event> {
+pub fn spawn_recorder(store: Arc<Store>) -> History {
     let (tx, rx) = mpsc::channel(CAPACITY);
     std::thread::Builder::new()
         .name("sidekicks-history".into())
         .spawn(move || Recorder { store, config_path: None, conversations: HashMap::new() }.run(rx))
         .expect("spawn the history thread");
-    tx
+    History { tx }
 }
 
 struct Recorder {
@@ -32,13 +59,22 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn run(mut self, mut rx: mpsc::Receiver<Event>) {
-        while let Some(event) = rx.blocking_recv() {
-            self.apply(event);
-            while let Ok(event) = rx.try_recv() {
-                self.apply(event);
+    fn run(mut self, mut rx: mpsc::Receiver<Record>) {
+        while let Some(record) = rx.blocking_recv() {
+            let mut flushed = Vec::new();
+            for record in std::iter::once(record).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+                match record {
+                    Record::Event(event) => self.apply(*event),
+                    Record::Flush(done) => flushed.push(done),
+                }
+                if !flushed.is_empty() {
+                    break;
+                }
             }
             self.flush();
+            for done in flushed {
+                let _ = done.send(());
+            }
         }
     }
 

@@ -6,7 +6,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::acp_client::{AcpConnection, ClientContext};
+use super::acp_client::{AcpConnection, AcpError, ClientContext};
 use super::agent_fs::AgentFs;
 use super::agents::{ManagerSettings, Running};
 use super::events::EventSink;
@@ -71,8 +71,12 @@ pub(super) async fn launch(
     match connected {
         Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
         Err(e) => {
-            // Give a process that is exiting a moment, so the report says how it ended.
-            let exited = tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten();
+            // Give a process that is exiting a moment, so the report says how it ended. A
+            // timeout is the cause whatever follows: the agent exits because its stdin closed.
+            let exited = match e {
+                AcpError::Timeout { .. } => None,
+                _ => tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten(),
+            };
             let stderr_tail = process.stderr().tail(CRASH_TAIL);
             let reason = match exited {
                 Some(status) => exit_reason(Some(status)),

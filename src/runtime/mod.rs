@@ -3,6 +3,7 @@
 
 pub mod acp_client;
 pub mod acp_convert;
+pub mod acp_session;
 pub mod acp_transport;
 pub mod agent_fs;
 pub mod agent_terminals;

@@ -176,6 +176,7 @@ strings! {
     CrashSignaled => ("The agent was ended by signal {signal}.", "L’agent a été arrêté par le signal {signal}."),
     CrashSpawn => ("The agent could not be started: {message}", "Impossible de démarrer l’agent : {message}"),
     CrashHandshake => ("The agent did not complete the ACP handshake: {message}", "L’agent n’a pas terminé la poignée de main ACP : {message}"),
+    PromptCancelling => ("Cancelling the turn… press Ctrl+C again to stop the agent at once.", "Annulation du tour… appuyez de nouveau sur Ctrl+C pour arrêter l’agent tout de suite."),
     LastStderr => ("Last lines on stderr:", "Dernières lignes sur stderr :"),
     EndTurn => ("", ""),
     EndMaxTokens => ("Stopped: the agent reached its token limit.", "Arrêt : l’agent a atteint sa limite de jetons."),
@@ -195,6 +196,8 @@ strings! {
     HandshakeVersion => ("the agent speaks ACP version {version}; Sidekicks speaks version 1", "l’agent parle la version {version} d’ACP ; Sidekicks parle la version 1"),
     LogNotAcp => ("stdout (not ACP): {line}", "stdout (hors ACP) : {line}"),
     LogLongLine => ("skipped a line of more than {mb} MB on stdout: {start}…", "ligne de plus de {mb} Mo ignorée sur stdout : {start}…"),
+    LogOtherSession => ("ignored {method} for session {session}, which is not this agent's", "{method} ignoré pour la session {session}, qui n’est pas celle de cet agent"),
+    LogUnknownToolCall => ("ignored an update for tool call {id}, which was never announced", "mise à jour ignorée pour l’appel d’outil {id}, jamais annoncé"),
     LogBadUpdate => ("skipped a session/update that does not parse ({error}): {update}", "session/update illisible ignorée ({error}) : {update}"),
     EndFailed => ("The turn failed: {message}", "Le tour a échoué : {message}"),
     Syntax => ("TOML syntax: {message}", "Syntaxe TOML : {message}"),
@@ -248,6 +251,7 @@ strings! {
     AnsweredAllowAlways => ("Always allowed here", "Toujours autorisé ici"),
     AnsweredRejectAlways => ("Never allowed here", "Jamais autorisé ici"),
     AnsweredRejectOnce => ("Rejected", "Refusé"),
+    AnsweredOther => ("chose “{name}”", "choix : « {name} »"),
     AnsweredCancelled => ("Cancelled", "Annulé"),
     AskRunHere => ("{agent} wants to run a command on your computer", "{agent} veut lancer une commande sur votre ordinateur"),
     AskRunContainer => ("{agent} wants to run a command in its container {name}", "{agent} veut lancer une commande dans son conteneur {name}"),
@@ -442,6 +446,10 @@ pub fn log_text(lang: Language, entry: &LogEntry) -> String {
             trf(lang, Key::LogLongLine, &[("mb", &megabytes.to_string()), ("start", start)])
         }
         LogEntry::BadUpdate { error, update } => trf(lang, Key::LogBadUpdate, &[("error", error), ("update", update)]),
+        LogEntry::UnknownToolCall { id } => trf(lang, Key::LogUnknownToolCall, &[("id", id)]),
+        LogEntry::OtherSession { session, method } => {
+            trf(lang, Key::LogOtherSession, &[("session", session), ("method", method)])
+        }
     }
 }
 

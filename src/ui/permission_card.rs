@@ -9,7 +9,7 @@ use super::theme::{ERROR, WARNING};
 use super::tool_card::diff_ui;
 use crate::app::{Command, PermissionCard};
 use crate::model::config::{Language, RuntimeConfig, RuntimeKind};
-use crate::model::permission::{Ask, OptionKind, PermissionAnswer, ask};
+use crate::model::permission::{Ask, OptionKind, PermissionAnswer, PermissionOption, PermissionRequest, ask};
 
 /// What the card says the agent wants.
 pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask) -> String {
@@ -32,23 +32,31 @@ pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask)
     }
 }
 
-fn option_label(kind: OptionKind) -> Key {
-    match kind {
+/// Our own words for an option (the agent's for a kind we do not know).
+fn option_label(lang: Language, option: &PermissionOption) -> String {
+    let key = match option.kind {
         OptionKind::AllowOnce => Key::AllowOnce,
         OptionKind::AllowAlways => Key::AllowAlways,
         OptionKind::RejectAlways => Key::RejectAlways,
         OptionKind::RejectOnce => Key::RejectOnce,
-    }
+        OptionKind::Other => return option.agent_label.clone(),
+    };
+    tr(lang, key).to_string()
 }
 
-fn answered_label(answer: &PermissionAnswer) -> Key {
-    match answer {
+fn answered_label(lang: Language, request: &PermissionRequest, answer: &PermissionAnswer) -> String {
+    let key = match answer {
         PermissionAnswer::Selected { kind: OptionKind::AllowOnce, .. } => Key::AnsweredAllowOnce,
         PermissionAnswer::Selected { kind: OptionKind::AllowAlways, .. } => Key::AnsweredAllowAlways,
         PermissionAnswer::Selected { kind: OptionKind::RejectAlways, .. } => Key::AnsweredRejectAlways,
         PermissionAnswer::Selected { kind: OptionKind::RejectOnce, .. } => Key::AnsweredRejectOnce,
+        PermissionAnswer::Selected { kind: OptionKind::Other, option_id } => {
+            let name = request.options.iter().find(|o| &o.id == option_id).map_or(option_id, |o| &o.agent_label);
+            return trf(lang, Key::AnsweredOther, &[("name", name)]);
+        }
         PermissionAnswer::Cancelled => Key::AnsweredCancelled,
-    }
+    };
+    tr(lang, key).to_string()
 }
 
 /// Draws the card; returns the command its buttons asked for.
@@ -62,9 +70,13 @@ pub fn permission_card_ui(
     let what = ask(&card.request.tool);
     if let Some(answer) = &card.answer {
         ui.label(
-            RichText::new(format!("{} — {}", ask_text(lang, agent, runtime, &what), tr(lang, answered_label(answer))))
-                .small()
-                .weak(),
+            RichText::new(format!(
+                "{} — {}",
+                ask_text(lang, agent, runtime, &what),
+                answered_label(lang, &card.request, answer)
+            ))
+            .small()
+            .weak(),
         );
         return None;
     }
@@ -86,14 +98,14 @@ pub fn permission_card_ui(
             }
         }
         ui.horizontal_wrapped(|ui| {
-            for kind in OptionKind::ORDER {
-                if let Some(option) = card.request.option(kind) {
-                    let button = ui.button(tr(lang, option_label(kind))).on_hover_text(&option.agent_label);
-                    if button.clicked() {
-                        let answer = PermissionAnswer::Selected { option_id: option.id.clone(), kind };
-                        command =
-                            Some(Command::AnswerPermission { agent: agent.to_string(), id: card.request.id, answer });
-                    }
+            // Known kinds in our order, then those we do not know, by the agent's names.
+            let known = OptionKind::ORDER.iter().filter_map(|k| card.request.option(*k));
+            let other = card.request.options.iter().filter(|o| o.kind == OptionKind::Other);
+            for option in known.chain(other) {
+                let button = ui.button(option_label(lang, option)).on_hover_text(&option.agent_label);
+                if button.clicked() {
+                    let answer = PermissionAnswer::Selected { option_id: option.id.clone(), kind: option.kind };
+                    command = Some(Command::AnswerPermission { agent: agent.to_string(), id: card.request.id, answer });
                 }
             }
             if ui.button(RichText::new(tr(lang, Key::StopAgent)).color(ERROR)).clicked() {

@@ -2,6 +2,7 @@
 //! the official SDK's agent side. Offline, no key. Words in the prompt choose a scenario (see
 //! `scenarios.rs` and docs/demo-agent.md); it honours `session/cancel`.
 
+pub mod misbehaving;
 mod scenarios;
 mod terminal_scenario;
 

@@ -1,0 +1,112 @@
+//! Which session an agent's messages may speak for. Updates and requests name a session; only the
+//! connection's own is shown, stored or answered. Updates that arrive while the session is being
+//! opened (before its id is known) wait here and are let through, in order, once it is. An update
+//! for a tool call never announced (by a `tool_call` or a permission request) is logged and dropped.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::Mutex;
+
+use super::events::EventSink;
+use crate::app::{Event, LogEntry};
+use crate::model::conversation::Update;
+
+/// Updates kept while the session is being opened, at most.
+const EARLY_LIMIT: usize = 1024;
+
+#[derive(Default)]
+struct State {
+    /// The session in use; `None` while it is being opened.
+    current: Option<String>,
+    /// Updates received before the id was known, with the session they named.
+    early: Vec<(String, Update)>,
+    /// The tool calls announced so far.
+    tools: std::collections::HashSet<String>,
+}
+
+/// The session gate of one connection (cheap to clone).
+#[derive(Clone, Default)]
+pub struct SessionGate {
+    state: Arc<Mutex<State>>,
+    /// Set from `session/cancel` (or close) until the next prompt: permission requests are
+    /// answered "cancelled" at once instead of being shown.
+    cancelling: Arc<AtomicBool>,
+}
+
+impl SessionGate {
+    /// Shows `update` if it is for the session in use (or keeps it until the session is known);
+    /// one for another session is logged and dropped.
+    pub async fn update(&self, agent: &str, events: &EventSink, session: &str, update: Update) {
+        // The lock is held while sending, so updates keep their order.
+        let mut state = self.state.lock().await;
+        match &state.current {
+            Some(current) if current == session => send(&mut state, agent, events, update).await,
+            None if state.early.len() < EARLY_LIMIT => state.early.push((session.to_string(), update)),
+            None => tracing::warn!(agent, "dropped an update sent before the session was opened"),
+            Some(_) => foreign(agent, events, session, "session/update").await,
+        }
+    }
+
+    /// Whether a request naming `session` may be served; if not, it is logged.
+    pub async fn admits(&self, agent: &str, events: &EventSink, session: &str, method: &str) -> bool {
+        let own = self.state.lock().await.current.as_deref() == Some(session);
+        if !own {
+            foreign(agent, events, session, method).await;
+        }
+        own
+    }
+
+    /// The session in use is `session` from now on (`None`: being opened again). The updates
+    /// that waited for it are shown; those for other sessions are dropped.
+    pub async fn open(&self, agent: &str, events: &EventSink, session: Option<String>) {
+        let mut state = self.state.lock().await;
+        state.current = session.clone();
+        let Some(session) = session else { return };
+        for (named, update) in std::mem::take(&mut state.early) {
+            if named == session {
+                send(&mut state, agent, events, update).await;
+            } else {
+                foreign(agent, events, &named, "session/update").await;
+            }
+        }
+    }
+
+    /// A permission request announced tool call `id`.
+    pub async fn announce(&self, id: &str) {
+        self.state.lock().await.tools.insert(id.to_string());
+    }
+
+    /// A turn is being cancelled (`true`) or a new one starts (`false`).
+    pub fn set_cancelling(&self, cancelling: bool) {
+        self.cancelling.store(cancelling, Ordering::SeqCst);
+    }
+
+    /// Whether the turn is being cancelled.
+    pub fn cancelling(&self) -> bool {
+        self.cancelling.load(Ordering::SeqCst)
+    }
+}
+
+/// Shows `update`, unless it is for a tool call never announced.
+async fn send(state: &mut State, agent: &str, events: &EventSink, update: Update) {
+    match &update {
+        Update::ToolCall(call) => {
+            state.tools.insert(call.id.clone());
+        }
+        Update::ToolCallPatch(patch) if !state.tools.contains(&patch.id) => {
+            tracing::warn!(agent, tool_call = patch.id, "ignored an update for a tool call never announced");
+            let entry = LogEntry::UnknownToolCall { id: patch.id.clone() };
+            events.send(Event::AgentLog { agent: agent.to_string(), entry }).await;
+            return;
+        }
+        _ => {}
+    }
+    events.send(Event::AgentUpdate { agent: agent.to_string(), update }).await;
+}
+
+async fn foreign(agent: &str, events: &EventSink, session: &str, method: &str) {
+    tracing::warn!(agent, session, method, "ignored a message for a session that is not the agent's");
+    let entry = LogEntry::OtherSession { session: session.to_string(), method: method.to_string() };
+    events.send(Event::AgentLog { agent: agent.to_string(), entry }).await;
+}

@@ -1,0 +1,274 @@
+//! The misbehaving agent (`sidekicks demo-agent --misbehave`): raw JSON-RPC lines, no SDK, so it
+//! can do what a well-typed agent cannot. Agents in the wild do each of these; the tests drive
+//! Sidekicks with it. A word in the prompt picks the misdeed (see docs/demo-agent.md):
+//!
+//! - `chunk N`: one `agent_message_chunk` of N MB (default 10), then the end of the turn.
+//! - `stream N`: N MB (default 50) in 64 KB chunks, then the end of the turn.
+//! - `die`: a few words, three lines on stderr, then exit with code 7 in the middle of the turn.
+//! - `stopask`: asks a permission; once cancelled, asks another and says how it was answered.
+//! - `foreign`: an update, a permission request and a read for a session that is not its own.
+//! - `oddkind`: a permission request with an option kind no client knows, then says what was chosen.
+//! - `ghost`: an update for a tool call that was never announced.
+//! - `read PATH LINE LIMIT`: `fs/read_text_file` and says what came back (size or error code).
+//! - `spawn`: starts `sleep 1000`, says both pids, then never ends the turn (ignores cancel).
+//!
+//! With `--silent` it never answers `initialize` (and exits 0 when its stdin closes).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+const SESSION: &str = "misbehaving-1";
+
+/// Runs the agent on stdin/stdout until stdin closes.
+pub async fn run_stdio(silent: bool) -> anyhow::Result<()> {
+    let (out_tx, mut out_rx) = mpsc::channel::<String>(16);
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(mut line) = out_rx.recv().await {
+            line.push('\n');
+            if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let agent = Agent { out: out_tx, waiting: Arc::default(), next_id: Arc::default(), cancelled: Arc::default() };
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+        let method = message.get("method").and_then(Value::as_str).map(str::to_string);
+        let id = message.get("id").cloned();
+        match (method.as_deref(), id) {
+            (Some("initialize"), Some(_)) if silent => {}
+            (Some("initialize"), Some(id)) => {
+                agent.respond(id, json!({"protocolVersion": 1, "agentCapabilities": {}})).await;
+            }
+            (Some("session/new"), Some(id)) => agent.respond(id, json!({"sessionId": SESSION})).await,
+            (Some("session/prompt"), Some(id)) => {
+                let text = prompt_text(&message["params"]["prompt"]);
+                agent.cancelled.notify.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let agent = agent.clone();
+                tokio::spawn(async move {
+                    let stop = agent.misbehave(&text).await;
+                    agent.respond(id, json!({"stopReason": stop})).await;
+                });
+            }
+            (Some("session/cancel"), None) => {
+                if let Some(tx) = agent.cancelled.notify.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    let _ = tx.send(());
+                }
+            }
+            (Some(_), Some(id)) => {
+                let error = json!({"code": -32601, "message": "method not found"});
+                agent.send(json!({"jsonrpc": "2.0", "id": id, "error": error})).await;
+            }
+            (None, Some(id)) => {
+                let waiter =
+                    id.as_u64().and_then(|id| agent.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id));
+                if let Some(tx) = waiter {
+                    let _ = tx.send(message);
+                }
+            }
+            _ => {}
+        }
+    }
+    drop(agent);
+    let _ = writer.await;
+    Ok(())
+}
+
+#[derive(Default)]
+struct Cancelled {
+    notify: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+#[derive(Clone)]
+struct Agent {
+    out: mpsc::Sender<String>,
+    waiting: Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>,
+    next_id: Arc<Mutex<u64>>,
+    cancelled: Arc<Cancelled>,
+}
+
+impl Agent {
+    async fn send(&self, message: Value) {
+        let _ = self.out.send(message.to_string()).await;
+    }
+
+    async fn respond(&self, id: Value, result: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "result": result})).await;
+    }
+
+    async fn update(&self, session: &str, update: Value) {
+        let params = json!({"sessionId": session, "update": update});
+        self.send(json!({"jsonrpc": "2.0", "method": "session/update", "params": params})).await;
+    }
+
+    async fn say(&self, text: &str) {
+        self.update(
+            SESSION,
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}),
+        )
+        .await;
+    }
+
+    /// Sends a request to the client and waits for its answer (the whole response message).
+    async fn request(&self, method: &str, params: Value) -> Value {
+        let id = {
+            let mut next = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
+            *next += 1;
+            *next
+        };
+        let (tx, rx) = oneshot::channel();
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(id, tx);
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        rx.await.unwrap_or(Value::Null)
+    }
+
+    async fn ask(&self, session: &str, call: &str, options: Value) -> Value {
+        let tool = json!({"toolCallId": call, "title": format!("Run {call}"), "kind": "execute", "status": "pending"});
+        self.request("session/request_permission", json!({"sessionId": session, "toolCall": tool, "options": options}))
+            .await
+    }
+
+    /// A subscription to the next `session/cancel`.
+    fn on_cancel(&self) -> oneshot::Receiver<()> {
+        let (tx, rx) = oneshot::channel();
+        *self.cancelled.notify.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        rx
+    }
+
+    async fn misbehave(&self, prompt: &str) -> &'static str {
+        let words: Vec<&str> = prompt.split_whitespace().collect();
+        let number = |default: usize| words.get(1).and_then(|w| w.parse().ok()).unwrap_or(default);
+        match words.first().copied().unwrap_or("") {
+            "chunk" => {
+                self.say(&filler(number(10) << 20)).await;
+                "end_turn"
+            }
+            "stream" => {
+                let total = number(50) << 20;
+                let piece = filler(64 << 10);
+                let mut sent = 0;
+                while sent < total {
+                    self.say(&piece).await;
+                    sent += piece.len();
+                }
+                self.say("\nend of stream").await;
+                "end_turn"
+            }
+            "die" => {
+                self.say("I was about to").await;
+                eprintln!("misbehaving: step one");
+                eprintln!("misbehaving: step two");
+                eprintln!("misbehaving: giving up");
+                // Let the client read what was written before the pipe closes.
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                std::process::exit(7);
+            }
+            "stopask" => {
+                let cancelled = self.on_cancel();
+                let first = self.ask(SESSION, "first", allow_reject()).await;
+                let _ = cancelled.await;
+                let second = self.ask(SESSION, "second", allow_reject()).await;
+                self.say(&format!("first: {}; second: {}", outcome(&first), outcome(&second))).await;
+                "cancelled"
+            }
+            "foreign" => {
+                self.update(
+                    "someone-else",
+                    json!({"sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": "FOREIGN TEXT"}}),
+                )
+                .await;
+                let asked = self.ask("someone-else", "foreign", allow_reject()).await;
+                let read = self
+                    .request("fs/read_text_file", json!({"sessionId": "someone-else", "path": "/etc/hostname"}))
+                    .await;
+                self.say(&format!("foreign permission: {}; foreign read: {}", outcome(&asked), outcome(&read))).await;
+                "end_turn"
+            }
+            "oddkind" => {
+                let options = json!([
+                    {"optionId": "later", "name": "Ask me next week", "kind": "defer_forever"},
+                    {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                ]);
+                let answer = self.ask(SESSION, "odd", options).await;
+                self.say(&format!("chose: {}", outcome(&answer))).await;
+                "end_turn"
+            }
+            "ghost" => {
+                self.update(
+                    SESSION,
+                    json!({"sessionUpdate": "tool_call_update", "toolCallId": "never-announced",
+                    "status": "completed"}),
+                )
+                .await;
+                self.say("ghost sent").await;
+                "end_turn"
+            }
+            "read" => {
+                let mut params = json!({"sessionId": SESSION, "path": words.get(1).copied().unwrap_or("")});
+                if let Some(line) = words.get(2).and_then(|w| w.parse::<u64>().ok()) {
+                    params["line"] = json!(line);
+                }
+                if let Some(limit) = words.get(3).and_then(|w| w.parse::<u64>().ok()) {
+                    params["limit"] = json!(limit);
+                }
+                let read = self.request("fs/read_text_file", params).await;
+                self.say(&format!("read: {}", outcome(&read))).await;
+                "end_turn"
+            }
+            "spawn" => {
+                let child = std::process::Command::new("sleep").arg("1000").spawn();
+                let child_pid = child.as_ref().map(|c| c.id()).unwrap_or(0);
+                self.say(&format!("pids {} {child_pid}", std::process::id())).await;
+                std::future::pending::<()>().await;
+                "end_turn"
+            }
+            _ => {
+                self.say("hello from the misbehaving agent").await;
+                "end_turn"
+            }
+        }
+    }
+}
+
+fn allow_reject() -> Value {
+    json!([
+        {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+    ])
+}
+
+/// A response in a few words: the chosen option, `cancelled`, the size of a read's content, or
+/// `error CODE`.
+fn outcome(response: &Value) -> String {
+    if let Some(error) = response.get("error") {
+        return format!("error {}", error["code"]);
+    }
+    let result = &response["result"];
+    if let Some(content) = result.get("content").and_then(Value::as_str) {
+        return format!("{} bytes", content.len());
+    }
+    match result["outcome"]["outcome"].as_str() {
+        Some("selected") => result["outcome"]["optionId"].as_str().unwrap_or("?").to_string(),
+        Some(other) => other.to_string(),
+        None => "no answer".into(),
+    }
+}
+
+/// `size` bytes of readable lines.
+fn filler(size: usize) -> String {
+    let line = "All work and no play makes a huge message. 0123456789 abcdefghij\n";
+    line.repeat(size / line.len() + 1)[..size].to_string()
+}
+
+fn prompt_text(blocks: &Value) -> String {
+    let texts = blocks.as_array().into_iter().flatten().filter_map(|b| b["text"].as_str());
+    texts.collect::<Vec<_>>().join("\n")
+}

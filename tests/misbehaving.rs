@@ -1,0 +1,246 @@
+//! Agents that misbehave on purpose (`sidekicks demo-agent --misbehave`), through `sidekicks prompt`
+//! (a real process, real signals) and through the agent manager: nothing is lost, nothing hangs,
+//! every failure is told.
+
+use std::io::Read;
+use std::process::{Command as Process, Stdio};
+use std::time::{Duration, Instant};
+
+use sidekicks::app::{AgentState, Command, CrashReason, Event, HandshakeFailure, LogEntry};
+use sidekicks::model::conversation::{TurnEnd, Update};
+use sidekicks::model::permission::{OptionKind, PermissionAnswer};
+use sidekicks::runtime::store::Store;
+
+mod common;
+use common::{BIN, Rig, alive, config_text, fast_settings, load_config};
+
+const MISBEHAVE: &[&str] = &["demo-agent", "--misbehave"];
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// `sidekicks prompt --agent bad …` with its own config and data folders.
+fn prompt(dir: &std::path::Path, args: &[&str], text: &str) -> Process {
+    let config = dir.join("sidekicks.toml");
+    let agents: &[(&str, &str, &[&str])] = &[("bad", BIN, MISBEHAVE), ("demo", BIN, &["demo-agent"])];
+    std::fs::write(&config, config_text("", agents, dir)).unwrap();
+    let mut cmd = Process::new(BIN);
+    cmd.arg("prompt")
+        .arg("--config")
+        .arg(&config)
+        .args(args)
+        .arg(text)
+        .env("XDG_CONFIG_HOME", dir.join("cfg"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("XDG_STATE_HOME", dir.join("state"));
+    cmd
+}
+
+fn stored(dir: &std::path::Path, agent: &str) -> Vec<sidekicks::model::conversation::Message> {
+    let store = Store::open(&dir.join("data/sidekicks/sidekicks.db")).unwrap();
+    store.conversation(&dir.join("sidekicks.toml"), agent).unwrap().messages
+}
+
+/// Reads `stream` until `until` holds for what was read.
+fn read_until(stream: &mut impl Read, until: impl Fn(&str) -> bool) -> String {
+    let mut seen = String::new();
+    let mut buf = [0u8; 4096];
+    let deadline = Instant::now() + LIMIT;
+    while !until(&seen) {
+        assert!(Instant::now() < deadline, "timed out; read so far: {seen:?}");
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "the stream ended; read: {seen:?}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    seen
+}
+
+fn interrupt(child: &std::process::Child) {
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+}
+
+#[test]
+fn ctrl_c_cancels_the_turn_and_exits_130_with_the_end_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child =
+        prompt(dir.path(), &["--agent", "demo"], "wait").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    read_until(child.stdout.as_mut().unwrap(), |s| s.contains("3… "));
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.code(), Some(130), "stderr: {err}");
+    assert!(err.contains("Cancelling the turn"), "{err}");
+    let messages = stored(dir.path(), "demo");
+    assert_eq!(messages.last().unwrap().end, Some(TurnEnd::Cancelled), "{messages:?}");
+}
+
+#[test]
+fn a_second_ctrl_c_stops_an_agent_that_ignores_cancel_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child =
+        prompt(dir.path(), &["--agent", "bad"], "spawn").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let out =
+        read_until(child.stdout.as_mut().unwrap(), |s| s.lines().next().is_some_and(|l| l.split(' ').count() == 3));
+    let pids: Vec<i32> = out.split_whitespace().skip(1).take(2).map(|p| p.parse().unwrap()).collect();
+    assert!(pids.iter().all(|p| alive(*p)), "{out}");
+    interrupt(&child);
+    read_until(child.stderr.as_mut().unwrap(), |s| s.contains("Ctrl+C again"));
+    // The agent ignores the cancel; it is still there (the grace is 10 s).
+    assert!(alive(pids[0]));
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    for pid in pids {
+        assert!(!alive(pid), "process {pid} outlived the second Ctrl+C");
+    }
+}
+
+#[test]
+fn an_agent_that_dies_mid_turn_fails_the_prompt_with_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = prompt(dir.path(), &["--agent", "bad"], "die").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("exited with code 7"), "{err}");
+    assert!(err.contains("misbehaving: giving up"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("I was about to"));
+
+    let out = prompt(dir.path(), &["--agent", "bad", "--json"], "die").output().unwrap();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let crash = lines.iter().find(|l| l["type"] == "crash").expect("a crash line");
+    assert!(crash["reason"].as_str().unwrap().contains("code 7"));
+    assert_eq!(crash["stderr"].as_array().unwrap().last().unwrap(), "misbehaving: giving up");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn everything_printed_is_stored_with_its_end_before_prompt_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, size) in [("chunk 10", 10 << 20), ("stream 20", (20 << 20) + "\nend of stream".len())] {
+        let out = prompt(dir.path(), &["--agent", "bad"], text).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // The text, then the newline the end of the turn prints.
+        assert_eq!(out.stdout.len(), size + 1, "{text}");
+        let messages = stored(dir.path(), "bad");
+        let answer = messages.last().unwrap();
+        assert_eq!(answer.text().len(), size, "{text}: the stored answer is short");
+        assert_eq!(answer.end, Some(TurnEnd::EndTurn), "{text}: no end mark");
+    }
+}
+
+async fn rig(dir: &std::path::Path, args: &[&str]) -> Rig {
+    let rig = Rig::new(fast_settings());
+    load_config(&rig, dir, &config_text("", &[("bad", BIN, args)], dir)).await;
+    rig
+}
+
+#[tokio::test]
+async fn an_initialize_timeout_is_reported_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rig = rig(dir.path(), &["demo-agent", "--misbehave", "--silent"]).await;
+    rig.send(Command::Start { agent: "bad".into() }).await;
+    let event = rig
+        .wait_for(LIMIT, "the crash", |e| matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. }))
+        .await;
+    let Event::AgentState { state: AgentState::Crashed(report), .. } = event else { unreachable!() };
+    assert!(
+        matches!(&report.reason, CrashReason::Handshake(HandshakeFailure::Timeout { step, .. }) if step == "initialize"),
+        "{:?}",
+        report.reason
+    );
+}
+
+#[tokio::test]
+async fn messages_for_another_session_are_refused_and_not_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rig = rig(dir.path(), MISBEHAVE).await;
+    assert_eq!(rig.turn("bad", "foreign").await, TurnEnd::EndTurn);
+    let text = rig.agent_text("bad");
+    assert_eq!(text, "foreign permission: error -32602; foreign read: error -32602");
+    assert!(!rig.seen.iter().any(|e| matches!(e, Event::PermissionRequested { .. })));
+    let logged: Vec<&str> = rig
+        .seen
+        .iter()
+        .filter_map(|e| match e {
+            Event::AgentLog { entry: LogEntry::OtherSession { session, method }, .. } if session == "someone-else" => {
+                Some(method.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(logged, ["session/update", "session/request_permission", "fs/read_text_file"]);
+}
+
+#[tokio::test]
+async fn a_permission_asked_while_cancelling_is_answered_cancelled_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rig = rig(dir.path(), MISBEHAVE).await;
+    rig.send(Command::Prompt { agent: "bad".into(), text: "stopask".into(), context: None }).await;
+    rig.wait_for(LIMIT, "the first request", |e| matches!(e, Event::PermissionRequested { .. })).await;
+    rig.send(Command::Cancel { agent: "bad".into() }).await;
+    assert_eq!(rig.wait_turn_end("bad").await, TurnEnd::Cancelled);
+    assert_eq!(rig.agent_text("bad"), "first: cancelled; second: cancelled");
+    let asked = rig.seen.iter().filter(|e| matches!(e, Event::PermissionRequested { .. })).count();
+    assert_eq!(asked, 1, "the request made while cancelling was shown");
+    assert!(!rig.seen.iter().any(|e| matches!(e, Event::Notice { .. })), "nothing was unresponsive");
+    assert!(!rig.seen.iter().any(|e| matches!(e, Event::AgentState { state: AgentState::Stopping, .. })));
+}
+
+#[tokio::test]
+async fn an_unknown_option_kind_is_offered_by_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rig = rig(dir.path(), MISBEHAVE).await;
+    rig.send(Command::Prompt { agent: "bad".into(), text: "oddkind".into(), context: None }).await;
+    let event = rig.wait_for(LIMIT, "the request", |e| matches!(e, Event::PermissionRequested { .. })).await;
+    let Event::PermissionRequested { request, .. } = event else { unreachable!() };
+    let kinds: Vec<(OptionKind, &str)> = request.options.iter().map(|o| (o.kind, o.agent_label.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [(OptionKind::Other, "Ask me next week"), (OptionKind::AllowOnce, "Allow"), (OptionKind::RejectOnce, "Reject")]
+    );
+    let answer = PermissionAnswer::Selected { option_id: "later".into(), kind: OptionKind::Other };
+    rig.send(Command::AnswerPermission { agent: "bad".into(), id: request.id, answer }).await;
+    assert_eq!(rig.wait_turn_end("bad").await, TurnEnd::EndTurn);
+    assert_eq!(rig.agent_text("bad"), "chose: later");
+}
+
+#[tokio::test]
+async fn an_update_for_an_unknown_tool_call_is_logged_not_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rig = rig(dir.path(), MISBEHAVE).await;
+    assert_eq!(rig.turn("bad", "ghost").await, TurnEnd::EndTurn);
+    assert!(!rig.seen.iter().any(|e| matches!(e, Event::AgentUpdate { update: Update::ToolCallPatch(_), .. })));
+    assert!(rig.seen.iter().any(
+        |e| matches!(e, Event::AgentLog { entry: LogEntry::UnknownToolCall { id }, .. } if id == "never-announced")
+    ));
+    assert_eq!(rig.agent_text("bad"), "ghost sent");
+}
+
+#[tokio::test]
+async fn file_reads_are_streamed_bounded_and_answer_acp_error_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    // 2 GB of nothing (sparse): its first "line" is larger than any answer.
+    std::fs::File::create(ws.join("sparse.bin")).unwrap().set_len(2 << 30).unwrap();
+    let lines: String = (1..=200_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(ws.join("many.txt"), &lines).unwrap();
+    std::fs::write(ws.join("latin1.txt"), b"caf\xe9\n").unwrap();
+    let mut rig = rig(ws, MISBEHAVE).await;
+    let mut read = async |args: &str| {
+        let before = rig.agent_text("bad").len();
+        assert_eq!(rig.turn("bad", &format!("read {args}")).await, TurnEnd::EndTurn);
+        rig.agent_text("bad")[before..].to_string()
+    };
+    let path = |name: &str| ws.join(name).display().to_string();
+    assert_eq!(
+        read(&format!("{} 150000 2", path("many.txt"))).await,
+        format!("read: {} bytes", "line 150000\nline 150001\n".len())
+    );
+    assert_eq!(read(&format!("{} 1 1", path("sparse.bin"))).await, "read: error -32602");
+    assert_eq!(read(&path("sparse.bin")).await, "read: error -32602");
+    assert_eq!(read(&path("missing.txt")).await, "read: error -32002");
+    assert_eq!(read(&path("latin1.txt")).await, "read: error -32602");
+    assert_eq!(read("/etc/hostname").await, "read: error -32602");
+    assert_eq!(read(&path("many.txt")).await, format!("read: {} bytes", lines.len()));
+}
