@@ -8,6 +8,10 @@
 //! 3. Frame time (egui pass of the whole window, no GPU) of a 10,000-message conversation while
 //!    1,000 fragments a second stream in (17 per 60 Hz frame), against a 10-message one.
 //!
+//! 4. Huge messages: one 10 MB answer and a 50 MB one streaming in 64 KB fragments, while the wheel
+//!    scrolls; then the 10 MB one shown whole ("Show all") and scrolled through top to bottom.
+//!    Frame time and the growth of the process's memory against the text's size.
+//!
 //! Run: `cargo bench --bench conversation`.
 
 use std::io::{BufRead, BufReader, Write};
@@ -16,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use sidekicks::app::{AppState, Command, Event, Startup, start};
 use sidekicks::model::conversation::{Delivery, Part, TurnEnd, Update};
 use sidekicks::model::tool::{ToolCall, ToolKind, ToolStatus};
@@ -41,6 +46,7 @@ fn main() {
     model_ingest();
     end_to_end(&config);
     frame_time(&config);
+    huge_messages(&config);
 }
 
 fn model_ingest() {
@@ -217,4 +223,106 @@ fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let mean = times.iter().sum::<f64>() / times.len() as f64;
     (mean, times[times.len() * 95 / 100])
+}
+
+/// The resident memory of this process, in bytes.
+fn rss() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).unwrap().trim().trim_end_matches(" kB");
+    kb.trim().parse::<usize>().unwrap() * 1024
+}
+
+fn wheel(h: &mut Harness<'_, SidekicksApp>, lines: f32) {
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, lines),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+}
+
+fn percentile(mut times: Vec<f64>, p: usize) -> f64 {
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    times[(times.len() * p / 100).min(times.len() - 1)]
+}
+
+fn huge_messages(config: &std::path::Path) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let startup =
+        Startup { config_path: config.to_path_buf(), dirs: None, settings: ManagerSettings::default(), store: None };
+    let bridge = start(rt.handle(), startup, Arc::new(|| {}));
+    let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).build_ui_state(
+        |ui, app: &mut SidekicksApp| {
+            app.logic(ui.ctx());
+            app.ui(ui);
+        },
+        SidekicksApp::new(bridge),
+    );
+    while h.state().state.agent("demo").is_none() {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for _ in 0..5 {
+        h.step();
+    }
+    let line = "All work and no play makes a huge message. 0123456789 abcdefghij\n";
+    let big = line.repeat((10 << 20) / line.len());
+    let piece = line.repeat((64 << 10) / line.len());
+    let pieces = (50 << 20) / piece.len();
+    let before = rss();
+    let agent = h.state_mut().state.agent_mut("demo").unwrap();
+    agent.conversation.push_user("dump the file", Delivery::Sent);
+    agent.conversation.apply(Update::Text(big.clone()));
+    agent.conversation.end_turn(TurnEnd::EndTurn);
+    agent.conversation.push_user("and stream another", Delivery::Sent);
+    let center = egui::pos2(600.0, 400.0);
+    h.hover_at(center);
+    let mut streaming = Vec::new();
+    for frame in 0..pieces {
+        let agent = h.state_mut().state.agent_mut("demo").unwrap();
+        agent.conversation.apply(Update::Text(piece.clone()));
+        // The wheel goes up for a while, then down again.
+        wheel(&mut h, if frame % 100 < 50 { 6.0 } else { -6.0 });
+        let start = Instant::now();
+        h.step();
+        streaming.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let text = big.len() + pieces * piece.len();
+    let grown = rss().saturating_sub(before);
+    // The 10 MB answer shown whole, then scrolled through from its top.
+    let agent = h.state_mut().state.agent_mut("demo").unwrap();
+    agent.conversation.end_turn(TurnEnd::EndTurn);
+    for _ in 0..5 {
+        h.step();
+    }
+    wheel(&mut h, 1.0e7);
+    for _ in 0..5 {
+        h.step();
+    }
+    h.get_all_by_label("Show all").next().expect("the folded answer").click();
+    h.step();
+    let mut scrolling = Vec::new();
+    for _ in 0..600 {
+        wheel(&mut h, -60.0);
+        let start = Instant::now();
+        h.step();
+        scrolling.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let shown = rss().saturating_sub(before);
+    println!(
+        "conversation: huge messages (10 MB + 50 MB streamed in 64 KB fragments, wheel moving): frame mean {:.2} ms p95 {:.2} ms; memory growth {:.0} MB for {:.0} MB of text ({:.2}×)",
+        streaming.iter().sum::<f64>() / streaming.len() as f64,
+        percentile(streaming, 95),
+        grown as f64 / (1 << 20) as f64,
+        text as f64 / (1 << 20) as f64,
+        grown as f64 / text as f64
+    );
+    println!(
+        "conversation: the 10 MB answer shown whole, scrolled through: frame mean {:.2} ms p95 {:.2} ms; memory growth {:.0} MB ({:.2}× the text)",
+        scrolling.iter().sum::<f64>() / scrolling.len() as f64,
+        percentile(scrolling, 95),
+        shown as f64 / (1 << 20) as f64,
+        shown as f64 / text as f64
+    );
 }

@@ -21,7 +21,7 @@ fn spawn_script(script: &str, dir: &std::path::Path) -> AgentProcess {
         env: Default::default(),
     };
     let child = LocalExecutor.popen(&spec).expect("spawn").child;
-    AgentProcess::new(child, |_line| async {})
+    AgentProcess::new(child, Default::default(), |_line| async {})
 }
 
 /// Waits until `file` holds a pid (scripts write theirs once their traps are set).

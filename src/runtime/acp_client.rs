@@ -68,6 +68,8 @@ pub struct ClientContext {
     /// True while `session/load` replays a conversation Sidekicks already shows: its updates are
     /// not shown again.
     pub replaying: Arc<AtomicBool>,
+    /// Hides the agent's `env` values in what goes to its log.
+    pub redact: super::redact::Redactor,
 }
 
 /// A permission request waiting for the person.
@@ -130,7 +132,7 @@ impl AcpConnection {
         cwd: PathBuf,
         resume: Option<String>,
     ) -> Result<Self, AcpError> {
-        let transport = lines_transport(ctx.agent.clone(), stdin, stdout, ctx.events.clone());
+        let transport = lines_transport(ctx.agent.clone(), stdin, stdout, ctx.events.clone(), ctx.redact.clone());
         let pending: PendingMap = Arc::default();
         let gate = SessionGate::default();
         let (cx_tx, cx_rx) = oneshot::channel();
@@ -328,7 +330,8 @@ fn handlers(
                     // Logged and skipped; nothing else is dropped.
                     Err(e) => {
                         tracing::warn!(agent, "skipped a session/update that does not parse: {e}");
-                        let entry = LogEntry::BadUpdate { error: e.to_string(), update: n.params().to_string() };
+                        let update = updates.redact.apply(n.params().to_string());
+                        let entry = LogEntry::BadUpdate { error: updates.redact.apply(e.to_string()), update };
                         updates.events.send(Event::AgentLog { agent, entry }).await;
                     }
                 }

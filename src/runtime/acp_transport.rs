@@ -21,6 +21,7 @@ pub fn lines_transport(
     stdin: ChildStdin,
     stdout: ChildStdout,
     events: EventSink,
+    redact: super::redact::Redactor,
 ) -> Lines<
     impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
     impl futures::Stream<Item = std::io::Result<String>> + Send + 'static,
@@ -39,40 +40,47 @@ pub fn lines_transport(
     let sink = out_tx.sink_map_err(std::io::Error::other);
 
     let reader = BufReader::with_capacity(64 * 1024, stdout);
-    let incoming = futures::stream::unfold((reader, events, agent), |(mut reader, events, agent)| async move {
-        loop {
-            let mut buf = Vec::new();
-            match read_line_limited(&mut reader, &mut buf).await {
-                Ok(0) => return None,
-                Ok(_) => {}
-                Err(e) => return Some((Err(e), (reader, events, agent))),
-            }
-            if buf.len() > MAX_LINE {
-                let start = String::from_utf8_lossy(&buf[..LOG_PREFIX.min(buf.len())]).into_owned();
-                let entry = LogEntry::LongLine { megabytes: MAX_LINE >> 20, start };
-                events.send(Event::AgentLog { agent: agent.clone(), entry }).await;
-                continue;
-            }
-            let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
-            let trimmed = line.trim_start();
-            if trimmed.starts_with('{') || trimmed.starts_with('[') {
-                let line = match line.contains("\"session/request_permission\"") {
-                    true => super::acp_convert::known_option_kinds(&line).unwrap_or(line),
-                    false => line,
-                };
-                return Some((Ok(line), (reader, events, agent)));
-            }
-            if !trimmed.is_empty() {
-                let mut shown = line;
-                if shown.len() > 4 * LOG_PREFIX {
-                    let mut cut = 4 * LOG_PREFIX;
-                    while !shown.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    shown.truncate(cut);
-                    shown.push('…');
+    let incoming = futures::stream::unfold((reader, events, agent), move |(mut reader, events, agent)| {
+        let redact = redact.clone();
+        async move {
+            loop {
+                let mut buf = Vec::new();
+                match read_line_limited(&mut reader, &mut buf).await {
+                    Ok(0) => return None,
+                    Ok(_) => {}
+                    Err(e) => return Some((Err(e), (reader, events, agent))),
                 }
-                events.send(Event::AgentLog { agent: agent.clone(), entry: LogEntry::NotAcp(shown) }).await;
+                if buf.len() > MAX_LINE {
+                    // Hidden before the cut, so no part of a value shows.
+                    let head =
+                        redact.apply(String::from_utf8_lossy(&buf[..(4 * LOG_PREFIX).min(buf.len())]).into_owned());
+                    let start: String = head.chars().take(LOG_PREFIX).collect();
+                    let entry = LogEntry::LongLine { megabytes: MAX_LINE >> 20, start };
+                    events.send(Event::AgentLog { agent: agent.clone(), entry }).await;
+                    continue;
+                }
+                let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
+                let trimmed = line.trim_start();
+                if trimmed.starts_with('{') || trimmed.starts_with('[') {
+                    let line = match line.contains("\"session/request_permission\"") {
+                        true => super::acp_convert::known_option_kinds(&line).unwrap_or(line),
+                        false => line,
+                    };
+                    return Some((Ok(line), (reader, events, agent)));
+                }
+                if !trimmed.is_empty() {
+                    let mut shown = redact.apply(line);
+                    if shown.len() > 4 * LOG_PREFIX {
+                        let mut cut = 4 * LOG_PREFIX;
+                        while !shown.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        shown.truncate(cut);
+                        shown.push('…');
+                    }
+                    let entry = LogEntry::NotAcp(shown);
+                    events.send(Event::AgentLog { agent: agent.clone(), entry }).await;
+                }
             }
         }
     });

@@ -34,7 +34,8 @@ pub(super) async fn launch(
     let launched = executor.popen(&ProcessSpec::for_agent(config)).map_err(spawn_failed)?;
     let agent = config.name.clone();
     let log_events = events.clone();
-    let mut process = AgentProcess::new(launched.child, move |line| {
+    let redact = super::redact::Redactor::new(&config.env);
+    let mut process = AgentProcess::new(launched.child, redact.clone(), move |line| {
         let events = log_events.clone();
         let agent = agent.clone();
         async move { events.send(Event::AgentLog { agent, entry: LogEntry::Stderr(line) }).await }
@@ -66,6 +67,7 @@ pub(super) async fn launch(
         rules,
         timeout: settings.handshake_timeout,
         replaying: Arc::default(),
+        redact,
     };
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {

@@ -18,6 +18,7 @@ pub mod history;
 mod launch;
 pub mod permission_rules;
 pub mod process;
+pub mod redact;
 pub mod store;
 pub mod teams;
 pub mod terminal;

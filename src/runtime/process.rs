@@ -78,9 +78,13 @@ pub struct AgentProcess {
 }
 
 impl AgentProcess {
-    /// Takes over a child started by an executor's `popen`. Each stderr line goes to the
-    /// bounded log and to `on_stderr`.
-    pub fn new<F>(mut child: Child, on_stderr: impl Fn(String) -> F + Send + 'static) -> Self
+    /// Takes over a child started by an executor's `popen`. Each stderr line, with the values
+    /// `redact` hides hidden, goes to the bounded log and to `on_stderr`.
+    pub fn new<F>(
+        mut child: Child,
+        redact: super::redact::Redactor,
+        on_stderr: impl Fn(String) -> F + Send + 'static,
+    ) -> Self
     where
         F: Future<Output = ()> + Send,
     {
@@ -94,6 +98,7 @@ impl AgentProcess {
             stderr_task = Some(tokio::spawn(async move {
                 let mut lines = BufReader::new(stderr).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
+                    let line = redact.apply(line);
                     log.push(line.clone());
                     on_stderr(line).await;
                 }

@@ -5,6 +5,7 @@
 use egui::RichText;
 use egui_commonmark::{CommonMarkCache, CommonMarkViewer};
 
+use super::big_text::{PLAIN_OVER, big_text_ui};
 use super::i18n::{Key, tr, trf, turn_end_text};
 use super::permission_card::permission_card_ui;
 use super::theme::{ERROR, WARNING};
@@ -57,6 +58,10 @@ pub fn message_ui(
     }
     for (i, part) in message.parts.iter().enumerate() {
         match part {
+            // Too long to lay out whole each frame: plain text, in pieces, folded.
+            Part::Text(text) if text.len() > PLAIN_OVER => {
+                big_text_ui(ui, lang, egui::Id::unique(("big", agent.config.name.as_str(), index, i)), text);
+            }
             // What the person typed is shown as typed; the agent writes Markdown.
             Part::Text(text) if message.role == Role::User => {
                 ui.label(text);
@@ -67,7 +72,18 @@ pub fn message_ui(
             Part::Thought(text) => {
                 egui::CollapsingHeader::new(RichText::new(tr(lang, Key::Thinking)).weak())
                     .id_salt(("thought", i))
-                    .show(ui, |ui| ui.label(RichText::new(text).italics().weak()));
+                    .show(ui, |ui| {
+                        if text.len() > PLAIN_OVER {
+                            big_text_ui(
+                                ui,
+                                lang,
+                                egui::Id::unique(("big-thought", agent.config.name.as_str(), index, i)),
+                                text,
+                            );
+                        } else {
+                            ui.label(RichText::new(text).italics().weak());
+                        }
+                    });
             }
             Part::Tool(call) => {
                 tool_card_ui(ui, lang, call, &agent.terminals);

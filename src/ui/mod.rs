@@ -2,6 +2,7 @@
 //! and draws in `ui`; each view has its own file.
 
 pub mod agent_header;
+pub mod big_text;
 pub mod channel_view;
 pub mod config_editor;
 pub mod conversation;

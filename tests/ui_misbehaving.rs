@@ -1,0 +1,84 @@
+//! The window with an agent that misbehaves on purpose (`sidekicks demo-agent --misbehave`), driven
+//! like a person would (egui_kittest): a 10 MB message is folded and only its visible part is laid
+//! out, a permission asked after Stop shows no live card, a crash mid-turn is told with its
+//! stderr.
+
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use sidekicks::app::AgentState;
+use sidekicks::model::conversation::TurnEnd;
+
+mod common;
+use common::window::{runtime, send, step_until, window};
+use common::{BIN, config_text};
+
+const LONG: Duration = Duration::from_secs(60);
+
+fn bad_config(dir: &std::path::Path) -> String {
+    config_text("", &[("bad", BIN, &["demo-agent", "--misbehave"])], dir)
+}
+
+fn last_end(h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) -> Option<TurnEnd> {
+    h.state().state.agent("bad").and_then(|a| a.conversation.messages.last()).and_then(|m| m.end.clone())
+}
+
+/// The pieces of the huge text laid out this frame (each is one label of its lines).
+fn pieces_drawn(h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) -> usize {
+    h.query_all_by_label_contains("All work and no play").count()
+}
+
+#[test]
+fn a_10_mb_message_is_folded_and_only_its_visible_part_laid_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "chunk 10");
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+    assert!(h.query_by_label("Long message (10.0 MB): shown as plain text.").is_some());
+    assert!(h.query_by_label("Show more (9.8 MB left)").is_some());
+    let folded = pieces_drawn(&h);
+    assert!((1..40).contains(&folded), "{folded} pieces laid out");
+    // Heights of the pieces in view are measured on the first frames: click once they stay put.
+    let last = std::cell::Cell::new(None);
+    step_until(&mut h, LONG, "a settled layout", |h| {
+        let now = Some(h.get_by_label("Show all").rect());
+        last.replace(now) == now
+    });
+    h.get_by_label("Show all").click();
+    h.step();
+    h.step();
+    assert!(h.query_by_label_contains("Show more").is_none());
+    let all = pieces_drawn(&h);
+    assert!((1..40).contains(&all), "{all} of the 2,560 pieces laid out");
+}
+
+#[test]
+fn a_permission_asked_after_stop_shows_no_live_card() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "stopask");
+    step_until(&mut h, LONG, "the card", |h| h.query_by_label("Allow once").is_some());
+    h.get_by_label("Stop the agent").click();
+    step_until(&mut h, LONG, "stopped", |h| {
+        h.state().state.agent("bad").is_some_and(|a| a.state == AgentState::Stopped)
+    });
+    assert!(h.query_by_label("Allow once").is_none(), "a live card after Stop");
+    assert!(h.query_by_label_contains("did not stop when asked").is_none());
+    assert_eq!(h.state().state.agent("bad").unwrap().waiting_permissions().count(), 0);
+}
+
+#[test]
+fn a_crash_mid_turn_is_told_with_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "die");
+    step_until(&mut h, LONG, "the crash", |h| h.query_by_label_contains("exited with code 7").is_some());
+    assert!(h.query_by_label_contains("misbehaving: giving up").is_some());
+    assert!(h.query_by_label_contains("I was about to").is_some());
+}
