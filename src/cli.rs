@@ -80,13 +80,7 @@ pub enum CliCommand {
 /// Runs the command line.
 pub fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SIDEKICKS_LOG")
-                .unwrap_or_else(|_| "warn,sidekicks=info".into()),
-        )
-        .init();
+    init_logging(&cli.command);
     match cli.command {
         Some(CliCommand::TerminalHost { argv }) => {
             let code = crate::runtime::terminal::run_host(&argv);
@@ -115,6 +109,25 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         }
         None => run_window(cli.config),
     }
+}
+
+/// Logs go to stderr, and for the window and `prompt` also to a rotating file in the state folder
+/// (`~/.local/state/sidekicks/sidekicks.log`) a user can attach to a bug report.
+fn init_logging(command: &Option<CliCommand>) {
+    use tracing_subscriber::prelude::*;
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("SIDEKICKS_LOG").unwrap_or_else(|_| "warn,sidekicks=info".into());
+    let to_file = matches!(command, None | Some(CliCommand::Prompt { .. }));
+    let file = to_file
+        .then(AppDirs::from_system)
+        .flatten()
+        .and_then(|dirs| crate::runtime::log_file::LogFile::open(&dirs.state_dir).ok());
+    let file_layer = file.map(|f| tracing_subscriber::fmt::layer().with_ansi(false).with_writer(f));
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(file_layer)
+        .init();
 }
 
 /// `sidekicks team-merge STATE`: 0 merged, 1 conflicts (listed), 2 an error (nothing changed).

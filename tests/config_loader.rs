@@ -20,6 +20,7 @@ fn load(text: &str) -> LoadResult {
         home: None,
         is_dir: &|p: &Path| p.is_dir(),
         command_exists: &|c: &str, _: &Path| c != "missing-agent",
+        readable_by_others: false,
     };
     load_str(text, &ctx)
 }
@@ -273,7 +274,7 @@ fn schema_command_prints_json_schema() {
 }
 
 fn dirs(root: &Path) -> AppDirs {
-    AppDirs { config_dir: root.join("cfg"), data_dir: root.join("data"), home: None }
+    AppDirs { config_dir: root.join("cfg"), data_dir: root.join("data"), state_dir: root.join("state"), home: None }
 }
 
 #[test]

@@ -244,3 +244,80 @@ async fn file_reads_are_streamed_bounded_and_answer_acp_error_codes() {
     assert_eq!(read("/etc/hostname").await, "read: error -32602");
     assert_eq!(read(&path("many.txt")).await, format!("read: {} bytes", lines.len()));
 }
+
+const SECRET: &str = "tok-4f9a8b7c6d5e";
+
+fn leaky_config(dir: &std::path::Path) -> std::path::PathBuf {
+    let config = dir.join("sidekicks.toml");
+    let text = format!(
+        "[[agent]]\nname = \"bad\"\ncommand = {BIN:?}\nargs = [\"demo-agent\", \"--misbehave\"]\nworkspace = {:?}\nenv = {{ SECRET_TOKEN = \"{SECRET}\" }}\n",
+        dir.display().to_string()
+    );
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
+#[tokio::test]
+async fn env_values_never_reach_the_log_or_the_crash_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = leaky_config(dir.path());
+    let rig = Rig::new(fast_settings());
+    let result = sidekicks::runtime::config_file::load_file(&config, None);
+    rig.send(Command::ConfigLoaded { path: config, result }).await;
+    let mut rig = rig;
+    rig.send(Command::Prompt { agent: "bad".into(), text: "leak".into(), context: None }).await;
+    let event = rig
+        .wait_for(LIMIT, "the crash", |e| matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. }))
+        .await;
+    let Event::AgentState { state: AgentState::Crashed(report), .. } = event else { unreachable!() };
+    assert_eq!(report.stderr_tail.last().map(String::as_str), Some("token is …"));
+    let logged: Vec<String> = rig
+        .seen
+        .iter()
+        .filter_map(|e| match e {
+            Event::AgentLog { entry, .. } => Some(format!("{entry:?}")),
+            _ => None,
+        })
+        .collect();
+    assert!(logged.iter().any(|l| l.contains("SECRET_TOKEN=…")), "{logged:?}");
+    assert!(logged.iter().all(|l| !l.contains(SECRET)), "{logged:?}");
+}
+
+#[test]
+fn state_is_private_and_a_config_with_keys_readable_by_others_is_flagged() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let config = leaky_config(dir.path());
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let check = |dir: &std::path::Path| {
+        let out = Process::new(BIN).arg("check").arg("--config").arg(dir.join("sidekicks.toml")).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    };
+    assert!(check(dir.path()).contains("other users of this computer can read it"), "{}", check(dir.path()));
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert!(!check(dir.path()).contains("other users"), "{}", check(dir.path()));
+
+    let mut cmd = Process::new(BIN);
+    cmd.args(["prompt", "--agent", "bad", "leak", "--config"])
+        .arg(&config)
+        .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env("SIDEKICKS_LOG", "debug");
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("token is …"), "{err}");
+    assert!(!err.contains(SECRET), "{err}");
+    let mode = |p: std::path::PathBuf| std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(dir.path().join("data/sidekicks")), 0o700);
+    assert_eq!(mode(dir.path().join("data/sidekicks/sidekicks.db")), 0o600);
+    assert_eq!(mode(dir.path().join("state/sidekicks")), 0o700);
+    let log = dir.path().join("state/sidekicks/sidekicks.log");
+    assert_eq!(mode(log.clone()), 0o600);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.is_empty(), "the log file is written");
+    assert!(!text.contains(SECRET), "{text}");
+    let db = std::fs::read(dir.path().join("data/sidekicks/sidekicks.db")).unwrap();
+    assert!(!db.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "the secret is in the history");
+}

@@ -36,7 +36,12 @@ fn write_config(dir: &Path, file: &str, agent: &str) -> std::path::PathBuf {
 #[test]
 fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     let dir = tempfile::tempdir().unwrap();
-    let dirs = AppDirs { config_dir: dir.path().join("cfg"), data_dir: dir.path().join("data"), home: None };
+    let dirs = AppDirs {
+        config_dir: dir.path().join("cfg"),
+        data_dir: dir.path().join("data"),
+        state_dir: dir.path().join("state"),
+        home: None,
+    };
     let a = write_config(dir.path(), "a.toml", "alpha");
     let b = write_config(dir.path(), "b.toml", "beta");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();

@@ -42,6 +42,9 @@ pub struct LoadContext<'a> {
     pub is_dir: &'a dyn Fn(&Path) -> bool,
     /// Whether a local agent's command can be found (on `PATH`, or as a path from its workspace).
     pub command_exists: &'a dyn Fn(&str, &Path) -> bool,
+    /// Whether users other than its owner may read the file (an `env` value there is then no
+    /// secret: a warning says so).
+    pub readable_by_others: bool,
 }
 
 /// Checks `src` (see [`LoadContext`] for the questions it asks about the world).
@@ -325,9 +328,12 @@ impl Checker<'_> {
             table.table.iter().map(|(k, _)| (k.get_ref().to_string(), k.span())).collect();
         for (key, span) in keys {
             if !is_valid_env_name(&key) {
-                self.problem(span, ProblemKind::InvalidEnvName { name: key.clone() });
+                self.problem(span.clone(), ProblemKind::InvalidEnvName { name: key.clone() });
             }
             if let Some((value, _)) = self.string(&mut table, &key, false) {
+                if env.is_empty() && self.ctx.readable_by_others && !value.is_empty() {
+                    self.problem(span.clone(), ProblemKind::EnvReadableByOthers { name: key.clone() });
+                }
                 env.insert(key, value);
             }
         }

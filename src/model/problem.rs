@@ -57,6 +57,8 @@ pub enum ProblemKind {
     UnknownLanguage { found: String },
     /// A local agent's command is not on `PATH` (a warning: the rest of the config still applies).
     CommandNotFound { command: String },
+    /// The file holds `env` values (`name` is the first) and other users can read it (a warning).
+    EnvReadableByOthers { name: String },
 }
 
 /// Whether a problem keeps the config from being applied.
@@ -85,7 +87,7 @@ impl Problem {
     /// Whether this problem blocks the config.
     pub fn severity(&self) -> Severity {
         match self.kind {
-            ProblemKind::CommandNotFound { .. } => Severity::Warning,
+            ProblemKind::CommandNotFound { .. } | ProblemKind::EnvReadableByOthers { .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }

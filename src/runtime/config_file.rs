@@ -21,6 +21,8 @@ pub struct AppDirs {
     pub config_dir: PathBuf,
     /// Data folder (`~/.local/share/sidekicks`): the demo workspace, history.
     pub data_dir: PathBuf,
+    /// State folder (`~/.local/state/sidekicks`): the log files.
+    pub state_dir: PathBuf,
     /// The home folder, for `~/` in paths.
     pub home: Option<PathBuf>,
 }
@@ -32,6 +34,7 @@ impl AppDirs {
         Some(Self {
             config_dir: project.config_dir().to_path_buf(),
             data_dir: project.data_dir().to_path_buf(),
+            state_dir: project.state_dir().unwrap_or_else(|| project.data_dir()).to_path_buf(),
             home: directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()),
         })
     }
@@ -86,7 +89,7 @@ impl Preferences {
 
     /// Writes the preferences (temp file + rename).
     pub fn save(&self, dirs: &AppDirs) -> std::io::Result<()> {
-        std::fs::create_dir_all(&dirs.config_dir)?;
+        private_dir(&dirs.config_dir)?;
         let path = dirs.prefs_path();
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, serde_json::to_vec_pretty(self)?)?;
@@ -122,9 +125,23 @@ fn absolute(path: PathBuf) -> PathBuf {
     std::path::absolute(&path).unwrap_or(path)
 }
 
+/// Creates `dir` (and its parents) and makes it private to the user (0700): Sidekicks' own
+/// folders hold conversations, logs and configs with keys. A folder already there is made private
+/// too; its parents are left as they are.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    let meta = std::fs::metadata(dir)?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
 /// Writes the default config (the demo agent) and its demo workspace folder.
 pub fn create_default_config(dirs: &AppDirs) -> std::io::Result<PathBuf> {
     let workspace = dirs.data_dir.join("demo-workspace");
+    private_dir(&dirs.data_dir)?;
     std::fs::create_dir_all(&workspace)?;
     let readme = workspace.join("README.md");
     if !readme.exists() {
@@ -133,7 +150,7 @@ pub fn create_default_config(dirs: &AppDirs) -> std::io::Result<PathBuf> {
             "# Demo workspace\n\nThe demo agent works in this folder. Nothing here matters; feel free to edit it.\n",
         )?;
     }
-    std::fs::create_dir_all(&dirs.config_dir)?;
+    private_dir(&dirs.config_dir)?;
     let path = dirs.default_config();
     std::fs::write(&path, default_config_text(&workspace))?;
     Ok(path)
@@ -154,6 +171,7 @@ pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
                 home,
                 is_dir: &|p: &Path| p.is_dir(),
                 command_exists: &command_exists,
+                readable_by_others: readable_by_others(path),
             };
             load_str(&text, &ctx)
         }
@@ -167,6 +185,12 @@ pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
             }],
         },
     }
+}
+
+/// Whether users other than the owner may read `path` (group or other read bit).
+fn readable_by_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata().is_ok_and(|m| m.permissions().mode() & 0o044 != 0)
 }
 
 /// Whether `command` can be started: `sidekicks` (this binary), a path (absolute, or relative to

@@ -16,6 +16,7 @@ pub mod events;
 pub mod exec;
 pub mod history;
 mod launch;
+pub mod log_file;
 pub mod permission_rules;
 pub mod process;
 pub mod redact;

@@ -75,9 +75,18 @@ CREATE TABLE IF NOT EXISTS teams (
 
 impl Store {
     /// Opens (creating) the store at `path`.
+    /// The folder is made private to the user (0700) and the database file too (0600; SQLite
+    /// gives its journal files the same mode): conversations hold whatever agents printed.
     pub fn open(path: &Path) -> Result<Arc<Self>, StoreError> {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            super::config_file::private_dir(dir)?;
+        }
+        std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
+        for file in [path.to_path_buf(), path.with_extension("db-wal"), path.with_extension("db-shm")] {
+            if std::fs::metadata(&file).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+            }
         }
         Self::init(Connection::open(path)?)
     }

@@ -233,6 +233,7 @@ strings! {
     FoundArray => ("a list", "une liste"),
     FoundTable => ("a table", "une table"),
     CheckOk => ("{path}: no problems.", "{path} : aucun problème."),
+    EnvReadableByOthers => ("This file holds environment values ({name}, …) and other users of this computer can read it: run chmod 600 on it.", "Ce fichier contient des valeurs d’environnement ({name}, …) et les autres utilisateurs de cet ordinateur peuvent le lire : faites chmod 600 dessus."),
     CommandNotFound => ("The command \"{command}\" was not found on PATH; this agent will not start.", "La commande « {command} » est introuvable dans le PATH ; cet agent ne démarrera pas."),
     Warning => ("warning", "avertissement"),
     Queued => ("queued", "en attente"),
@@ -344,6 +345,7 @@ pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
         P::InvalidEnvName { name } => trf(lang, Key::InvalidEnvName, &[("name", name)]),
         P::UnknownLanguage { found } => trf(lang, Key::UnknownLanguage, &[("found", found)]),
         P::CommandNotFound { command } => trf(lang, Key::CommandNotFound, &[("command", command)]),
+        P::EnvReadableByOthers { name } => trf(lang, Key::EnvReadableByOthers, &[("name", name)]),
     }
 }
 

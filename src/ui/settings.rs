@@ -78,6 +78,8 @@ impl SettingsView {
             home: home.as_deref(),
             is_dir: &|p: &Path| p.is_dir(),
             command_exists: &command_exists,
+            // Known from the file as loaded (its problems are shown with the config's).
+            readable_by_others: false,
         };
         self.problems = load_str(&self.text, &ctx).problems;
         self.checked = Some(self.text.clone());

@@ -10,6 +10,7 @@
 //! - `oddkind`: a permission request with an option kind no client knows, then says what was chosen.
 //! - `ghost`: an update for a tool call that was never announced.
 //! - `read PATH LINE LIMIT`: `fs/read_text_file` and says what came back (size or error code).
+//! - `leak`: prints `$SECRET_TOKEN` on stderr and as a non-ACP line, then exits with code 9.
 //! - `spawn`: starts `sleep 1000`, says both pids, then never ends the turn (ignores cancel).
 //!
 //! With `--silent` it never answers `initialize` (and exits 0 when its stdin closes).
@@ -222,6 +223,14 @@ impl Agent {
                 let read = self.request("fs/read_text_file", params).await;
                 self.say(&format!("read: {}", outcome(&read))).await;
                 "end_turn"
+            }
+            "leak" => {
+                let secret = std::env::var("SECRET_TOKEN").unwrap_or_default();
+                eprintln!("token is {secret}");
+                let _ = self.out.send(format!("not json: SECRET_TOKEN={secret}")).await;
+                self.say("leaked").await;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                std::process::exit(9);
             }
             "spawn" => {
                 let child = std::process::Command::new("sleep").arg("1000").spawn();
