@@ -321,3 +321,39 @@ fn state_is_private_and_a_config_with_keys_readable_by_others_is_flagged() {
     let db = std::fs::read(dir.path().join("data/sidekicks/sidekicks.db")).unwrap();
     assert!(!db.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "the secret is in the history");
 }
+
+#[test]
+fn nothing_an_agent_started_outlives_a_killed_sidekicks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = prompt(dir.path(), &["--agent", "bad"], "spawn").stdout(Stdio::piped()).spawn().unwrap();
+    let out =
+        read_until(child.stdout.as_mut().unwrap(), |s| s.lines().next().is_some_and(|l| l.split(' ').count() == 3));
+    let pids: Vec<i32> = out.split_whitespace().skip(1).take(2).map(|p| p.parse().unwrap()).collect();
+    assert!(pids.iter().all(|p| alive(*p)), "{out}");
+    // SIGKILL: Sidekicks gets no chance to stop anything.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = Instant::now() + LIMIT;
+    while pids.iter().any(|p| alive(*p)) {
+        assert!(Instant::now() < deadline, "{pids:?} outlived Sidekicks");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_terminal_host_whose_parent_dies_ends_its_tree() {
+    // A parent shell that starts the host (as Sidekicks does for terminals and agent-run
+    // commands), reports the pid of a job the host's shell started, then is killed.
+    let script = format!("{BIN:?} terminal-host -- sh -c 'sleep 1000 & echo $!; wait' & wait");
+    let mut parent = Process::new("sh").arg("-c").arg(script).stdout(Stdio::piped()).spawn().unwrap();
+    let out = read_until(parent.stdout.as_mut().unwrap(), |s| s.ends_with('\n'));
+    let job: i32 = out.trim().parse().unwrap();
+    assert!(alive(job));
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let deadline = Instant::now() + LIMIT;
+    while alive(job) {
+        assert!(Instant::now() < deadline, "the job outlived the host's parent");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

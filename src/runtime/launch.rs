@@ -31,7 +31,8 @@ pub(super) async fn launch(
         |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
     let executor = executor_for(config).map_err(spawn_failed)?;
     executor.preflight().await.map_err(spawn_failed)?;
-    let launched = executor.popen(&ProcessSpec::for_agent(config)).map_err(spawn_failed)?;
+    let spec = hosted(ProcessSpec::for_agent(config), config, settings.host_exe).map_err(spawn_failed)?;
+    let launched = executor.popen(&spec).map_err(spawn_failed)?;
     let agent = config.name.clone();
     let log_events = events.clone();
     let redact = super::redact::Redactor::new(&config.env);
@@ -88,6 +89,32 @@ pub(super) async fn launch(
             Err(CrashReport { reason, stderr_tail })
         }
     }
+}
+
+/// An agent on this computer runs under the host (`sidekicks terminal-host`), which ends it and
+/// all it started if Sidekicks dies. The program is looked up first, so a missing one is still
+/// told as such. Other runtimes, and a `host` that is not a Sidekicks binary (a test harness's),
+/// run the agent directly.
+fn hosted(
+    mut spec: ProcessSpec,
+    config: &AgentConfig,
+    host: &std::path::Path,
+) -> Result<ProcessSpec, super::exec::ExecError> {
+    let is_sidekicks = host.file_name().is_some_and(|n| n.to_string_lossy().starts_with("sidekicks"));
+    let local = config.runtime.kind == crate::model::config::RuntimeKind::Local;
+    // A missing folder is told by the executor.
+    if !local || !is_sidekicks || spec.argv.is_empty() || !spec.cwd.is_dir() {
+        return Ok(spec);
+    }
+    let program = super::exec::resolve_program(&spec.argv[0]);
+    if !super::config_file::command_exists(&program.to_string_lossy(), &spec.cwd) {
+        return Err(super::exec::ExecError::NotFound { program: spec.argv[0].clone() });
+    }
+    spec.argv[0] = program.display().to_string();
+    let mut argv = vec![host.display().to_string(), "terminal-host".into(), "--".into()];
+    argv.append(&mut spec.argv);
+    spec.argv = argv;
+    Ok(spec)
 }
 
 pub(super) fn exit_reason(status: Option<ExitStatus>) -> CrashReason {

@@ -65,7 +65,7 @@ pub(super) async fn run_command(mut cmd: Command, program: &str, input: Option<V
 }
 
 /// `sidekicks` means this binary, wherever it lives; anything else is looked up as usual.
-fn resolve_program(program: &str) -> PathBuf {
+pub fn resolve_program(program: &str) -> PathBuf {
     if program == SELF_COMMAND
         && let Some(exe) = self_exe()
     {

@@ -7,7 +7,7 @@
 mod local;
 mod remote;
 
-pub use local::LocalExecutor;
+pub use local::{LocalExecutor, resolve_program};
 pub use remote::{REMOTE_ENV_PASSTHROUGH, RemoteExecutor, RemoteKind, RemoteTeardown};
 
 use std::collections::BTreeMap;

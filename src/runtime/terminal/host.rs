@@ -2,6 +2,12 @@
 //! shell, and when the shell ends, ends whatever it left behind. Orphans — jobs started with `&`,
 //! `setsid`, `setsid -f`, `nohup`, `disown`, `(cmd &)` — are reparented to the host instead of init,
 //! so they stay in its process tree, and `kill_tree` on the host reaches all of them.
+//!
+//! Agents on this computer run under the same host. If Sidekicks itself dies (SIGKILL, a crash),
+//! the host is reparented; it notices (its parent pid changes) and ends its whole tree, so no
+//! agent, terminal or agent-run command outlives Sidekicks. The host ignores the signals meant
+//! for its program (SIGTERM, SIGINT, SIGHUP reach the program through its group) and exits as the
+//! program did: with its code, or killed by the same signal.
 
 use std::time::Duration;
 
@@ -56,17 +62,42 @@ pub fn kill_tree(root: u32) {
     signal(root, libc::SIGKILL);
 }
 
-/// The host's main: subreaper, run `argv`, then end and reap everything left. Returns the shell's
-/// exit code.
+/// How often the host checks that Sidekicks is still its parent.
+const PARENT_CHECK: Duration = Duration::from_millis(200);
+
+extern "C" fn ignore(_: libc::c_int) {}
+
+/// The host's main: subreaper, run `argv`, then end and reap everything left. Returns the
+/// program's exit code (or ends by the signal that ended it).
 pub fn run_host(argv: &[String]) -> i32 {
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only changes this process's own attribute.
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    // A handler, not SIG_IGN: the program gets the default actions back when it starts.
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: installs a handler that does nothing (async-signal-safe).
+        unsafe { libc::signal(sig, ignore as *const () as libc::sighandler_t) };
+    }
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(PARENT_CHECK);
+            // SAFETY: getppid has no preconditions.
+            if unsafe { libc::getppid() } != parent {
+                // Sidekicks is gone: so is everything it started here.
+                for pid in descendants(std::process::id()) {
+                    signal(pid, libc::SIGKILL);
+                }
+                std::process::exit(137);
+            }
+        }
+    });
     let Some((program, args)) = argv.split_first() else { return 127 };
     let status = match std::process::Command::new(program).args(args).status() {
-        Ok(status) => status.code().unwrap_or(1),
+        Ok(status) => status,
         Err(e) => {
             eprintln!("sidekicks: cannot start {program}: {e}");
-            127
+            return 127;
         }
     };
     // The shell is gone: end what it left, then reap every child (they were reparented here).
@@ -86,5 +117,14 @@ pub fn run_host(argv: &[String]) -> i32 {
             break;
         }
     }
-    status
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = status.signal() {
+        // Ended by a signal: end the same way, so whoever waits for the host sees it.
+        // SAFETY: restores the default action and sends the signal to this process.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::kill(libc::getpid(), sig);
+        }
+    }
+    status.code().unwrap_or(1)
 }
