@@ -49,28 +49,34 @@ pub fn big_text_ui(ui: &mut egui::Ui, lang: Language, id: Id, text: &str) {
     pieces.cut(text, limit);
     let row = ui.text_style_height(&egui::TextStyle::Body);
     let per_row = (width / (row * 0.5)).max(20.0);
-    ui.label(RichText::new(trf(lang, Key::BigTextPlain, &[("size", &megabytes(text.len()))])).small().weak().italics());
-    let mut start = 0;
-    let (top, bottom) = (ui.clip_rect().top() - MARGIN, ui.clip_rect().bottom() + MARGIN);
-    for (k, &end) in pieces.ends.iter().enumerate() {
-        let piece = &text[start..end];
-        if pieces.heights.len() <= k {
-            // An estimate: wrapped rows at about half a row's height per character.
-            let lines = memchr::memchr_iter(b'\n', piece.as_bytes()).count() as f32;
-            pieces.heights.push(row * (lines + piece.len() as f32 / per_row).max(1.0));
+    ui.label(
+        RichText::new(trf(lang, Key::BigTextPlain, &[("size", &megabytes(lang, text.len()))])).small().weak().italics(),
+    );
+    // No spacing between pieces: they read as one text.
+    ui.scope(|ui| {
+        ui.spacing_mut().item_spacing.y = 0.0;
+        let mut start = 0;
+        let (top, bottom) = (ui.clip_rect().top() - MARGIN, ui.clip_rect().bottom() + MARGIN);
+        for (k, &end) in pieces.ends.iter().enumerate() {
+            let piece = &text[start..end];
+            if pieces.heights.len() <= k {
+                // An estimate: wrapped rows at about half a row's height per character.
+                let lines = memchr::memchr_iter(b'\n', piece.as_bytes()).count() as f32;
+                pieces.heights.push(row * (lines + piece.len() as f32 / per_row).max(1.0));
+            }
+            let y = ui.cursor().top();
+            if y + pieces.heights[k] >= top && y <= bottom {
+                let response = ui.add(egui::Label::new(piece.trim_end_matches('\n')).wrap());
+                pieces.heights[k] = response.rect.height();
+            } else {
+                ui.allocate_space(Vec2::new(width, pieces.heights[k]));
+            }
+            start = end;
         }
-        let y = ui.cursor().top();
-        if y + pieces.heights[k] >= top && y <= bottom {
-            let response = ui.add(egui::Label::new(piece.trim_end_matches('\n')).wrap());
-            pieces.heights[k] = response.rect.height() + ui.spacing().item_spacing.y;
-        } else {
-            ui.allocate_space(Vec2::new(width, pieces.heights[k] - ui.spacing().item_spacing.y));
-        }
-        start = end;
-    }
+    });
     if limit < text.len() {
         ui.horizontal_wrapped(|ui| {
-            let left = megabytes(text.len() - limit);
+            let left = megabytes(lang, text.len() - limit);
             if ui.button(trf(lang, Key::ShowMore, &[("left", &left)])).clicked() {
                 pieces.shown = limit + STEP;
             }
@@ -117,6 +123,6 @@ fn floor_char(text: &str, mut at: usize) -> usize {
     at
 }
 
-fn megabytes(bytes: usize) -> String {
-    format!("{:.1} MB", bytes as f64 / (1 << 20) as f64)
+fn megabytes(lang: Language, bytes: usize) -> String {
+    format!("{:.1} {}", bytes as f64 / (1 << 20) as f64, tr(lang, Key::Megabytes))
 }

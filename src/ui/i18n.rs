@@ -179,6 +179,7 @@ strings! {
     PromptCancelling => ("Cancelling the turn… press Ctrl+C again to stop the agent at once.", "Annulation du tour… appuyez de nouveau sur Ctrl+C pour arrêter l’agent tout de suite."),
     BigTextPlain => ("Long message ({size}): shown as plain text.", "Message long ({size}) : affiché en texte brut."),
     ShowMore => ("Show more ({left} left)", "Afficher la suite (encore {left})"),
+    Megabytes => ("MB", "Mo"),
     ShowAll => ("Show all", "Tout afficher"),
     LastStderr => ("Last lines on stderr:", "Dernières lignes sur stderr :"),
     EndTurn => ("", ""),
