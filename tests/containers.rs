@@ -55,7 +55,7 @@ async fn the_demo_agent_answers_from_inside_a_container_and_stop_leaves_nothing(
     assert!(agent.starts_with(BIN), "{agent}");
     let environ = container.sh("for d in /proc/[0-9]*; do if tr '\\0' ' ' < $d/cmdline | grep -q demo-agent; then tr '\\0' '\\n' < $d/environ; fi; done");
     assert!(environ.lines().any(|l| l == "SK_MARK=hello from the config"), "{environ}");
-    assert_eq!(container.sh("pwd; for d in /proc/[0-9]*; do if tr '\\0' ' ' < $d/cmdline | grep -q demo-agent; then readlink $d/cwd; fi; done").lines().last(), Some("/project"));
+    assert_eq!(container.sh("pwd; for d in /proc/[0-9]*; do [ $d = /proc/$$ ] && continue; if tr '\\0' ' ' < $d/cmdline | grep -q demo-agent; then readlink $d/cwd; fi; done").lines().last(), Some("/project"));
 
     // fs/* requests are served inside the container's workspace (/project is the host's ws).
     assert_eq!(rig.turn("boxed", "files").await, TurnEnd::EndTurn);
@@ -237,4 +237,54 @@ async fn a_real_sandbox_when_one_is_named() {
     let printed: Vec<String> =
         String::from_utf8(out.stdout).unwrap().split('\0').filter(|s| !s.is_empty()).map(String::from).collect();
     assert_eq!(printed, HOSTILE);
+}
+
+#[test]
+fn an_agent_left_in_a_container_by_a_killed_sidekicks_is_ended_at_the_next_start() {
+    use std::io::Read;
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let container = Container::start(&[(dir.path(), &dir.path().display().to_string())]);
+    let config = dir.path().join("sidekicks.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[agent]]\nname = \"boxed\"\ncommand = {BIN:?}\nargs = [\"demo-agent\", \"--misbehave\"]\nworkspace = {:?}\nruntime = {{ type = \"container\", container = {:?} }}\n",
+            dir.path().display().to_string(),
+            container.name
+        ),
+    )
+    .unwrap();
+    let prompt = |text: &str| {
+        let mut cmd = std::process::Command::new(BIN);
+        cmd.args(["prompt", "--agent", "boxed", text, "--config"])
+            .arg(&config)
+            .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .env("XDG_STATE_HOME", dir.path().join("state"));
+        cmd
+    };
+    let mut first = prompt("spawn").stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut said = String::new();
+    let mut buf = [0u8; 256];
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while said.split_whitespace().count() < 3 {
+        assert!(std::time::Instant::now() < deadline, "no pids: {said:?}");
+        let n = first.stdout.as_mut().unwrap().read(&mut buf).unwrap();
+        assert!(n > 0, "the prompt ended: {said:?}");
+        said.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    let running = |c: &Container| c.processes().iter().any(|p| p.contains("--misbehave") || p.contains("sleep 1000"));
+    assert!(running(&container), "{:?}", container.processes());
+    // SIGKILL: the `docker exec` client dies, the agent in the container does not.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(running(&container), "the container ended the agent itself: nothing to test");
+    // The next start of an agent in that container ends what the dead run left.
+    let out = prompt("hello").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!running(&container), "left running: {:?}", container.processes());
 }

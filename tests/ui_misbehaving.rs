@@ -82,3 +82,22 @@ fn a_crash_mid_turn_is_told_with_its_stderr() {
     assert!(h.query_by_label_contains("misbehaving: giving up").is_some());
     assert!(h.query_by_label_contains("I was about to").is_some());
 }
+
+#[test]
+fn quitting_the_window_keeps_the_whole_answer_in_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let db = dir.path().join("history.db");
+    let store = sidekicks::runtime::store::Store::open(&db).unwrap();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, Some(store));
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "chunk 4");
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+    // Quit at once: the answer (4 MB) may still be on its way to the history.
+    h.state_mut().shutdown();
+    let store = sidekicks::runtime::store::Store::open(&db).unwrap();
+    let messages = store.conversation(&dir.path().join("sidekicks.toml"), "bad").unwrap().messages;
+    let answer = messages.last().unwrap();
+    assert_eq!(answer.text().len(), 4 << 20);
+    assert_eq!(answer.end, Some(TurnEnd::EndTurn));
+}

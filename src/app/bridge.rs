@@ -279,7 +279,8 @@ impl Bridge {
         }
     }
 
-    /// Stops every agent and waits (up to `limit`) until they are all gone.
+    /// Stops every agent and waits (up to `limit`) until they are all gone and the history has
+    /// saved everything they sent.
     pub fn shutdown_blocking(&mut self, state: &mut AppState, limit: Duration) {
         let _ = self.commands.try_send(Command::Shutdown);
         let deadline = Instant::now() + limit;
@@ -290,5 +291,8 @@ impl Bridge {
                 Err(mpsc::error::TryRecvError::Disconnected) => break,
             }
         }
+        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(1));
+        let sink = &self.sink;
+        let _ = self.rt.block_on(async move { tokio::time::timeout(left, sink.flush_history()).await });
     }
 }

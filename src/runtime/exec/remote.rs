@@ -22,14 +22,21 @@ pub const REMOTE_ENV_PASSTHROUGH: &[&str] = &["LANG", "LC_ALL", "TERM", "TZ"];
 const LAUNCH: &str = r#"cwd=$1; pidfile=$2; n=$3; shift 3
 while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
 cd "$cwd" || { echo "sidekicks: the folder $cwd does not exist in this container" >&2; exit 127; }
-if [ -n "$pidfile" ]; then echo $$ > "$pidfile"; fi
+if [ -n "$pidfile" ]; then (read -r l < /proc/$$/stat; r=${l##*) }; set -- $r; echo "$$ ${20}") > "$pidfile"; fi
 exec "$@""#;
 
 /// Sends signal `$2` to the process whose pid is in file `$1` and to all its descendants (found
 /// through /proc, busybox-compatible).
 const TEARDOWN: &str = r#"pidfile=$1; sig=$2
 [ -r "$pidfile" ] || exit 0
-root=$(cat "$pidfile"); all=$root; level=$root
+read -r root start < "$pidfile"
+# The pid must still be the process that was started (same start time), not a reused one.
+if [ -n "$start" ]; then
+  read -r l < /proc/$root/stat 2>/dev/null || { rm -f "$pidfile"; exit 0; }
+  r=${l##*) }; set -- $r
+  [ "${20}" = "$start" ] || { rm -f "$pidfile"; exit 0; }
+fi
+all=$root; level=$root
 while [ -n "$level" ]; do
   next=
   for stat in /proc/[0-9]*/stat; do
@@ -45,6 +52,23 @@ done
 kill -s "$sig" $all 2>/dev/null
 [ "$sig" = KILL ] && rm -f "$pidfile"
 exit 0"#;
+
+/// Ends, with `TEARDOWN` and KILL, the agents of the pid files given after the teardown script,
+/// and removes the files.
+const REAP: &str = r#"t=$1; shift
+for f; do sh -c "$t" sidekicks "$f" KILL; rm -f -- "$f"; done"#;
+
+/// The Sidekicks process that started the agent of a pid file named `/tmp/sidekicks-PID-N.pid`.
+fn owner(file: &str) -> Option<i32> {
+    file.strip_prefix("/tmp/sidekicks-")?.split('-').next()?.parse().ok()
+}
+
+/// Whether process `pid` exists on this computer.
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks; no memory-safety preconditions.
+    pid > 0
+        && (unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+}
 
 /// Kinds of remote runtime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,12 +193,16 @@ impl Executor for RemoteExecutor {
                 other => other,
             })?;
             if matches!(this.kind, RemoteKind::Sbx | RemoteKind::Kubectl) {
+                this.end_leftovers().await;
                 return Ok(());
             }
             let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
             let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
             match (out.code, stdout.as_str()) {
-                (Some(0), "true") => Ok(()),
+                (Some(0), "true") => {
+                    this.end_leftovers().await;
+                    Ok(())
+                }
                 (Some(0), _) => Err(ExecError::ContainerStopped { name: this.target.clone() }),
                 _ if stderr.to_lowercase().contains("no such") => {
                     Err(ExecError::ContainerMissing { name: this.target.clone() })
@@ -209,6 +237,31 @@ impl Executor for RemoteExecutor {
                 other => other,
             })
         })
+    }
+}
+
+impl RemoteExecutor {
+    /// Ends the agents an earlier Sidekicks started in the target and left running when it was
+    /// killed: their pid files name a Sidekicks process that no longer exists. Best effort.
+    async fn end_leftovers(&self) {
+        let mut list = self.exec_prefix(false);
+        list.extend(["sh", "-c", "ls -d /tmp/sidekicks-*.pid 2>/dev/null; true"].map(String::from));
+        let Ok(out) = run_command(self.command(&list), &self.program, None).await else { return };
+        let dead: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|f| owner(f).is_some_and(|pid| !alive(pid)))
+            .map(String::from)
+            .collect();
+        if dead.is_empty() {
+            return;
+        }
+        tracing::info!(target = self.target, "ending {} agent(s) left by an earlier run", dead.len());
+        let mut reap = self.exec_prefix(false);
+        reap.extend(["sh", "-c", REAP, "sidekicks", TEARDOWN].map(String::from));
+        reap.extend(dead);
+        if let Err(e) = run_command(self.command(&reap), &self.program, None).await {
+            tracing::warn!("ending leftovers in {}: {e}", self.target);
+        }
     }
 }
 
