@@ -33,6 +33,9 @@ struct Pieces {
     width: f32,
     /// The bytes the pieces cover.
     covered: usize,
+    /// A hash of the text's start: another text under the same id (another conversation shown)
+    /// starts the pieces again.
+    head: u64,
 }
 
 /// Draws `text` (which is over `PLAIN_OVER`) under `id`.
@@ -44,6 +47,13 @@ pub fn big_text_ui(ui: &mut egui::Ui, lang: Language, id: Id, text: &str) {
     if (pieces.width - width).abs() > 1.0 {
         pieces.width = width;
         pieces.heights.clear();
+    }
+    let head = head_hash(text);
+    let stale = pieces.head != head
+        || pieces.covered > text.len()
+        || pieces.ends.iter().any(|&e| e > text.len() || !text.is_char_boundary(e));
+    if stale {
+        pieces = Pieces { shown: pieces.shown.max(FOLD), width: pieces.width, head, ..Default::default() };
     }
     let limit = floor_char(text, pieces.shown.min(text.len()));
     pieces.cut(text, limit);
@@ -115,6 +125,13 @@ impl Pieces {
     }
 }
 
+fn head_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.as_bytes()[..text.len().min(4096)].hash(&mut hasher);
+    hasher.finish()
+}
+
 /// The largest char boundary of `text` at or below `at`.
 fn floor_char(text: &str, mut at: usize) -> usize {
     while !text.is_char_boundary(at) {
@@ -125,4 +142,32 @@ fn floor_char(text: &str, mut at: usize) -> usize {
 
 fn megabytes(lang: Language, bytes: usize) -> String {
     format!("{:.1} {}", bytes as f64 / (1 << 20) as f64, tr(lang, Key::Megabytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cut_a_growing_text_as_they_would_cut_it_whole() {
+        let line = "é — a line of text, with multibyte characters ✓\n";
+        let mut text = String::new();
+        let mut growing = Pieces::default();
+        for round in 0..200 {
+            // Fragments that end mid-line, and one long line without any end.
+            text.push_str(&line.repeat(round % 7));
+            let fragment = if round % 50 == 0 { "x".repeat(10_000) } else { "frag".to_string() };
+            text.push_str(&fragment);
+            growing.cut(&text, text.len());
+        }
+        let mut whole = Pieces::default();
+        whole.cut(&text, text.len());
+        assert_eq!(growing.ends, whole.ends);
+        let mut start = 0;
+        for &end in &whole.ends {
+            assert!(text.is_char_boundary(end) && end > start && end - start <= PIECE);
+            start = end;
+        }
+        assert_eq!(start, text.len());
+    }
 }
