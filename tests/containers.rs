@@ -130,7 +130,7 @@ fn stand_in(dir: &Path, log: &Path) -> String {
     std::fs::write(
         &path,
         format!(
-            "#!/bin/sh\nprintf '%s\\0' \"$@\" > {log:?}\nshift\n[ \"$1\" = -i ] && shift\nshift\n[ \"$1\" = -- ] && shift\nexec \"$@\"\n",
+            "#!/bin/sh\nprintf '%s\\0' \"$@\" > {log:?}\nshift\nwhile :; do case \"$1\" in -i) shift;; -e) shift 2;; *) break;; esac; done\nshift\n[ \"$1\" = -- ] && shift\nexec \"$@\"\n",
             log = log.display().to_string()
         ),
     )
@@ -154,8 +154,12 @@ async fn sbx_kubectl_and_podman_command_lines_and_hostile_arguments() {
     let tool = stand_in(dir.path(), &log);
     let folder = dir.path().join("odd $(folder) 'name'");
     std::fs::create_dir(&folder).unwrap();
-    let mut argv =
-        vec!["sh".to_string(), "-c".to_string(), "printf '%s\\0' \"$PWD\" \"$@\"".to_string(), "x".to_string()];
+    let mut argv = vec![
+        "sh".to_string(),
+        "-c".to_string(),
+        "printf '%s\\0' \"$PWD\" \"$NAME\" \"$@\"".to_string(),
+        "x".to_string(),
+    ];
     argv.extend(HOSTILE.iter().map(|s| s.to_string()));
     let spec = ProcessSpec {
         argv: argv.clone(),
@@ -174,11 +178,18 @@ async fn sbx_kubectl_and_podman_command_lines_and_hostile_arguments() {
         let printed: Vec<String> =
             String::from_utf8(out.stdout).unwrap().split('\0').filter(|s| !s.is_empty()).map(String::from).collect();
         assert_eq!(printed[0], folder.display().to_string(), "the folder reached `cd` unchanged");
-        assert_eq!(&printed[1..], HOSTILE, "every argument reached the command unchanged");
+        assert_eq!(printed[1], "va'l $(x)\nue", "the variable reached the command unchanged");
+        assert_eq!(&printed[2..], HOSTILE, "every argument reached the command unchanged");
         let line = recorded(&log);
-        assert_eq!(&line[..prefix.len()], &prefix[..], "{kind:?}: {line:?}");
         assert_eq!(&line[line.len() - argv.len()..], &argv[..]);
-        assert!(line.contains(&"NAME=va'l $(x)\nue".to_string()));
+        if kind == RemoteKind::Podman {
+            // By name only: the value is in podman's own environment, not on its command line.
+            assert_eq!(&line[..4], ["exec", "-e", "NAME", "mybox"], "{line:?}");
+            assert!(!line.iter().any(|a| a.contains("va'l")), "{line:?}");
+        } else {
+            assert_eq!(&line[..prefix.len()], &prefix[..], "{kind:?}: {line:?}");
+            assert!(line.contains(&"NAME=va'l $(x)\nue".to_string()));
+        }
         assert!(!dir.path().join("pwned").exists() && !folder.join("pwned").exists());
     }
 
@@ -209,16 +220,23 @@ async fn hostile_arguments_reach_a_command_in_a_real_container_unchanged() {
     let container = Container::start(&[(dir.path(), &inside)]);
     let folder = dir.path().join("odd $(folder) 'name'");
     std::fs::create_dir(&folder).unwrap();
-    let mut argv =
-        vec!["sh".to_string(), "-c".to_string(), "printf '%s\\0' \"$PWD\" \"$@\"".to_string(), "x".to_string()];
+    let mut argv = vec![
+        "sh".to_string(),
+        "-c".to_string(),
+        "printf '%s\\0' \"$PWD\" \"$NAME\" \"$@\"".to_string(),
+        "x".to_string(),
+    ];
     argv.extend(HOSTILE.iter().map(|s| s.to_string()));
-    let spec = ProcessSpec { argv, cwd: folder.clone(), env: Default::default() };
+    // The variable goes by name (`-e NAME`), its value through docker's own environment.
+    let env = [("NAME".to_string(), "va'l $(x)\nue".to_string())].into();
+    let spec = ProcessSpec { argv, cwd: folder.clone(), env };
     let out = RemoteExecutor::new(RemoteKind::Docker, container.name.clone()).run(&spec, None).await.unwrap();
     assert_eq!(out.code, Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let printed: Vec<String> =
         String::from_utf8(out.stdout).unwrap().split('\0').filter(|s| !s.is_empty()).map(String::from).collect();
     assert_eq!(printed[0], folder.display().to_string());
-    assert_eq!(&printed[1..], HOSTILE);
+    assert_eq!(printed[1], "va'l $(x)\nue");
+    assert_eq!(&printed[2..], HOSTILE);
     assert!(!folder.join("pwned").exists());
 }
 

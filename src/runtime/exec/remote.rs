@@ -137,9 +137,30 @@ impl RemoteExecutor {
         argv
     }
 
-    /// The full command line that runs `spec` in the target, recording its pid in `pidfile`.
+    /// Whether the tool takes variables by name (`-e NAME`) from its own environment: then the
+    /// config's `env` values are never on a command line, where `ps` would show them to anyone.
+    fn env_by_name(&self) -> bool {
+        matches!(self.kind, RemoteKind::Docker | RemoteKind::Podman)
+    }
+
+    /// The variables to set on the tool's own process (see `env_by_name`).
+    fn client_env<'a>(&self, spec: &'a ProcessSpec) -> impl Iterator<Item = (&'a String, &'a String)> {
+        let by_name = self.env_by_name();
+        spec.env.iter().filter(move |_| by_name)
+    }
+
+    /// The full command line that runs `spec` in the target, recording its pid in `pidfile`. With
+    /// docker and podman the config's variables are named here and their values are set on the
+    /// tool's process (`client_env`); the others get `NAME=value` arguments.
     pub fn command_line(&self, spec: &ProcessSpec, pidfile: &str, interactive: bool) -> Vec<String> {
         let mut argv = self.exec_prefix(interactive);
+        if self.env_by_name() {
+            let target = argv.pop().unwrap_or_default();
+            for name in spec.env.keys() {
+                argv.extend(["-e".to_string(), name.clone()]);
+            }
+            argv.push(target);
+        }
         argv.extend(["sh".to_string(), "-c".to_string(), LAUNCH.to_string(), "sidekicks".to_string()]);
         argv.push(spec.cwd.display().to_string());
         argv.push(pidfile.to_string());
@@ -148,7 +169,9 @@ impl RemoteExecutor {
             .filter(|k| !spec.env.contains_key(**k))
             .filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}")))
             .collect();
-        env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
+        if !self.env_by_name() {
+            env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
+        }
         argv.push(env.len().to_string());
         argv.extend(env);
         argv.extend(spec.argv.iter().cloned());
@@ -219,6 +242,7 @@ impl Executor for RemoteExecutor {
         let pidfile = format!("/tmp/sidekicks-{}-{}.pid", std::process::id(), unique());
         let argv = self.command_line(spec, &pidfile, true);
         let mut cmd = self.command(&argv);
+        cmd.envs(self.client_env(spec));
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let child = cmd.spawn().map_err(|e| self.spawn_failure(e))?;
         let teardown = RemoteTeardown { prefix: self.exec_prefix(false), pidfile };
@@ -227,7 +251,8 @@ impl Executor for RemoteExecutor {
 
     fn run(&self, spec: &ProcessSpec, input: Option<Vec<u8>>) -> BoxFuture<'static, Result<Output, ExecError>> {
         let argv = self.command_line(spec, "", input.is_some());
-        let cmd = self.command(&argv);
+        let mut cmd = self.command(&argv);
+        cmd.envs(self.client_env(spec));
         let this = self.clone();
         Box::pin(async move {
             run_command(cmd, &this.program, input).await.map_err(|e| match e {
@@ -322,13 +347,24 @@ mod tests {
         argv
     }
 
+    /// Docker and podman: the variables by name, no values on the command line.
+    fn expected_by_name(prefix: &[&str]) -> Vec<String> {
+        let mut argv: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+        for name in ["KEY", "LANG", "LC_ALL", "TERM", "TZ"] {
+            argv.extend(["-e", name].map(String::from));
+        }
+        argv.push("box".into());
+        argv.extend(["sh", "-c", LAUNCH, "sidekicks", "/work", "/tmp/p", "0", "agent", "--flag"].map(String::from));
+        argv
+    }
+
     #[test]
     fn command_lines_per_tool() {
         let line = |kind, interactive| RemoteExecutor::new(kind, "box").command_line(&spec(), "/tmp/p", interactive);
-        assert_eq!(line(RemoteKind::Docker, true), expected(&["docker", "exec", "-i", "box"]));
-        assert_eq!(line(RemoteKind::Podman, true), expected(&["podman", "exec", "-i", "box"]));
+        assert_eq!(line(RemoteKind::Docker, true), expected_by_name(&["docker", "exec", "-i"]));
+        assert_eq!(line(RemoteKind::Podman, true), expected_by_name(&["podman", "exec", "-i"]));
         assert_eq!(line(RemoteKind::Sbx, true), expected(&["sbx", "exec", "-i", "box"]));
         assert_eq!(line(RemoteKind::Kubectl, true), expected(&["kubectl", "exec", "-i", "box", "--"]));
-        assert_eq!(line(RemoteKind::Docker, false), expected(&["docker", "exec", "box"]));
+        assert_eq!(line(RemoteKind::Docker, false), expected_by_name(&["docker", "exec"]));
     }
 }
