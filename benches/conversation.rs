@@ -22,11 +22,11 @@ use std::time::{Duration, Instant};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sidekicks::app::{AppState, Command, Event, Startup, start};
+use sidekicks::demo_agent::FLOOD;
 use sidekicks::model::conversation::{Delivery, Part, TurnEnd, Update};
 use sidekicks::model::tool::{ToolCall, ToolKind, ToolStatus};
 use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
 use sidekicks::runtime::config_file::load_file;
-use sidekicks::runtime::demo_agent::FLOOD;
 use sidekicks::runtime::events::EventSink;
 use sidekicks::ui::SidekicksApp;
 

@@ -90,9 +90,9 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         Some(CliCommand::DemoAgent { load_session, misbehave, silent }) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             if misbehave {
-                rt.block_on(crate::runtime::demo_agent::misbehaving::run_stdio(silent))?;
+                rt.block_on(crate::demo_agent::misbehaving::run_stdio(silent))?;
             } else {
-                rt.block_on(crate::runtime::demo_agent::run_stdio(load_session))?;
+                rt.block_on(crate::demo_agent::run_stdio(load_session))?;
             }
             Ok(std::process::ExitCode::SUCCESS)
         }

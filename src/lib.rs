@@ -2,10 +2,12 @@
 //!
 //! Layers (see docs/ARCHITECTURE.md): `model` (plain data, pure logic), `runtime` (processes,
 //! ACP, files — on tokio), `app` (commands in, events out, the state the UI reads), `ui` (egui).
+//! `demo_agent` is the other side of the protocol: the built-in agents (demo and misbehaving).
 
 pub mod app;
 pub mod cli;
 pub mod cli_prompt;
+pub mod demo_agent;
 pub mod model;
 pub mod runtime;
 pub mod ui;

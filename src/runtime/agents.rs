@@ -12,44 +12,17 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::acp_client::AcpConnection;
 use super::events::EventSink;
 use super::permission_rules::{MemoryRules, PermissionRules};
-use super::process::{AgentProcess, StopTimeouts};
+use super::process::StopTimeouts;
 use super::store::{Store, StoredRules};
 use crate::app::{AgentState, Command, CrashReport, Event};
 use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
 
-use super::launch::{CRASH_TAIL, exit_reason, launch};
-
-/// Timings of the manager (tests shorten them).
-#[derive(Clone, Copy, Debug)]
-pub struct ManagerSettings {
-    /// The stop sequence.
-    pub stop: StopTimeouts,
-    /// How long `initialize` and `session/new` may take.
-    pub handshake_timeout: Duration,
-    /// How often idle agents are checked.
-    pub tick: Duration,
-    /// How long a turn may go on after a cancel before the agent is stopped as unresponsive.
-    pub cancel_grace: Duration,
-    /// This binary: it hosts the commands agents run on this computer (`terminal-host`).
-    pub host_exe: &'static std::path::Path,
-}
-
-impl Default for ManagerSettings {
-    fn default() -> Self {
-        Self {
-            stop: StopTimeouts::default(),
-            handshake_timeout: Duration::from_secs(30),
-            tick: Duration::from_secs(1),
-            cancel_grace: Duration::from_secs(10),
-            host_exe: Box::leak(std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()).into_boxed_path()),
-        }
-    }
-}
+pub use super::launch::ManagerSettings;
+use super::launch::{CRASH_TAIL, Running, exit_reason, launch};
 
 /// Starts the manager on the current tokio runtime; returns where to send commands.
 /// With a `store`, conversations are loaded from it and permission answers remembered in it.
@@ -100,12 +73,6 @@ enum Internal {
         agent: String,
         turn: u64,
     },
-}
-
-/// A started agent: its ACP connection and its process.
-pub(super) struct Running {
-    pub(super) conn: Arc<AcpConnection>,
-    pub(super) process: AgentProcess,
 }
 
 struct Slot {

@@ -6,15 +6,49 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::process::StopTimeouts;
+
 use super::acp_client::{AcpConnection, AcpError, ClientContext};
 use super::agent_fs::AgentFs;
-use super::agents::{ManagerSettings, Running};
 use super::events::EventSink;
 use super::exec::{ProcessSpec, executor_for};
 use super::permission_rules::PermissionRules;
 use super::process::AgentProcess;
 use crate::app::{CrashReason, CrashReport, Event, LogEntry};
 use crate::model::config::AgentConfig;
+
+/// Timings of the manager (tests shorten them).
+#[derive(Clone, Copy, Debug)]
+pub struct ManagerSettings {
+    /// The stop sequence.
+    pub stop: StopTimeouts,
+    /// How long `initialize` and `session/new` may take.
+    pub handshake_timeout: Duration,
+    /// How often idle agents are checked.
+    pub tick: Duration,
+    /// How long a turn may go on after a cancel before the agent is stopped as unresponsive.
+    pub cancel_grace: Duration,
+    /// This binary: it hosts the commands agents run on this computer (`terminal-host`).
+    pub host_exe: &'static std::path::Path,
+}
+
+impl Default for ManagerSettings {
+    fn default() -> Self {
+        Self {
+            stop: StopTimeouts::default(),
+            handshake_timeout: Duration::from_secs(30),
+            tick: Duration::from_secs(1),
+            cancel_grace: Duration::from_secs(10),
+            host_exe: Box::leak(std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()).into_boxed_path()),
+        }
+    }
+}
+
+/// A started agent: its ACP connection and its process.
+pub(super) struct Running {
+    pub(super) conn: Arc<AcpConnection>,
+    pub(super) process: AgentProcess,
+}
 
 /// Stderr lines kept in a crash report.
 pub(super) const CRASH_TAIL: usize = 12;

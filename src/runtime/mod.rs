@@ -10,7 +10,6 @@ pub mod agent_terminals;
 pub mod agents;
 pub mod config_file;
 pub mod config_watch;
-pub mod demo_agent;
 pub mod discovery;
 pub mod events;
 pub mod exec;

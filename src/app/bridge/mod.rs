@@ -51,7 +51,6 @@ pub struct Bridge {
     teams_dir: PathBuf,
 }
 
-#[path = "bridge_teams.rs"]
 mod teams;
 
 /// Starts the manager on `rt`, loads the config and follows the file.
