@@ -2,12 +2,12 @@
 //! list it), its timeline, and an unread marker. Saying something in a channel produces the
 //! prompts for the members it is for, each with its catch-up.
 
-use super::protocol::Command;
 use super::state::AgentView;
 use super::teams_state::TeamsState;
 use crate::model::channel::{Timeline, recipients};
 use crate::model::config::Config;
 use crate::model::conversation::{Message, Role};
+use crate::protocol::Command;
 
 /// One channel.
 #[derive(Clone, Debug, Default)]

@@ -3,13 +3,12 @@
 
 mod bridge;
 pub mod channels_state;
-mod protocol;
 mod state;
 pub mod teams_state;
 
-pub use bridge::{Bridge, Startup, start};
-pub use protocol::{
+pub use crate::protocol::{
     AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, TeamEvent,
     TeamInfo, WorkspaceEvent,
 };
+pub use bridge::{Bridge, Startup, start};
 pub use state::{AgentView, AppState, CommandOutput, PermissionCard};

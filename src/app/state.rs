@@ -5,11 +5,11 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use super::protocol::{AgentState, Event, LogEntry};
 use crate::model::config::{AgentConfig, Config, Language};
 use crate::model::conversation::{Conversation, Delivery, Message, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
+use crate::protocol::{AgentState, Event, LogEntry};
 
 /// Log lines kept per agent in the UI.
 pub const LOG_LINES: usize = 2000;
@@ -121,7 +121,7 @@ pub struct AppState {
     /// Agents found on this computer.
     pub found_agents: Vec<crate::runtime::discovery::FoundAgent>,
     /// Workspace results waiting for the workspace view (it takes them each frame).
-    pub workspace_events: Vec<(String, super::protocol::WorkspaceEvent)>,
+    pub workspace_events: Vec<(String, crate::protocol::WorkspaceEvent)>,
     /// Teams.
     pub teams: super::teams_state::TeamsState,
     /// Channels.
@@ -243,7 +243,7 @@ impl AppState {
                 }
             }
             Event::Team(event) => {
-                if let super::protocol::TeamEvent::Merged { team, agent, result: Ok(report) } = &event
+                if let crate::protocol::TeamEvent::Merged { team, agent, result: Ok(report) } = &event
                     && !report.conflicts.is_empty()
                 {
                     let message = crate::runtime::teams::ConflictText::new(&report.conflicts).to_string();

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::protocol::{TeamEvent, TeamInfo};
+use crate::protocol::{TeamEvent, TeamInfo};
 use crate::runtime::teams::{Change, MemberCopy, MergeReport, TeamError};
 
 /// One team.

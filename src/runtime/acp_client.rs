@@ -32,9 +32,9 @@ use super::acp_transport::lines_transport;
 use super::agent_fs::AgentFs;
 use super::events::EventSink;
 use super::permission_rules::PermissionRules;
-use crate::app::{Event, HandshakeFailure, LogEntry};
 use crate::model::conversation::TurnEnd;
 use crate::model::permission::{PermissionAnswer, rule_key};
+use crate::protocol::{Event, HandshakeFailure, LogEntry};
 
 /// Errors of the ACP connection.
 #[derive(Debug, thiserror::Error)]

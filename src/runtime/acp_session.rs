@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::Mutex;
 
 use super::events::EventSink;
-use crate::app::{Event, LogEntry};
 use crate::model::conversation::Update;
+use crate::protocol::{Event, LogEntry};
 
 /// Updates kept while the session is being opened, at most.
 const EARLY_LIMIT: usize = 1024;

@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use super::events::EventSink;
-use crate::app::{Event, LogEntry};
+use crate::protocol::{Event, LogEntry};
 
 /// Longest line accepted from an agent; a longer one is logged (its start) and skipped.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;

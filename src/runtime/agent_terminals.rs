@@ -17,7 +17,7 @@ use tokio::sync::watch;
 
 use super::events::EventSink;
 use super::exec::{Executor, ProcessSpec, RemoteTeardown};
-use crate::app::Event;
+use crate::protocol::Event;
 
 /// Output kept when the agent gives no limit.
 pub const DEFAULT_LIMIT: usize = 1024 * 1024;

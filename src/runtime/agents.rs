@@ -16,10 +16,10 @@ use super::events::EventSink;
 use super::permission_rules::{MemoryRules, PermissionRules};
 use super::process::StopTimeouts;
 use super::store::{Store, StoredRules};
-use crate::app::{AgentState, Command, CrashReport, Event};
 use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
+use crate::protocol::{AgentState, Command, CrashReport, Event};
 
 pub use super::launch::ManagerSettings;
 use super::launch::{CRASH_TAIL, Running, exit_reason, launch};

@@ -11,7 +11,7 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 use tokio::sync::mpsc;
 
 use super::config_file::load_file;
-use crate::app::Command;
+use crate::protocol::Command;
 
 /// Watches one config file while it lives.
 pub struct ConfigWatcher {

@@ -6,26 +6,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::model::config_edit::NewAgent;
-
-/// Where an agent was found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
-    /// A known program on `PATH`.
-    Path(PathBuf),
-    /// Zed's settings file.
-    Zed(PathBuf),
-    /// JetBrains' `acp.json`.
-    JetBrains(PathBuf),
-}
-
-/// An agent found on this computer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FoundAgent {
-    /// What would be added to the config.
-    pub agent: NewAgent,
-    /// Where it was found.
-    pub source: Source,
-}
+pub use crate::protocol::discovery::{FoundAgent, Source};
 
 /// Known ACP programs: (program, arguments that start ACP mode, name).
 const KNOWN: &[(&str, &[&str], &str)] = &[

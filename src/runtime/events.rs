@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::app::Event;
+use crate::protocol::Event;
 
 /// Wakes the UI after an event was sent.
 pub type Waker = Arc<dyn Fn() + Send + Sync>;

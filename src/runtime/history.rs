@@ -10,8 +10,8 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::store::Store;
-use crate::app::Event;
 use crate::model::conversation::Conversation;
+use crate::protocol::Event;
 
 /// Capacity of the recorder's channel.
 const CAPACITY: usize = 4096;

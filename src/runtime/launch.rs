@@ -14,8 +14,8 @@ use super::events::EventSink;
 use super::exec::{ProcessSpec, executor_for};
 use super::permission_rules::PermissionRules;
 use super::process::AgentProcess;
-use crate::app::{CrashReason, CrashReport, Event, LogEntry};
 use crate::model::config::AgentConfig;
+use crate::protocol::{CrashReason, CrashReport, Event, LogEntry};
 
 /// Timings of the manager (tests shorten them).
 #[derive(Clone, Copy, Debug)]

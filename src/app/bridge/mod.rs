@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::protocol::{Command, Event, WorkspaceEvent};
 use super::state::AppState;
 use crate::model::config::AgentConfig;
 use crate::model::config_edit::{NewAgent, add_agent};
+use crate::protocol::{Command, Event, WorkspaceEvent};
 use crate::runtime::agents::{ManagerSettings, spawn_manager};
 use crate::runtime::config_file::{AppDirs, Preferences, load_file, save_atomic};
 use crate::runtime::config_watch::{ConfigWatcher, watch_config};

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::Bridge;
-use crate::app::protocol::{Command, Event, TeamEvent, TeamInfo};
+use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::teams::{
     self, ConflictText, MemberCopy, ProviderKind, TeamError, TeamRecord, create_team, reattach_team,
 };

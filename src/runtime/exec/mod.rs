@@ -75,8 +75,8 @@ pub enum ExecError {
 
 impl ExecError {
     /// The failure as data the UI puts into words.
-    pub fn failure(&self) -> crate::app::SpawnFailure {
-        use crate::app::SpawnFailure as F;
+    pub fn failure(&self) -> crate::protocol::SpawnFailure {
+        use crate::protocol::SpawnFailure as F;
         match self {
             ExecError::NotFound { program } => F::NotFound { program: program.clone() },
             ExecError::MissingFolder { path } => F::MissingFolder { path: path.display().to_string() },

@@ -8,22 +8,11 @@
 //! merges cleanly. Members merge one after another, each against the then-current main folder.
 
 use super::journal::{self, Step};
-use super::{MemberCopy, TeamError, changes, read_bases, read_side, rebase_paths};
+use super::{MemberCopy, MergeReport, TeamError, changes, read_bases, read_side, rebase_paths};
 use crate::model::merge::{ConflictKind, Outcome, Side, decide};
 
 /// A path, its main and member versions, and what happens to it.
 type Decided = (String, Side, Side, Outcome);
-
-/// What a merge did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MergeReport {
-    /// Paths written to (or removed from) the main folder.
-    pub applied: Vec<String>,
-    /// Paths the main folder already had as the member made them.
-    pub unchanged: Vec<String>,
-    /// Paths that could not be merged (nothing was applied then).
-    pub conflicts: Vec<(String, ConflictKind)>,
-}
 
 /// Merges the member's changes (all, or the `selected` paths) into the main folder.
 pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {

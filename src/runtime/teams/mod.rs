@@ -12,30 +12,19 @@ mod merge;
 mod sides;
 mod team;
 
-use std::path::{Path, PathBuf};
-
-use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 pub use copy::CopyProvider;
 
 pub use crate::model::merge::{ConflictKind, Side};
+pub use crate::protocol::teams::{
+    Change, ChangeKind, MemberCopy, MemberRecord, MergeReport, ProviderKind, TeamError, TeamRecord, Unavailable,
+};
 pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
 pub use git::GitWorktreeProvider;
-pub use merge::{ConflictText, MergeReport, merge};
+pub use merge::{ConflictText, merge};
 pub use sides::read_side;
-pub use team::{MemberRecord, TeamRecord, create_team, reattach_team};
-
-/// The kinds of isolation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
-    /// A detached git worktree.
-    GitWorktree,
-    /// A copy of the sources.
-    Copy,
-    /// A copy-on-write clone (reflinks).
-    Clone,
-}
+pub use team::{create_team, reattach_team};
 
 impl ProviderKind {
     /// The provider of this kind.
@@ -70,27 +59,6 @@ pub struct Capabilities {
     pub resident_process: bool,
 }
 
-/// A member's isolated copy, as stored (`member.json` in its state folder, and in SQLite).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemberCopy {
-    /// Unique id.
-    pub id: String,
-    /// The member's name (conflict markers say it).
-    pub name: String,
-    /// The person's project folder (the main folder).
-    pub project: PathBuf,
-    /// The member's copy.
-    pub copy: PathBuf,
-    /// The member's private state: its base, the merge journal.
-    pub state: PathBuf,
-    /// Which provider made it.
-    pub provider: ProviderKind,
-    /// The base: the git commit for a worktree; empty for copies (the base is in `state/base`).
-    pub base: String,
-    /// The dependency folders linked or cloned into the copy.
-    pub dependencies: Vec<String>,
-}
-
 impl MemberCopy {
     /// Saves the record in the state folder.
     pub fn save(&self) -> Result<(), TeamError> {
@@ -115,112 +83,10 @@ impl MemberCopy {
     }
 }
 
-/// What kind of change a member made to a path.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChangeKind {
-    /// New.
-    Added,
-    /// Content changed.
-    Modified,
-    /// Removed.
-    Deleted,
-    /// Moved (same content) from another path.
-    Renamed {
-        /// Where it was.
-        from: String,
-    },
-    /// Only the executable bit changed.
-    Mode,
-    /// A file became a symbolic link or the other way round.
-    Type,
-}
-
-/// One changed path of a member's copy, against its base.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
-    /// The path (relative, `/`-separated).
-    pub path: String,
-    /// What changed.
-    pub kind: ChangeKind,
-    /// The member's version is binary.
-    pub binary: bool,
-    /// The member's version is a symbolic link.
-    pub symlink: bool,
-}
-
-impl Change {
-    /// The paths the change touches (both ends of a rename).
-    pub fn paths(&self) -> Vec<String> {
-        match &self.kind {
-            ChangeKind::Renamed { from } => vec![from.clone(), self.path.clone()],
-            _ => vec![self.path.clone()],
-        }
-    }
-}
-
-/// Errors of teams, in words the UI can show.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TeamError {
-    /// The provider cannot work here.
-    #[error("this kind of copy is not available here: {reason}")]
-    Unavailable {
-        /// Why.
-        reason: Unavailable,
-    },
-    /// A git command failed.
-    #[error("git {command} failed: {message}")]
-    Git {
-        /// The git subcommand.
-        command: String,
-        /// What git said.
-        message: String,
-    },
-    /// A file operation failed.
-    #[error("{path}: {message}")]
-    Io {
-        /// Where.
-        path: String,
-        /// What happened.
-        message: String,
-    },
-    /// The member's copy is missing (deleted outside Sidekicks).
-    #[error("the member's copy {0} is gone")]
-    CopyGone(String),
-    /// A path that leads out of the folder.
-    #[error("refused path {0}")]
-    BadPath(String),
-}
-
 impl TeamError {
     fn io(path: &Path, e: impl ToString) -> Self {
         TeamError::Io { path: path.display().to_string(), message: e.to_string() }
     }
-}
-
-/// Why a provider cannot work for a project.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Unavailable {
-    /// The project is not a folder.
-    #[error("the project is not a folder")]
-    NotAFolder,
-    /// Not a git repository (or git missing).
-    #[error("the folder is not a git repository (or git is not installed)")]
-    NotGit,
-    /// Inside a repository, not its top folder.
-    #[error("the folder is inside a git repository but not its top folder")]
-    NotTopFolder,
-    /// A repository without a commit.
-    #[error("the repository has no commit yet")]
-    NoCommit,
-    /// The filesystem cannot clone.
-    #[error("this filesystem cannot make copy-on-write clones (btrfs, XFS and APFS can; ext4 cannot)")]
-    NoClone,
-    /// The copies would be on another filesystem.
-    #[error("the copies' folder is on another filesystem than the project")]
-    OtherFilesystem,
-    /// Cloning failed otherwise.
-    #[error("cloning failed: {0}")]
-    CloneFailed(String),
 }
 
 /// Makes and keeps isolated copies.

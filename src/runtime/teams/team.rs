@@ -2,38 +2,9 @@
 //! the store keeps; the member copies themselves are described by `member.json` in their state
 //! folders, so a team reattaches after a restart.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use super::{MemberCopy, ProviderKind, TeamError};
-
-/// A member as the store keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemberRecord {
-    /// The agent (its name in the config).
-    pub agent: String,
-    /// Its state folder (holds `member.json`).
-    pub state: PathBuf,
-}
-
-/// A team as the store keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TeamRecord {
-    /// Unique id.
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// The person's project folder.
-    pub project: PathBuf,
-    /// How members are isolated.
-    pub provider: ProviderKind,
-    /// The members.
-    pub members: Vec<MemberRecord>,
-    /// The lead of the team's channel (an agent working in its own folder), if any.
-    #[serde(default)]
-    pub lead: Option<String>,
-}
+use super::{MemberCopy, MemberRecord, ProviderKind, TeamError, TeamRecord};
 
 fn new_id() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();

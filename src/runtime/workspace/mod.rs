@@ -10,92 +10,13 @@ mod remote;
 use std::path::PathBuf;
 
 use futures::future::BoxFuture;
-use sha2::{Digest, Sha256};
 
 pub use follow::{Follower, follow};
 pub use local::LocalWorkspace;
 pub use remote::{RemoteWorkspace, read_script};
 
-use crate::model::rel_path::{Outside, RelPath};
-
-/// The version of a file: the SHA-256 of its content, in hex.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Version(pub String);
-
-impl Version {
-    /// The version of `bytes`.
-    pub fn of(bytes: &[u8]) -> Self {
-        let digest = Sha256::digest(bytes);
-        Self(digest.iter().map(|b| format!("{b:02x}")).collect())
-    }
-}
-
-/// What an entry of a folder is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum EntryKind {
-    /// A folder.
-    Dir,
-    /// A file.
-    File,
-    /// A symbolic link (not followed).
-    Symlink,
-    /// Anything else (device, socket, …).
-    Other,
-}
-
-/// One entry of a folder.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// Its name.
-    pub name: String,
-    /// What it is.
-    pub kind: EntryKind,
-    /// Its size in bytes.
-    pub size: u64,
-    /// Last modification, seconds since the epoch.
-    pub modified: i64,
-}
-
-/// Where a workspace is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Location {
-    /// A folder on this computer.
-    Local(PathBuf),
-    /// A folder inside a container, sandbox or pod.
-    Remote { tool: String, target: String, path: PathBuf },
-}
-
-/// Errors of a workspace, each one the UI can put into words.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum WorkspaceError {
-    /// The path leads out of the workspace (`..`, absolute, or a symlink that leads out).
-    #[error("{path} is outside the workspace")]
-    Outside { path: String },
-    /// Nothing at that path.
-    #[error("{path} does not exist")]
-    NotFound { path: String },
-    /// Something is already at that path.
-    #[error("{path} already exists")]
-    Exists { path: String },
-    /// The file changed since it was read: it now has `current` (`None`: it was removed).
-    #[error("{path} changed since it was read")]
-    Conflict { path: String, current: Option<Version> },
-    /// The workspace folder itself cannot be removed or renamed.
-    #[error("the workspace folder itself cannot be removed")]
-    IsRoot,
-    /// This workspace cannot do that.
-    #[error("this workspace cannot {what}")]
-    NotSupported { what: String },
-    /// Any other failure (the system's words).
-    #[error("{path}: {message}")]
-    Io { path: String, message: String },
-}
-
-impl From<Outside> for WorkspaceError {
-    fn from(o: Outside) -> Self {
-        WorkspaceError::Outside { path: o.0 }
-    }
-}
+use crate::model::rel_path::RelPath;
+pub use crate::protocol::workspace::{Entry, EntryKind, Location, Version, WorkspaceError};
 
 /// The result of workspace operations.
 pub type WsResult<T> = Result<T, WorkspaceError>;

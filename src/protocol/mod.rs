@@ -1,14 +1,18 @@
 //! The two enums that cross between the UI thread and the runtime: `Command` in, `Event` out.
 //! Plain data, so the runtime can produce events without knowing anything about drawing.
 
+pub mod discovery;
+pub mod teams;
+pub mod workspace;
+
 use std::path::PathBuf;
 
+use self::workspace::{Entry, Version, WorkspaceError};
 use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
 use crate::model::conversation::{Message, Notice, TurnEnd, Update};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::rel_path::RelPath;
-use crate::runtime::workspace::{Entry, Version, WorkspaceError};
 
 /// The state of an agent process, as shown by its dot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,9 +155,9 @@ pub enum Command {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TeamInfo {
     /// The stored record.
-    pub record: crate::runtime::teams::TeamRecord,
+    pub record: teams::TeamRecord,
     /// Each member's copy, in the record's order.
-    pub members: Vec<(String, Result<crate::runtime::teams::MemberCopy, crate::runtime::teams::TeamError>)>,
+    pub members: Vec<(String, Result<teams::MemberCopy, teams::TeamError>)>,
     /// The team channel's stored timeline.
     pub channel: Option<crate::model::channel::Timeline>,
 }
@@ -164,7 +168,7 @@ pub enum TeamEvent {
     /// The stored teams, reattached (at start).
     Loaded { teams: Vec<TeamInfo> },
     /// A team was made (or could not be).
-    Created { result: Result<TeamInfo, crate::runtime::teams::TeamError> },
+    Created { result: Result<TeamInfo, teams::TeamError> },
     /// A member's changes.
     Changes {
         /// The team.
@@ -172,7 +176,7 @@ pub enum TeamEvent {
         /// The member.
         agent: String,
         /// Its changed files.
-        result: Result<Vec<crate::runtime::teams::Change>, crate::runtime::teams::TeamError>,
+        result: Result<Vec<teams::Change>, teams::TeamError>,
     },
     /// One changed file of a member: its base and its version (text; `None` when absent or binary).
     Diff { team: String, agent: String, path: String, base: Option<String>, member: Option<String> },
@@ -183,7 +187,7 @@ pub enum TeamEvent {
         /// The member.
         agent: String,
         /// What was applied, or the conflicts.
-        result: Result<crate::runtime::teams::MergeReport, crate::runtime::teams::TeamError>,
+        result: Result<teams::MergeReport, teams::TeamError>,
     },
     /// Members (or the whole team) were discarded; they work in their own folders again.
     Discarded {
@@ -233,7 +237,7 @@ pub enum Event {
     /// The native file dialog closed; `path` is the file picked, if any.
     FilePicked { path: Option<PathBuf> },
     /// Agents found on this computer that could be added to the config.
-    AgentsFound { agents: Vec<crate::runtime::discovery::FoundAgent> },
+    AgentsFound { agents: Vec<discovery::FoundAgent> },
     /// A workspace operation finished (or its folder changed).
     Workspace { agent: String, event: WorkspaceEvent },
     /// A team operation finished.
