@@ -8,13 +8,13 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use crate::app::{Startup, start};
+use crate::i18n::{Key, problem_text, tr, trf};
 use crate::model::config::{Config, Language};
 use crate::model::problem::Severity;
 use crate::runtime::agents::ManagerSettings;
 use crate::runtime::config_file::{AppDirs, CONFIG_ENV, Preferences, load_file, resolve_config_path};
 use crate::runtime::store::Store;
 use crate::ui::SidekicksApp;
-use crate::ui::i18n::{Key, problem_text, tr, trf};
 
 /// Sidekicks: run a team of AI coding agents side by side.
 #[derive(Debug, Parser)]

@@ -11,6 +11,7 @@ use clap::ValueEnum;
 
 use crate::app::CrashReport;
 use crate::app::{AgentState, Command, Event};
+use crate::i18n::{Key, crash_text, problem_text, tr};
 use crate::model::conversation::{TurnEnd, Update};
 use crate::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
 use crate::runtime::agents::{ManagerSettings, spawn_manager};
@@ -18,7 +19,6 @@ use crate::runtime::config_file::{AppDirs, load_file};
 use crate::runtime::events::EventSink;
 use crate::runtime::history::spawn_recorder;
 use crate::runtime::store::Store;
-use crate::ui::i18n::{Key, crash_text, problem_text, tr};
 
 /// How permission requests are answered without a person.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -199,7 +199,7 @@ impl Output {
             return self.line(serde_json::json!({"type": "permission", "title": request.tool.title,
                 "kind": request.tool.kind.code(), "command": command, "dangers": dangers}));
         }
-        let words = crate::ui::permission_card::ask_text(self.lang, &self.agent, &self.runtime, &what);
+        let words = crate::i18n::ask_text(self.lang, &self.agent, &self.runtime, &what);
         eprintln!("\n[{words}]");
         Ok(())
     }
@@ -235,7 +235,7 @@ impl Output {
             return self.line(serde_json::json!({"type": "end", "stop_reason": stop, "error": error}));
         }
         writeln!(self.stdout.lock())?;
-        let words = crate::ui::i18n::turn_end_text(self.lang, end);
+        let words = crate::i18n::turn_end_text(self.lang, end);
         if !words.is_empty() {
             eprintln!("{words}");
         }

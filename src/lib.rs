@@ -9,6 +9,7 @@ pub mod app;
 pub mod cli;
 pub mod cli_prompt;
 pub mod demo_agent;
+pub mod i18n;
 pub mod model;
 pub mod protocol;
 pub mod runtime;

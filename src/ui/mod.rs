@@ -8,7 +8,8 @@ pub mod config_editor;
 pub mod conversation;
 pub mod file_editor;
 pub mod glyphs;
-pub mod i18n;
+/// The words (English, French) live beside the layers: the command line uses them too.
+pub use crate::i18n;
 pub mod log;
 pub mod message;
 pub mod message_list;

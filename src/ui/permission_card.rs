@@ -4,33 +4,12 @@
 
 use egui::RichText;
 
-use super::i18n::{Key, tr, trf};
+use super::i18n::{Key, ask_text, tr, trf};
 use super::theme::{ERROR, WARNING};
 use super::tool_card::diff_ui;
 use crate::app::{Command, PermissionCard};
-use crate::model::config::{Language, RuntimeConfig, RuntimeKind};
+use crate::model::config::{Language, RuntimeConfig};
 use crate::model::permission::{Ask, OptionKind, PermissionAnswer, PermissionOption, PermissionRequest, ask};
-
-/// What the card says the agent wants.
-pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask) -> String {
-    let name = runtime.target_name().unwrap_or("?");
-    match ask {
-        Ask::RunCommand { .. } => match runtime.kind {
-            RuntimeKind::Local => trf(lang, Key::AskRunHere, &[("agent", agent)]),
-            RuntimeKind::Container | RuntimeKind::Podman => {
-                trf(lang, Key::AskRunContainer, &[("agent", agent), ("name", name)])
-            }
-            RuntimeKind::Sbx => trf(lang, Key::AskRunSandbox, &[("agent", agent), ("name", name)]),
-            RuntimeKind::Kubectl => trf(lang, Key::AskRunPod, &[("agent", agent), ("name", name)]),
-        },
-        Ask::EditFile { path } => trf(lang, Key::AskEdit, &[("agent", agent), ("path", path)]),
-        Ask::DeleteFile { path } => trf(lang, Key::AskDelete, &[("agent", agent), ("path", path)]),
-        Ask::MoveFile { path } => trf(lang, Key::AskMove, &[("agent", agent), ("path", path)]),
-        Ask::ReadFile { path } => trf(lang, Key::AskRead, &[("agent", agent), ("path", path)]),
-        Ask::Fetch { what } => trf(lang, Key::AskFetch, &[("agent", agent), ("what", what)]),
-        Ask::Other { title } => trf(lang, Key::AskOther, &[("agent", agent), ("title", title)]),
-    }
-}
 
 /// Our own words for an option (the agent's for a kind we do not know).
 fn option_label(lang: Language, option: &PermissionOption) -> String {

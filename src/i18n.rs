@@ -3,10 +3,11 @@
 //! side, so a missing translation does not compile, and a test checks that the placeholders of
 //! both languages agree.
 
-use crate::app::{AgentState, CrashReason, HandshakeFailure, LogEntry, SpawnFailure};
 use crate::model::config::{Language, RuntimeConfig, RuntimeKind};
 use crate::model::conversation::TurnEnd;
+use crate::model::permission::Ask;
 use crate::model::problem::{ProblemKind, ValueType};
+use crate::protocol::{AgentState, CrashReason, HandshakeFailure, LogEntry, SpawnFailure};
 
 macro_rules! strings {
     ($($key:ident => ($en:expr, $fr:expr),)*) => {
@@ -573,5 +574,26 @@ mod config_doc_tests {
                 );
             }
         }
+    }
+}
+
+/// What the card says the agent wants.
+pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask) -> String {
+    let name = runtime.target_name().unwrap_or("?");
+    match ask {
+        Ask::RunCommand { .. } => match runtime.kind {
+            RuntimeKind::Local => trf(lang, Key::AskRunHere, &[("agent", agent)]),
+            RuntimeKind::Container | RuntimeKind::Podman => {
+                trf(lang, Key::AskRunContainer, &[("agent", agent), ("name", name)])
+            }
+            RuntimeKind::Sbx => trf(lang, Key::AskRunSandbox, &[("agent", agent), ("name", name)]),
+            RuntimeKind::Kubectl => trf(lang, Key::AskRunPod, &[("agent", agent), ("name", name)]),
+        },
+        Ask::EditFile { path } => trf(lang, Key::AskEdit, &[("agent", agent), ("path", path)]),
+        Ask::DeleteFile { path } => trf(lang, Key::AskDelete, &[("agent", agent), ("path", path)]),
+        Ask::MoveFile { path } => trf(lang, Key::AskMove, &[("agent", agent), ("path", path)]),
+        Ask::ReadFile { path } => trf(lang, Key::AskRead, &[("agent", agent), ("path", path)]),
+        Ask::Fetch { what } => trf(lang, Key::AskFetch, &[("agent", agent), ("what", what)]),
+        Ask::Other { title } => trf(lang, Key::AskOther, &[("agent", agent), ("title", title)]),
     }
 }
