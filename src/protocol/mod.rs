@@ -31,6 +31,13 @@ pub enum AgentState {
     Crashed(CrashReport),
 }
 
+impl AgentState {
+    /// Whether a process is there (or coming): starting, idle or busy.
+    pub fn is_running(&self) -> bool {
+        matches!(self, AgentState::Starting | AgentState::Idle | AgentState::Busy)
+    }
+}
+
 /// Why an agent is not running although nobody stopped it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrashReport {

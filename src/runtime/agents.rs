@@ -130,7 +130,7 @@ impl Slot {
     }
 
     fn is_running(&self) -> bool {
-        matches!(self.state, AgentState::Starting | AgentState::Idle | AgentState::Busy)
+        self.state.is_running()
     }
 }
 

@@ -6,7 +6,7 @@ use egui::RichText;
 use super::Tab;
 use super::i18n::{Key, state_text, tr, trf, where_text};
 use super::theme::state_dot;
-use crate::app::{AgentState, AgentView, Command};
+use crate::app::{AgentView, Command};
 use crate::model::config::Language;
 
 /// The agent's name, state and where it runs (the first part of both headers).
@@ -17,10 +17,25 @@ pub fn agent_title_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
     ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
 }
 
+/// Start, Stop and Restart for `agent`, in that order wherever they are shown.
+pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Option<Command> {
+    let (running, name) = (agent.state.is_running(), agent.config.name.clone());
+    let mut command = None;
+    if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
+        command = Some(Command::Start { agent: name.clone() });
+    }
+    if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
+        command = Some(Command::Stop { agent: name.clone() });
+    }
+    if ui.button(tr(lang, Key::Restart)).clicked() {
+        command = Some(Command::Restart { agent: name });
+    }
+    command
+}
+
 /// Draws the header; returns the commands its buttons asked for.
 pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut Tab) -> Vec<Command> {
     let mut commands = Vec::new();
-    let name = agent.config.name.clone();
     ui.horizontal(|ui| {
         agent_title_ui(ui, lang, agent);
         if let Some((used, size)) = agent.conversation.usage {
@@ -28,16 +43,7 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
             ui.label(RichText::new(trf(lang, Key::Usage, &[("used", &used), ("size", &size)])).small().weak());
         }
         ui.separator();
-        let running = matches!(agent.state, AgentState::Starting | AgentState::Idle | AgentState::Busy);
-        if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
-            commands.push(Command::Start { agent: name.clone() });
-        }
-        if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
-            commands.push(Command::Stop { agent: name.clone() });
-        }
-        if ui.button(tr(lang, Key::Restart)).clicked() {
-            commands.push(Command::Restart { agent: name.clone() });
-        }
+        commands.extend(run_buttons_ui(ui, lang, agent));
         ui.separator();
         ui.selectable_value(tab, Tab::Conversation, tr(lang, Key::Conversation));
         ui.selectable_value(tab, Tab::Log, tr(lang, Key::Log));

@@ -10,7 +10,7 @@ use egui::RichText;
 use super::file_editor::{EditorAction, FileState, MAX_OPEN, OpenFile, file_editor_ui};
 use super::i18n::{Key, tr, trf, workspace_error_text};
 use super::theme::ERROR;
-use crate::app::{AgentState, AgentView, Bridge, Command, WorkspaceEvent};
+use crate::app::{AgentView, Bridge, Command, WorkspaceEvent};
 use crate::model::config::Language;
 use crate::model::rel_path::RelPath;
 use crate::runtime::workspace::{Entry, EntryKind, WorkspaceError};
@@ -358,7 +358,6 @@ impl WorkspaceView {
 /// The header: name, state, where it runs, channels, and the buttons.
 fn header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut WsTab) -> Vec<HeaderAction> {
     let mut actions = Vec::new();
-    let name = agent.config.name.clone();
     ui.horizontal(|ui| {
         super::agent_header::agent_title_ui(ui, lang, agent);
         for channel in &agent.config.channels {
@@ -368,15 +367,8 @@ fn header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut WsT
         if ui.button(tr(lang, Key::Conversation)).clicked() {
             actions.push(HeaderAction::Conversation);
         }
-        let running = matches!(agent.state, AgentState::Starting | AgentState::Idle | AgentState::Busy);
-        if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
-            actions.push(HeaderAction::Command(Command::Start { agent: name.clone() }));
-        }
-        if ui.button(tr(lang, Key::Restart)).clicked() {
-            actions.push(HeaderAction::Command(Command::Restart { agent: name.clone() }));
-        }
-        if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
-            actions.push(HeaderAction::Command(Command::Stop { agent: name.clone() }));
+        if let Some(command) = super::agent_header::run_buttons_ui(ui, lang, agent) {
+            actions.push(HeaderAction::Command(command));
         }
         ui.separator();
         ui.selectable_value(tab, WsTab::Files, tr(lang, Key::Files));
