@@ -365,8 +365,8 @@ pub fn state_text(lang: Language, state: &AgentState) -> &'static str {
 }
 
 /// Words for a team error.
-pub fn team_error_text(lang: Language, error: &crate::runtime::teams::TeamError) -> String {
-    use crate::runtime::teams::{TeamError as T, Unavailable as U};
+pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError) -> String {
+    use crate::protocol::teams::{TeamError as T, Unavailable as U};
     match error {
         T::Unavailable { reason } => {
             let reason = match reason {
@@ -431,8 +431,8 @@ fn handshake_text(lang: Language, failure: &HandshakeFailure) -> String {
 }
 
 /// A workspace error, in words.
-pub fn workspace_error_text(lang: Language, error: &crate::runtime::workspace::WorkspaceError) -> String {
-    use crate::runtime::workspace::WorkspaceError as W;
+pub fn workspace_error_text(lang: Language, error: &crate::protocol::workspace::WorkspaceError) -> String {
+    use crate::protocol::workspace::WorkspaceError as W;
     match error {
         W::Outside { path } => trf(lang, Key::WsOutside, &[("path", path)]),
         W::NotFound { path } => trf(lang, Key::WsNotFound, &[("path", path)]),

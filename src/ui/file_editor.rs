@@ -26,8 +26,8 @@ pub enum FileState {
     Binary,
     /// Larger than `MAX_OPEN`.
     TooLarge(u64),
-    /// It could not be read (the reason).
-    Failed(String),
+    /// It could not be read (why; put into words when drawn).
+    Failed(crate::protocol::workspace::WorkspaceError),
 }
 
 /// The file open in a workspace view.
@@ -46,7 +46,7 @@ pub struct OpenFile {
     /// A save is in flight.
     pub saving: bool,
     /// The last save failed (why).
-    pub save_error: Option<String>,
+    pub save_error: Option<crate::protocol::workspace::WorkspaceError>,
 }
 
 /// What the editor asks for.
@@ -138,7 +138,8 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
             action = Some(EditorAction::Save { text: file.text.clone(), expected: version.clone() });
         }
         if let Some(error) = &file.save_error {
-            ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", error)])).small().color(ERROR));
+            let error = crate::i18n::workspace_error_text(lang, error);
+            ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", &error)])).small().color(ERROR));
         }
     });
     if let Some((theirs, version)) = file.conflict.clone() {
@@ -172,7 +173,7 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
             ui.label(trf(lang, Key::LargeFile, &[("size", &(size / 1024).to_string())]));
         }
         FileState::Failed(why) => {
-            ui.label(RichText::new(why).color(ERROR));
+            ui.label(RichText::new(crate::i18n::workspace_error_text(lang, why)).color(ERROR));
         }
         FileState::Text => {
             let lang_code = language(&file.path);

@@ -73,7 +73,7 @@ impl WorkspaceView {
                 if let Some(file) = self.file.as_mut().filter(|f| f.path == path) {
                     match result {
                         Ok((bytes, version)) => file.loaded(bytes, version),
-                        Err(e) => file.state = FileState::Failed(e.to_string()),
+                        Err(e) => file.state = FileState::Failed(e),
                     }
                 }
             }
@@ -87,7 +87,7 @@ impl WorkspaceView {
                         }
                         // Someone wrote meanwhile: fetch theirs, the conflict bar asks.
                         Err(WorkspaceError::Conflict { .. }) => self.read(bridge, agent, &path),
-                        Err(e) => file.save_error = Some(e.to_string()),
+                        Err(e) => file.save_error = Some(e),
                     }
                 }
                 self.refresh(bridge, agent);
