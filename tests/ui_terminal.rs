@@ -206,3 +206,23 @@ fn a_workspace_holds_several_terminals_with_their_titles() {
     h.state_mut().shutdown();
     assert!(!alive(pids[1] as i32), "quitting closes every terminal");
 }
+
+#[test]
+fn opening_another_config_closes_the_terminals_of_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    open_terminal(&mut h);
+    let pids = h.state().terminal_pids("demo");
+    assert_eq!(pids.len(), 1);
+    // Another file with an agent of the same name: it gets its own view, the old shell ends.
+    let other = dir.path().join("other.toml");
+    std::fs::write(&other, config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).unwrap();
+    h.state_mut().state.picked_file = Some(Some(other.clone()));
+    step_until(&mut h, LONG, "the other file", |h| {
+        h.state().state.config_path.as_deref() == Some(other.as_path()) && h.state().state.agent("demo").is_some()
+    });
+    assert!(h.state().terminal_pids("demo").is_empty(), "the first file's terminal is still there");
+    step_until(&mut h, LONG, "the first shell ended", |_| !alive(pids[0] as i32));
+    h.state_mut().shutdown();
+}

@@ -98,6 +98,8 @@ impl AgentView {
 pub struct AppState {
     /// The config file in use.
     pub config_path: Option<PathBuf>,
+    /// How many times another config file was opened (views kept per agent start again).
+    pub opened: u64,
     /// The config in force (the last one without problems).
     pub config: Option<Config>,
     /// Problems of the last load of the file.
@@ -219,6 +221,7 @@ impl AppState {
             }
             Event::ShutdownComplete => self.shutdown_complete = true,
             Event::ConfigOpened { path } => {
+                self.opened += 1;
                 self.agents.clear();
                 self.config = None;
                 self.problems.clear();

@@ -75,6 +75,8 @@ pub struct SidekicksApp {
     view: View,
     settings: settings::SettingsView,
     workspaces: HashMap<String, workspace_view::WorkspaceView>,
+    /// `AppState::opened` when the per-agent views were last pruned.
+    opened_seen: u64,
     /// The program that hosts terminal shells (this binary: `sidekicks terminal-host`).
     terminal_host: std::path::PathBuf,
     /// The team shown (its id).
@@ -120,6 +122,7 @@ impl SidekicksApp {
             markdown: egui_commonmark::CommonMarkCache::default(),
             shut_down: false,
             frame_stats: None,
+            opened_seen: 0,
         }
     }
 
@@ -155,6 +158,21 @@ impl SidekicksApp {
         glyphs::install(ctx);
         if self.bridge.drain(&mut self.state, EVENT_BUDGET) {
             ctx.request_repaint();
+        }
+        // The views of agents that left (another file opened, an agent removed from the config)
+        // go, and their terminals are closed; an agent of the same name in another file starts
+        // with a new view.
+        let reopened = std::mem::replace(&mut self.opened_seen, self.state.opened) != self.state.opened;
+        let state = &self.state;
+        self.workspaces.retain(|name, view| {
+            let keep = !reopened && state.agent(name).is_some();
+            if !keep {
+                view.close_terminals();
+            }
+            keep
+        });
+        if reopened {
+            self.lists.clear();
         }
         if self.selected.as_ref().is_none_or(|s| self.state.agent(s).is_none()) {
             self.selected = self.state.agents.first().map(|a| a.config.name.clone());
