@@ -169,8 +169,9 @@ fn frame_time(config: &std::path::Path) {
     );
 }
 
-/// Mean and 95th percentile frame time (ms) with `messages` in the conversation.
-fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
+/// The whole window (egui pass, no GPU) at 1100×720 over a started runtime, once the demo agent
+/// is listed. Keep the runtime for as long as the window.
+fn window(config: &std::path::Path) -> (tokio::runtime::Runtime, Harness<'static, SidekicksApp>) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let startup =
         Startup { config_path: config.to_path_buf(), dirs: None, settings: ManagerSettings::default(), store: None };
@@ -186,6 +187,12 @@ fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
         h.step();
         std::thread::sleep(Duration::from_millis(10));
     }
+    (rt, h)
+}
+
+/// Mean and 95th percentile frame time (ms) with `messages` in the conversation.
+fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
+    let (_rt, mut h) = window(config);
     let agent = h.state_mut().state.agent_mut("demo").unwrap();
     for i in 0..messages {
         agent.conversation.push_user(format!("Question number {i}: what about this?"), Delivery::Sent);
@@ -251,21 +258,7 @@ fn percentile(mut times: Vec<f64>, p: usize) -> f64 {
 }
 
 fn huge_messages(config: &std::path::Path) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let startup =
-        Startup { config_path: config.to_path_buf(), dirs: None, settings: ManagerSettings::default(), store: None };
-    let bridge = start(rt.handle(), startup, Arc::new(|| {}));
-    let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).build_ui_state(
-        |ui, app: &mut SidekicksApp| {
-            app.logic(ui.ctx());
-            app.ui(ui);
-        },
-        SidekicksApp::new(bridge),
-    );
-    while h.state().state.agent("demo").is_none() {
-        h.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let (_rt, mut h) = window(config);
     for _ in 0..5 {
         h.step();
     }
