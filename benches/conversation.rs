@@ -173,8 +173,7 @@ fn frame_time(config: &std::path::Path) {
 /// is listed. Keep the runtime for as long as the window.
 fn window(config: &std::path::Path) -> (tokio::runtime::Runtime, Harness<'static, SidekicksApp>) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let startup =
-        Startup { config_path: config.to_path_buf(), dirs: None, settings: ManagerSettings::default(), store: None };
+    let startup = Startup::new(config.to_path_buf());
     let bridge = start(rt.handle(), startup, Arc::new(|| {}));
     let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).build_ui_state(
         |ui, app: &mut SidekicksApp| {

@@ -51,7 +51,7 @@ fn sidekicks(file: &Path) -> (f64, Vec<f64>, (usize, usize)) {
     let start = Instant::now();
     let session =
         TerminalSession::spawn(Path::new(env!("CARGO_BIN_EXE_sidekicks")), &shell, 80, 24, Arc::new(|| {})).unwrap();
-    let view = std::cell::RefCell::new(TerminalView::new(session, egui::Id::unique("bench")));
+    let view = std::cell::RefCell::new(TerminalView::new(session.handle().clone(), egui::Id::unique("bench")));
     let mut h = egui_kittest::Harness::builder()
         .with_size(egui::vec2(1400.0, 900.0))
         .build_ui(|ui| view.borrow_mut().ui(ui, true));
@@ -79,12 +79,12 @@ fn sidekicks(file: &Path) -> (f64, Vec<f64>, (usize, usize)) {
     println!("  drawing a full still screen: median {:.2} ms", still[30]);
     let size = {
         use alacritty_terminal::grid::Dimensions;
-        let screen = view.borrow().session.screen();
-        let s = screen.lock().unwrap();
+        let view = view.borrow();
+        let s = view.session.screen().lock();
         (s.term().grid().columns(), s.term().grid().screen_lines())
     };
     drop(h);
-    view.into_inner().session.close();
+    session.close();
     (elapsed, times, size)
 }
 

@@ -11,7 +11,6 @@ use crate::app::{Startup, start};
 use crate::i18n::{Key, problem_text, tr, trf};
 use crate::model::config::{Config, Language};
 use crate::model::problem::Severity;
-use crate::runtime::agents::ManagerSettings;
 use crate::runtime::config_file::{AppDirs, CONFIG_ENV, Preferences, load_file, resolve_config_path};
 use crate::runtime::store::Store;
 use crate::ui::SidekicksApp;
@@ -226,7 +225,7 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
             None
         }
     });
-    let startup = Startup { config_path: path, dirs, settings: ManagerSettings::default(), store };
+    let startup = Startup { dirs, store, ..Startup::new(path) };
     let bridge = start(rt.handle(), startup, waker);
     // Ctrl+C or SIGTERM closes the window the normal way, so every agent is stopped first.
     let close_cell = ctx_cell.clone();

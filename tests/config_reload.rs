@@ -36,7 +36,7 @@ fn changes_on_disk_are_applied_and_bad_ones_keep_the_last_good_config() {
     let path = dir.path().join("sidekicks.toml");
     let one: &[(&str, &str, &[&str])] = &[("first", BIN, &["demo-agent"])];
     std::fs::write(&path, config_text("", one, dir.path())).unwrap();
-    let startup = Startup { config_path: path.clone(), dirs: None, settings: fast_settings(), store: None };
+    let startup = Startup { settings: fast_settings(), ..Startup::new(path.clone()) };
     let mut bridge = start(rt.handle(), startup, Arc::new(|| {}));
     let mut state = AppState::default();
     drain_until(&mut bridge, &mut state, "first config", |s| names(s) == ["first"]);

@@ -47,7 +47,7 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let store = Store::open(&dirs.data_dir.join("sidekicks.db")).unwrap();
     let startup =
-        Startup { config_path: a.clone(), dirs: Some(dirs.clone()), settings: fast_settings(), store: Some(store) };
+        Startup { dirs: Some(dirs.clone()), settings: fast_settings(), store: Some(store), ..Startup::new(a.clone()) };
     let mut bridge = start(rt.handle(), startup, Arc::new(|| {}));
     let mut state = AppState::default();
     drain_until(&mut bridge, &mut state, "alpha", |s| names(s) == ["alpha"]);
@@ -59,13 +59,14 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     assert_eq!(state.agent("alpha").unwrap().state, AgentState::Idle);
 
     // Open b: alpha stops, beta shows with its own (empty) conversation.
-    bridge.open(b.clone());
+    bridge.send(Command::OpenFile { path: b.clone() });
     drain_until(&mut bridge, &mut state, "beta", |s| names(s) == ["beta"]);
     assert_eq!(state.config_path.as_deref(), Some(b.as_path()));
     assert!(state.agent("beta").unwrap().conversation.messages.is_empty());
 
-    // Back to a: alpha's conversation is shown again.
-    bridge.open(a.clone());
+    // b is gone by now. Back to a: alpha's conversation is shown again.
+    std::fs::remove_file(&b).unwrap();
+    bridge.send(Command::OpenFile { path: a.clone() });
     drain_until(&mut bridge, &mut state, "alpha's history", |s| {
         s.agent("alpha").is_some_and(|a| a.conversation.messages.len() == 2)
     });
@@ -75,13 +76,13 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     assert_eq!(prefs.recent, vec![a.clone(), b.clone()]);
 
     // A recent file that is gone is listed as missing.
-    std::fs::remove_file(&b).unwrap();
-    assert_eq!(bridge.recent(), vec![(a.clone(), true), (b.clone(), false)]);
+    drain_until(&mut bridge, &mut state, "the recent files", |s| s.recent.first().is_some_and(|r| r.0 == a));
+    assert_eq!(state.recent, vec![(a.clone(), true), (b.clone(), false)]);
 
     // Nine more opens keep eight recent files, newest first.
     for i in 0..9 {
         let path = write_config(dir.path(), &format!("c{i}.toml"), "gamma");
-        bridge.open(path);
+        bridge.send(Command::OpenFile { path });
     }
     drain_until(&mut bridge, &mut state, "gamma", |s| names(s) == ["gamma"]);
     bridge.shutdown_blocking(&mut state, Duration::from_secs(10));
@@ -105,7 +106,7 @@ fn an_agent_found_on_this_computer_is_added_keeping_the_files_comments() {
     );
     std::fs::write(&path, &text).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let startup = Startup { config_path: path.clone(), dirs: None, settings: fast_settings(), store: None };
+    let startup = Startup { settings: fast_settings(), ..Startup::new(path.clone()) };
     let mut bridge = start(rt.handle(), startup, Arc::new(|| {}));
     let mut state = AppState::default();
     drain_until(&mut bridge, &mut state, "alpha", |s| names(s) == ["alpha"]);
@@ -116,9 +117,12 @@ fn an_agent_found_on_this_computer_is_added_keeping_the_files_comments() {
         args: vec!["demo-agent".into()],
         env: Default::default(),
     };
-    bridge.add_agent(path.clone(), agent, dir.path().to_path_buf());
+    bridge.send(Command::AddAgent { path: path.clone(), agent });
     drain_until(&mut bridge, &mut state, "the added agent", |s| names(s) == ["alpha", "Demo copy"]);
     assert_eq!(state.last_save, Some(None));
     let written = std::fs::read_to_string(&path).unwrap();
     assert!(written.starts_with(&text), "comments and layout kept:\n{written}");
+    let folder = dir.path().join("workspaces").join("demo-copy");
+    assert!(folder.is_dir(), "the added agent works in a folder of its own next to the file");
+    assert_eq!(state.agent("Demo copy").unwrap().config.workspace, folder);
 }

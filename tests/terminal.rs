@@ -36,7 +36,7 @@ fn a_command_prints_on_the_screen_in_the_workspace() {
 #[test]
 fn a_resize_reaches_the_program() {
     let dir = tempfile::tempdir().unwrap();
-    let mut t = shell(dir.path());
+    let t = shell(dir.path());
     t.write(b"stty size\n").unwrap();
     wait_screen(&t, "24 80", LIMIT);
     t.resize(100, 30).unwrap();
@@ -94,12 +94,12 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
     let screen = wait_screen(&t, "row number 23", LIMIT);
     assert!(screen.starts_with("row number 1\n"), "{screen}");
     assert!(!screen.contains("row number 30"), "one screenful: {screen}");
-    assert!(t.screen().lock().unwrap().alternate());
+    assert!(t.handle().screen().lock().alternate());
     t.write(b"q").unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while {
         while t.pump() {}
-        t.screen().lock().unwrap().alternate()
+        t.handle().screen().lock().alternate()
     } {
         assert!(Instant::now() < deadline, "less did not quit");
         std::thread::sleep(Duration::from_millis(20));
@@ -113,7 +113,7 @@ fn a_full_screen_program_draws_its_rows_and_quits_on_its_key() {
 fn the_login_shell_of_the_workspace_stays_open() {
     let dir = tempfile::tempdir().unwrap();
     let command = LocalWorkspace::new(dir.path()).shell_command(true);
-    let mut t = TerminalSession::spawn(std::path::Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap();
+    let t = TerminalSession::spawn(std::path::Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap();
     std::thread::sleep(Duration::from_millis(500));
     assert!(!t.has_exited(), "the shell exited at once: {}", t.screen_text());
     t.write(b"echo login-$((1+1))\r").unwrap();

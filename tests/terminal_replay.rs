@@ -3,7 +3,7 @@
 //! scrollback.
 
 use alacritty_terminal::vte::ansi::{Color, NamedColor, Rgb};
-use sidekicks::runtime::terminal::{Listener, Screen};
+use sidekicks::model::terminal::{Listener, Screen};
 
 fn screen(bytes: &[u8]) -> Screen {
     let mut s = Screen::new(20, 5, Listener::default());

@@ -6,6 +6,7 @@ use std::time::Duration;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use sidekicks::app::Command;
+use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
 
 mod common;
 use common::window::{runtime, step_until, window};
@@ -78,6 +79,46 @@ fn the_terminal_tab_runs_a_shell_in_the_workspace() {
     h.get_by_label("Terminal").click();
     h.step();
     assert!(h.state().terminal_text("demo").unwrap().contains("done-42"));
+    let pids = h.state().terminal_pids("demo");
+    assert_eq!(pids.len(), 1);
     h.state_mut().shutdown();
     assert!(h.state().terminal_text("demo").is_none(), "closing the window closes the terminal");
+    assert!(!common::alive(pids[0] as i32), "the terminal's shell is still running after the window closed");
+}
+
+#[test]
+fn the_files_follow_an_agent_into_its_team_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, project) = (dir.path().join("home"), dir.path().join("project"));
+    std::fs::create_dir(&home).unwrap();
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(home.join("own.txt"), "").unwrap();
+    std::fs::write(project.join("project.txt"), "").unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Files").click();
+    step_until(&mut h, LONG, "the tree", |h| h.query_by_label("own.txt").is_some());
+
+    // The agent joins a team: it works in its copy of the project from now on.
+    let create = TeamCommand::Create {
+        name: "T".into(),
+        project: project.clone(),
+        provider: ProviderKind::Copy,
+        agents: vec!["demo".into()],
+        lead: None,
+    };
+    h.state_mut().send(Command::Team(Box::new(create)));
+    step_until(&mut h, LONG, "the member in its copy", |h| {
+        h.state().state.agent("demo").is_some_and(|a| a.config.workspace != home)
+    });
+    h.get_all_by_label("Files").next().unwrap().click();
+    step_until(&mut h, LONG, "the copy's tree", |h| {
+        h.query_by_label("project.txt").is_some() && h.query_by_label("own.txt").is_none()
+    });
+
+    // The copy is followed: a file written there shows.
+    let copy = h.state().state.agent("demo").unwrap().config.workspace.clone();
+    std::fs::write(copy.join("later.txt"), "").unwrap();
+    step_until(&mut h, LONG, "the new file in the copy", |h| h.query_by_label("later.txt").is_some());
 }

@@ -30,22 +30,6 @@ pub struct ChannelState {
     pub unread: bool,
 }
 
-impl ChannelState {
-    /// Everything but the timeline (which may be long).
-    pub fn clone_head(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            title: self.title.clone(),
-            team: self.team.clone(),
-            lead: self.lead.clone(),
-            description: self.description.clone(),
-            members: self.members.clone(),
-            timeline: Timeline::default(),
-            unread: self.unread,
-        }
-    }
-}
-
 /// Every channel.
 #[derive(Clone, Debug, Default)]
 pub struct ChannelsState {
@@ -210,6 +194,14 @@ impl ChannelsState {
             .collect();
         commands.push(Self::save(channel));
         commands
+    }
+
+    /// Channel `name` is shown (`None`: none is): it is read, and stays read while shown.
+    pub fn show(&mut self, name: Option<&str>) {
+        self.viewing = name.map(str::to_string);
+        if let Some(c) = self.channels.iter_mut().find(|c| Some(c.name.as_str()) == name) {
+            c.unread = false;
+        }
     }
 
     /// An agent's answer grew: the channel it answers in (its latest prompt says `[#name]`) is

@@ -1,5 +1,5 @@
-//! The bridge between the UI thread and the runtime: `Command`s go in, `Event`s come out and
-//! are applied to the `AppState` the UI reads, a bounded batch per frame.
+//! The window's side of the runtime: the `Bridge` (commands in, events out, a bounded batch per
+//! frame) and the `AppState` the events are applied to and the views read.
 
 mod bridge;
 pub mod channels_state;
@@ -11,4 +11,4 @@ pub use crate::protocol::{
     TeamInfo, WorkspaceEvent,
 };
 pub use bridge::{Bridge, Startup, start};
-pub use state::{AgentView, AppState, CommandOutput, PermissionCard};
+pub use state::{AgentView, AppState, CommandOutput, PermissionCard, Request};

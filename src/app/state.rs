@@ -1,6 +1,6 @@
 //! What the UI reads: the config in force, the last load's problems, and per agent its state,
-//! conversation and log. Changed only by applying runtime events (and by the UI adding the
-//! person's own messages).
+//! conversation and log. Changed only by applying runtime events and by taking the window's
+//! requests ([`AppState::request`]): views read it, and return what they ask for.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use crate::model::config::{AgentConfig, Config, Language};
 use crate::model::conversation::{Conversation, Delivery, Message, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
-use crate::protocol::{AgentState, Event, LogEntry};
+use crate::protocol::{AgentState, Command, Event, LogEntry};
 
 /// Log lines kept per agent in the UI.
 pub const LOG_LINES: usize = 2000;
@@ -128,9 +128,54 @@ pub struct AppState {
     pub teams: super::teams_state::TeamsState,
     /// Channels.
     pub channels: super::channels_state::ChannelsState,
+    /// The recent config files, newest first, each with whether it still exists.
+    pub recent: Vec<(PathBuf, bool)>,
+    /// The config file's text as last loaded (`None`: unreadable).
+    pub config_text: Option<String>,
+    /// The last text the settings editor had checked, and its problems.
+    pub checked: Option<(String, Vec<Problem>)>,
+}
+
+/// What a view asks for.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// A command for the runtime.
+    Command(Command),
+    /// The person's words in a channel (the prompts for its members are made here).
+    Say {
+        /// The channel.
+        channel: String,
+        /// The words.
+        text: String,
+    },
+}
+
+impl From<Command> for Request {
+    fn from(command: Command) -> Self {
+        Request::Command(command)
+    }
 }
 
 impl AppState {
+    /// Takes a view's request: records what it starts (a member busy, a team being made, the
+    /// person's words in a channel) and returns the commands to send the runtime.
+    pub fn request(&mut self, request: Request) -> Vec<Command> {
+        match request {
+            Request::Command(command) => {
+                if let Command::Team(team) = &command {
+                    self.teams.requested(team);
+                }
+                vec![command]
+            }
+            Request::Say { channel, text } => self.channels.say(&self.agents, &channel, &text),
+        }
+    }
+
+    /// The commands that events produced (a lead's hand-over, a channel to remember), taken.
+    pub fn take_outbox(&mut self) -> Vec<Command> {
+        std::mem::take(&mut self.channels.outbox)
+    }
+
     /// The agent named `name`.
     pub fn agent(&self, name: &str) -> Option<&AgentView> {
         self.agents.iter().find(|a| a.config.name == name)
@@ -147,6 +192,7 @@ impl AppState {
             Event::ConfigLoaded { path, result } => {
                 self.config_loads += 1;
                 self.config_path = Some(path);
+                self.config_text = result.text;
                 self.problems = result.problems;
                 if self.config.is_none() {
                     // No config in force yet: the system locale decides the language.
@@ -265,6 +311,8 @@ impl AppState {
                     a.rules = rules;
                 }
             }
+            Event::RecentFiles { files } => self.recent = files,
+            Event::ConfigChecked { text, problems } => self.checked = Some((text, problems)),
             Event::HistoryLoaded { agent, messages } => {
                 // The view is created by ConfigApplied, which follows; keep the messages until then.
                 self.pending_history.insert(agent, messages);

@@ -3,8 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::protocol::teams::{Change, MemberCopy, MergeReport, TeamCommand, TeamError};
 use crate::protocol::{TeamEvent, TeamInfo};
-use crate::runtime::teams::{Change, MemberCopy, MergeReport, TeamError};
 
 /// One team.
 #[derive(Clone, Debug)]
@@ -61,6 +61,24 @@ impl TeamsState {
             busy: HashSet::new(),
             diff: None,
         });
+    }
+
+    /// Records a team operation asked of the runtime: its member is busy until the answer
+    /// (a diff is quick and keeps the member's buttons).
+    pub fn requested(&mut self, command: &TeamCommand) {
+        let (team, agent) = match command {
+            TeamCommand::Create { .. } => {
+                self.creating = true;
+                self.create_error = None;
+                return;
+            }
+            TeamCommand::Diff { .. } | TeamCommand::Discard { member: None, .. } => return,
+            TeamCommand::Changes { team, member } | TeamCommand::Merge { team, member, .. } => (team, member),
+            TeamCommand::Discard { record, member: Some(member) } => (&record.id, member),
+        };
+        if let Some(t) = self.team_mut(team) {
+            t.busy.insert(agent.name.clone());
+        }
     }
 
     /// Applies a team event.

@@ -30,6 +30,8 @@ pub struct LoadResult {
     pub config: Option<Config>,
     /// Every problem, in file order.
     pub problems: Vec<Problem>,
+    /// The text that was loaded (`None` when the file could not be read).
+    pub text: Option<String>,
 }
 
 /// What the checker may ask about the world around the file (the loader itself does no I/O).
@@ -65,7 +67,7 @@ pub fn load_str(src: &str, ctx: &LoadContext<'_>) -> LoadResult {
     problems.sort_by_key(|p| (p.span.start, p.span.end));
     let blocking = problems.iter().any(|p| p.severity() == Severity::Error);
     let config = (syntax_ok && !blocking).then_some(config);
-    LoadResult { config, problems }
+    LoadResult { config, problems, text: Some(src.to_string()) }
 }
 
 /// Expands `~/` and makes a relative path absolute against `base_dir`.

@@ -11,4 +11,5 @@ pub mod merge;
 pub mod permission;
 pub mod problem;
 pub mod rel_path;
+pub mod terminal;
 pub mod tool;

@@ -3,6 +3,7 @@
 
 pub mod discovery;
 pub mod teams;
+pub mod terminal;
 pub mod workspace;
 
 use std::path::PathBuf;
@@ -120,6 +121,8 @@ pub enum WorkspaceEvent {
     Done { result: Result<(), WorkspaceError> },
     /// Something changed in the folder (from outside the view).
     Changed,
+    /// A terminal asked for with `Command::OpenTerminal` runs (or could not start: the reason).
+    TerminalOpened { result: Result<terminal::TerminalHandle, String> },
 }
 
 /// From the UI (or a test) to the runtime.
@@ -152,8 +155,34 @@ pub enum Command {
     SetWorkspace { agent: String, workspace: Option<PathBuf> },
     /// Remember a channel's timeline (in the store, with the config file's conversations).
     SaveChannel { name: String, timeline: crate::model::channel::Timeline },
-    /// Remember a team channel's timeline (with the team; the bridge does it, not the manager).
+    /// Remember a team channel's timeline (with the team).
     SaveTeamChannel { team: String, timeline: crate::model::channel::Timeline },
+    /// Open another config file: recorded as recent, loaded, followed; every agent of the current
+    /// one stops first.
+    OpenFile { path: PathBuf },
+    /// Save the settings editor's text to the config file (→ `ConfigSaved`).
+    SaveConfig { path: PathBuf, text: String },
+    /// Check the settings editor's text with the loader, as if it were the file at `path`
+    /// (→ `ConfigChecked`).
+    CheckConfig { path: PathBuf, text: String },
+    /// Open the native file dialog (→ `FilePicked`).
+    PickConfigFile { start_in: Option<PathBuf> },
+    /// Look for agents installed on this computer (→ `AgentsFound`).
+    DiscoverAgents,
+    /// Add a found agent to the config file at `path`, keeping its comments and layout; it works in
+    /// a new folder next to the file (→ `ConfigSaved`).
+    AddAgent { path: PathBuf, agent: crate::model::config_edit::NewAgent },
+    /// An operation on an agent's workspace (→ `Event::Workspace`).
+    Workspace { agent: String, op: workspace::WorkspaceOp },
+    /// Follow this agent's workspace (changes come as `WorkspaceEvent::Changed`), and no other;
+    /// `None` follows none.
+    FollowWorkspace { agent: Option<String> },
+    /// A team operation (→ `Event::Team`).
+    Team(Box<teams::TeamCommand>),
+    /// Open a terminal (a login shell) in the agent's workspace (→ `WorkspaceEvent::TerminalOpened`).
+    OpenTerminal { agent: String },
+    /// End a terminal and everything it started.
+    CloseTerminal { id: u64 },
     /// Stop every agent and end the runtime.
     Shutdown,
 }
@@ -259,6 +288,10 @@ pub enum Event {
     RulesChanged { agent: String, rules: Vec<(String, Decision)> },
     /// The stored conversation of an agent, shown when the config is applied.
     HistoryLoaded { agent: String, messages: Vec<Message> },
+    /// The recent config files, newest first, each with whether it still exists.
+    RecentFiles { files: Vec<(PathBuf, bool)> },
+    /// The problems of a text the settings editor asked to check.
+    ConfigChecked { text: String, problems: Vec<crate::model::problem::Problem> },
 }
 
 impl Event {

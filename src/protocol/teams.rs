@@ -180,3 +180,18 @@ pub struct MergeReport {
     /// Paths that could not be merged (nothing was applied then).
     pub conflicts: Vec<(String, ConflictKind)>,
 }
+
+/// A team operation the UI asks of the runtime (the answer is a `TeamEvent`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TeamCommand {
+    /// Make a team of `agents` on `project`.
+    Create { name: String, project: PathBuf, provider: ProviderKind, agents: Vec<String>, lead: Option<String> },
+    /// List a member's changes.
+    Changes { team: String, member: MemberCopy },
+    /// Read a changed file's base and member versions.
+    Diff { team: String, member: MemberCopy, path: String },
+    /// Merge a member's work (all, or the `selected` paths) into the project.
+    Merge { team: String, member: MemberCopy, selected: Option<Vec<String>> },
+    /// Discard one member's copy (`Some`) or the whole team.
+    Discard { record: TeamRecord, member: Option<MemberCopy> },
+}

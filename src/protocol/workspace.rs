@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
-use crate::model::rel_path::Outside;
+use crate::model::rel_path::{Outside, RelPath};
 
 /// The version of a file: the SHA-256 of its content, in hex.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -84,4 +84,23 @@ impl From<Outside> for WorkspaceError {
     fn from(o: Outside) -> Self {
         WorkspaceError::Outside { path: o.0 }
     }
+}
+
+/// A workspace operation the view asks of the runtime (the answer is a `WorkspaceEvent`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkspaceOp {
+    /// List a folder (→ `Listed`).
+    List { dir: RelPath },
+    /// Read a file (→ `Read`).
+    Read { path: RelPath },
+    /// Write a file over version `expected` (→ `Written`).
+    Write { path: RelPath, bytes: Vec<u8>, expected: Option<Version> },
+    /// Create an empty file that must not exist yet (→ `Done`).
+    NewFile { path: RelPath },
+    /// Create a folder (→ `Done`).
+    CreateDir { path: RelPath },
+    /// Rename `from` to `to` (→ `Done`).
+    Rename { from: RelPath, to: RelPath },
+    /// Remove a file or folder (→ `Done`).
+    Remove { path: RelPath },
 }

@@ -27,6 +27,17 @@ use super::launch::{CRASH_TAIL, Running, exit_reason, launch};
 /// Starts the manager on the current tokio runtime; returns where to send commands.
 /// With a `store`, conversations are loaded from it and permission answers remembered in it.
 pub fn spawn_manager(settings: ManagerSettings, events: EventSink, store: Option<Arc<Store>>) -> mpsc::Sender<Command> {
+    spawn_manager_watched(settings, events, store).0
+}
+
+/// Like [`spawn_manager`], also giving the config in force (with each agent's workspace as it
+/// works now: a team member's copy) each time it changes; `None` while none is.
+pub fn spawn_manager_watched(
+    settings: ManagerSettings,
+    events: EventSink,
+    store: Option<Arc<Store>>,
+) -> (mpsc::Sender<Command>, tokio::sync::watch::Receiver<Option<Config>>) {
+    let (applied, applied_rx) = tokio::sync::watch::channel(None);
     let (tx, rx) = mpsc::channel(256);
     let (internal_tx, internal_rx) = mpsc::channel(256);
     let manager = Manager {
@@ -42,9 +53,10 @@ pub fn spawn_manager(settings: ManagerSettings, events: EventSink, store: Option
         opening: None,
         workspace_overrides: HashMap::new(),
         loaded: None,
+        applied,
     };
     tokio::spawn(manager.run(rx, internal_rx));
-    tx
+    (tx, applied_rx)
 }
 
 /// Reports from the manager's own tasks.
@@ -152,6 +164,8 @@ struct Manager {
     workspace_overrides: HashMap<String, PathBuf>,
     /// The config as loaded, before the overrides.
     loaded: Option<Config>,
+    /// The config in force, overrides applied, for whoever follows it.
+    applied: tokio::sync::watch::Sender<Option<Config>>,
 }
 
 impl Manager {
@@ -279,8 +293,20 @@ impl Manager {
                     tracing::warn!("cannot remember the channel {name}: {e}");
                 }
             }
-            // The bridge keeps team channels itself.
-            Command::SaveTeamChannel { .. } => {}
+            // Served before the manager (runtime/services): team channels, the config file,
+            // workspaces, teams.
+            Command::SaveTeamChannel { .. }
+            | Command::OpenFile { .. }
+            | Command::SaveConfig { .. }
+            | Command::CheckConfig { .. }
+            | Command::PickConfigFile { .. }
+            | Command::DiscoverAgents
+            | Command::AddAgent { .. }
+            | Command::Workspace { .. }
+            | Command::FollowWorkspace { .. }
+            | Command::Team(_)
+            | Command::OpenTerminal { .. }
+            | Command::CloseTerminal { .. } => {}
             Command::SetWorkspace { agent, workspace } => {
                 match workspace {
                     Some(path) => self.workspace_overrides.insert(agent, path),
@@ -423,6 +449,7 @@ impl Manager {
         self.slots.retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
         let names: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
         let channels: Vec<String> = config.channels.iter().map(|c| c.name.clone()).collect();
+        self.applied.send_replace(Some(config.clone()));
         self.events.send(Event::ConfigApplied { config }).await;
         if let (Some(store), Some(path)) = (&self.store, &self.config_path) {
             for name in channels {
@@ -716,6 +743,8 @@ impl Manager {
     /// Switches to another config file: its agents, its conversations.
     async fn open(&mut self, path: PathBuf, result: crate::model::config_check::LoadResult) {
         self.slots.clear();
+        self.loaded = None;
+        self.applied.send_replace(None);
         self.config_path = Some(path.clone());
         self.events.send(Event::ConfigOpened { path: path.clone() }).await;
         self.config_loaded(path, result).await;

@@ -183,6 +183,7 @@ pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
                 span: 0..0,
                 kind: ProblemKind::Unreadable { path: path.display().to_string(), message: e.to_string() },
             }],
+            text: None,
         },
     }
 }

@@ -42,6 +42,12 @@ impl EventSink {
         }
     }
 
+    /// The waker: asks the window for a frame (a terminal's output is read from its screen, not sent
+    /// as events).
+    pub fn waker(&self) -> Waker {
+        self.waker.clone()
+    }
+
     /// Sends an event, waiting if the UI is behind (back-pressure instead of dropping).
     pub async fn send(&self, event: Event) {
         if let Some(history) = &self.history

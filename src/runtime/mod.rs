@@ -19,6 +19,7 @@ pub mod log_file;
 pub mod permission_rules;
 pub mod process;
 pub mod redact;
+pub mod services;
 pub mod store;
 pub mod teams;
 pub mod terminal;

@@ -10,25 +10,21 @@ use super::message::{MessageActions, message_ui};
 use super::permission_card::permission_card_ui;
 use super::theme::state_dot;
 use crate::app::channels_state::answer_messages;
-use crate::app::{AgentState, AppState, Bridge, Command};
+use crate::app::{AgentState, AppState, Command, Request};
 use crate::model::channel::Entry;
+use crate::protocol::teams::TeamCommand;
 
-/// Draws channel `name`; returns the commands to send.
+/// Draws channel `name`; returns what it asks for.
 pub fn channel_ui(
     ui: &mut egui::Ui,
-    state: &mut AppState,
-    bridge: &Bridge,
+    state: &AppState,
     name: &str,
     draft: &mut String,
     markdown: &mut CommonMarkCache,
-) -> Vec<Command> {
+) -> Vec<Request> {
     let lang = state.language;
-    let mut commands = Vec::new();
-    state.channels.viewing = Some(name.to_string());
-    let Some(channel) = state.channels.channels.iter_mut().find(|c| c.name == name) else { return commands };
-    channel.unread = false;
-    // What the header and composer need (the timeline is read in place below, not copied).
-    let channel = channel.clone_head();
+    let mut commands: Vec<Request> = Vec::new();
+    let Some(channel) = state.channels.channel(name) else { return commands };
     ui.horizontal(|ui| {
         ui.heading(format!("#{}", channel.title));
         if let Some(d) = &channel.description {
@@ -43,7 +39,7 @@ pub fn channel_ui(
             if agent.state == AgentState::Busy
                 && ui.small_button(tr(lang, Key::StopTurn)).on_hover_text(member.as_str()).clicked()
             {
-                commands.push(Command::Cancel { agent: member.clone() });
+                commands.push(Command::Cancel { agent: member.clone() }.into());
             }
             ui.add_space(8.0);
         }
@@ -54,12 +50,12 @@ pub fn channel_ui(
             .cloned()
             .collect();
         if ui.add_enabled(!busy.is_empty(), egui::Button::new(tr(lang, Key::StopAll))).clicked() {
-            commands.extend(busy.into_iter().map(|agent| Command::Cancel { agent }));
+            commands.extend(busy.into_iter().map(|agent| Command::Cancel { agent }.into()));
         }
     });
     // A team channel: each member's work, merged from here.
     if let Some(team_id) = &channel.team
-        && let Some(team) = state.teams.team_mut(team_id)
+        && let Some(team) = state.teams.team(team_id)
     {
         ui.horizontal_wrapped(|ui| {
             for member in channel.members.iter().filter(|m| channel.lead.as_ref() != Some(*m)) {
@@ -70,8 +66,8 @@ pub fn channel_ui(
                 }
                 let label = trf(lang, Key::MergeWork, &[("member", member)]);
                 if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
-                    team.busy.insert(member.clone());
-                    bridge.team_merge(team_id.clone(), copy, None);
+                    let merge = TeamCommand::Merge { team: team_id.clone(), member: copy, selected: None };
+                    commands.push(Command::Team(Box::new(merge)).into());
                 }
                 match team.merges.get(member) {
                     Some(Ok(r)) if r.conflicts.is_empty() => {
@@ -104,12 +100,12 @@ pub fn channel_ui(
             if (enter || clicked) && !draft.trim().is_empty() {
                 let text = draft.trim().to_string();
                 draft.clear();
-                commands.extend(state.channels.say(&state.agents, name, &text));
+                commands.push(Request::Say { channel: name.to_string(), text });
             }
         });
     });
     let mut actions = MessageActions::default();
-    let Some(timeline) = state.channels.channel(name).map(|c| &c.timeline) else { return commands };
+    let timeline = &channel.timeline;
     egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]).show(ui, |ui| {
         if timeline.entries.is_empty() {
             ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
@@ -138,11 +134,11 @@ pub fn channel_ui(
             let Some(view) = state.agent(member) else { continue };
             for card in view.permissions.iter().filter(|c| c.answer.is_none()) {
                 if let Some(c) = permission_card_ui(ui, lang, member, &view.config.runtime, card) {
-                    commands.push(c);
+                    commands.push(c.into());
                 }
             }
         }
     });
-    commands.extend(actions.commands);
+    commands.extend(actions.commands.into_iter().map(Request::from));
     commands
 }

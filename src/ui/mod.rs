@@ -31,7 +31,7 @@ pub mod workspace_view;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::app::{AppState, Bridge, Command};
+use crate::app::{AppState, Bridge, Command, Request};
 
 /// Time spent applying events per frame, at most.
 const EVENT_BUDGET: Duration = Duration::from_millis(8);
@@ -77,8 +77,8 @@ pub struct SidekicksApp {
     workspaces: HashMap<String, workspace_view::WorkspaceView>,
     /// `AppState::opened` when the per-agent views were last pruned.
     opened_seen: u64,
-    /// The program that hosts terminal shells (this binary: `sidekicks terminal-host`).
-    terminal_host: std::path::PathBuf,
+    /// The agent whose workspace the runtime follows (the one shown).
+    followed: Option<String>,
     /// The team shown (its id).
     team: Option<String>,
     /// The channel shown.
@@ -111,7 +111,7 @@ impl SidekicksApp {
             view: View::Agent,
             settings: settings::SettingsView::default(),
             workspaces: HashMap::new(),
-            terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
+            followed: None,
             team: None,
             team_views: Default::default(),
             channel: None,
@@ -126,12 +126,6 @@ impl SidekicksApp {
         }
     }
 
-    /// Uses `path` as the Sidekicks binary that hosts terminal shells (tests run from another binary).
-    pub fn with_terminal_host(mut self, path: impl Into<std::path::PathBuf>) -> Self {
-        self.terminal_host = path.into();
-        self
-    }
-
     /// The visible text of the terminal shown in `agent`'s workspace, if one is open.
     pub fn terminal_text(&self, agent: &str) -> Option<String> {
         self.workspaces.get(agent)?.terminals.active().map(|t| t.screen_text())
@@ -139,7 +133,7 @@ impl SidekicksApp {
 
     /// The pids of the hosts of every terminal open in `agent`'s workspace.
     pub fn terminal_pids(&self, agent: &str) -> Vec<u32> {
-        self.workspaces.get(agent).map(|w| w.terminals.sessions().map(|t| t.pid()).collect()).unwrap_or_default()
+        self.workspaces.get(agent).map(|w| w.terminals.sessions().map(|t| t.pid).collect()).unwrap_or_default()
     }
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
@@ -153,6 +147,16 @@ impl SidekicksApp {
         self.bridge.send(command);
     }
 
+    /// The one way views start work: each request is taken by the state (which records what it
+    /// starts) and its commands go to the runtime.
+    fn submit<R: Into<Request>>(&mut self, requests: impl IntoIterator<Item = R>) {
+        for request in requests {
+            for command in self.state.request(request.into()) {
+                self.bridge.send(command);
+            }
+        }
+    }
+
     /// Applies pending runtime events; asks for another frame if the budget ran out.
     pub fn logic(&mut self, ctx: &egui::Context) {
         glyphs::install(ctx);
@@ -164,13 +168,16 @@ impl SidekicksApp {
         // with a new view.
         let reopened = std::mem::replace(&mut self.opened_seen, self.state.opened) != self.state.opened;
         let state = &self.state;
+        let mut closing = Vec::new();
         self.workspaces.retain(|name, view| {
             let keep = !reopened && state.agent(name).is_some();
             if !keep {
                 view.close_terminals();
+                closing.extend(view.take_commands());
             }
             keep
         });
+        self.submit(closing);
         if reopened {
             self.lists.clear();
         }
@@ -182,21 +189,25 @@ impl SidekicksApp {
             if let (Some(view), Some(agent)) =
                 (self.workspaces.get_mut(&agent), self.state.agents.iter().find(|a| a.config.name == agent))
             {
-                view.apply(&mut self.bridge, agent, event);
+                view.apply(agent, event);
+                let commands = view.take_commands();
+                self.submit(commands);
             }
         }
-        if self.view != View::Workspace {
-            self.bridge.follow_workspace(None);
+        // Only the workspace shown is followed.
+        let shown = if self.view == View::Workspace { self.selected.clone() } else { None };
+        if shown != self.followed {
+            self.followed.clone_from(&shown);
+            self.bridge.send(Command::FollowWorkspace { agent: shown });
         }
         // A lead's hand-over and other commands that events produced.
-        for command in std::mem::take(&mut self.state.channels.outbox) {
-            self.bridge.send(command);
-        }
+        let outbox = self.state.take_outbox();
+        self.submit(outbox);
         // The native dialog answered: open what was picked.
         if let Some(picked) = self.state.picked_file.take()
             && let Some(path) = picked
         {
-            self.bridge.open(path);
+            self.bridge.send(Command::OpenFile { path });
         }
     }
 
@@ -234,36 +245,35 @@ impl SidekicksApp {
             self.team = Some(id);
             self.view = View::Team;
         }
-        if self.view != View::Channel {
-            self.state.channels.viewing = None;
-        }
+        let channel = self.channel.clone().filter(|_| self.view == View::Channel);
+        self.state.channels.show(channel.as_deref());
         egui::CentralPanel::default().show(ui, |ui| {
             let lang = self.state.language;
             if self.view == View::Channel
                 && let Some(name) = self.channel.clone()
             {
                 let draft = self.channel_drafts.entry(name.clone()).or_default();
-                for command in
-                    channel_view::channel_ui(ui, &mut self.state, &self.bridge, &name, draft, &mut self.markdown)
-                {
-                    self.bridge.send(command);
-                }
+                let requests = channel_view::channel_ui(ui, &self.state, &name, draft, &mut self.markdown);
+                self.submit(requests);
                 return;
             }
             if self.view == View::NewTeam {
-                team_view::new_team_ui(ui, lang, &mut self.state, &self.bridge, &mut self.team_views.form);
+                let commands = team_view::new_team_ui(ui, lang, &self.state, &mut self.team_views.form);
+                self.submit(commands);
                 return;
             }
             if self.view == View::Team
                 && let Some(id) = self.team.clone()
                 && self.state.teams.team(&id).is_some()
             {
-                team_view::team_ui(ui, lang, &mut self.state, &self.bridge, &id, &mut self.team_views);
+                let commands = team_view::team_ui(ui, lang, &self.state, &id, &mut self.team_views);
+                self.submit(commands);
                 return;
             }
             if self.view == View::Settings {
                 let lang = self.state.language;
-                self.settings.ui(ui, lang, &self.state, &mut self.bridge);
+                let commands = self.settings.ui(ui, lang, &self.state);
+                self.submit(commands);
                 return;
             }
             if self.view == View::Workspace
@@ -272,12 +282,15 @@ impl SidekicksApp {
             {
                 let lang = self.state.language;
                 let view = self.workspaces.entry(name).or_default();
-                for action in view.ui(ui, lang, agent, &mut self.bridge, &self.terminal_host) {
+                let mut commands = Vec::new();
+                for action in view.ui(ui, lang, agent) {
                     match action {
                         workspace_view::HeaderAction::Conversation => self.view = View::Agent,
-                        workspace_view::HeaderAction::Command(c) => self.bridge.send(c),
+                        workspace_view::HeaderAction::Command(c) => commands.push(c),
                     }
                 }
+                commands.extend(view.take_commands());
+                self.submit(commands);
                 return;
             }
             status::problems_ui(ui, &self.state);
@@ -301,16 +314,17 @@ impl SidekicksApp {
                 Tab::Log => log::log_ui(ui, lang, agent),
                 Tab::Permissions => commands.extend(rules::rules_ui(ui, lang, agent)),
             }
-            for command in commands {
-                self.bridge.send(command);
-            }
+            self.submit(commands);
         });
     }
 
-    /// Stops every agent and closes every terminal before the window goes away.
+    /// Stops every agent and closes every terminal (the runtime does both) before the window goes
+    /// away.
     pub fn shutdown(&mut self) {
+        // The runtime ends them (Shutdown); the window lets go of their screens.
         for view in self.workspaces.values_mut() {
             view.close_terminals();
+            view.take_commands();
         }
         if !self.shut_down {
             self.shut_down = true;

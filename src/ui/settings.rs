@@ -9,12 +9,10 @@ use egui::RichText;
 use super::config_editor::config_editor_ui;
 use super::i18n::{Key, problem_text, tr, trf};
 use super::theme::{ERROR, OK, WARNING};
-use crate::app::{AppState, Bridge};
+use crate::app::{AppState, Command};
 use crate::model::config::Language;
-use crate::model::config_check::{LoadContext, load_str};
 use crate::model::problem::{Problem, Severity};
-use crate::runtime::config_file::command_exists;
-use crate::runtime::discovery::Source;
+use crate::protocol::discovery::Source;
 
 /// The editor's state.
 #[derive(Default)]
@@ -25,7 +23,9 @@ pub struct SettingsView {
     /// The file's text when last read or saved.
     disk: Option<String>,
     seen_loads: u64,
-    checked: Option<String>,
+    /// The last text sent to be checked.
+    asked: Option<String>,
+    /// The problems of the last text checked (the current one's once its check is back).
     problems: Vec<Problem>,
     /// Their version, when the file changed on disk under unsaved edits.
     conflict: Option<String>,
@@ -45,6 +45,11 @@ impl SettingsView {
         self.problems.iter().any(|p| p.severity() == Severity::Error)
     }
 
+    /// True while the current text's check has not come back.
+    fn checking(&self, state: &AppState) -> bool {
+        state.checked.as_ref().is_none_or(|(text, _)| *text != self.text)
+    }
+
     /// Follows the file: on first show, after another file is opened, and after each change on disk.
     fn sync_with_disk(&mut self, state: &AppState) {
         let path = state.config_path.clone();
@@ -54,8 +59,10 @@ impl SettingsView {
         }
         self.seen_loads = state.config_loads;
         self.path = path;
-        let Some(path) = &self.path else { return };
-        let theirs = std::fs::read_to_string(path).ok();
+        if self.path.is_none() {
+            return;
+        }
+        let theirs = state.config_text.clone();
         if new_file || !self.is_dirty() {
             self.text = theirs.clone().unwrap_or_default();
             self.disk = theirs;
@@ -66,29 +73,28 @@ impl SettingsView {
         }
     }
 
-    /// Checks the text with the loader when it changed.
-    fn check(&mut self) {
-        if self.checked.as_deref() == Some(self.text.as_str()) {
+    /// Asks the runtime to check the text with the loader when it changed, and takes the
+    /// problems of the text checked when they come back.
+    fn check(&mut self, state: &AppState, commands: &mut Vec<Command>) {
+        if let Some((text, problems)) = &state.checked
+            && *text == self.text
+        {
+            self.problems.clone_from(problems);
+        }
+        if self.asked.as_deref() == Some(self.text.as_str()) {
             return;
         }
-        let base = self.path.as_deref().and_then(Path::parent).unwrap_or(Path::new("/"));
-        let home = directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-        let ctx = LoadContext {
-            base_dir: base,
-            home: home.as_deref(),
-            is_dir: &|p: &Path| p.is_dir(),
-            command_exists: &command_exists,
-            // Known from the file as loaded (its problems are shown with the config's).
-            readable_by_others: false,
-        };
-        self.problems = load_str(&self.text, &ctx).problems;
-        self.checked = Some(self.text.clone());
+        if let Some(path) = &self.path {
+            commands.push(Command::CheckConfig { path: path.clone(), text: self.text.clone() });
+            self.asked = Some(self.text.clone());
+        }
     }
 
-    /// Draws the view.
-    pub fn ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+    /// Draws the view; returns the commands to send.
+    pub fn ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState) -> Vec<Command> {
+        let mut commands = Vec::new();
         self.sync_with_disk(state);
-        self.check();
+        self.check(state, &mut commands);
         if self.saving.is_some_and(|at| state.saves > at)
             && let Some(result) = &state.last_save
         {
@@ -98,7 +104,7 @@ impl SettingsView {
                 self.conflict = None;
             }
         }
-        self.toolbar_ui(ui, lang, state, bridge);
+        self.toolbar_ui(ui, lang, state, &mut commands);
         if let Some(theirs) = self.conflict.clone() {
             egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
                 ui.horizontal_wrapped(|ui| {
@@ -118,48 +124,51 @@ impl SettingsView {
         }
         egui::Panel::bottom("settings-problems")
             .resizable(true)
-            .show(ui, |ui| self.problems_ui(ui, lang, state, bridge));
+            .show(ui, |ui| self.problems_ui(ui, lang, state, &mut commands));
         let lines: Vec<usize> = self.problems.iter().map(|p| p.line).collect();
         config_editor_ui(ui, lang, &mut self.text, &lines, &mut self.jump);
+        commands
     }
 
-    fn toolbar_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, commands: &mut Vec<Command>) {
+        let checking = self.checking(state);
         ui.horizontal(|ui| {
             ui.heading(tr(lang, Key::Settings));
             if let Some(path) = &self.path {
                 ui.label(RichText::new(path.display().to_string()).monospace().weak());
             }
             ui.separator();
-            let can_save = self.is_dirty() && !self.has_errors() && self.conflict.is_none() && self.saving.is_none();
+            let can_save =
+                self.is_dirty() && !checking && !self.has_errors() && self.conflict.is_none() && self.saving.is_none();
             let save = ui.add_enabled(can_save, egui::Button::new(tr(lang, Key::Save)));
             let save = if self.has_errors() { save.on_disabled_hover_text(tr(lang, Key::SaveRefused)) } else { save };
             if save.clicked()
                 && let Some(path) = self.path.clone()
             {
                 self.saving = Some(state.saves);
-                bridge.save(path, self.text.clone());
+                commands.push(Command::SaveConfig { path, text: self.text.clone() });
             }
             if ui.button(tr(lang, Key::OpenFile)).clicked() {
-                bridge.pick_file(self.path.as_deref().and_then(Path::parent).map(Path::to_path_buf));
+                let start_in = self.path.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+                commands.push(Command::PickConfigFile { start_in });
             }
             ui.menu_button(tr(lang, Key::Recent), |ui| {
-                let recent = bridge.recent();
-                if recent.is_empty() {
+                if state.recent.is_empty() {
                     ui.label(RichText::new(tr(lang, Key::NoRecent)).weak());
                 }
-                for (path, exists) in recent {
-                    let label = if exists {
+                for (path, exists) in &state.recent {
+                    let label = if *exists {
                         path.display().to_string()
                     } else {
                         trf(lang, Key::MissingFile, &[("path", &path.display().to_string())])
                     };
-                    if ui.add_enabled(exists, egui::Button::new(label)).clicked() {
-                        bridge.open(path);
+                    if ui.add_enabled(*exists, egui::Button::new(label)).clicked() {
+                        commands.push(Command::OpenFile { path: path.clone() });
                         ui.close();
                     }
                 }
             });
-            let status = if self.saving.is_some() {
+            let status = if self.saving.is_some() || checking {
                 None
             } else if let Some(Some(error)) = &state.last_save
                 && self.is_dirty()
@@ -179,7 +188,7 @@ impl SettingsView {
         ui.separator();
     }
 
-    fn problems_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+    fn problems_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, commands: &mut Vec<Command>) {
         egui::ScrollArea::vertical().id_salt("settings-problems-scroll").max_height(220.0).show(ui, |ui| {
             if self.problems.is_empty() {
                 ui.label(RichText::new(tr(lang, Key::NoProblems)).color(OK));
@@ -192,15 +201,15 @@ impl SettingsView {
                 }
             }
             ui.separator();
-            self.discovery_ui(ui, lang, state, bridge);
+            self.discovery_ui(ui, lang, state, commands);
         });
     }
 
-    fn discovery_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, bridge: &mut Bridge) {
+    fn discovery_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, commands: &mut Vec<Command>) {
         ui.horizontal(|ui| {
             ui.label(RichText::new(tr(lang, Key::FindAgents)).strong());
             if ui.button(tr(lang, Key::Search)).clicked() {
-                bridge.discover();
+                commands.push(Command::DiscoverAgents);
             }
         });
         let known: Vec<&str> = state.config.iter().flat_map(|c| &c.agents).map(|a| a.command.as_str()).collect();
@@ -223,19 +232,9 @@ impl SettingsView {
                 } else if ui.button(tr(lang, Key::AddToConfig)).clicked()
                     && let Some(path) = self.path.clone()
                 {
-                    let workspace = default_workspace(&path, &found.agent.name);
-                    bridge.add_agent(path, found.agent.clone(), workspace);
+                    commands.push(Command::AddAgent { path, agent: found.agent.clone() });
                 }
             });
         }
     }
-}
-
-/// Where an added agent works until the person chooses: a folder of its own next to the config
-/// file (`workspaces/<name>`), created empty.
-fn default_workspace(config: &Path, name: &str) -> PathBuf {
-    let slug: String = name.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
-    let dir = config.parent().unwrap_or(Path::new(".")).join("workspaces").join(slug);
-    let _ = std::fs::create_dir_all(&dir);
-    dir
 }

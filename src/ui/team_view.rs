@@ -9,11 +9,11 @@ use egui::RichText;
 
 use super::i18n::{Key, team_error_text, tr, trf};
 use super::theme::{ERROR, OK};
-use crate::app::{AppState, Bridge};
+use crate::app::{AppState, Command};
 use crate::model::config::{Language, RuntimeKind};
 use crate::model::merge::ConflictKind;
 use crate::model::tool::FileDiff;
-use crate::runtime::teams::{ChangeKind, ProviderKind};
+use crate::protocol::teams::{ChangeKind, ProviderKind, TeamCommand};
 
 /// The new-team form.
 pub struct NewTeamForm {
@@ -73,8 +73,10 @@ fn conflict_text(lang: Language, kind: ConflictKind) -> &'static str {
     )
 }
 
-/// The new-team form; returns nothing (the created team opens when the runtime reports it).
-pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &mut AppState, bridge: &Bridge, form: &mut NewTeamForm) {
+/// The new-team form; returns the commands to send (the created team opens when the runtime
+/// reports it).
+pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) -> Vec<Command> {
+    let mut commands = Vec::new();
     ui.heading(tr(lang, Key::NewTeamTitle));
     ui.add_space(6.0);
     egui::Grid::new("new-team").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
@@ -123,7 +125,7 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &mut AppState, brid
         ui.end_row();
     });
     ui.add_space(8.0);
-    let teams = &mut state.teams;
+    let teams = &state.teams;
     if teams.creating {
         ui.horizontal(|ui| {
             ui.spinner();
@@ -132,32 +134,25 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &mut AppState, brid
     } else {
         let ready = !form.name.trim().is_empty() && !form.project.trim().is_empty() && !form.members.is_empty();
         if ui.add_enabled(ready, egui::Button::new(tr(lang, Key::CreateTeam))).clicked() {
-            teams.creating = true;
-            teams.create_error = None;
-            bridge.create_team(
-                form.name.trim().to_string(),
-                form.project.trim().into(),
-                form.provider,
-                form.members.iter().cloned().collect(),
-                form.lead.clone().filter(|l| !form.members.contains(l)),
-            );
+            commands.push(Command::Team(Box::new(TeamCommand::Create {
+                name: form.name.trim().to_string(),
+                project: form.project.trim().into(),
+                provider: form.provider,
+                agents: form.members.iter().cloned().collect(),
+                lead: form.lead.clone().filter(|l| !form.members.contains(l)),
+            })));
         }
     }
     if let Some(e) = &teams.create_error {
         ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
     }
+    commands
 }
 
-/// A team's page.
-pub fn team_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    state: &mut AppState,
-    bridge: &Bridge,
-    id: &str,
-    views: &mut TeamViews,
-) {
-    let Some(team) = state.teams.team_mut(id) else { return };
+/// A team's page; returns the commands to send.
+pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, views: &mut TeamViews) -> Vec<Command> {
+    let mut commands = Vec::new();
+    let Some(team) = state.teams.team(id) else { return commands };
     let record = team.info.record.clone();
     ui.horizontal(|ui| {
         ui.heading(&record.name);
@@ -170,7 +165,8 @@ pub fn team_ui(
         ui.horizontal(|ui| {
             ui.label(RichText::new(tr(lang, Key::DiscardTeamQuestion)).color(ERROR));
             if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
-                bridge.team_discard(record.clone(), None);
+                let discard = TeamCommand::Discard { record: record.clone(), member: None };
+                commands.push(Command::Team(Box::new(discard)));
                 views.confirm = None;
             }
             if ui.button(tr(lang, Key::Cancel)).clicked() {
@@ -196,9 +192,10 @@ pub fn team_ui(
             );
             let busy = team.busy.contains(agent);
             // The change list is asked for when missing (at first, and after each merge).
+            let team_id = id.to_string();
+            let mut ask = |command: TeamCommand| commands.push(Command::Team(Box::new(command)));
             if !team.changes.contains_key(agent) && !busy {
-                team.busy.insert(agent.clone());
-                bridge.team_changes(id.to_string(), member.clone());
+                ask(TeamCommand::Changes { team: team_id.clone(), member: member.clone() });
             }
             let selected = views.selected.entry((id.to_string(), agent.clone())).or_default();
             ui.horizontal(|ui| {
@@ -207,18 +204,16 @@ pub fn team_ui(
                 }
                 ui.add_enabled_ui(!busy, |ui| {
                     if ui.button(tr(lang, Key::Refresh)).clicked() {
-                        team.busy.insert(agent.clone());
-                        bridge.team_changes(id.to_string(), member.clone());
+                        ask(TeamCommand::Changes { team: team_id.clone(), member: member.clone() });
                     }
                     if ui.button(tr(lang, Key::MergeAll)).clicked() {
-                        team.busy.insert(agent.clone());
-                        bridge.team_merge(id.to_string(), member.clone(), None);
+                        ask(TeamCommand::Merge { team: team_id.clone(), member: member.clone(), selected: None });
                         selected.clear();
                     }
                     let some = !selected.is_empty();
                     if ui.add_enabled(some, egui::Button::new(tr(lang, Key::MergeSelected))).clicked() {
-                        team.busy.insert(agent.clone());
-                        bridge.team_merge(id.to_string(), member.clone(), Some(selected.iter().cloned().collect()));
+                        let paths = Some(selected.iter().cloned().collect());
+                        ask(TeamCommand::Merge { team: team_id.clone(), member: member.clone(), selected: paths });
                         selected.clear();
                     }
                     if ui.button(tr(lang, Key::Discard)).clicked() {
@@ -230,8 +225,7 @@ pub fn team_ui(
                 ui.horizontal(|ui| {
                     ui.label(RichText::new(trf(lang, Key::DiscardMemberQuestion, &[("member", agent)])).color(ERROR));
                     if ui.button(tr(lang, Key::Discard)).clicked() {
-                        team.busy.insert(agent.clone());
-                        bridge.team_discard(record.clone(), Some(member.clone()));
+                        ask(TeamCommand::Discard { record: record.clone(), member: Some(member.clone()) });
                         views.confirm = None;
                     }
                     if ui.button(tr(lang, Key::Cancel)).clicked() {
@@ -271,7 +265,8 @@ pub fn team_ui(
                                 }
                             }
                             if ui.link(&change.path).clicked() {
-                                bridge.team_diff(id.to_string(), member.clone(), change.path.clone());
+                                let path = change.path.clone();
+                                ask(TeamCommand::Diff { team: team_id.clone(), member: member.clone(), path });
                             }
                             ui.label(RichText::new(change_text(lang, &change.kind)).weak());
                         });
@@ -299,4 +294,5 @@ pub fn team_ui(
             ui.separator();
         }
     });
+    commands
 }

@@ -1,15 +1,15 @@
 //! The terminals of one workspace: a strip of terminal tabs (title or "Shell n", a close button, "+"
-//! for another), the active one drawn below. Terminals live while the app runs, whatever tab of the
-//! workspace is shown; closing one ends its shell and everything it started, on a background thread
-//! (a container's teardown takes a moment) that quitting waits for.
+//! for another), the active one drawn below. The runtime runs them (`Command::OpenTerminal`, a
+//! handle comes back); they live while the app runs, whatever tab of the workspace is shown;
+//! closing one (`Command::CloseTerminal`) ends its shell and everything it started.
 
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
 use super::terminal_view::TerminalView;
+use crate::app::Command;
 use crate::model::config::Language;
-use crate::runtime::terminal::TerminalSession;
-use crate::runtime::workspace::ShellCommand;
+use crate::protocol::terminal::TerminalHandle;
 
 /// The terminals of a workspace.
 #[derive(Default)]
@@ -18,7 +18,10 @@ pub struct Terminals {
     active: usize,
     next: u32,
     error: Option<String>,
-    closing: Vec<std::thread::JoinHandle<()>>,
+    /// A terminal was asked for and has not come yet.
+    opening: bool,
+    /// A terminal just came: it takes the keyboard.
+    fresh: bool,
 }
 
 impl Terminals {
@@ -28,79 +31,88 @@ impl Terminals {
     }
 
     /// The open terminals.
-    pub fn sessions(&self) -> impl Iterator<Item = &TerminalSession> {
+    pub fn sessions(&self) -> impl Iterator<Item = &TerminalHandle> {
         self.list.iter().map(|(_, v)| &v.session)
     }
 
     /// The terminal shown.
-    pub fn active(&self) -> Option<&TerminalSession> {
+    pub fn active(&self) -> Option<&TerminalHandle> {
         self.list.get(self.active).map(|(_, v)| &v.session)
     }
 
-    /// Opens a terminal running `shell` (under `host`) and shows it.
-    pub fn open(&mut self, ctx: &egui::Context, host: &std::path::Path, shell: &ShellCommand) {
-        let ctx = ctx.clone();
-        let on_output = std::sync::Arc::new(move || ctx.request_repaint());
-        match TerminalSession::spawn(host, shell, 80, 24, on_output) {
-            Ok(session) => {
-                static OPENED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                let salt = OPENED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    /// A terminal asked for came (or could not start): it is shown.
+    pub fn opened(&mut self, result: Result<TerminalHandle, String>) {
+        self.opening = false;
+        match result {
+            Ok(handle) => {
                 self.next += 1;
-                self.list.push((self.next, TerminalView::new(session, egui::Id::unique(("terminal", salt)))));
+                let id = egui::Id::unique(("terminal", handle.id));
+                self.list.push((self.next, TerminalView::new(handle, id)));
                 self.active = self.list.len() - 1;
                 self.error = None;
+                self.fresh = true;
             }
-            Err(e) => self.error = Some(e.to_string()),
+            Err(e) => self.error = Some(e),
         }
     }
 
-    /// Ends terminal `index` (in the background).
-    fn close(&mut self, index: usize) {
+    /// Asks for a terminal in `agent`'s workspace.
+    fn open(&mut self, agent: &str, commands: &mut Vec<Command>) {
+        if !self.opening {
+            self.opening = true;
+            commands.push(Command::OpenTerminal { agent: agent.to_string() });
+        }
+    }
+
+    /// Ends terminal `index` (the runtime closes it in the background).
+    fn close(&mut self, index: usize, commands: &mut Vec<Command>) {
         if index < self.list.len() {
             let (_, view) = self.list.remove(index);
-            self.closing.push(std::thread::spawn(move || view.session.close()));
+            commands.push(Command::CloseTerminal { id: view.session.id });
             self.active = self.active.min(self.list.len().saturating_sub(1));
         }
-        self.closing.retain(|h| !h.is_finished());
     }
 
-    /// Ends every terminal and waits until all are closed.
-    pub fn close_all(&mut self) {
+    /// Ends every terminal.
+    pub fn close_all(&mut self) -> Vec<Command> {
+        let mut commands = Vec::new();
         while !self.list.is_empty() {
-            self.close(0);
+            self.close(0, &mut commands);
         }
-        for handle in self.closing.drain(..) {
-            let _ = handle.join();
-        }
+        commands
     }
 
-    /// Draws the strip and the active terminal; `shell` makes the command of a new one. Returns true
-    /// when a terminal was drawn; `grab` gives it the keyboard.
+    /// Draws the strip and the active terminal of `agent`'s workspace. Returns true when a
+    /// terminal was drawn; `grab` gives it the keyboard.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         lang: Language,
-        host: &std::path::Path,
-        shell: impl Fn() -> ShellCommand,
+        agent: &str,
         grab: bool,
+        commands: &mut Vec<Command>,
     ) -> bool {
         let ended: Vec<usize> = (0..self.list.len()).filter(|&i| self.list[i].1.session.has_exited()).collect();
         for &i in ended.iter().rev() {
-            self.close(i);
+            self.close(i, commands);
         }
         if !ended.is_empty() && self.list.is_empty() {
             self.error = Some(tr(lang, Key::TerminalEnded).to_string());
         }
         if self.list.is_empty() {
+            if self.opening {
+                ui.spinner();
+                return false;
+            }
             if let Some(error) = &self.error {
                 ui.label(RichText::new(error).weak());
             }
             if ui.button(tr(lang, Key::OpenTerminal)).clicked() || self.error.is_none() {
-                self.open(ui.ctx(), host, &shell());
+                self.open(agent, commands);
             }
             return false;
         }
-        let mut grab = grab;
+        let mut grab = grab || std::mem::take(&mut self.fresh);
         let mut close = None;
         ui.horizontal(|ui| {
             for (i, (number, view)) in self.list.iter().enumerate() {
@@ -117,13 +129,14 @@ impl Terminals {
                     close = Some(i);
                 }
             }
-            if ui.small_button("+").on_hover_text(tr(lang, Key::NewTerminal)).clicked() {
-                self.open(ui.ctx(), host, &shell());
-                grab = true;
+            if self.opening {
+                ui.spinner();
+            } else if ui.small_button("+").on_hover_text(tr(lang, Key::NewTerminal)).clicked() {
+                self.open(agent, commands);
             }
         });
         if let Some(i) = close {
-            self.close(i);
+            self.close(i, commands);
             if self.list.is_empty() {
                 self.error = Some(tr(lang, Key::TerminalClosed).to_string());
                 return false;

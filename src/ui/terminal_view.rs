@@ -18,12 +18,12 @@ use egui::{Color32, FontId, Key, Pos2, Rect, Stroke, vec2};
 
 use super::terminal_colors::{BACKGROUND, SELECTION, resolve};
 use super::terminal_input::{MouseReport, key_bytes, mouse_bytes, paste_bytes, text_bytes};
-use crate::runtime::terminal::{Screen, TerminalSession};
+use crate::protocol::terminal::{Screen, TerminalHandle};
 
 /// A terminal and what its widget remembers between frames.
 pub struct TerminalView {
-    /// The shell.
-    pub session: TerminalSession,
+    /// The shell (run by the runtime).
+    pub session: TerminalHandle,
     id: egui::Id,
     wheel: f32,
     mouse_down: Option<u8>,
@@ -59,7 +59,7 @@ impl Layout {
 
 impl TerminalView {
     /// Wraps `session`; `id` tells terminals apart (focus).
-    pub fn new(session: TerminalSession, id: egui::Id) -> Self {
+    pub fn new(session: TerminalHandle, id: egui::Id) -> Self {
         Self { session, id, wheel: 0.0, mouse_down: None, last_cell: None }
     }
 
@@ -78,13 +78,12 @@ impl TerminalView {
         let size = ui.available_size();
         let cols = ((size.x / char_w.max(1.0)) as u16).clamp(10, 500);
         let rows = ((size.y / row_h.max(1.0)) as u16).clamp(3, 300);
-        let screen = self.session.screen();
         let current = {
-            let s = screen.lock().unwrap_or_else(|e| e.into_inner());
+            let s = self.session.screen().lock();
             (s.term().grid().columns() as u16, s.term().grid().screen_lines() as u16)
         };
         if current != (cols, rows) {
-            let _ = self.session.resize(cols, rows);
+            self.session.resize(cols, rows);
         }
         let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
         let response = ui.interact(rect, self.id, egui::Sense::click_and_drag());
@@ -93,7 +92,8 @@ impl TerminalView {
             response.request_focus();
         }
         let layout = Layout { rect, char_w, row_h, cols: cols as usize, rows: rows as usize };
-        let mut s = screen.lock().unwrap_or_else(|e| e.into_inner());
+        let session = self.session.clone();
+        let mut s = session.screen().lock();
         let mut out = Vec::new();
         if response.has_focus() {
             let filter = egui::EventFilter { tab: true, horizontal_arrows: true, vertical_arrows: true, escape: true };
@@ -102,7 +102,7 @@ impl TerminalView {
         }
         self.mouse(ui, &response, &layout, &mut s, &mut out);
         if !out.is_empty() {
-            let _ = self.session.write(&out);
+            self.session.send(out);
         }
         draw(ui, &layout, &font, &s, response.has_focus());
     }
@@ -418,7 +418,7 @@ pub fn output_ui(ui: &mut egui::Ui, key: (&str, &str), output: &crate::app::Comm
     let id = egui::Id::unique(("command-output", key.0, key.1));
     let cached: Cached = ui.data_mut(|d| {
         d.get_temp_mut_or_insert_with(id, || {
-            let mut screen = Screen::new(COLS, ROWS, crate::runtime::terminal::Listener::default());
+            let mut screen = Screen::new(COLS, ROWS, crate::model::terminal::Listener::default());
             // Read-only: no cursor.
             screen.feed(b"\x1b[?25l");
             Arc::new(Mutex::new((0, screen)))

@@ -10,10 +10,10 @@ use egui::RichText;
 use super::file_editor::{EditorAction, FileState, MAX_OPEN, OpenFile, file_editor_ui};
 use super::i18n::{Key, tr, trf, workspace_error_text};
 use super::theme::ERROR;
-use crate::app::{AgentView, Bridge, Command, WorkspaceEvent};
-use crate::model::config::Language;
+use crate::app::{AgentView, Command, WorkspaceEvent};
+use crate::model::config::{Language, RuntimeKind};
 use crate::model::rel_path::RelPath;
-use crate::runtime::workspace::{Entry, EntryKind, WorkspaceError};
+use crate::protocol::workspace::{Entry, EntryKind, WorkspaceError, WorkspaceOp};
 
 /// The tabs of the workspace view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,12 +60,22 @@ pub struct WorkspaceView {
     pub terminals: super::terminal_tabs::Terminals,
     /// The tab shown on the previous frame (the terminal takes the keyboard when its tab opens).
     last_tab: Option<WsTab>,
+    /// Commands for the runtime, taken by the window after each frame.
+    outbox: Vec<Command>,
+    /// The folder the tree shows (an agent put to work in its team copy moves).
+    root: Option<std::path::PathBuf>,
 }
 
 impl WorkspaceView {
+    /// The commands the view asked for since the last call.
+    pub fn take_commands(&mut self) -> Vec<Command> {
+        std::mem::take(&mut self.outbox)
+    }
+
     /// Applies a workspace result.
-    pub fn apply(&mut self, bridge: &mut Bridge, agent: &AgentView, event: WorkspaceEvent) {
+    pub fn apply(&mut self, agent: &AgentView, event: WorkspaceEvent) {
         match event {
+            WorkspaceEvent::TerminalOpened { result } => self.terminals.opened(result),
             WorkspaceEvent::Listed { dir, result } => {
                 self.dirs.insert(dir, result);
             }
@@ -86,69 +96,67 @@ impl WorkspaceView {
                             file.save_error = None;
                         }
                         // Someone wrote meanwhile: fetch theirs, the conflict bar asks.
-                        Err(WorkspaceError::Conflict { .. }) => self.read(bridge, agent, &path),
+                        Err(WorkspaceError::Conflict { .. }) => self.read(agent, &path),
                         Err(e) => file.save_error = Some(e),
                     }
                 }
-                self.refresh(bridge, agent);
+                self.refresh(agent);
             }
             WorkspaceEvent::Done { result } => {
                 self.error = result.err();
-                self.refresh(bridge, agent);
+                self.refresh(agent);
             }
             WorkspaceEvent::Changed => {
-                self.refresh(bridge, agent);
+                self.refresh(agent);
                 if let Some(path) = self.file.as_ref().filter(|f| f.state == FileState::Text).map(|f| f.path.clone()) {
-                    self.read(bridge, agent, &path);
+                    self.read(agent, &path);
                 }
             }
         }
     }
 
-    fn list(&self, bridge: &mut Bridge, agent: &AgentView, dir: &RelPath) {
-        let dir = dir.clone();
-        bridge.workspace_op(&agent.config, move |ws| async move {
-            let result = ws.list(&dir).await;
-            WorkspaceEvent::Listed { dir, result }
-        });
+    /// Asks the runtime for `op` on `agent`'s workspace.
+    fn ask(&mut self, agent: &AgentView, op: WorkspaceOp) {
+        self.outbox.push(Command::Workspace { agent: agent.config.name.clone(), op });
     }
 
-    fn read(&self, bridge: &mut Bridge, agent: &AgentView, path: &RelPath) {
-        let path = path.clone();
-        bridge.workspace_op(&agent.config, move |ws| async move {
-            let result = ws.read(&path).await;
-            WorkspaceEvent::Read { path, result }
-        });
+    fn list(&mut self, agent: &AgentView, dir: &RelPath) {
+        self.ask(agent, WorkspaceOp::List { dir: dir.clone() });
+    }
+
+    fn read(&mut self, agent: &AgentView, path: &RelPath) {
+        self.ask(agent, WorkspaceOp::Read { path: path.clone() });
     }
 
     /// Lists again the root and every open folder.
-    fn refresh(&self, bridge: &mut Bridge, agent: &AgentView) {
-        self.list(bridge, agent, &RelPath::root());
-        for dir in &self.expanded {
-            self.list(bridge, agent, dir);
+    fn refresh(&mut self, agent: &AgentView) {
+        self.list(agent, &RelPath::root());
+        for dir in self.expanded.clone() {
+            self.list(agent, &dir);
         }
     }
 
-    /// Draws the view; the header's requests are returned.
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        lang: Language,
-        agent: &AgentView,
-        bridge: &mut Bridge,
-        host: &std::path::Path,
-    ) -> Vec<HeaderAction> {
+    /// Draws the view; the header's requests are returned (the runtime's in `take_commands`).
+    pub fn ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<HeaderAction> {
         if !self.started {
             self.started = true;
-            self.refresh(bridge, agent);
+            self.root = Some(agent.config.workspace_path());
+            self.refresh(agent);
         }
-        bridge.follow_workspace(Some(&agent.config));
+        // The agent works elsewhere now (its team copy, or back): the tree and the open file are
+        // read again from there.
+        let root = agent.config.workspace_path();
+        if self.root.as_ref() != Some(&root) {
+            self.root = Some(root);
+            self.dirs.clear();
+            self.apply(agent, WorkspaceEvent::Changed);
+        }
         let actions = header_ui(ui, lang, agent, &mut self.tab);
         let tab = self.tab;
         let mut terminal_drawn = false;
         match self.tab {
-            WsTab::Files => self.files_ui(ui, lang, agent, bridge),
-            WsTab::Terminal => terminal_drawn = self.terminal_tab_ui(ui, lang, agent, bridge, host),
+            WsTab::Files => self.files_ui(ui, lang, agent),
+            WsTab::Terminal => terminal_drawn = self.terminal_tab_ui(ui, lang, agent),
             WsTab::Log => super::log::log_ui(ui, lang, agent),
         }
         // The terminal's tab counts as seen once the terminal was drawn (and took the keyboard).
@@ -157,25 +165,18 @@ impl WorkspaceView {
     }
 
     /// The Terminal tab; true when a terminal was drawn.
-    fn terminal_tab_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        lang: Language,
-        agent: &AgentView,
-        bridge: &mut Bridge,
-        host: &std::path::Path,
-    ) -> bool {
-        let workspace = bridge.workspace(&agent.config);
+    fn terminal_tab_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> bool {
         let grab = self.last_tab != Some(WsTab::Terminal);
-        self.terminals.ui(ui, lang, host, || workspace.shell_command(true), grab)
+        self.terminals.ui(ui, lang, &agent.config.name, grab, &mut self.outbox)
     }
 
     /// Ends the terminals and everything they started.
     pub fn close_terminals(&mut self) {
-        self.terminals.close_all();
+        let commands = self.terminals.close_all();
+        self.outbox.extend(commands);
     }
 
-    fn files_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge) {
+    fn files_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
         if let Some(error) = &self.error {
             ui.label(
                 RichText::new(trf(lang, Key::WorkspaceError, &[("message", &workspace_error_text(lang, error))]))
@@ -193,27 +194,31 @@ impl WorkspaceView {
             });
             ui.separator();
             egui::ScrollArea::vertical().id_salt("ws-tree-scroll").show(ui, |ui| {
-                self.tree_ui(ui, lang, agent, bridge, &RelPath::root());
+                self.tree_ui(ui, lang, agent, &RelPath::root());
             });
         });
+        let mut save = None;
         egui::CentralPanel::default().show(ui, |ui| match &mut self.file {
             None => {
                 ui.label(RichText::new(tr(lang, Key::OpenAFile)).weak());
             }
             Some(file) => {
                 if let Some(EditorAction::Save { text, expected }) = file_editor_ui(ui, lang, file) {
-                    let path = file.path.clone();
-                    bridge.workspace_op(&agent.config, move |ws| async move {
-                        let result = ws.write(&path, text.into_bytes(), Some(expected)).await;
-                        WorkspaceEvent::Written { path, result }
+                    save = Some(WorkspaceOp::Write {
+                        path: file.path.clone(),
+                        bytes: text.into_bytes(),
+                        expected: Some(expected),
                     });
                 }
             }
         });
-        self.dialog_ui(ui, lang, agent, bridge);
+        if let Some(op) = save {
+            self.ask(agent, op);
+        }
+        self.dialog_ui(ui, lang, agent);
     }
 
-    fn tree_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge, dir: &RelPath) {
+    fn tree_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, dir: &RelPath) {
         let entries = match self.dirs.get(dir) {
             None => {
                 ui.spinner();
@@ -242,13 +247,13 @@ impl WorkspaceView {
                         self.context_menu(lang, &label, &path, true);
                         label
                     });
-                    let (toggle, label, _) = header.body(|ui| self.tree_ui(ui, lang, agent, bridge, &path));
+                    let (toggle, label, _) = header.body(|ui| self.tree_ui(ui, lang, agent, &path));
                     if toggle.clicked() || label.inner.clicked() {
                         if open {
                             self.expanded.remove(&path);
                         } else {
                             self.expanded.insert(path.clone());
-                            self.list(bridge, agent, &path);
+                            self.list(agent, &path);
                         }
                     }
                 }
@@ -257,19 +262,19 @@ impl WorkspaceView {
                     let label = ui.selectable_label(selected, &entry.name);
                     self.context_menu(lang, &label, &path, false);
                     if label.clicked() && !selected {
-                        self.open(bridge, agent, path, entry.size);
+                        self.open(agent, path, entry.size);
                     }
                 }
             }
         }
     }
 
-    fn open(&mut self, bridge: &mut Bridge, agent: &AgentView, path: RelPath, size: u64) {
+    fn open(&mut self, agent: &AgentView, path: RelPath, size: u64) {
         let mut file = OpenFile::loading(path.clone());
         if size > MAX_OPEN {
             file.state = FileState::TooLarge(size);
         } else {
-            self.read(bridge, agent, &path);
+            self.read(agent, &path);
         }
         self.file = Some(file);
     }
@@ -291,9 +296,10 @@ impl WorkspaceView {
         });
     }
 
-    fn dialog_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, bridge: &mut Bridge) {
+    fn dialog_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
         let Some(dialog) = &mut self.dialog else { return };
-        let final_removal = bridge.workspace(&agent.config).removal_is_final();
+        // On this computer a removal goes to the trash; in a container it is for good.
+        let final_removal = agent.config.runtime.kind != RuntimeKind::Local;
         let mut close = false;
         let mut run: Option<Dialog> = None;
         egui::Window::new(tr(lang, Key::Files))
@@ -333,25 +339,16 @@ impl WorkspaceView {
             self.dialog = None;
         }
         let Some(dialog) = run else { return };
-        let op = move |ws: std::sync::Arc<dyn crate::runtime::workspace::Workspace>| async move {
-            let result = match dialog {
-                Dialog::NewFile { dir, name } => match dir.join(&name) {
-                    Ok(path) => ws.write(&path, Vec::new(), None).await.map(|_| ()),
-                    Err(e) => Err(e.into()),
-                },
-                Dialog::NewFolder { dir, name } => match dir.join(&name) {
-                    Ok(path) => ws.create_dir(&path).await,
-                    Err(e) => Err(e.into()),
-                },
-                Dialog::Rename { path, name } => match path.parent().join(&name) {
-                    Ok(to) => ws.rename(&path, &to).await,
-                    Err(e) => Err(e.into()),
-                },
-                Dialog::Delete { path } => ws.remove(&path).await,
-            };
-            WorkspaceEvent::Done { result }
+        let op = match dialog {
+            Dialog::NewFile { dir, name } => dir.join(&name).map(|path| WorkspaceOp::NewFile { path }),
+            Dialog::NewFolder { dir, name } => dir.join(&name).map(|path| WorkspaceOp::CreateDir { path }),
+            Dialog::Rename { path, name } => path.parent().join(&name).map(|to| WorkspaceOp::Rename { from: path, to }),
+            Dialog::Delete { path } => Ok(WorkspaceOp::Remove { path }),
         };
-        bridge.workspace_op(&agent.config, op);
+        match op {
+            Ok(op) => self.ask(agent, op),
+            Err(e) => self.error = Some(e.into()),
+        }
     }
 }
 

@@ -21,14 +21,14 @@ pub fn window(
 ) -> Harness<'static, SidekicksApp> {
     let path = dir.join("sidekicks.toml");
     std::fs::write(&path, text).unwrap();
-    let startup = Startup { config_path: path, dirs: None, settings: fast_settings(), store };
+    let startup = Startup { settings: fast_settings(), store, terminal_host: super::BIN.into(), ..Startup::new(path) };
     let bridge = start(rt.handle(), startup, Arc::new(|| {}));
     Harness::builder().with_size(egui::vec2(1000.0, 700.0)).build_ui_state(
         |ui, app: &mut SidekicksApp| {
             app.logic(ui.ctx());
             app.ui(ui);
         },
-        SidekicksApp::new(bridge).with_terminal_host(super::BIN),
+        SidekicksApp::new(bridge),
     )
 }
 

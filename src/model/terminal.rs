@@ -1,0 +1,237 @@
+//! A terminal's screen, as plain logic: alacritty_terminal's parser and grid (with scrollback),
+//! and the output waiting to be applied to it. The program's output is queued as it comes (by the
+//! runtime's reader thread) and applied by the window once per frame ([`TerminalScreen::pump`]);
+//! when the window falls behind or does not draw and more than [`APPLY_IN_READER`] bytes wait, the
+//! queue is applied where it is filled, so memory stays bounded and a frame never parses much.
+//! No I/O here: what the terminal answers the program (cursor reports) is handed back as bytes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use alacritty_terminal::Term;
+use alacritty_terminal::event::{Event as TermEvent, EventListener};
+use alacritty_terminal::term::Config;
+use alacritty_terminal::term::test::TermSize;
+use alacritty_terminal::vte::ansi::Processor;
+
+/// Lines of scrollback kept.
+pub const SCROLLBACK: usize = 10_000;
+
+/// Pending output beyond which it is applied where it is queued.
+pub const APPLY_IN_READER: usize = 256 * 1024;
+
+/// The most output a frame applies (about 1.5 ms of parsing); during a flood the reader applies
+/// the rest.
+const PUMP_MAX: usize = 64 * 1024;
+
+/// The reader applies output in slices of this size, letting the window draw in between.
+const APPLY_SLICE: usize = 32 * 1024;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Collects what the terminal asks to write back to the program (answers to queries) and its title.
+#[derive(Clone, Default)]
+pub struct Listener {
+    replies: Arc<Mutex<Vec<u8>>>,
+    title: Arc<Mutex<Option<String>>>,
+}
+
+impl EventListener for Listener {
+    fn send_event(&self, event: TermEvent) {
+        match event {
+            TermEvent::PtyWrite(text) => lock(&self.replies).extend(text.into_bytes()),
+            TermEvent::Title(title) => *lock(&self.title) = Some(title),
+            TermEvent::ResetTitle => *lock(&self.title) = None,
+            _ => {}
+        }
+    }
+}
+
+/// A terminal screen: the parser and the grid (with scrollback) it writes to.
+pub struct Screen {
+    term: Term<Listener>,
+    parser: Processor,
+}
+
+/// One cell as tests and the widget see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellView {
+    /// The character.
+    pub c: char,
+    /// Foreground colour as the program asked for it.
+    pub fg: alacritty_terminal::vte::ansi::Color,
+    /// Bold.
+    pub bold: bool,
+    /// The left half of a double-width character.
+    pub wide: bool,
+}
+
+impl Screen {
+    /// An empty screen of `cols` × `rows`.
+    pub fn new(cols: usize, rows: usize, listener: Listener) -> Self {
+        let config = Config { scrolling_history: SCROLLBACK, ..Config::default() };
+        Self { term: Term::new(config, &TermSize::new(cols, rows), listener), parser: Processor::new() }
+    }
+
+    /// Applies output of the program.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.parser.advance(&mut self.term, bytes);
+    }
+
+    /// The terminal state (grid, cursor, modes).
+    pub fn term(&self) -> &Term<Listener> {
+        &self.term
+    }
+
+    /// The terminal state, to scroll or select.
+    pub fn term_mut(&mut self) -> &mut Term<Listener> {
+        &mut self.term
+    }
+
+    /// Resizes the grid.
+    pub fn resize(&mut self, cols: usize, rows: usize) {
+        self.term.resize(TermSize::new(cols, rows));
+    }
+
+    /// The lines shown as text, scrolled back as far as the view is (trailing spaces trimmed; the
+    /// spacer after a wide character left out).
+    pub fn text(&self) -> String {
+        use alacritty_terminal::grid::Dimensions;
+        use alacritty_terminal::index::{Column, Line};
+        use alacritty_terminal::term::cell::Flags;
+        let grid = self.term.grid();
+        let offset = grid.display_offset() as i32;
+        let mut out = String::new();
+        for line in 0..grid.screen_lines() {
+            let row = &grid[Line(line as i32 - offset)];
+            let text: String = (0..grid.columns())
+                .map(|c| &row[Column(c)])
+                .filter(|cell| !cell.flags.contains(Flags::WIDE_CHAR_SPACER))
+                .map(|cell| cell.c)
+                .collect();
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The cell at visible `line`, `col`.
+    pub fn cell(&self, line: usize, col: usize) -> CellView {
+        use alacritty_terminal::index::{Column, Line};
+        use alacritty_terminal::term::cell::Flags;
+        let cell = &self.term.grid()[Line(line as i32)][Column(col)];
+        CellView {
+            c: cell.c,
+            fg: cell.fg,
+            bold: cell.flags.contains(Flags::BOLD),
+            wide: cell.flags.contains(Flags::WIDE_CHAR),
+        }
+    }
+
+    /// The cursor: (line, column).
+    pub fn cursor(&self) -> (usize, usize) {
+        let point = self.term.grid().cursor.point;
+        (point.line.0.max(0) as usize, point.column.0)
+    }
+
+    /// True while a full-screen program uses the alternate screen.
+    pub fn alternate(&self) -> bool {
+        self.term.mode().contains(alacritty_terminal::term::TermMode::ALT_SCREEN)
+    }
+}
+
+/// A terminal's screen and the output waiting for it, shared by whoever reads the program's output
+/// and the window that draws it.
+pub struct TerminalScreen {
+    screen: Mutex<Screen>,
+    pending: Mutex<Vec<u8>>,
+    /// Held by whoever applies output, so it is applied in order.
+    feeding: Mutex<()>,
+    listener: Listener,
+    exited: AtomicBool,
+}
+
+impl TerminalScreen {
+    /// An empty screen of `cols` × `rows`.
+    pub fn new(cols: usize, rows: usize) -> Arc<Self> {
+        let listener = Listener::default();
+        Arc::new(Self {
+            screen: Mutex::new(Screen::new(cols, rows, listener.clone())),
+            pending: Mutex::new(Vec::new()),
+            feeding: Mutex::new(()),
+            listener,
+            exited: AtomicBool::new(false),
+        })
+    }
+
+    /// Queues output of the program. When more than [`APPLY_IN_READER`] bytes wait (the window is
+    /// behind or not drawing) they are applied here, a slice at a time so drawing never waits long.
+    pub fn queue(&self, bytes: &[u8]) {
+        let mut queued = lock(&self.pending);
+        queued.extend_from_slice(bytes);
+        if queued.len() <= APPLY_IN_READER {
+            return;
+        }
+        drop(queued);
+        let _feeding = lock(&self.feeding);
+        let bytes = std::mem::take(&mut *lock(&self.pending));
+        for slice in bytes.chunks(APPLY_SLICE) {
+            lock(&self.screen).feed(slice);
+        }
+    }
+
+    /// Applies the output that arrived since the last call (at most 64 KiB) to the screen. The
+    /// window calls it once per frame. Returns true when output remains to apply.
+    pub fn pump(&self) -> bool {
+        // The reader is applying a flood: this frame draws what is there.
+        let _feeding = match self.feeding.try_lock() {
+            Ok(guard) => guard,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return true,
+        };
+        let (bytes, more) = {
+            let mut pending = lock(&self.pending);
+            if pending.is_empty() {
+                return false;
+            }
+            let n = pending.len().min(PUMP_MAX);
+            let bytes: Vec<u8> = pending.drain(..n).collect();
+            (bytes, !pending.is_empty())
+        };
+        lock(&self.screen).feed(&bytes);
+        more
+    }
+
+    /// What the terminal has to answer the program (replies to its queries), taken.
+    pub fn take_replies(&self) -> Vec<u8> {
+        std::mem::take(&mut *lock(&self.listener.replies))
+    }
+
+    /// The screen, locked (briefly: the reader waits meanwhile).
+    pub fn lock(&self) -> MutexGuard<'_, Screen> {
+        lock(&self.screen)
+    }
+
+    /// The title the program set, if any.
+    pub fn title(&self) -> Option<String> {
+        lock(&self.listener.title).clone()
+    }
+
+    /// The visible lines as text, after applying every pending output.
+    pub fn text(&self) -> String {
+        while self.pump() {}
+        lock(&self.screen).text()
+    }
+
+    /// Marks the program as ended.
+    pub fn set_exited(&self) {
+        self.exited.store(true, Ordering::Release);
+    }
+
+    /// True once the program (its host) has ended.
+    pub fn has_exited(&self) -> bool {
+        self.exited.load(Ordering::Acquire)
+    }
+}

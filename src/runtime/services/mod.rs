@@ -1,0 +1,177 @@
+//! The runtime's front door: every `Command` from the window comes here. Agent commands go on to
+//! the agent [`Manager`](super::agents); the rest is served here, on the runtime, and answered
+//! with an `Event`: the config file (open, follow, save, check, the file dialog, finding and adding
+//! agents, the recent files), the agents' workspaces and the one followed, teams, team channels.
+//! The window only sends commands and applies events; it never does this work itself.
+
+mod config;
+mod teams;
+mod terminals;
+mod workspaces;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, watch};
+
+use super::agents::{ManagerSettings, spawn_manager_watched};
+use super::config_file::AppDirs;
+use super::events::EventSink;
+use super::store::Store;
+use crate::model::config::Config;
+use crate::protocol::Command;
+
+/// What the runtime needs to start.
+#[derive(Clone)]
+pub struct Startup {
+    /// The config file to load and follow.
+    pub config_path: PathBuf,
+    /// The user's folders (for `~/` and the preferences); `None` in tests.
+    pub dirs: Option<AppDirs>,
+    /// Manager timings.
+    pub settings: ManagerSettings,
+    /// The history database (`None`: nothing is remembered between runs).
+    pub store: Option<Arc<Store>>,
+    /// The program that hosts terminal shells: this binary (`sidekicks terminal-host`); tests
+    /// name the built one.
+    pub terminal_host: PathBuf,
+}
+
+impl Startup {
+    /// What to start with `config_path`: default timings, no history, no user folders, this
+    /// program as the terminals' host.
+    pub fn new(config_path: PathBuf) -> Self {
+        Self {
+            config_path,
+            dirs: None,
+            settings: ManagerSettings::default(),
+            store: None,
+            terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
+        }
+    }
+}
+
+/// The front door's state: what it serves itself, and the manager it hands the rest to.
+struct Services {
+    manager: mpsc::Sender<Command>,
+    /// The config in force (with members' workspaces), as the manager applied it.
+    applied: watch::Receiver<Option<Config>>,
+    sink: EventSink,
+    store: Option<Arc<Store>>,
+    /// Where members' copies are made.
+    teams_dir: PathBuf,
+    config: config::ConfigFile,
+    workspaces: workspaces::Workspaces,
+    terminals: terminals::Terminals,
+}
+
+/// Starts the agent manager and the front door on the current runtime, loads and follows the
+/// config file and reattaches the stored teams. Returns where to send commands.
+pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command> {
+    let (manager, applied) = spawn_manager_watched(startup.settings, sink.clone(), startup.store.clone());
+    let teams_dir = match &startup.dirs {
+        Some(dirs) => dirs.data_dir.join("teams"),
+        None => startup.config_path.parent().unwrap_or(Path::new(".")).join("sidekicks-teams"),
+    };
+    let (tx, rx) = mpsc::channel(256);
+    let services = Services {
+        config: config::ConfigFile::new(startup.dirs.clone(), sink.clone()),
+        workspaces: workspaces::Workspaces::new(sink.clone()),
+        terminals: terminals::Terminals::new(startup.terminal_host, sink.clone()),
+        manager,
+        applied,
+        sink,
+        store: startup.store,
+        teams_dir,
+    };
+    tokio::spawn(services.run(rx, startup.config_path));
+    tx
+}
+
+impl Services {
+    async fn run(mut self, mut commands: mpsc::Receiver<Command>, first: PathBuf) {
+        let result = self.config.follow(&first, &self.manager).await;
+        self.forward(Command::ConfigLoaded { path: first, result }).await;
+        self.config.send_recent().await;
+        self.load_teams();
+        loop {
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(command) => self.command(command).await,
+                    // The window is gone: so is the manager's sender, and it stops every agent.
+                    None => return,
+                },
+                Ok(()) = self.applied.changed() => {
+                    let config = self.applied.borrow_and_update().clone();
+                    self.workspaces.config_changed(config.as_ref()).await;
+                    // Terminals of agents that left the config end (whatever file comes next).
+                    if let Some(config) = &config {
+                        self.terminals.close_where(|agent| config.agent(agent).is_some());
+                    }
+                }
+            }
+        }
+    }
+
+    async fn command(&mut self, command: Command) {
+        match command {
+            Command::OpenFile { path } => {
+                let path = std::path::absolute(&path).unwrap_or(path);
+                // What was open for the first file's agents ends, even for a namesake in the next.
+                self.terminals.close_where(|_| false);
+                self.config.record_opened(&path).await;
+                let result = self.config.follow(&path, &self.manager).await;
+                self.forward(Command::OpenConfig { path, result }).await;
+                self.config.send_recent().await;
+            }
+            Command::SaveConfig { path, text } => self.config.save(path, text),
+            Command::CheckConfig { path, text } => self.config.check(path, text),
+            Command::PickConfigFile { start_in } => self.config.pick_file(start_in),
+            Command::DiscoverAgents => self.config.discover(),
+            Command::AddAgent { path, agent } => self.config.add_agent(path, agent),
+            Command::Workspace { agent, op } => match self.agent(&agent) {
+                Some(config) => self.workspaces.run(&config, op),
+                None => tracing::warn!("workspace operation for {agent}, who is not in the config"),
+            },
+            Command::FollowWorkspace { agent } => {
+                let config = agent.and_then(|a| self.agent(&a));
+                self.workspaces.follow(config.as_ref());
+            }
+            Command::Team(command) => self.team(*command),
+            Command::OpenTerminal { agent } => match self.agent(&agent) {
+                Some(config) => {
+                    let workspace = self.workspaces.workspace(&config);
+                    self.terminals.open(agent, workspace);
+                }
+                None => tracing::warn!("terminal for {agent}, who is not in the config"),
+            },
+            Command::CloseTerminal { id } => self.terminals.close(id),
+            Command::Shutdown => {
+                self.workspaces.follow(None);
+                self.terminals.close_all().await;
+                self.forward(Command::Shutdown).await;
+            }
+            Command::SaveTeamChannel { team, timeline } => {
+                let Some(store) = self.store.clone() else { return };
+                tokio::task::spawn_blocking(move || {
+                    if let Err(e) = store.save_team_channel(&team, &timeline) {
+                        tracing::warn!("cannot remember the team channel: {e}");
+                    }
+                });
+            }
+            other => self.forward(other).await,
+        }
+    }
+
+    /// The config of `agent` as it works now (a member in its copy), if it is in the config.
+    fn agent(&self, agent: &str) -> Option<crate::model::config::AgentConfig> {
+        self.applied.borrow().as_ref().and_then(|c| c.agent(agent).cloned())
+    }
+
+    /// Hands a command to the agent manager, in order.
+    async fn forward(&self, command: Command) {
+        if self.manager.send(command).await.is_err() {
+            tracing::warn!("the agent manager has ended");
+        }
+    }
+}
