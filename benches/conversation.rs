@@ -103,7 +103,10 @@ fn end_to_end(config: &std::path::Path) {
             }
         }
         let start = Instant::now();
-        commands.send(Command::Prompt { agent: "demo".into(), text: "flood".into(), context: None }).await.unwrap();
+        commands
+            .send(Command::Prompt { agent: "demo".into(), text: "flood".into(), context: None, id: None })
+            .await
+            .unwrap();
         let mut updates = 0;
         while let Some(e) = events.recv().await {
             match e {
@@ -194,7 +197,7 @@ fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
     let (_rt, mut h) = window(config);
     let agent = h.state_mut().state.agent_mut("demo").unwrap();
     for i in 0..messages {
-        agent.conversation.push_user(format!("Question number {i}: what about this?"), Delivery::Sent);
+        agent.conversation.push_user(format!("Question number {i}: what about this?"), Delivery::Sent, None);
         agent.conversation.apply(Update::Text(format!(
             "## Answer {i}\n\nSome **Markdown** with `code`, a list:\n\n- one\n- two\n\n```rust\nfn f() -> u32 {{ {i} }}\n```\n"
         )));
@@ -209,7 +212,7 @@ fn frames(config: &std::path::Path, messages: usize) -> (f64, f64) {
         }
         agent.conversation.end_turn(TurnEnd::EndTurn);
     }
-    agent.conversation.push_user("stream now", Delivery::Sent);
+    agent.conversation.push_user("stream now", Delivery::Sent, None);
     assert!(agent.conversation.messages.len() >= messages);
     // Settle the layout (heights of visible messages measured).
     for _ in 0..10 {
@@ -267,10 +270,10 @@ fn huge_messages(config: &std::path::Path) {
     let pieces = (50 << 20) / piece.len();
     let before = rss();
     let agent = h.state_mut().state.agent_mut("demo").unwrap();
-    agent.conversation.push_user("dump the file", Delivery::Sent);
+    agent.conversation.push_user("dump the file", Delivery::Sent, None);
     agent.conversation.apply(Update::Text(big.clone()));
     agent.conversation.end_turn(TurnEnd::EndTurn);
-    agent.conversation.push_user("and stream another", Delivery::Sent);
+    agent.conversation.push_user("and stream another", Delivery::Sent, None);
     let center = egui::pos2(600.0, 400.0);
     h.hover_at(center);
     let mut streaming = Vec::new();

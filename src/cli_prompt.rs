@@ -67,7 +67,7 @@ pub fn run(
         let history = sink.clone();
         let commands = spawn_manager(ManagerSettings::default(), sink, store);
         commands.send(Command::ConfigLoaded { path: config, result }).await?;
-        commands.send(Command::Prompt { agent: agent.clone(), text, context: None }).await?;
+        commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None }).await?;
         let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
         let mut code = None;
         // A stream of signals, not `ctrl_c()`: that future ends after the first one.

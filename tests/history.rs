@@ -32,12 +32,18 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     let dir = tempfile::tempdir().unwrap();
     let mut first = rig(dir.path(), &["demo-agent"]).await;
     assert_eq!(first.turn("demo", "hello").await, TurnEnd::EndTurn);
+    let sent = first.seen.iter().find_map(|e| match e {
+        Event::UserMessage { id, .. } => Some(id.clone()),
+        _ => None,
+    });
     shutdown(first).await;
 
     let mut second = rig(dir.path(), &["demo-agent"]).await;
     let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::HistoryLoaded { .. })).await;
     let Event::HistoryLoaded { messages, .. } = e else { unreachable!() };
     assert_eq!(messages.len(), 2);
+    assert!(sent.is_some());
+    assert_eq!(messages[0].id, sent, "the message keeps its id across a restart");
     assert_eq!(
         (messages[0].role, messages[0].delivery, messages[0].text()),
         (Role::User, Delivery::Sent, "hello".into())
@@ -48,7 +54,7 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     // The demo agent (without --load-session) cannot reopen the session: a transcript is offered,
     // and a transcript sent as context reaches the agent before the message.
     let context = sidekicks::model::conversation::transcript(&messages, 2000);
-    second.send(Command::Prompt { agent: "demo".into(), text: "again".into(), context: Some(context) }).await;
+    second.send(Command::Prompt { agent: "demo".into(), text: "again".into(), context: Some(context), id: None }).await;
     assert_eq!(second.wait_turn_end("demo").await, TurnEnd::EndTurn);
     assert!(second.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::TranscriptOffer, .. })));
     let text = second.agent_text("demo");

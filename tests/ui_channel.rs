@@ -41,7 +41,7 @@ fn say(h: &mut Harness<'static, SidekicksApp>, text: &str) {
 }
 
 fn answer(h: &Harness<'static, SidekicksApp>, agent: &str, text: &str) -> String {
-    answer_text(&h.state().state.agents, agent, &format!("[#design] {text}"))
+    answer_text(&h.state().state.agents, agent, &format!("[#design] {text}"), None)
 }
 
 /// `agent` has answered `text` to the end.
@@ -183,10 +183,10 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
     say(&mut h, "@lead delegate to ada");
     let handed = "[#Docs team] (from lead) @ada please take this on: write a short note in `notes/` about the task.";
     step_until(&mut h, LONG, "ada's answer to the lead", |h| {
-        !answer_text(&h.state().state.agents, "ada", handed).is_empty()
+        !answer_text(&h.state().state.agents, "ada", handed, None).is_empty()
     });
     assert!(h.query_by_label("lead hands over to ada").is_some());
-    assert!(answer_text(&h.state().state.agents, "bob", handed).is_empty(), "only Ada was handed the work");
+    assert!(answer_text(&h.state().state.agents, "bob", handed, None).is_empty(), "only Ada was handed the work");
 
     // Ada's work merges from the channel.
     std::fs::create_dir_all(copies[0].join("notes")).unwrap();
@@ -211,5 +211,21 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
             .is_some_and(|b| b.state == AgentState::Idle && b.conversation.messages.len() >= 2)
     });
     assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first (project)\nsecond\n");
+    // The channel links bob's answer by the id of the message he was sent, not by its text.
+    {
+        use sidekicks::model::channel::Entry;
+        let state = &h.state().state;
+        let channel = state.channels.channels.iter().find(|c| c.team.is_some()).unwrap();
+        let Some(Entry::Answer { id: Some(id), prompt, .. }) =
+            channel.timeline.entries.iter().rev().find(|e| matches!(e, Entry::Answer { agent, .. } if agent == "bob"))
+        else {
+            panic!("no answer entry with an id for bob: {:?}", channel.timeline.entries)
+        };
+        let bob = state.agent("bob").unwrap();
+        let asked = bob.conversation.messages.iter().find(|m| m.id.as_ref() == Some(id));
+        assert_eq!(asked.map(|m| m.text()).as_ref(), Some(prompt), "the conflict message carries the channel's id");
+        let answer = sidekicks::app::channels_state::answer_text(&state.agents, "bob", prompt, Some(id));
+        assert!(!answer.trim().is_empty(), "bob's answer is found by the id");
+    }
     h.state_mut().shutdown();
 }

@@ -52,7 +52,7 @@ fn edit_next_to_a_working_agent() {
     });
 
     // The agent creates a file through the client: the tree shows it.
-    h.state_mut().send(Command::Prompt { agent: "demo".into(), text: "files".into(), context: None });
+    h.state_mut().send(Command::Prompt { agent: "demo".into(), text: "files".into(), context: None, id: None });
     step_until(&mut h, LONG, "the agent's folder in the tree", |h| h.query_by_label("notes/").is_some());
 }
 

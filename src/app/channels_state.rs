@@ -6,7 +6,7 @@ use super::state::AgentView;
 use super::teams_state::TeamsState;
 use crate::model::channel::{Timeline, recipients};
 use crate::model::config::Config;
-use crate::model::conversation::{Message, Role};
+use crate::model::conversation::{Message, MessageId, Role};
 use crate::protocol::Command;
 
 /// One channel.
@@ -41,20 +41,25 @@ pub struct ChannelsState {
     pub outbox: Vec<Command>,
 }
 
-/// Where the answer to `prompt` starts in `messages`: after the last user message with that text.
-pub fn answer_messages(messages: &[Message], prompt: &str) -> std::ops::Range<usize> {
-    let Some(at) = messages.iter().rposition(|m| m.role == Role::User && m.text_is(prompt)) else {
+/// Where the answer to a message starts and ends in `messages`: after the message with id `id`,
+/// or (timelines stored before ids) after the last message of the person with text `prompt`.
+pub fn answer_messages(messages: &[Message], prompt: &str, id: Option<&MessageId>) -> std::ops::Range<usize> {
+    let asked = |m: &Message| match id {
+        Some(id) => m.id.as_ref() == Some(id),
+        None => m.role == Role::User && m.text_is(prompt),
+    };
+    let Some(at) = messages.iter().rposition(asked) else {
         return 0..0;
     };
     let end = messages[at + 1..].iter().position(|m| m.role == Role::User).map_or(messages.len(), |i| at + 1 + i);
     at + 1..end
 }
 
-/// The text of a member's answer to `prompt`.
-pub fn answer_text(agents: &[AgentView], agent: &str, prompt: &str) -> String {
+/// The text of a member's answer to a message (see [`answer_messages`]).
+pub fn answer_text(agents: &[AgentView], agent: &str, prompt: &str, id: Option<&MessageId>) -> String {
     let Some(view) = agents.iter().find(|a| a.config.name == agent) else { return String::new() };
     let messages = &view.conversation.messages;
-    answer_messages(messages, prompt).map(|i| messages[i].text()).collect::<Vec<_>>().join("\n")
+    answer_messages(messages, prompt, id).map(|i| messages[i].text()).collect::<Vec<_>>().join("\n")
 }
 
 impl ChannelsState {
@@ -122,8 +127,10 @@ impl ChannelsState {
     /// cannot keep one another talking.
     pub fn turn_ended(&mut self, agents: &[AgentView], agent: &str) {
         for c in self.channels.iter_mut().filter(|c| c.lead.as_deref() == Some(agent)) {
-            let Some(prompt) = c.timeline.entries.iter().rev().find_map(|e| match e {
-                crate::model::channel::Entry::Answer { agent: who, prompt } if who == agent => Some(prompt.clone()),
+            let Some((prompt, id)) = c.timeline.entries.iter().rev().find_map(|e| match e {
+                crate::model::channel::Entry::Answer { agent: who, prompt, id } if who == agent => {
+                    Some((prompt.clone(), id.clone()))
+                }
                 _ => None,
             }) else {
                 continue;
@@ -133,7 +140,7 @@ impl ChannelsState {
             {
                 continue;
             }
-            let said = answer_text(agents, agent, &prompt);
+            let said = answer_text(agents, agent, &prompt, id.as_ref());
             let others: Vec<String> = c.members.iter().filter(|m| m.as_str() != agent).cloned().collect();
             let to = recipients(&said, &others);
             if to.len() == others.len()
@@ -141,28 +148,37 @@ impl ChannelsState {
             {
                 continue; // No mention: the lead answered the person.
             }
-            let catch_ups: Vec<Option<String>> =
-                to.iter().map(|m| c.timeline.catch_up(&c.title, m, |who, p| answer_text(agents, who, p))).collect();
+            let catch_ups: Vec<Option<String>> = to
+                .iter()
+                .map(|m| c.timeline.catch_up(&c.title, m, |who, p, id| answer_text(agents, who, p, id)))
+                .collect();
             let prompts = c.timeline.say_as(Some(agent), &c.title, said.trim(), &to);
-            for ((member, text), context) in prompts.into_iter().zip(catch_ups) {
-                self.outbox.push(Command::Prompt { agent: member, text, context });
+            for (prompt, context) in prompts.into_iter().zip(catch_ups) {
+                self.outbox.push(Command::Prompt {
+                    agent: prompt.agent,
+                    text: prompt.text,
+                    context,
+                    id: Some(prompt.id),
+                });
             }
             self.outbox.push(Self::save(c));
         }
     }
 
-    /// A merge of `agent`'s work in team `team` conflicted: the message the member was sent shows
-    /// in the team's channel, with the member's answer.
-    pub fn merge_conflicted(&mut self, team: &str, agent: &str, message: &str) {
+    /// A merge of `agent`'s work in team `team` conflicted: the message the member was sent
+    /// (`told`) shows in the team's channel, with the member's answer.
+    pub fn merge_conflicted(&mut self, team: &str, agent: &str, told: &crate::protocol::teams::Told) {
         if let Some(c) = self.channels.iter_mut().find(|c| c.team.as_deref() == Some(team)) {
             c.timeline.entries.push(crate::model::channel::Entry::User {
-                text: message.into(),
+                text: told.text.clone(),
                 to: vec![agent.into()],
                 from: None,
             });
-            c.timeline
-                .entries
-                .push(crate::model::channel::Entry::Answer { agent: agent.into(), prompt: message.into() });
+            c.timeline.entries.push(crate::model::channel::Entry::Answer {
+                agent: agent.into(),
+                prompt: told.text.clone(),
+                id: Some(told.id.clone()),
+            });
             self.outbox.push(Self::save(c));
         }
     }
@@ -184,13 +200,13 @@ impl ChannelsState {
         let title = channel.title.clone();
         let catch_ups: Vec<Option<String>> = to
             .iter()
-            .map(|agent| channel.timeline.catch_up(&title, agent, |who, prompt| answer_text(agents, who, prompt)))
+            .map(|agent| channel.timeline.catch_up(&title, agent, |who, p, id| answer_text(agents, who, p, id)))
             .collect();
         let prompts = channel.timeline.say(&title, text, &to);
         let mut commands: Vec<Command> = prompts
             .into_iter()
             .zip(catch_ups)
-            .map(|((agent, text), context)| Command::Prompt { agent, text, context })
+            .map(|(p, context)| Command::Prompt { agent: p.agent, text: p.text, context, id: Some(p.id) })
             .collect();
         commands.push(Self::save(channel));
         commands
@@ -214,5 +230,30 @@ impl ChannelsState {
                 c.unread = true;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::conversation::Delivery;
+
+    #[test]
+    fn an_answer_is_found_by_the_id_of_its_message_even_when_the_text_repeats() {
+        let mut messages = Vec::new();
+        let (first, second) = (MessageId::new(), MessageId::new());
+        assert_ne!(first, second);
+        for (id, answer) in [(&first, "one"), (&second, "two")] {
+            let mut asked = Message::new(Role::User, "[#c] same words");
+            asked.id = Some(id.clone());
+            asked.delivery = Delivery::Sent;
+            messages.push(asked);
+            messages.push(Message::new(Role::Agent, answer));
+        }
+        assert_eq!(answer_messages(&messages, "[#c] same words", Some(&first)), 1..2);
+        assert_eq!(answer_messages(&messages, "[#c] same words", Some(&second)), 3..4);
+        assert_eq!(answer_messages(&messages, "[#c] same words", Some(&MessageId::new())), 0..0, "not sent yet");
+        // A timeline stored before ids: the text, the latest such message.
+        assert_eq!(answer_messages(&messages, "[#c] same words", None), 3..4);
     }
 }

@@ -292,18 +292,15 @@ impl AppState {
                 }
             }
             Event::Team(event) => {
-                if let crate::protocol::TeamEvent::Merged { team, agent, result: Ok(report) } = &event
-                    && !report.conflicts.is_empty()
-                {
-                    let message = crate::runtime::teams::ConflictText::new(&report.conflicts).to_string();
-                    self.channels.merge_conflicted(team, agent, &message);
+                if let crate::protocol::TeamEvent::Merged { team, agent, told: Some(told), .. } = &event {
+                    self.channels.merge_conflicted(team, agent, told);
                 }
                 self.teams.apply(event);
                 self.channels.sync_teams(&self.teams);
             }
-            Event::UserMessage { agent, text } => {
+            Event::UserMessage { agent, text, id } => {
                 if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.push_user(text, Delivery::Queued);
+                    a.conversation.push_user(text, Delivery::Queued, Some(id));
                 }
             }
             Event::RulesChanged { agent, rules } => {

@@ -107,7 +107,7 @@ impl TeamsState {
                     t.diff = Some((agent, path, base, member));
                 }
             }
-            TeamEvent::Merged { team, agent, result } => {
+            TeamEvent::Merged { team, agent, result, .. } => {
                 if let Some(t) = self.team_mut(&team) {
                     t.busy.remove(&agent);
                     t.changes.remove(&agent);

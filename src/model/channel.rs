@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::conversation::MessageId;
+
 /// The line that ends a catch-up (the demo agent reads only what follows it).
 pub const CATCH_UP_END: &str = "--- end of the channel's news; the new message follows ---\n";
 
@@ -23,13 +25,29 @@ pub enum Entry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<String>,
     },
-    /// A member's answer: the agent messages that follow the prompt `prompt` in its conversation.
+    /// A member's answer: the agent messages that follow the message it was sent in its
+    /// conversation.
     Answer {
         /// The member.
         agent: String,
-        /// The exact text it was sent (to find its answer in its conversation).
+        /// The text it was sent.
         prompt: String,
+        /// The id of the message it was sent (its answer follows it); timelines stored before ids
+        /// have none and are matched by `prompt`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<MessageId>,
     },
+}
+
+/// A message for a member, made by [`Timeline::say`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// The member.
+    pub agent: String,
+    /// What it is sent.
+    pub text: String,
+    /// The message's id (its answer entry points at it).
+    pub id: MessageId,
 }
 
 /// A channel's timeline and what each member has seen of it.
@@ -64,8 +82,14 @@ pub fn recipients(text: &str, members: &[String]) -> Vec<String> {
 
 impl Timeline {
     /// The catch-up of `agent`: every entry since it was last asked that it did not write itself,
-    /// as a transcript (`answer` gives the text of an answer entry). `None` when there is nothing.
-    pub fn catch_up(&self, channel: &str, agent: &str, answer: impl Fn(&str, &str) -> String) -> Option<String> {
+    /// as a transcript (`answer` gives the text of an answer entry: member, prompt, its id). `None`
+    /// when there is nothing.
+    pub fn catch_up(
+        &self,
+        channel: &str,
+        agent: &str,
+        answer: impl Fn(&str, &str, Option<&MessageId>) -> String,
+    ) -> Option<String> {
         let from = self.seen.get(agent).copied().unwrap_or(0);
         let mut lines = Vec::new();
         for entry in self.entries.iter().skip(from) {
@@ -74,8 +98,8 @@ impl Timeline {
                     let who = from.as_deref().unwrap_or("the person");
                     lines.push(format!("[{who}, to {}] {text}", to.join(", ")));
                 }
-                Entry::Answer { agent: who, prompt } if who != agent => {
-                    let said = answer(who, prompt);
+                Entry::Answer { agent: who, prompt, id } if who != agent => {
+                    let said = answer(who, prompt, id.as_ref());
                     if !said.trim().is_empty() {
                         lines.push(format!("[{who}] {}", said.trim()));
                     }
@@ -93,14 +117,14 @@ impl Timeline {
     }
 
     /// Records the person's `text` to `to`; returns, for each of them, the prompt to send (the
-    /// channel's name and the text) — the caller sends it with that member's catch-up, taken
-    /// before this call.
-    pub fn say(&mut self, channel: &str, text: &str, to: &[String]) -> Vec<(String, String)> {
+    /// channel's name and the text) and its id — the caller sends it with that member's catch-up,
+    /// taken before this call.
+    pub fn say(&mut self, channel: &str, text: &str, to: &[String]) -> Vec<Prompt> {
         self.say_as(None, channel, text, to)
     }
 
     /// [`Timeline::say`] by `from` (a lead handing work over; `None`: the person).
-    pub fn say_as(&mut self, from: Option<&str>, channel: &str, text: &str, to: &[String]) -> Vec<(String, String)> {
+    pub fn say_as(&mut self, from: Option<&str>, channel: &str, text: &str, to: &[String]) -> Vec<Prompt> {
         self.entries.push(Entry::User { text: text.into(), to: to.to_vec(), from: from.map(String::from) });
         // They have seen everything up to this message; the other answers to it are news next time.
         let seen = self.entries.len();
@@ -110,8 +134,9 @@ impl Timeline {
                 Some(lead) => format!("[#{channel}] (from {lead}) {text}"),
                 None => format!("[#{channel}] {text}"),
             };
-            self.entries.push(Entry::Answer { agent: agent.clone(), prompt: prompt.clone() });
-            prompts.push((agent.clone(), prompt));
+            let id = MessageId::new();
+            self.entries.push(Entry::Answer { agent: agent.clone(), prompt: prompt.clone(), id: Some(id.clone()) });
+            prompts.push(Prompt { agent: agent.clone(), text: prompt, id });
         }
         for agent in to {
             self.seen.insert(agent.clone(), seen);
@@ -140,7 +165,7 @@ mod tests {
     #[test]
     fn a_member_catches_up_on_what_it_did_not_see() {
         let mut t = Timeline::default();
-        let answer = |who: &str, _: &str| format!("{who}'s answer");
+        let answer = |who: &str, _: &str, _: Option<&MessageId>| format!("{who}'s answer");
         assert_eq!(t.catch_up("c", "Ada", answer), None);
         t.say("c", "first, to all", &members());
         assert_eq!(

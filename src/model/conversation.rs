@@ -77,9 +77,30 @@ pub enum Part {
     Notice(Notice),
 }
 
+/// The id of a message of the person: what a channel or a merge links its answer by. ACP 1.17
+/// has no stable `messageId` on a prompt, so Sidekicks makes its own (unique in practice: the time
+/// of creation and a counter).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct MessageId(pub String);
+
+impl MessageId {
+    /// A new id.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let count = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        Self(format!("m{nanos:x}-{count:x}"))
+    }
+}
+
 /// One message of a conversation.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Message {
+    /// Its id (messages of the person; older stored ones have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<MessageId>,
     /// Who wrote it.
     pub role: Role,
     /// Its parts, in order.
@@ -95,7 +116,7 @@ impl Message {
     pub fn new(role: Role, text: impl Into<String>) -> Self {
         let text = text.into();
         let parts = if text.is_empty() { Vec::new() } else { vec![Part::Text(text)] };
-        Self { role, parts, end: None, delivery: Delivery::Sent }
+        Self { id: None, role, parts, end: None, delivery: Delivery::Sent }
     }
 
     /// All its text parts joined (what a transcript or a test reads).
@@ -221,9 +242,10 @@ impl Conversation {
     }
 
     /// Adds what the person sent, queued or sent.
-    pub fn push_user(&mut self, text: impl Into<String>, delivery: Delivery) {
+    pub fn push_user(&mut self, text: impl Into<String>, delivery: Delivery, id: Option<MessageId>) {
         let mut message = Message::new(Role::User, text);
         message.delivery = delivery;
+        message.id = id;
         self.messages.push(message);
         self.touch(self.messages.len() - 1);
     }
@@ -231,6 +253,7 @@ impl Conversation {
     /// Adds a notice from Sidekicks.
     pub fn push_notice(&mut self, notice: Notice) {
         self.messages.push(Message {
+            id: None,
             role: Role::System,
             parts: vec![Part::Notice(notice)],
             end: None,
@@ -391,7 +414,7 @@ mod tests {
     #[test]
     fn fragments_join_into_parts_until_the_turn_ends() {
         let mut c = Conversation::default();
-        c.push_user("hello", Delivery::Sent);
+        c.push_user("hello", Delivery::Sent, None);
         c.apply(Update::Thought("hm".into()));
         c.apply(Update::Text("Hel".into()));
         c.apply(Update::Text("lo!".into()));
@@ -400,7 +423,7 @@ mod tests {
         assert!(!c.is_streaming());
         assert_eq!(c.messages.len(), 2);
         assert_eq!(c.messages[1].parts, vec![Part::Thought("hm".into()), Part::Text("Hello!".into())]);
-        c.push_user("again", Delivery::Sent);
+        c.push_user("again", Delivery::Sent, None);
         c.apply(Update::Text("next".into()));
         assert_eq!(c.messages.len(), 4);
     }
@@ -436,8 +459,8 @@ mod tests {
     #[test]
     fn cancel_marks_unfinished_tools_and_late_updates_join_the_cancelled_message() {
         let mut c = Conversation::default();
-        c.push_user("go", Delivery::Sent);
-        c.push_user("then this", Delivery::Queued);
+        c.push_user("go", Delivery::Sent, None);
+        c.push_user("then this", Delivery::Queued, None);
         c.apply(call("t", ToolStatus::InProgress));
         c.drop_queue();
         c.end_turn(TurnEnd::Cancelled);
@@ -452,15 +475,15 @@ mod tests {
     #[test]
     fn changes_are_tracked_from_the_first_changed_message() {
         let mut c = Conversation::default();
-        c.push_user("a", Delivery::Sent);
+        c.push_user("a", Delivery::Sent, None);
         c.apply(Update::Text("x".into()));
         assert_eq!(c.take_dirty(), Some(0));
         assert_eq!(c.take_dirty(), None);
         c.apply(Update::Text("y".into()));
         assert_eq!(c.take_dirty(), Some(1));
         c.end_turn(TurnEnd::EndTurn);
-        c.push_user("b", Delivery::Queued);
-        c.push_user("c", Delivery::Queued);
+        c.push_user("b", Delivery::Queued, None);
+        c.push_user("c", Delivery::Queued, None);
         c.take_dirty();
         c.drop_queue();
         assert_eq!(c.take_dirty(), Some(2));
@@ -469,8 +492,8 @@ mod tests {
     #[test]
     fn queued_messages_become_sent_in_order() {
         let mut c = Conversation::default();
-        c.push_user("a", Delivery::Queued);
-        c.push_user("b", Delivery::Queued);
+        c.push_user("a", Delivery::Queued, None);
+        c.push_user("b", Delivery::Queued, None);
         c.mark_first_queued_sent();
         assert_eq!(c.messages[0].delivery, Delivery::Sent);
         assert_eq!(c.messages[1].delivery, Delivery::Queued);

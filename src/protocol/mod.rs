@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use self::workspace::{Entry, Version, WorkspaceError};
 use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
-use crate::model::conversation::{Message, Notice, TurnEnd, Update};
+use crate::model::conversation::{Message, MessageId, Notice, TurnEnd, Update};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::rel_path::RelPath;
 
@@ -138,7 +138,9 @@ pub enum Command {
     Restart { agent: String },
     /// Send a user message to an agent (starting it if needed). `context` (a transcript of an
     /// earlier conversation) goes to the agent before the text but is not shown as said.
-    Prompt { agent: String, text: String, context: Option<String> },
+    /// `id` names the message (a channel or a merge links its answer by it); `None`: the runtime
+    /// gives it one.
+    Prompt { agent: String, text: String, context: Option<String>, id: Option<MessageId> },
     /// Cancel the agent's current turn: session/cancel, pending permission requests answered
     /// "cancelled", queued messages dropped.
     Cancel { agent: String },
@@ -224,6 +226,8 @@ pub enum TeamEvent {
         agent: String,
         /// What was applied, or the conflicts.
         result: Result<teams::MergeReport, teams::TeamError>,
+        /// What the member was told of the conflicts (sent as its next message).
+        told: Option<teams::Told>,
     },
     /// Members (or the whole team) were discarded; they work in their own folders again.
     Discarded {
@@ -265,7 +269,7 @@ pub enum Event {
     /// Every agent is stopped; the runtime has ended.
     ShutdownComplete,
     /// The person's message, as the runtime received it (queued until its turn starts).
-    UserMessage { agent: String, text: String },
+    UserMessage { agent: String, text: String, id: MessageId },
     /// Another config file is now open: what was shown of the previous one goes away.
     ConfigOpened { path: PathBuf },
     /// The settings editor's text was saved (or not, with the reason).

@@ -195,3 +195,12 @@ pub enum TeamCommand {
     /// Discard one member's copy (`Some`) or the whole team.
     Discard { record: TeamRecord, member: Option<MemberCopy> },
 }
+
+/// A message Sidekicks sent a member (about its merge's conflicts).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Told {
+    /// The message's id in the member's conversation.
+    pub id: crate::model::conversation::MessageId,
+    /// Its text.
+    pub text: String,
+}

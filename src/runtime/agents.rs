@@ -237,11 +237,12 @@ impl Manager {
                     self.start(&agent).await;
                 }
             }
-            Command::Prompt { agent, text, context } => {
+            Command::Prompt { agent, text, context, id } => {
                 if self.slot(&agent).is_none() {
                     return;
                 }
-                self.events.send(Event::UserMessage { agent: agent.clone(), text: text.clone() }).await;
+                let id = id.unwrap_or_else(crate::model::conversation::MessageId::new);
+                self.events.send(Event::UserMessage { agent: agent.clone(), text: text.clone(), id }).await;
                 let Some(slot) = self.slot(&agent) else { return };
                 slot.queue.push_back(match context {
                     Some(context) => format!("{context}{text}"),

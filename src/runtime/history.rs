@@ -101,9 +101,9 @@ impl Recorder {
                 self.conversations.clear();
                 self.config_path = Some(path);
             }
-            Event::UserMessage { agent, text } => {
+            Event::UserMessage { agent, text, id } => {
                 if let Some(c) = self.conversation(&agent) {
-                    c.push_user(text, crate::model::conversation::Delivery::Queued);
+                    c.push_user(text, crate::model::conversation::Delivery::Queued, Some(id));
                 }
             }
             Event::AgentUpdate { agent, update } => {

@@ -121,9 +121,9 @@ pub fn channel_ui(
                     let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
                     ui.label(RichText::new(words).weak().italics());
                 }
-                Entry::Answer { agent, prompt } => {
+                Entry::Answer { agent, prompt, id } => {
                     let Some(view) = state.agent(agent) else { continue };
-                    for index in answer_messages(&view.conversation.messages, prompt) {
+                    for index in answer_messages(&view.conversation.messages, prompt, id.as_ref()) {
                         message_ui(ui, lang, markdown, view, index, &mut actions);
                     }
                 }

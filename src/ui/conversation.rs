@@ -124,7 +124,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: 
         // The runtime echoes it back (as queued until its turn starts), so history and view agree.
         let context = std::mem::take(&mut agent.attach_transcript)
             .then(|| transcript(&agent.conversation.messages, TRANSCRIPT_CHARS));
-        return Some(Command::Prompt { agent: name, text, context });
+        return Some(Command::Prompt { agent: name, text, context, id: None });
     }
     None
 }

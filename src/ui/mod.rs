@@ -95,10 +95,27 @@ pub struct SidekicksApp {
     frame_stats: Option<FrameStats>,
 }
 
-/// Counts drawn frames into a file, for the idle-repaint benchmark (`SIDEKICKS_FRAME_STATS`).
+/// Counts drawn frames into a file, for the idle-repaint benchmark (`SIDEKICKS_FRAME_STATS`); a
+/// thread of its own writes the file.
 struct FrameStats {
-    path: std::path::PathBuf,
     frames: u64,
+    writer: std::sync::mpsc::Sender<u64>,
+}
+
+impl FrameStats {
+    fn new(path: std::path::PathBuf) -> Self {
+        let (writer, counts) = std::sync::mpsc::channel::<u64>();
+        std::thread::spawn(move || {
+            while let Ok(mut frames) = counts.recv() {
+                // Only the latest count matters.
+                while let Ok(later) = counts.try_recv() {
+                    frames = later;
+                }
+                let _ = std::fs::write(&path, frames.to_string());
+            }
+        });
+        Self { frames: 0, writer }
+    }
 }
 
 impl SidekicksApp {
@@ -138,7 +155,7 @@ impl SidekicksApp {
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
     pub fn with_frame_stats(mut self, path: Option<std::path::PathBuf>) -> Self {
-        self.frame_stats = path.map(|path| FrameStats { path, frames: 0 });
+        self.frame_stats = path.map(FrameStats::new);
         self
     }
 
@@ -215,7 +232,7 @@ impl SidekicksApp {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         if let Some(stats) = &mut self.frame_stats {
             stats.frames += 1;
-            let _ = std::fs::write(&stats.path, stats.frames.to_string());
+            let _ = stats.writer.send(stats.frames);
         }
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state));
         egui::Panel::left("sidebar").resizable(true).default_size(220.0).show(ui, |ui| {

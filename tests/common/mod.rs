@@ -130,7 +130,7 @@ pub async fn demo_rig(dir: &Path) -> Rig {
 impl Rig {
     /// Sends `text` to `agent` and waits for the end of that turn.
     pub async fn turn(&mut self, agent: &str, text: &str) -> sidekicks::model::conversation::TurnEnd {
-        self.send(Command::Prompt { agent: agent.into(), text: text.into(), context: None }).await;
+        self.send(Command::Prompt { agent: agent.into(), text: text.into(), context: None, id: None }).await;
         self.wait_turn_end(agent).await
     }
 

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use super::Services;
-use crate::protocol::teams::TeamCommand;
+use crate::model::conversation::MessageId;
+use crate::protocol::teams::{TeamCommand, Told};
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::teams::{self, ConflictText, MemberCopy, TeamError, create_team, reattach_team};
 
@@ -15,7 +16,7 @@ impl Services {
         let sink = self.sink.clone();
         let commands = self.manager.clone();
         tokio::spawn(async move {
-            let Ok(event) = tokio::task::spawn_blocking(op).await else { return };
+            let Ok(mut event) = tokio::task::spawn_blocking(op).await else { return };
             // Members work in their copies; discarded ones go back to their own folder.
             let moves: Vec<(String, Option<PathBuf>)> = match &event {
                 TeamEvent::Loaded { teams } => teams.iter().flat_map(member_folders).collect(),
@@ -26,11 +27,19 @@ impl Services {
             for (agent, workspace) in moves {
                 let _ = commands.send(Command::SetWorkspace { agent, workspace }).await;
             }
-            if let TeamEvent::Merged { agent, result: Ok(report), .. } = &event
+            // Conflicts: the member is told in its conversation; the event says with which message.
+            if let TeamEvent::Merged { agent, result: Ok(report), told, .. } = &mut event
                 && !report.conflicts.is_empty()
             {
-                let text = ConflictText::new(&report.conflicts).to_string();
-                let _ = commands.send(Command::Prompt { agent: agent.clone(), text, context: None }).await;
+                let message = Told { id: MessageId::new(), text: ConflictText::new(&report.conflicts).to_string() };
+                let prompt = Command::Prompt {
+                    agent: agent.clone(),
+                    text: message.text.clone(),
+                    context: None,
+                    id: Some(message.id.clone()),
+                };
+                let _ = commands.send(prompt).await;
+                *told = Some(message);
             }
             sink.send(Event::Team(event)).await;
         });
@@ -88,6 +97,7 @@ impl Services {
                 team,
                 agent: member.name.clone(),
                 result: teams::merge(&member, selected.as_deref()),
+                told: None,
             }),
             TeamCommand::Discard { record, member } => {
                 let store = self.store.clone();
