@@ -98,12 +98,8 @@ struct Slot {
     /// The turn in flight, if any.
     turn: Option<u64>,
     next_turn: u64,
-    /// Stop when the current turn ends (its config changed).
-    stale: bool,
-    /// Start again once stopped.
-    restart: bool,
-    /// Forget the slot once stopped (it left the config).
-    removed: bool,
+    /// What happens once the current turn, start or stop ends.
+    then: Then,
     /// Turns answered by the current session.
     turns_in_session: u32,
     /// An earlier session had turns: the next session starts without them.
@@ -118,7 +114,34 @@ struct Slot {
     stopping_pid: Option<i32>,
 }
 
+/// What happens to an agent once what it is doing (a turn, a start, a stop) ends. Each later
+/// variant wins over the earlier ones: an agent that left the config is never started again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Then {
+    /// Carry on.
+    Carry,
+    /// Its config changed while it was busy or starting: stop, and start with the new entry if
+    /// messages wait.
+    Renew,
+    /// Start again once stopped (Restart, or a message while stopping).
+    Restart,
+    /// Forget the slot once stopped (it left the config).
+    Forget,
+}
+
 impl Slot {
+    /// Asks for `then` unless something that wins over it is already asked.
+    fn then(&mut self, then: Then) {
+        self.then = self.then.max(then);
+    }
+
+    /// Takes back a restart (Stop, Kill, another file, shutdown).
+    fn no_restart(&mut self) {
+        if self.then == Then::Restart {
+            self.then = Then::Carry;
+        }
+    }
+
     fn new(config: AgentConfig) -> Self {
         Self {
             config,
@@ -129,9 +152,7 @@ impl Slot {
             generation: 0,
             turn: None,
             next_turn: 0,
-            stale: false,
-            restart: false,
-            removed: false,
+            then: Then::Carry,
             turns_in_session: 0,
             forgot: false,
             conversation_id: None,
@@ -212,14 +233,14 @@ impl Manager {
             Command::Stop { agent } => {
                 self.drop_queue(&agent).await;
                 if let Some(slot) = self.slot(&agent) {
-                    slot.restart = false;
+                    slot.no_restart();
                 }
                 self.stop(&agent).await;
             }
             Command::Kill { agent } => {
                 self.drop_queue(&agent).await;
                 if let Some(slot) = self.slot(&agent) {
-                    slot.restart = false;
+                    slot.no_restart();
                 }
                 if let Some(pid) = self.slot(&agent).and_then(|s| s.stopping_pid) {
                     super::process::signal_group(pid, libc::SIGKILL);
@@ -230,7 +251,7 @@ impl Manager {
                 let running = self.slot(&agent).is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
                 if running {
                     if let Some(slot) = self.slot(&agent) {
-                        slot.restart = true;
+                        slot.then(Then::Restart);
                     }
                     self.stop(&agent).await;
                 } else {
@@ -251,7 +272,7 @@ impl Manager {
                 match slot.state {
                     AgentState::Idle => self.dispatch(&agent).await,
                     AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
-                    AgentState::Stopping => slot.restart = true,
+                    AgentState::Stopping => slot.then(Then::Restart),
                     AgentState::Starting | AgentState::Busy => {}
                 }
             }
@@ -282,7 +303,7 @@ impl Manager {
                 for name in names {
                     self.drop_queue(&name).await;
                     if let Some(slot) = self.slot(&name) {
-                        slot.restart = false;
+                        slot.no_restart();
                     }
                     self.stop(&name).await;
                 }
@@ -418,14 +439,14 @@ impl Manager {
         for slot in &mut self.slots {
             match config.agent(&slot.config.name) {
                 None => {
-                    slot.removed = true;
+                    slot.then(Then::Forget);
                     to_stop.push(slot.config.name.clone());
                 }
                 Some(new) if *new != slot.config => {
                     slot.config = new.clone();
                     match slot.state {
                         AgentState::Idle => to_stop.push(new.name.clone()),
-                        AgentState::Busy | AgentState::Starting => slot.stale = true,
+                        AgentState::Busy | AgentState::Starting => slot.then(Then::Renew),
                         _ => {}
                     }
                 }
@@ -447,7 +468,7 @@ impl Manager {
         for name in to_stop {
             self.stop(&name).await;
         }
-        self.slots.retain(|s| !(s.removed && s.running.is_none() && s.state != AgentState::Stopping));
+        self.slots.retain(|s| !(s.then == Then::Forget && s.running.is_none() && s.state != AgentState::Stopping));
         let names: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
         let channels: Vec<String> = config.channels.iter().map(|c| c.name.clone()).collect();
         self.applied.send_replace(Some(config.clone()));
@@ -591,7 +612,7 @@ impl Manager {
                 slot.turn = None;
                 slot.last_used = Instant::now();
                 slot.turns_in_session += 1;
-                let stale = slot.stale;
+                let stale = slot.then == Then::Renew;
                 let queued = !slot.queue.is_empty();
                 self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
                 self.set_state(&agent, AgentState::Idle).await;
@@ -637,11 +658,9 @@ impl Manager {
                 if slot.generation != generation {
                     return;
                 }
-                let restart = slot.restart && !slot.removed;
-                slot.restart = false;
+                let then = std::mem::replace(&mut slot.then, Then::Carry);
                 slot.stopping_pid = None;
-                slot.stale = false;
-                let removed = slot.removed;
+                let (restart, removed) = (then == Then::Restart, then == Then::Forget);
                 self.set_state(&agent, AgentState::Stopped).await;
                 if removed {
                     self.slots.retain(|s| s.config.name != agent);
@@ -689,7 +708,7 @@ impl Manager {
                 slot.running = Some(running);
                 slot.last_used = Instant::now();
                 let queued = !slot.queue.is_empty();
-                let stale = slot.stale;
+                let stale = slot.then == Then::Renew;
                 let forgot = std::mem::take(&mut slot.forgot);
                 let restored = std::mem::take(&mut slot.restored);
                 let conversation_id = slot.conversation_id;
@@ -712,8 +731,10 @@ impl Manager {
                 self.set_state(name, AgentState::Idle).await;
                 if stale {
                     // Its config changed while it started: start again with the new entry.
-                    if let Some(slot) = self.slot(name) {
-                        slot.restart = queued;
+                    if let Some(slot) = self.slot(name)
+                        && queued
+                    {
+                        slot.then(Then::Restart);
                     }
                     self.stop(name).await;
                 } else if queued {
@@ -760,9 +781,43 @@ impl Manager {
         for name in names {
             if let Some(slot) = self.slot(&name) {
                 slot.queue.clear();
-                slot.restart = false;
+                slot.no_restart();
             }
             self.stop(&name).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod then_tests {
+    use super::*;
+
+    fn new_slot() -> Slot {
+        Slot::new(AgentConfig {
+            name: "a".into(),
+            command: "a".into(),
+            args: Vec::new(),
+            env: Default::default(),
+            workspace: "/".into(),
+            runtime: Default::default(),
+            channels: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn what_happens_next_keeps_the_strongest_wish() {
+        let mut slot = new_slot();
+        slot.then(Then::Restart);
+        slot.then(Then::Renew);
+        assert_eq!(slot.then, Then::Restart, "a config change while restarting still restarts");
+        slot.then(Then::Forget);
+        slot.then(Then::Restart);
+        assert_eq!(slot.then, Then::Forget, "an agent that left the config never starts again");
+        slot.no_restart();
+        assert_eq!(slot.then, Then::Forget, "Stop does not bring it back");
+        let mut slot = new_slot();
+        slot.then(Then::Restart);
+        slot.no_restart();
+        assert_eq!(slot.then, Then::Carry);
     }
 }

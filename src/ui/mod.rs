@@ -74,7 +74,8 @@ pub struct SidekicksApp {
     selected: Option<String>,
     view: View,
     settings: settings::SettingsView,
-    workspaces: HashMap<String, workspace_view::WorkspaceView>,
+    /// What the window keeps per agent, dropped when the agent leaves the config.
+    panes: HashMap<String, AgentPane>,
     /// `AppState::opened` when the per-agent views were last pruned.
     opened_seen: u64,
     /// The agent whose workspace the runtime follows (the one shown).
@@ -88,11 +89,21 @@ pub struct SidekicksApp {
     /// The team views' own state.
     team_views: team_view::TeamViews,
     tab: Tab,
-    drafts: HashMap<String, String>,
-    lists: HashMap<String, message_list::MessageList>,
     markdown: egui_commonmark::CommonMarkCache,
     shut_down: bool,
     frame_stats: Option<FrameStats>,
+}
+
+/// What the window keeps for one agent while it is in the config (one record, pruned when the
+/// config changes or another file is opened).
+#[derive(Default)]
+struct AgentPane {
+    /// What is being typed to it.
+    draft: String,
+    /// Its conversation's laid-out list.
+    list: message_list::MessageList,
+    /// Its workspace view (tree, open file, terminals).
+    workspace: workspace_view::WorkspaceView,
 }
 
 /// Counts drawn frames into a file, for the idle-repaint benchmark (`SIDEKICKS_FRAME_STATS`); a
@@ -127,15 +138,13 @@ impl SidekicksApp {
             selected: None,
             view: View::Agent,
             settings: settings::SettingsView::default(),
-            workspaces: HashMap::new(),
+            panes: HashMap::new(),
             followed: None,
             team: None,
             team_views: Default::default(),
             channel: None,
             channel_drafts: Default::default(),
             tab: Tab::Conversation,
-            drafts: HashMap::new(),
-            lists: HashMap::new(),
             markdown: egui_commonmark::CommonMarkCache::default(),
             shut_down: false,
             frame_stats: None,
@@ -145,12 +154,12 @@ impl SidekicksApp {
 
     /// The visible text of the terminal shown in `agent`'s workspace, if one is open.
     pub fn terminal_text(&self, agent: &str) -> Option<String> {
-        self.workspaces.get(agent)?.terminals.active().map(|t| t.screen_text())
+        self.panes.get(agent)?.workspace.terminals.active().map(|t| t.screen_text())
     }
 
     /// The pids of the hosts of every terminal open in `agent`'s workspace.
     pub fn terminal_pids(&self, agent: &str) -> Vec<u32> {
-        self.workspaces.get(agent).map(|w| w.terminals.sessions().map(|t| t.pid).collect()).unwrap_or_default()
+        self.panes.get(agent).map(|p| p.workspace.terminals.sessions().map(|t| t.pid).collect()).unwrap_or_default()
     }
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
@@ -186,28 +195,25 @@ impl SidekicksApp {
         let reopened = std::mem::replace(&mut self.opened_seen, self.state.opened) != self.state.opened;
         let state = &self.state;
         let mut closing = Vec::new();
-        self.workspaces.retain(|name, view| {
+        self.panes.retain(|name, pane| {
             let keep = !reopened && state.agent(name).is_some();
             if !keep {
-                view.close_terminals();
-                closing.extend(view.take_commands());
+                pane.workspace.close_terminals();
+                closing.extend(pane.workspace.take_commands());
             }
             keep
         });
         self.submit(closing);
-        if reopened {
-            self.lists.clear();
-        }
         if self.selected.as_ref().is_none_or(|s| self.state.agent(s).is_none()) {
             self.selected = self.state.agents.first().map(|a| a.config.name.clone());
         }
         // Workspace results go to the view of their agent.
         for (agent, event) in std::mem::take(&mut self.state.workspace_events) {
             if let (Some(view), Some(agent)) =
-                (self.workspaces.get_mut(&agent), self.state.agents.iter().find(|a| a.config.name == agent))
+                (self.panes.get_mut(&agent), self.state.agents.iter().find(|a| a.config.name == agent))
             {
-                view.apply(agent, event);
-                let commands = view.take_commands();
+                view.workspace.apply(agent, event);
+                let commands = view.workspace.take_commands();
                 self.submit(commands);
             }
         }
@@ -298,7 +304,7 @@ impl SidekicksApp {
                 && let Some(agent) = self.state.agent(&name)
             {
                 let lang = self.state.language;
-                let view = self.workspaces.entry(name).or_default();
+                let view = &mut self.panes.entry(name).or_default().workspace;
                 let mut commands = Vec::new();
                 for action in view.ui(ui, lang, agent) {
                     match action {
@@ -320,8 +326,7 @@ impl SidekicksApp {
                 ui.label(i18n::tr(lang, i18n::Key::PickAgent));
                 return;
             };
-            let draft = self.drafts.entry(name.clone()).or_default();
-            let list = self.lists.entry(name.clone()).or_default();
+            let AgentPane { draft, list, .. } = self.panes.entry(name.clone()).or_default();
             let actions = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab);
             let mut commands = actions;
             match self.tab {
@@ -339,9 +344,9 @@ impl SidekicksApp {
     /// away.
     pub fn shutdown(&mut self) {
         // The runtime ends them (Shutdown); the window lets go of their screens.
-        for view in self.workspaces.values_mut() {
-            view.close_terminals();
-            view.take_commands();
+        for pane in self.panes.values_mut() {
+            pane.workspace.close_terminals();
+            pane.workspace.take_commands();
         }
         if !self.shut_down {
             self.shut_down = true;
