@@ -13,7 +13,7 @@ macro_rules! strings {
     ($($key:ident => ($en:expr, $fr:expr),)*) => {
         /// A fixed string of the interface.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum Key { $($key,)* }
+        pub enum Key { $(#[doc = concat!("In English: “", $en, "”")] $key,)* }
 
         impl Key {
             /// Every key, for tests.

@@ -5,6 +5,8 @@
 //! ACP, files — on tokio), `app` (commands in, events out, the state the UI reads), `ui` (egui).
 //! `demo_agent` is the other side of the protocol: the built-in agents (demo and misbehaving).
 
+#![warn(missing_docs)]
+
 pub mod app;
 pub mod cli;
 pub mod cli_prompt;

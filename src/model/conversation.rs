@@ -18,7 +18,10 @@ pub enum TurnEnd {
     /// The turn was cancelled.
     Cancelled,
     /// The turn failed (the agent's own explanation, or the connection's).
-    Failed { message: String },
+    Failed {
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// The agent process ended during the turn.
     AgentExited,
 }
@@ -52,9 +55,15 @@ pub enum Notice {
     /// A new session was opened: the agent no longer remembers the beginning of the conversation.
     NewSession,
     /// `failures` tool calls failed in a row: the agent may be going round in circles.
-    Loop { failures: u32 },
+    Loop {
+        /// How many failed.
+        failures: u32,
+    },
     /// The agent process ended on its own.
-    AgentExited { message: String },
+    AgentExited {
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// The agent did not end its turn when asked to, so it was stopped.
     Unresponsive,
     /// The conversation was restored from history but the agent cannot reopen its session:
@@ -178,7 +187,12 @@ pub enum Update {
     /// The whole plan.
     Plan(Vec<PlanItem>),
     /// Context window use.
-    Usage { used: u64, size: u64 },
+    Usage {
+        /// How much is used.
+        used: u64,
+        /// The size.
+        size: u64,
+    },
 }
 
 /// The messages exchanged with one agent.

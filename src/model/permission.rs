@@ -66,7 +66,12 @@ impl PermissionRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PermissionAnswer {
     /// One of the agent's options.
-    Selected { option_id: String, kind: OptionKind },
+    Selected {
+        /// The option chosen.
+        option_id: String,
+        /// What kind it is.
+        kind: OptionKind,
+    },
     /// No answer: the turn was cancelled (or the agent stopped).
     Cancelled,
 }
@@ -94,19 +99,42 @@ impl Decision {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ask {
     /// Run a command; `dangers` lists what in it may destroy data.
-    RunCommand { command: String, dangers: Vec<String> },
+    RunCommand {
+        /// The command.
+        command: String,
+        /// What makes it dangerous.
+        dangers: Vec<String>,
+    },
     /// Change a file.
-    EditFile { path: String },
+    EditFile {
+        /// The path it is about.
+        path: String,
+    },
     /// Delete a file.
-    DeleteFile { path: String },
+    DeleteFile {
+        /// The path it is about.
+        path: String,
+    },
     /// Move a file.
-    MoveFile { path: String },
+    MoveFile {
+        /// The path it is about.
+        path: String,
+    },
     /// Read a file.
-    ReadFile { path: String },
+    ReadFile {
+        /// The path it is about.
+        path: String,
+    },
     /// Fetch something from the network.
-    Fetch { what: String },
+    Fetch {
+        /// What it is about.
+        what: String,
+    },
     /// Anything else (the agent's title).
-    Other { title: String },
+    Other {
+        /// The title.
+        title: String,
+    },
 }
 
 /// What `tool` asks for.

@@ -24,41 +24,111 @@ pub enum ValueType {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProblemKind {
     /// The file could not be read.
-    Unreadable { path: String, message: String },
+    Unreadable {
+        /// The path it is about.
+        path: String,
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// The text is not valid TOML (the parser's own words).
-    Syntax { message: String },
+    Syntax {
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// A key this table does not know; `suggestion` is a close known key.
-    UnknownKey { key: String, suggestion: Option<String> },
+    UnknownKey {
+        /// The key it is about.
+        key: String,
+        /// What to do instead.
+        suggestion: Option<String>,
+    },
     /// A required key is missing.
-    MissingKey { key: String },
+    MissingKey {
+        /// The key it is about.
+        key: String,
+    },
     /// A value of the wrong type (`found` is the TOML type name).
-    WrongType { key: String, expected: ValueType, found: String },
+    WrongType {
+        /// The key it is about.
+        key: String,
+        /// What was expected.
+        expected: ValueType,
+        /// What was found.
+        found: String,
+    },
     /// A string that must not be empty is empty.
-    Empty { key: String },
+    Empty {
+        /// The key it is about.
+        key: String,
+    },
     /// A number out of its range.
-    OutOfRange { key: String, min: i64, max: i64 },
+    OutOfRange {
+        /// The key it is about.
+        key: String,
+        /// The smallest allowed.
+        min: i64,
+        /// The largest allowed.
+        max: i64,
+    },
     /// Two agents have the same name.
-    DuplicateAgent { name: String },
+    DuplicateAgent {
+        /// The name.
+        name: String,
+    },
     /// Two channels have the same name.
-    DuplicateChannel { name: String },
+    DuplicateChannel {
+        /// The name.
+        name: String,
+    },
     /// A local workspace folder that does not exist (or is not a folder).
-    MissingFolder { path: String },
+    MissingFolder {
+        /// The path it is about.
+        path: String,
+    },
     /// `runtime.type` is not one of the known kinds.
-    UnknownRuntime { found: String },
+    UnknownRuntime {
+        /// What was found.
+        found: String,
+    },
     /// A runtime kind needs a key that is missing (e.g. `container` for `type = "container"`).
-    RuntimeNeeds { kind: RuntimeKind, key: String },
+    RuntimeNeeds {
+        /// What kind it is.
+        kind: RuntimeKind,
+        /// The key it is about.
+        key: String,
+    },
     /// A runtime key that does not apply to this kind (e.g. `pod` with `type = "container"`).
-    RuntimeIgnores { kind: RuntimeKind, key: String },
+    RuntimeIgnores {
+        /// What kind it is.
+        kind: RuntimeKind,
+        /// The key it is about.
+        key: String,
+    },
     /// An agent lists a channel that no `[[channel]]` defines.
-    UnknownChannel { name: String },
+    UnknownChannel {
+        /// The name.
+        name: String,
+    },
     /// An environment variable name that is not `[A-Za-z_][A-Za-z0-9_]*`.
-    InvalidEnvName { name: String },
+    InvalidEnvName {
+        /// The name.
+        name: String,
+    },
     /// `defaults.language` is not a known language.
-    UnknownLanguage { found: String },
+    UnknownLanguage {
+        /// What was found.
+        found: String,
+    },
     /// A local agent's command is not on `PATH` (a warning: the rest of the config still applies).
-    CommandNotFound { command: String },
+    CommandNotFound {
+        /// The command.
+        command: String,
+    },
     /// The file holds `env` values (`name` is the first) and other users can read it (a warning).
-    EnvReadableByOthers { name: String },
+    EnvReadableByOthers {
+        /// The name.
+        name: String,
+    },
 }
 
 /// Whether a problem keeps the config from being applied.

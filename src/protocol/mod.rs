@@ -52,9 +52,15 @@ pub struct CrashReport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CrashReason {
     /// It exited with this code.
-    Exited { code: i32 },
+    Exited {
+        /// The exit code.
+        code: i32,
+    },
     /// It was ended by this signal.
-    Signaled { signal: i32 },
+    Signaled {
+        /// The signal.
+        signal: i32,
+    },
     /// It could not be started.
     Spawn(SpawnFailure),
     /// It started but did not complete the ACP handshake.
@@ -65,30 +71,68 @@ pub enum CrashReason {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SpawnFailure {
     /// The program was not found.
-    NotFound { program: String },
+    NotFound {
+        /// The program.
+        program: String,
+    },
     /// The workspace folder does not exist.
-    MissingFolder { path: String },
+    MissingFolder {
+        /// The path it is about.
+        path: String,
+    },
     /// This runtime cannot start agents yet.
-    NotSupported { runtime: String },
+    NotSupported {
+        /// The runtime (docker, podman, sbx, kubectl).
+        runtime: String,
+    },
     /// Anything else (the system's message).
-    Other { program: String, message: String },
+    Other {
+        /// The program.
+        program: String,
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// The tool the runtime needs is not installed.
-    ToolMissing { tool: String, runtime: String },
+    ToolMissing {
+        /// The tool.
+        tool: String,
+        /// The runtime (docker, podman, sbx, kubectl).
+        runtime: String,
+    },
     /// No container (sandbox, pod) of that name.
-    ContainerMissing { name: String },
+    ContainerMissing {
+        /// The name.
+        name: String,
+    },
     /// The container exists but is not running.
-    ContainerStopped { name: String },
+    ContainerStopped {
+        /// The name.
+        name: String,
+    },
 }
 
 /// Why the ACP handshake failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HandshakeFailure {
     /// No answer to `step` within `seconds`.
-    Timeout { step: String, seconds: u64 },
+    Timeout {
+        /// The step that failed.
+        step: String,
+        /// How many seconds.
+        seconds: u64,
+    },
     /// The agent answered `step` with an error (its own words).
-    Error { step: String, message: String },
+    Error {
+        /// The step that failed.
+        step: String,
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// The agent speaks another protocol version.
-    Version { version: String },
+    Version {
+        /// The version.
+        version: String,
+    },
 }
 
 /// A line of an agent's Log.
@@ -99,92 +143,227 @@ pub enum LogEntry {
     /// A line on stdout that is not ACP (kept out of the protocol).
     NotAcp(String),
     /// A line on stdout too long to read (`megabytes` at least); its start.
-    LongLine { megabytes: usize, start: String },
+    LongLine {
+        /// Its size in megabytes (at least).
+        megabytes: usize,
+        /// Its beginning.
+        start: String,
+    },
     /// A session update that does not parse, skipped: the parser's error and the update.
-    BadUpdate { error: String, update: String },
+    BadUpdate {
+        /// The error, in words.
+        error: String,
+        /// The update.
+        update: String,
+    },
     /// A message for a session that is not the agent's, ignored (an update) or refused.
-    OtherSession { session: String, method: String },
+    OtherSession {
+        /// The session id.
+        session: String,
+        /// The method.
+        method: String,
+    },
     /// An update for a tool call never announced, ignored.
-    UnknownToolCall { id: String },
+    UnknownToolCall {
+        /// Its id.
+        id: String,
+    },
 }
 
 /// What a workspace reports to the view.
 #[derive(Clone, Debug, PartialEq)]
 pub enum WorkspaceEvent {
     /// The entries of a folder.
-    Listed { dir: RelPath, result: Result<Vec<Entry>, WorkspaceError> },
+    Listed {
+        /// The folder.
+        dir: RelPath,
+        /// How it went.
+        result: Result<Vec<Entry>, WorkspaceError>,
+    },
     /// A file's content and version.
-    Read { path: RelPath, result: Result<(Vec<u8>, Version), WorkspaceError> },
+    Read {
+        /// The path it is about.
+        path: RelPath,
+        /// How it went.
+        result: Result<(Vec<u8>, Version), WorkspaceError>,
+    },
     /// A file was written (its new version).
-    Written { path: RelPath, result: Result<Version, WorkspaceError> },
+    Written {
+        /// The path it is about.
+        path: RelPath,
+        /// How it went.
+        result: Result<Version, WorkspaceError>,
+    },
     /// A create, rename or remove finished.
-    Done { result: Result<(), WorkspaceError> },
+    Done {
+        /// How it went.
+        result: Result<(), WorkspaceError>,
+    },
     /// Something changed in the folder (from outside the view).
     Changed,
     /// A terminal asked for with `Command::OpenTerminal` runs (or could not start: the reason).
-    TerminalOpened { result: Result<terminal::TerminalHandle, String> },
+    TerminalOpened {
+        /// How it went.
+        result: Result<terminal::TerminalHandle, String>,
+    },
 }
 
 /// From the UI (or a test) to the runtime.
 #[derive(Clone, Debug)]
 pub enum Command {
     /// Start an agent (no-op if running).
-    Start { agent: String },
+    Start {
+        /// The agent (its name).
+        agent: String,
+    },
     /// Stop an agent.
-    Stop { agent: String },
+    Stop {
+        /// The agent (its name).
+        agent: String,
+    },
     /// Stop an agent at once: no grace for it to end its turn or exit (a second Ctrl+C).
-    Kill { agent: String },
+    Kill {
+        /// The agent (its name).
+        agent: String,
+    },
     /// Stop then start an agent.
-    Restart { agent: String },
+    Restart {
+        /// The agent (its name).
+        agent: String,
+    },
     /// Send a user message to an agent (starting it if needed). `context` (a transcript of an
     /// earlier conversation) goes to the agent before the text but is not shown as said.
     /// `id` names the message (a channel or a merge links its answer by it); `None`: the runtime
     /// gives it one.
-    Prompt { agent: String, text: String, context: Option<String>, id: Option<MessageId> },
+    Prompt {
+        /// The agent (its name).
+        agent: String,
+        /// The text.
+        text: String,
+        /// Said before the text (a transcript), not shown as said.
+        context: Option<String>,
+        /// Its id.
+        id: Option<MessageId>,
+    },
     /// Cancel the agent's current turn: session/cancel, pending permission requests answered
     /// "cancelled", queued messages dropped.
-    Cancel { agent: String },
+    Cancel {
+        /// The agent (its name).
+        agent: String,
+    },
     /// Answer a permission request of the agent.
-    AnswerPermission { agent: String, id: u64, answer: PermissionAnswer },
+    AnswerPermission {
+        /// The agent (its name).
+        agent: String,
+        /// Its id.
+        id: u64,
+        /// The answer.
+        answer: PermissionAnswer,
+    },
     /// A (re)loaded config: applied when it has no problems, otherwise only reported.
-    ConfigLoaded { path: PathBuf, result: LoadResult },
+    ConfigLoaded {
+        /// The path it is about.
+        path: PathBuf,
+        /// How it went.
+        result: LoadResult,
+    },
     /// Stop every agent, then switch to another config file (its agents and conversations).
-    OpenConfig { path: PathBuf, result: LoadResult },
+    OpenConfig {
+        /// The path it is about.
+        path: PathBuf,
+        /// How it went.
+        result: LoadResult,
+    },
     /// Forget a remembered always/never answer of an agent.
-    ForgetRule { agent: String, key: String },
+    ForgetRule {
+        /// The agent (its name).
+        agent: String,
+        /// The key it is about.
+        key: String,
+    },
     /// Make an agent work in another folder than its config says (a team member's copy), or back
     /// in its own (`None`). An idle agent restarts there; a busy one after its turn.
-    SetWorkspace { agent: String, workspace: Option<PathBuf> },
+    SetWorkspace {
+        /// The agent (its name).
+        agent: String,
+        /// The folder (`None`: its own).
+        workspace: Option<PathBuf>,
+    },
     /// Remember a channel's timeline (in the store, with the config file's conversations).
-    SaveChannel { name: String, timeline: crate::model::channel::Timeline },
+    SaveChannel {
+        /// The name.
+        name: String,
+        /// The timeline.
+        timeline: crate::model::channel::Timeline,
+    },
     /// Remember a team channel's timeline (with the team).
-    SaveTeamChannel { team: String, timeline: crate::model::channel::Timeline },
+    SaveTeamChannel {
+        /// The team (its id).
+        team: String,
+        /// The timeline.
+        timeline: crate::model::channel::Timeline,
+    },
     /// Open another config file: recorded as recent, loaded, followed; every agent of the current
     /// one stops first.
-    OpenFile { path: PathBuf },
+    OpenFile {
+        /// The path it is about.
+        path: PathBuf,
+    },
     /// Save the settings editor's text to the config file (→ `ConfigSaved`).
-    SaveConfig { path: PathBuf, text: String },
+    SaveConfig {
+        /// The path it is about.
+        path: PathBuf,
+        /// The text.
+        text: String,
+    },
     /// Check the settings editor's text with the loader, as if it were the file at `path`
     /// (→ `ConfigChecked`).
-    CheckConfig { path: PathBuf, text: String },
+    CheckConfig {
+        /// The path it is about.
+        path: PathBuf,
+        /// The text.
+        text: String,
+    },
     /// Open the native file dialog (→ `FilePicked`).
-    PickConfigFile { start_in: Option<PathBuf> },
+    PickConfigFile {
+        /// The folder the dialog opens in.
+        start_in: Option<PathBuf>,
+    },
     /// Look for agents installed on this computer (→ `AgentsFound`).
     DiscoverAgents,
     /// Add a found agent to the config file at `path`, keeping its comments and layout; it works in
     /// a new folder next to the file (→ `ConfigSaved`).
-    AddAgent { path: PathBuf, agent: crate::model::config_edit::NewAgent },
+    AddAgent {
+        /// The path it is about.
+        path: PathBuf,
+        /// The agent (its name).
+        agent: crate::model::config_edit::NewAgent,
+    },
     /// An operation on an agent's workspace (→ `Event::Workspace`).
-    Workspace { agent: String, op: workspace::WorkspaceOp },
+    Workspace {
+        /// The agent (its name).
+        agent: String,
+        /// The operation.
+        op: workspace::WorkspaceOp,
+    },
     /// Follow this agent's workspace (changes come as `WorkspaceEvent::Changed`), and no other;
     /// `None` follows none.
-    FollowWorkspace { agent: Option<String> },
+    FollowWorkspace {
+        /// The agent (its name).
+        agent: Option<String>,
+    },
     /// A team operation (→ `Event::Team`).
     Team(Box<teams::TeamCommand>),
     /// Open a terminal (a login shell) in the agent's workspace (→ `WorkspaceEvent::TerminalOpened`).
-    OpenTerminal { agent: String },
+    OpenTerminal {
+        /// The agent (its name).
+        agent: String,
+    },
     /// End a terminal and everything it started.
-    CloseTerminal { id: u64 },
+    CloseTerminal {
+        /// Its id.
+        id: u64,
+    },
     /// Stop every agent and end the runtime.
     Shutdown,
 }
@@ -204,9 +383,15 @@ pub struct TeamInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TeamEvent {
     /// The stored teams, reattached (at start).
-    Loaded { teams: Vec<TeamInfo> },
+    Loaded {
+        /// The teams.
+        teams: Vec<TeamInfo>,
+    },
     /// A team was made (or could not be).
-    Created { result: Result<TeamInfo, teams::TeamError> },
+    Created {
+        /// How it went.
+        result: Result<TeamInfo, teams::TeamError>,
+    },
     /// A member's changes.
     Changes {
         /// The team.
@@ -217,7 +402,18 @@ pub enum TeamEvent {
         result: Result<Vec<teams::Change>, teams::TeamError>,
     },
     /// One changed file of a member: its base and its version (text; `None` when absent or binary).
-    Diff { team: String, agent: String, path: String, base: Option<String>, member: Option<String> },
+    Diff {
+        /// The team (its id).
+        team: String,
+        /// The agent (its name).
+        agent: String,
+        /// The path it is about.
+        path: String,
+        /// The base version.
+        base: Option<String>,
+        /// The member.
+        member: Option<String>,
+    },
     /// A merge of a member's work finished.
     Merged {
         /// The team.
@@ -245,57 +441,173 @@ pub enum TeamEvent {
 pub enum Event {
     /// The config file was read; `result.config` is `None` when it has problems, and the
     /// last good config (if any) stays in force.
-    ConfigLoaded { path: PathBuf, result: LoadResult },
+    ConfigLoaded {
+        /// The path it is about.
+        path: PathBuf,
+        /// How it went.
+        result: LoadResult,
+    },
     /// The config now in force.
-    ConfigApplied { config: Config },
+    ConfigApplied {
+        /// The config.
+        config: Config,
+    },
     /// An agent changed state.
-    AgentState { agent: String, state: AgentState },
+    AgentState {
+        /// The agent (its name).
+        agent: String,
+        /// The state.
+        state: AgentState,
+    },
     /// A line for the agent's Log.
-    AgentLog { agent: String, entry: LogEntry },
+    AgentLog {
+        /// The agent (its name).
+        agent: String,
+        /// The entry.
+        entry: LogEntry,
+    },
     /// Something the agent sent during a turn (text, thought, tool call, plan, usage).
-    AgentUpdate { agent: String, update: Update },
+    AgentUpdate {
+        /// The agent (its name).
+        agent: String,
+        /// The update.
+        update: Update,
+    },
     /// A notice to show in the conversation.
-    Notice { agent: String, notice: Notice },
+    Notice {
+        /// The agent (its name).
+        agent: String,
+        /// The notice.
+        notice: Notice,
+    },
     /// The agent asks for permission.
-    PermissionRequested { agent: String, request: PermissionRequest },
+    PermissionRequested {
+        /// The agent (its name).
+        agent: String,
+        /// The request.
+        request: PermissionRequest,
+    },
     /// A permission request was answered (by the person, a remembered rule, or a cancel).
-    PermissionResolved { agent: String, id: u64, answer: PermissionAnswer },
+    PermissionResolved {
+        /// The agent (its name).
+        agent: String,
+        /// Its id.
+        id: u64,
+        /// The answer.
+        answer: PermissionAnswer,
+    },
     /// A turn began (the first queued message of the person was sent).
-    TurnStarted { agent: String },
+    TurnStarted {
+        /// The agent (its name).
+        agent: String,
+    },
     /// The messages waiting for the agent were dropped (Cancel or Stop): they were not sent.
-    QueueDropped { agent: String },
+    QueueDropped {
+        /// The agent (its name).
+        agent: String,
+    },
     /// The turn ended.
-    TurnEnded { agent: String, end: TurnEnd },
+    TurnEnded {
+        /// The agent (its name).
+        agent: String,
+        /// How it ended.
+        end: TurnEnd,
+    },
     /// Every agent is stopped; the runtime has ended.
     ShutdownComplete,
     /// The person's message, as the runtime received it (queued until its turn starts).
-    UserMessage { agent: String, text: String, id: MessageId },
+    UserMessage {
+        /// The agent (its name).
+        agent: String,
+        /// The text.
+        text: String,
+        /// Its id.
+        id: MessageId,
+    },
     /// Another config file is now open: what was shown of the previous one goes away.
-    ConfigOpened { path: PathBuf },
+    ConfigOpened {
+        /// The path it is about.
+        path: PathBuf,
+    },
     /// The settings editor's text was saved (or not, with the reason).
-    ConfigSaved { path: PathBuf, error: Option<String> },
+    ConfigSaved {
+        /// The path it is about.
+        path: PathBuf,
+        /// The error, in words.
+        error: Option<String>,
+    },
     /// The native file dialog closed; `path` is the file picked, if any.
-    FilePicked { path: Option<PathBuf> },
+    FilePicked {
+        /// The path it is about.
+        path: Option<PathBuf>,
+    },
     /// Agents found on this computer that could be added to the config.
-    AgentsFound { agents: Vec<discovery::FoundAgent> },
+    AgentsFound {
+        /// The agents (their names).
+        agents: Vec<discovery::FoundAgent>,
+    },
     /// A workspace operation finished (or its folder changed).
-    Workspace { agent: String, event: WorkspaceEvent },
+    Workspace {
+        /// The agent (its name).
+        agent: String,
+        /// The event.
+        event: WorkspaceEvent,
+    },
     /// A team operation finished.
     Team(TeamEvent),
     /// Output of a command the agent runs (ACP terminal).
-    AgentTerminal { agent: String, id: String, bytes: Vec<u8> },
+    AgentTerminal {
+        /// The agent (its name).
+        agent: String,
+        /// Its id.
+        id: String,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
     /// A command the agent ran ended.
-    AgentTerminalExited { agent: String, id: String, code: Option<u32>, signal: Option<String> },
+    AgentTerminalExited {
+        /// The agent (its name).
+        agent: String,
+        /// Its id.
+        id: String,
+        /// The exit code.
+        code: Option<u32>,
+        /// The signal.
+        signal: Option<String>,
+    },
     /// A channel's stored timeline, sent when the config is applied.
-    ChannelLoaded { name: String, timeline: crate::model::channel::Timeline },
+    ChannelLoaded {
+        /// The name.
+        name: String,
+        /// The timeline.
+        timeline: crate::model::channel::Timeline,
+    },
     /// The remembered always/never answers of an agent (in its workspace).
-    RulesChanged { agent: String, rules: Vec<(String, Decision)> },
+    RulesChanged {
+        /// The agent (its name).
+        agent: String,
+        /// The remembered rules.
+        rules: Vec<(String, Decision)>,
+    },
     /// The stored conversation of an agent, shown when the config is applied.
-    HistoryLoaded { agent: String, messages: Vec<Message> },
+    HistoryLoaded {
+        /// The agent (its name).
+        agent: String,
+        /// The messages.
+        messages: Vec<Message>,
+    },
     /// The recent config files, newest first, each with whether it still exists.
-    RecentFiles { files: Vec<(PathBuf, bool)> },
+    RecentFiles {
+        /// The files.
+        files: Vec<(PathBuf, bool)>,
+    },
     /// The problems of a text the settings editor asked to check.
-    ConfigChecked { text: String, problems: Vec<crate::model::problem::Problem> },
+    ConfigChecked {
+        /// The text.
+        text: String,
+        /// The problems.
+        problems: Vec<crate::model::problem::Problem>,
+    },
 }
 
 impl Event {

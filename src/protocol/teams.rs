@@ -185,15 +185,50 @@ pub struct MergeReport {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TeamCommand {
     /// Make a team of `agents` on `project`.
-    Create { name: String, project: PathBuf, provider: ProviderKind, agents: Vec<String>, lead: Option<String> },
+    Create {
+        /// The name.
+        name: String,
+        /// The project folder.
+        project: PathBuf,
+        /// How copies are made.
+        provider: ProviderKind,
+        /// The agents (their names).
+        agents: Vec<String>,
+        /// The lead, if any.
+        lead: Option<String>,
+    },
     /// List a member's changes.
-    Changes { team: String, member: MemberCopy },
+    Changes {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+    },
     /// Read a changed file's base and member versions.
-    Diff { team: String, member: MemberCopy, path: String },
+    Diff {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+        /// The path it is about.
+        path: String,
+    },
     /// Merge a member's work (all, or the `selected` paths) into the project.
-    Merge { team: String, member: MemberCopy, selected: Option<Vec<String>> },
+    Merge {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+        /// The paths chosen (`None`: all).
+        selected: Option<Vec<String>>,
+    },
     /// Discard one member's copy (`Some`) or the whole team.
-    Discard { record: TeamRecord, member: Option<MemberCopy> },
+    Discard {
+        /// The team record.
+        record: TeamRecord,
+        /// The member.
+        member: Option<MemberCopy>,
+    },
 }
 
 /// A message Sidekicks sent a member (about its merge's conflicts).

@@ -14,7 +14,12 @@ pub enum TerminalInput {
     /// Bytes for the program (keys, paste, mouse reports, answers to its queries).
     Bytes(Vec<u8>),
     /// The size the window draws it at: the PTY follows (the program gets SIGWINCH).
-    Resize { cols: u16, rows: u16 },
+    Resize {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
 }
 
 /// The window's handle on a terminal the runtime runs.

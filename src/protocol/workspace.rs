@@ -51,7 +51,14 @@ pub enum Location {
     /// A folder on this computer.
     Local(PathBuf),
     /// A folder inside a container, sandbox or pod.
-    Remote { tool: String, target: String, path: PathBuf },
+    Remote {
+        /// The tool.
+        tool: String,
+        /// The target.
+        target: String,
+        /// The path it is about.
+        path: PathBuf,
+    },
 }
 
 /// Errors of a workspace, each one the UI can put into words.
@@ -59,25 +66,47 @@ pub enum Location {
 pub enum WorkspaceError {
     /// The path leads out of the workspace (`..`, absolute, or a symlink that leads out).
     #[error("{path} is outside the workspace")]
-    Outside { path: String },
+    Outside {
+        /// The path it is about.
+        path: String,
+    },
     /// Nothing at that path.
     #[error("{path} does not exist")]
-    NotFound { path: String },
+    NotFound {
+        /// The path it is about.
+        path: String,
+    },
     /// Something is already at that path.
     #[error("{path} already exists")]
-    Exists { path: String },
+    Exists {
+        /// The path it is about.
+        path: String,
+    },
     /// The file changed since it was read: it now has `current` (`None`: it was removed).
     #[error("{path} changed since it was read")]
-    Conflict { path: String, current: Option<Version> },
+    Conflict {
+        /// The path it is about.
+        path: String,
+        /// The current version (`None`: removed).
+        current: Option<Version>,
+    },
     /// The workspace folder itself cannot be removed or renamed.
     #[error("the workspace folder itself cannot be removed")]
     IsRoot,
     /// This workspace cannot do that.
     #[error("this workspace cannot {what}")]
-    NotSupported { what: String },
+    NotSupported {
+        /// What it is about.
+        what: String,
+    },
     /// Any other failure (the system's words).
     #[error("{path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The path it is about.
+        path: String,
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
 }
 
 impl From<Outside> for WorkspaceError {
@@ -90,17 +119,44 @@ impl From<Outside> for WorkspaceError {
 #[derive(Clone, Debug, PartialEq)]
 pub enum WorkspaceOp {
     /// List a folder (→ `Listed`).
-    List { dir: RelPath },
+    List {
+        /// The folder.
+        dir: RelPath,
+    },
     /// Read a file (→ `Read`).
-    Read { path: RelPath },
+    Read {
+        /// The path it is about.
+        path: RelPath,
+    },
     /// Write a file over version `expected` (→ `Written`).
-    Write { path: RelPath, bytes: Vec<u8>, expected: Option<Version> },
+    Write {
+        /// The path it is about.
+        path: RelPath,
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// What was expected.
+        expected: Option<Version>,
+    },
     /// Create an empty file that must not exist yet (→ `Done`).
-    NewFile { path: RelPath },
+    NewFile {
+        /// The path it is about.
+        path: RelPath,
+    },
     /// Create a folder (→ `Done`).
-    CreateDir { path: RelPath },
+    CreateDir {
+        /// The path it is about.
+        path: RelPath,
+    },
     /// Rename `from` to `to` (→ `Done`).
-    Rename { from: RelPath, to: RelPath },
+    Rename {
+        /// Where from.
+        from: RelPath,
+        /// Where to.
+        to: RelPath,
+    },
     /// Remove a file or folder (→ `Done`).
-    Remove { path: RelPath },
+    Remove {
+        /// The path it is about.
+        path: RelPath,
+    },
 }

@@ -41,13 +41,26 @@ use crate::protocol::{Event, HandshakeFailure, LogEntry};
 pub enum AcpError {
     /// The agent did not answer in time.
     #[error("the agent did not answer {step} within {seconds} s")]
-    Timeout { step: &'static str, seconds: u64 },
+    Timeout {
+        /// The step that failed.
+        step: &'static str,
+        /// How many seconds.
+        seconds: u64,
+    },
     /// The agent answered with an error, or the connection failed.
     #[error("{step}: {message}")]
-    Protocol { step: &'static str, message: String },
+    Protocol {
+        /// The step that failed.
+        step: &'static str,
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// The agent speaks a protocol version this client does not.
     #[error("the agent speaks ACP version {version}, Sidekicks speaks version 1")]
-    Version { version: String },
+    Version {
+        /// The version.
+        version: String,
+    },
 }
 
 /// What a connection needs besides the pipes.

@@ -17,16 +17,30 @@ pub const MAX_READ: usize = 16 << 20;
 pub enum AgentFsError {
     /// The path is not inside the agent's workspace.
     #[error("{path} is outside the agent's workspace")]
-    Outside { path: String },
+    Outside {
+        /// The path it is about.
+        path: String,
+    },
     /// The file could not be read or written.
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        /// The path it is about.
+        path: String,
+        /// Where it comes from.
+        source: std::io::Error,
+    },
     /// The answer would be larger than `MAX_READ`.
     #[error("{path}: the text asked for is larger than {} MiB; ask for fewer lines (line, limit)", MAX_READ >> 20)]
-    TooLarge { path: String },
+    TooLarge {
+        /// The path it is about.
+        path: String,
+    },
     /// The file is not UTF-8 text (or holds NUL bytes).
     #[error("{path} is not a UTF-8 text file")]
-    NotText { path: String },
+    NotText {
+        /// The path it is about.
+        path: String,
+    },
 }
 
 impl AgentFsError {

@@ -52,7 +52,12 @@ pub struct OpenFile {
 /// What the editor asks for.
 pub enum EditorAction {
     /// Write the text over `expected`.
-    Save { text: String, expected: Version },
+    Save {
+        /// The text.
+        text: String,
+        /// What was expected.
+        expected: Version,
+    },
 }
 
 impl OpenFile {

@@ -46,31 +46,63 @@ impl ProcessSpec {
 pub enum ExecError {
     /// The program was not found.
     #[error("program not found: {program}")]
-    NotFound { program: String },
+    NotFound {
+        /// The program.
+        program: String,
+    },
     /// The working folder does not exist.
     #[error("folder not found: {path}")]
-    MissingFolder { path: PathBuf },
+    MissingFolder {
+        /// The path it is about.
+        path: PathBuf,
+    },
     /// This runtime cannot do this (yet).
     #[error("the {runtime} runtime cannot {what} yet")]
-    NotSupported { runtime: &'static str, what: &'static str },
+    NotSupported {
+        /// The runtime (docker, podman, sbx, kubectl).
+        runtime: &'static str,
+        /// What it is about.
+        what: &'static str,
+    },
     /// The command line is empty.
     #[error("empty command")]
     EmptyCommand,
     /// Any other failure to start.
     #[error("could not start {program}: {source}")]
-    Spawn { program: String, source: std::io::Error },
+    Spawn {
+        /// The program.
+        program: String,
+        /// Where it comes from.
+        source: std::io::Error,
+    },
     /// The tool a runtime needs (`docker`, `podman`, `sbx`, `kubectl`) is not installed.
     #[error("{tool} is not installed (needed for the {runtime} runtime)")]
-    ToolMissing { tool: String, runtime: &'static str },
+    ToolMissing {
+        /// The tool.
+        tool: String,
+        /// The runtime (docker, podman, sbx, kubectl).
+        runtime: &'static str,
+    },
     /// The container (or sandbox, pod) does not exist.
     #[error("no container named {name}")]
-    ContainerMissing { name: String },
+    ContainerMissing {
+        /// The name.
+        name: String,
+    },
     /// The container exists but is not running.
     #[error("the container {name} is not running")]
-    ContainerStopped { name: String },
+    ContainerStopped {
+        /// The name.
+        name: String,
+    },
     /// The runtime's tool failed (its own words).
     #[error("{tool}: {message}")]
-    Remote { tool: String, message: String },
+    Remote {
+        /// The tool.
+        tool: String,
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
 }
 
 impl ExecError {
