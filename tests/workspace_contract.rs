@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sidekicks::model::rel_path::RelPath;
+use sidekicks::runtime::agent_fs::{AgentFs, AgentFsError};
 use sidekicks::runtime::exec::{RemoteExecutor, RemoteKind};
 use sidekicks::runtime::workspace::{
     EntryKind, LocalWorkspace, RemoteWorkspace, Version, Workspace, WorkspaceError, follow,
@@ -26,7 +27,8 @@ fn p(s: &str) -> RelPath {
 const HOSTILE: &[&str] =
     &["it's \"quoted\"", "two\nlines", "$(touch pwned)", "-rf", "ünïcødé ✓", "a b;c|d&e", ".hidden"];
 
-async fn contract(ws: Arc<dyn Workspace>, sh: Outside, secret_dir: &str) {
+/// `agent_root` is the folder as the agent names it (its `fs/*` requests go through `AgentFs`).
+async fn contract(ws: Arc<dyn Workspace>, sh: Outside, secret_dir: &str, agent_root: &str) {
     // An empty folder.
     assert_eq!(ws.list(&RelPath::root()).await.unwrap(), vec![]);
 
@@ -99,6 +101,40 @@ async fn contract(ws: Arc<dyn Workspace>, sh: Outside, secret_dir: &str) {
     assert_eq!(sh(&format!("cat {secret_dir}/secret")), "SECRET");
     assert!(RelPath::new("../x").is_err() && RelPath::new("/etc/passwd").is_err());
 
+    // The agent's side, through the same workspace: streamed line reads, writes whatever is
+    // there, missing folders made, the same refusals.
+    let agent = AgentFs::new(ws.clone(), PathBuf::from(agent_root));
+    let at = |rel: &str| PathBuf::from(agent_root).join(rel);
+    agent.serve_write(&at("notes/deep/n.txt"), "1\n2\n3\n4\n").await.unwrap();
+    assert_eq!(ws.read(&p("notes/deep/n.txt")).await.unwrap().0, b"1\n2\n3\n4\n");
+    assert_eq!(agent.serve_read(&at("notes/deep/n.txt"), Some(2), Some(2)).await.unwrap(), "2\n3\n");
+    assert_eq!(agent.serve_read(&at("notes/deep/n.txt"), Some(4), None).await.unwrap(), "4\n");
+    agent.serve_write(&at("notes/deep/n.txt"), "over\n").await.unwrap();
+    assert_eq!(ws.read(&p("notes/deep/n.txt")).await.unwrap().0, b"over\n");
+    sh("chmod 640 c.txt");
+    agent.serve_write(&at("c.txt"), "agent\n").await.unwrap();
+    assert_eq!(sh("stat -c %a c.txt").trim(), "640", "an agent's write keeps the mode too");
+    assert!(matches!(ws.overwrite(&p("inside"), b"x".to_vec()).await, Err(WorkspaceError::Outside { .. })));
+    assert_eq!(sh("cat c.txt"), "agent\n", "a write never goes through a symlink, even one inside");
+    for path in ["out/secret", "leak", "deep/up/secret", "../x"] {
+        let read = agent.serve_read(&at(path), None, None).await;
+        assert!(matches!(read, Err(AgentFsError::Outside { .. })), "{path}: {read:?}");
+    }
+    for path in ["out/new", "leak", "deep/up/new", "out/made/new"] {
+        let write = agent.serve_write(&at(path), "x").await;
+        assert!(matches!(write, Err(AgentFsError::Outside { .. })), "{path}: {write:?}");
+    }
+    assert_eq!(sh(&format!("ls {secret_dir}")).trim(), "secret", "nothing was made outside");
+    assert_eq!(agent.serve_read(&at("nope"), None, None).await.unwrap_err().code(), -32002);
+    let folder = agent.serve_read(&at("notes"), None, None).await.unwrap_err();
+    assert!(matches!(folder, AgentFsError::Workspace { error: WorkspaceError::IsFolder { .. }, .. }), "{folder:?}");
+    assert!(matches!(ws.read_lines(&p("notes"), 1, None, 10).await, Err(WorkspaceError::IsFolder { .. })));
+    assert!(matches!(ws.overwrite(&p("notes"), b"x".to_vec()).await, Err(WorkspaceError::IsFolder { .. })));
+    assert_eq!(ws.read_lines(&p("notes/deep/n.txt"), 1, None, 3).await.unwrap(), b"ove", "at most max bytes");
+    sh("head -c 3000000 /dev/zero | tr '\\0' 'a' > big.txt");
+    assert_eq!(ws.read_lines(&p("big.txt"), 1, None, 1000).await.unwrap().len(), 1000);
+    ws.remove(&p("big.txt")).await.unwrap();
+
     // Following changes from outside.
     let changes = Arc::new(AtomicUsize::new(0));
     let counter = changes.clone();
@@ -150,7 +186,8 @@ async fn the_contract_on_a_local_folder() {
     std::fs::write(secret.join("secret"), "SECRET").unwrap();
     let ws: Arc<dyn Workspace> = Arc::new(LocalWorkspace::new(&root));
     assert!(!ws.removal_is_final());
-    contract(ws, local_outside(root), &secret.display().to_string()).await;
+    let agent_root = root.display().to_string();
+    contract(ws, local_outside(root), &secret.display().to_string(), &agent_root).await;
 }
 
 #[tokio::test]
@@ -175,7 +212,7 @@ async fn the_contract_in_a_container() {
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     });
-    contract(ws, sh, "/secret-dir").await;
+    contract(ws, sh, "/secret-dir", "/work/ws").await;
 }
 
 #[tokio::test]
@@ -194,6 +231,7 @@ async fn the_contract_in_a_sandbox_when_one_is_named() {
     ));
     let executor = Arc::new(RemoteExecutor::new(RemoteKind::Sbx, sandbox.clone()));
     let ws: Arc<dyn Workspace> = Arc::new(RemoteWorkspace::new(executor, root.clone(), "sbx", &sandbox));
+    let agent_root = root.clone();
     let sb = sandbox.clone();
     let sh: Outside = Box::new(move |cmd: &str| {
         let out = std::process::Command::new("sbx")
@@ -202,5 +240,5 @@ async fn the_contract_in_a_sandbox_when_one_is_named() {
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     });
-    contract(ws, sh, "/tmp/sk-secret").await;
+    contract(ws, sh, "/tmp/sk-secret", &agent_root).await;
 }

@@ -91,9 +91,12 @@ async fn fuzz(ws: Arc<dyn Workspace>, count: usize, seed: u64) -> (usize, usize)
                 assert_ne!(bytes, b"SECRET", "{raw:?} escaped the workspace");
                 allowed += 1;
             }
-            Err(WorkspaceError::Outside { .. } | WorkspaceError::NotFound { .. } | WorkspaceError::Io { .. }) => {
-                refused += 1
-            }
+            Err(
+                WorkspaceError::Outside { .. }
+                | WorkspaceError::NotFound { .. }
+                | WorkspaceError::IsFolder { .. }
+                | WorkspaceError::Io { .. },
+            ) => refused += 1,
             Err(e) => panic!("{raw:?}: {e:?}"),
         }
         if let Ok(entries) = ws.list(&path).await {

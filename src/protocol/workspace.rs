@@ -90,6 +90,12 @@ pub enum WorkspaceError {
         /// The current version (`None`: removed).
         current: Option<Version>,
     },
+    /// A folder where a file was expected.
+    #[error("{path} is a folder")]
+    IsFolder {
+        /// The path it is about.
+        path: String,
+    },
     /// The workspace folder itself cannot be removed or renamed.
     #[error("the workspace folder itself cannot be removed")]
     IsRoot,
@@ -107,6 +113,13 @@ pub enum WorkspaceError {
         /// The message, in the words of whoever gave it.
         message: String,
     },
+}
+
+impl WorkspaceError {
+    /// True for a path that leads out of the workspace.
+    pub fn is_outside(&self) -> bool {
+        matches!(self, WorkspaceError::Outside { .. })
+    }
 }
 
 impl From<Outside> for WorkspaceError {

@@ -86,11 +86,7 @@ pub(super) async fn launch(
     let ctx = ClientContext {
         agent: config.name.clone(),
         events,
-        fs: AgentFs {
-            host_root: config.workspace.clone(),
-            agent_root: config.workspace_path(),
-            remote: (config.runtime.kind != crate::model::config::RuntimeKind::Local).then(|| executor.clone()),
-        },
+        fs: AgentFs::new(super::workspace::for_agent(config), config.workspace_path()),
         terminals: Arc::new(super::agent_terminals::AgentTerminals::new(
             config.name.clone(),
             terminal_events,

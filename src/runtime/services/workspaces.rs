@@ -6,11 +6,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::config::{AgentConfig, Config, RuntimeKind};
+use crate::model::config::{AgentConfig, Config};
 use crate::protocol::workspace::WorkspaceOp;
 use crate::protocol::{Event, WorkspaceEvent};
 use crate::runtime::events::EventSink;
-use crate::runtime::workspace::{Follower, LocalWorkspace, RemoteWorkspace, Workspace, follow};
+use crate::runtime::workspace::{Follower, Workspace, follow};
 
 /// Every agent's workspace, and the one followed.
 pub(super) struct Workspaces {
@@ -32,7 +32,7 @@ impl Workspaces {
         {
             return ws.clone();
         }
-        let ws = make(agent);
+        let ws = crate::runtime::workspace::for_agent(agent);
         self.made.insert(agent.name.clone(), (agent.clone(), ws.clone()));
         ws
     }
@@ -90,23 +90,6 @@ impl Workspaces {
             }
             Some(_) => {}
         }
-    }
-}
-
-/// A new workspace for `agent`: in its container, sandbox or pod, or on this computer.
-fn make(agent: &AgentConfig) -> Arc<dyn Workspace> {
-    match crate::runtime::exec::executor_for(agent) {
-        Ok(executor) if agent.runtime.kind != RuntimeKind::Local => {
-            let tool = match agent.runtime.kind {
-                RuntimeKind::Podman => "podman",
-                RuntimeKind::Sbx => "sbx",
-                RuntimeKind::Kubectl => "kubectl",
-                _ => "docker",
-            };
-            let target = agent.runtime.target_name().unwrap_or_default();
-            Arc::new(RemoteWorkspace::new(executor, agent.workspace_path(), tool, target))
-        }
-        _ => Arc::new(LocalWorkspace::new(agent.workspace.clone())),
     }
 }
 

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use cap_std::fs::{Dir, OpenOptions};
 use futures::future::BoxFuture;
 
-use super::{Entry, EntryKind, FNV_START, Location, Version, Workspace, WorkspaceError, WsResult, fnv1a, sort_entries};
+use super::{
+    Entry, EntryKind, Expect, FNV_START, Location, Version, Workspace, WorkspaceError, WsResult, fnv1a, skip_lines,
+    sort_entries, take_lines,
+};
 use crate::model::rel_path::RelPath;
 
 /// A folder on this computer.
@@ -77,7 +80,18 @@ impl LocalWorkspace {
         Ok((bytes, version))
     }
 
-    fn write_sync(&self, path: &RelPath, bytes: &[u8], expected: Option<Version>) -> WsResult<Version> {
+    fn read_lines_sync(&self, path: &RelPath, line: u32, limit: Option<u32>, max: usize) -> WsResult<Vec<u8>> {
+        let io = |e| io_error(path.as_str(), e);
+        let file = self.dir()?.open(path.as_str()).map_err(io)?;
+        if file.metadata().map_err(io)?.is_dir() {
+            return Err(WorkspaceError::IsFolder { path: path.as_str().into() });
+        }
+        let mut reader = std::io::BufReader::with_capacity(256 << 10, file);
+        skip_lines(&mut reader, line.saturating_sub(1) as usize).map_err(io)?;
+        take_lines(&mut reader, limit.map_or(usize::MAX, |l| l as usize), max).map_err(io)
+    }
+
+    fn write_sync(&self, path: &RelPath, bytes: &[u8], expected: Expect) -> WsResult<Version> {
         if path.is_root() {
             return Err(WorkspaceError::IsRoot);
         }
@@ -86,7 +100,19 @@ impl LocalWorkspace {
         let folder = if parent.is_root() {
             root
         } else {
-            root.open_dir(parent.as_str()).map_err(|e| io_error(parent.as_str(), e))?
+            // Missing folders are made (cap-std: never outside, never through a link that leads out).
+            let made = root.create_dir_all(parent.as_str());
+            match root.open_dir(parent.as_str()) {
+                Ok(folder) => folder,
+                Err(e) => {
+                    // A link that leads out says so when opened; else: why the folder was not made.
+                    let opened = io_error(parent.as_str(), e);
+                    return Err(match made {
+                        Err(m) if !opened.is_outside() => io_error(parent.as_str(), m),
+                        _ => opened,
+                    });
+                }
+            }
         };
         let name = path.name();
         let existing = folder.symlink_metadata(name).ok();
@@ -95,8 +121,11 @@ impl LocalWorkspace {
             return Err(WorkspaceError::Outside { path: path.as_str().to_string() });
         }
         match (&existing, &expected) {
-            (None, Some(_)) => return Err(WorkspaceError::Conflict { path: path.as_str().into(), current: None }),
-            (Some(_), None) => return Err(WorkspaceError::Exists { path: path.as_str().into() }),
+            (None, Expect::Version(_)) => {
+                return Err(WorkspaceError::Conflict { path: path.as_str().into(), current: None });
+            }
+            (Some(_), Expect::Absent) => return Err(WorkspaceError::Exists { path: path.as_str().into() }),
+            (Some(meta), _) if meta.is_dir() => return Err(WorkspaceError::IsFolder { path: path.as_str().into() }),
             _ => {}
         }
         let tmp = format!(".{name}.sidekicks-{}-{}.tmp", std::process::id(), unique());
@@ -117,7 +146,13 @@ impl LocalWorkspace {
             return Err(io_error(path.as_str(), e));
         }
         match expected {
-            None => {
+            Expect::Anything => {
+                folder.rename(&tmp, &folder, name).map_err(|e| {
+                    let _ = folder.remove_file(&tmp);
+                    io_error(path.as_str(), e)
+                })?;
+            }
+            Expect::Absent => {
                 // A new file: the rename must not replace something created meanwhile.
                 rustix::fs::renameat_with(&folder, &tmp, &folder, name, rustix::fs::RenameFlags::NOREPLACE).map_err(
                     |e| {
@@ -130,7 +165,7 @@ impl LocalWorkspace {
                     },
                 )?;
             }
-            Some(expected) => {
+            Expect::Version(expected) => {
                 rustix::fs::renameat_with(&folder, &tmp, &folder, name, rustix::fs::RenameFlags::EXCHANGE).map_err(
                     |e| {
                         let _ = folder.remove_file(&tmp);
@@ -217,6 +252,7 @@ fn io_error(path: &str, e: std::io::Error) -> WorkspaceError {
     }
     match e.kind() {
         std::io::ErrorKind::NotFound => WorkspaceError::NotFound { path: path.into() },
+        std::io::ErrorKind::IsADirectory => WorkspaceError::IsFolder { path: path.into() },
         std::io::ErrorKind::AlreadyExists => WorkspaceError::Exists { path: path.into() },
         _ => WorkspaceError::Io { path: path.into(), message },
     }
@@ -254,7 +290,23 @@ impl Workspace for LocalWorkspace {
         expected: Option<Version>,
     ) -> BoxFuture<'static, WsResult<Version>> {
         let path = path.clone();
-        self.blocking(move |ws| ws.write_sync(&path, &bytes, expected))
+        self.blocking(move |ws| ws.write_sync(&path, &bytes, Expect::from_version(expected)))
+    }
+
+    fn overwrite(&self, path: &RelPath, bytes: Vec<u8>) -> BoxFuture<'static, WsResult<Version>> {
+        let path = path.clone();
+        self.blocking(move |ws| ws.write_sync(&path, &bytes, Expect::Anything))
+    }
+
+    fn read_lines(
+        &self,
+        path: &RelPath,
+        line: u32,
+        limit: Option<u32>,
+        max: usize,
+    ) -> BoxFuture<'static, WsResult<Vec<u8>>> {
+        let path = path.clone();
+        self.blocking(move |ws| ws.read_lines_sync(&path, line, limit, max))
     }
 
     fn remove(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {

@@ -1,7 +1,15 @@
-//! An agent's folder as a workspace the person can browse and edit next to a working agent, on this
-//! computer (`local`, cap-std) or in a container, sandbox or pod (`remote`, through the executor's
-//! `run`). One contract for both: relative `/` paths that never leave the workspace, reads that come
-//! with a version (SHA-256 of the content), writes that land only over that version, atomically.
+//! An agent's folder as a workspace, on this computer (`local`, cap-std) or in a container,
+//! sandbox or pod (`remote`, through the executor's `run`). It serves both the person (the Files
+//! tab: reads that come with a version, writes that land only over that version) and the agent
+//! (its `fs/*` requests, through `agent_fs`, a thin adapter): one implementation, one set of rules,
+//! one contract suite (tests/workspace_contract.rs). The rules, whoever asks:
+//! - a path is relative and never leaves the root: `..`, absolute paths and symlinks (of the file
+//!   or of any folder above it) that lead out are refused (`Outside`);
+//! - a write never goes through a symlink, even one that stays inside (`Outside`): it would
+//!   replace the link or write elsewhere than the path names;
+//! - a write creates the missing folders above the file (inside the root);
+//! - a write is atomic (a temporary file renamed over the old one) and keeps the file's mode;
+//! - a read of a folder is refused (`IsFolder`).
 
 mod follow;
 mod local;
@@ -15,6 +23,7 @@ pub use follow::{Follower, follow};
 pub use local::LocalWorkspace;
 pub use remote::{RemoteWorkspace, read_script};
 
+use crate::model::config::{AgentConfig, RuntimeKind};
 use crate::model::rel_path::RelPath;
 pub use crate::protocol::workspace::{Entry, EntryKind, Location, Version, WorkspaceError};
 
@@ -31,10 +40,22 @@ pub trait Workspace: Send + Sync {
     fn list(&self, dir: &RelPath) -> BoxFuture<'static, WsResult<Vec<Entry>>>;
     /// The content of file `path` and its version.
     fn read(&self, path: &RelPath) -> BoxFuture<'static, WsResult<(Vec<u8>, Version)>>;
+    /// Lines `line`.. (1-based; at most `limit` of them) of file `path`, at most `max` bytes,
+    /// read as a stream: a huge file costs no more than `max` (an agent's `fs/read_text_file`).
+    fn read_lines(
+        &self,
+        path: &RelPath,
+        line: u32,
+        limit: Option<u32>,
+        max: usize,
+    ) -> BoxFuture<'static, WsResult<Vec<u8>>>;
     /// Writes `bytes` to `path` if it still has version `expected` (`None`: it must not exist yet),
     /// atomically (temporary file renamed over it), keeping its mode. Returns the new version.
     fn write(&self, path: &RelPath, bytes: Vec<u8>, expected: Option<Version>)
     -> BoxFuture<'static, WsResult<Version>>;
+    /// Writes `bytes` to `path` whatever is there now (an agent's `fs/write_text_file`), by the
+    /// same rules as [`Workspace::write`].
+    fn overwrite(&self, path: &RelPath, bytes: Vec<u8>) -> BoxFuture<'static, WsResult<Version>>;
     /// Removes a file or folder (to the trash on this computer; for good in a container).
     fn remove(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>>;
     /// Creates a folder (and its parents).
@@ -46,6 +67,78 @@ pub trait Workspace: Send + Sync {
     /// The command line that opens a login shell in the workspace folder (`tty`: for a terminal, so
     /// `-t` is asked of `docker exec`). The terminal issue runs it in a PTY.
     fn shell_command(&self, tty: bool) -> ShellCommand;
+}
+
+/// What a write expects to find at its path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Expect {
+    /// Nothing: the file is new.
+    Absent,
+    /// This version.
+    Version(Version),
+    /// Anything (an agent's write).
+    Anything,
+}
+
+impl Expect {
+    fn from_version(expected: Option<Version>) -> Self {
+        expected.map_or(Expect::Absent, Expect::Version)
+    }
+}
+
+/// The workspace an agent works in, for its files in the window and its own `fs/*` requests
+/// alike: in its container, sandbox or pod, or on this computer.
+pub fn for_agent(agent: &AgentConfig) -> std::sync::Arc<dyn Workspace> {
+    match crate::runtime::exec::executor_for(agent) {
+        Ok(executor) if agent.runtime.kind != RuntimeKind::Local => {
+            let tool = match agent.runtime.kind {
+                RuntimeKind::Podman => "podman",
+                RuntimeKind::Sbx => "sbx",
+                RuntimeKind::Kubectl => "kubectl",
+                _ => "docker",
+            };
+            let target = agent.runtime.target_name().unwrap_or_default();
+            std::sync::Arc::new(RemoteWorkspace::new(executor, agent.workspace_path(), tool, target))
+        }
+        _ => std::sync::Arc::new(LocalWorkspace::new(agent.workspace.clone())),
+    }
+}
+
+/// Reads past `lines` lines without keeping them.
+fn skip_lines(reader: &mut impl std::io::BufRead, mut lines: usize) -> std::io::Result<()> {
+    while lines > 0 {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let (used, ended) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        reader.consume(used);
+        lines -= usize::from(ended);
+    }
+    Ok(())
+}
+
+/// The next `lines` lines, stopping once `max` bytes are kept.
+fn take_lines(reader: &mut impl std::io::BufRead, mut lines: usize, max: usize) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    while lines > 0 && out.len() < max {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let (used, ended) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let kept = used.min(max - out.len());
+        out.extend_from_slice(&buf[..kept]);
+        reader.consume(used);
+        lines -= usize::from(ended);
+    }
+    Ok(out)
 }
 
 /// How to open a shell in a workspace.

@@ -2,7 +2,7 @@
 //! scripts (busybox-compatible: `realpath`, `stat -c`, `find`, `sha256sum`, `mv`) receive the root and
 //! the paths as positional parameters, so any name is only a name. Every path is resolved with
 //! `realpath` and must stay below the root. Exit codes carry the outcome: 3 outside, 4 changed (the
-//! current version on stdout), 5 not found, 6 exists, 7 removed since read.
+//! current version on stdout), 5 not found, 6 exists, 7 removed since read, 8 a folder.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,15 +36,30 @@ case "$f" in "$root"/*) ;; *) exit 3;; esac
 [ -f "$f" ] || exit 5
 exec cat "$f""#;
 
+/// Prints lines `$3`.. (at most `$4` of them, at most `$5` bytes) of the file `$2`.
+const READ_LINES: &str = r#"root=$(realpath "$1") || exit 2
+f=$(realpath "$1/$2") || exit 5
+case "$f" in "$root"/*) ;; *) exit 3;; esac
+[ -d "$f" ] && exit 8
+[ -f "$f" ] || exit 5
+tail -n "+$3" "$f" | head -n "$4" | head -c "$5""#;
+
+/// Writes stdin to `$2` when it has version `$3` (`-`: must not exist; `*`: whatever is there),
+/// making the missing folders above it (the nearest existing one must be inside).
 const WRITE: &str = r#"root=$(realpath "$1") || exit 2
 dir=$(dirname "$1/$2"); name=$(basename "$1/$2")
+check=$dir; while [ ! -e "$check" ] && [ ! -L "$check" ]; do check=$(dirname "$check"); done
+c=$(realpath "$check") || exit 3
+case "$c/" in "$root"/*) ;; *) exit 3;; esac
+mkdir -p "$dir" || exit 2
 d=$(realpath "$dir") || exit 5
 case "$d/" in "$root"/*) ;; *) exit 3;; esac
 target="$d/$name"
 [ -L "$target" ] && exit 3
+[ -d "$target" ] && exit 8
 if [ "$3" = "-" ]; then
   [ -e "$target" ] && exit 6
-else
+elif [ "$3" != "*" ]; then
   [ -e "$target" ] || exit 7
   cur=$(sha256sum < "$target") || exit 2
   cur=${cur%% *}
@@ -148,6 +163,22 @@ impl RemoteWorkspace {
         Self { executor, root: root.into(), tool: tool.into(), target: target.into() }
     }
 
+    /// Writes `bytes` to `path` when it has version `expected` (`-`: absent, `*`: anything).
+    fn write_as(&self, path: &RelPath, bytes: Vec<u8>, expected: String) -> BoxFuture<'static, WsResult<Version>> {
+        if path.is_root() {
+            return Box::pin(async { Err(WorkspaceError::IsRoot) });
+        }
+        let version = Version::of(&bytes);
+        let run = self.script(WRITE, vec![path.as_str().into(), expected], Some(bytes));
+        let path = path.clone();
+        Box::pin(async move {
+            match run.await? {
+                (0, _, _) => Ok(version),
+                (code, out, err) => Err(failure(code, &path, &out, err)),
+            }
+        })
+    }
+
     /// Runs `script` with the root and `args`; (exit code, stdout, stderr).
     fn script(
         &self,
@@ -176,6 +207,7 @@ fn failure(code: i32, path: &RelPath, stdout: &[u8], stderr: String) -> Workspac
         5 => WorkspaceError::NotFound { path },
         6 => WorkspaceError::Exists { path },
         7 => WorkspaceError::Conflict { path, current: None },
+        8 => WorkspaceError::IsFolder { path },
         _ => WorkspaceError::Io { path, message: stderr },
     }
 }
@@ -255,16 +287,31 @@ impl Workspace for RemoteWorkspace {
         bytes: Vec<u8>,
         expected: Option<Version>,
     ) -> BoxFuture<'static, WsResult<Version>> {
-        if path.is_root() {
-            return Box::pin(async { Err(WorkspaceError::IsRoot) });
-        }
-        let version = Version::of(&bytes);
-        let expected = expected.map_or_else(|| "-".to_string(), |v| v.0);
-        let run = self.script(WRITE, vec![path.as_str().into(), expected], Some(bytes));
+        self.write_as(path, bytes, expected.map_or_else(|| "-".to_string(), |v| v.0))
+    }
+
+    fn overwrite(&self, path: &RelPath, bytes: Vec<u8>) -> BoxFuture<'static, WsResult<Version>> {
+        self.write_as(path, bytes, "*".into())
+    }
+
+    fn read_lines(
+        &self,
+        path: &RelPath,
+        line: u32,
+        limit: Option<u32>,
+        max: usize,
+    ) -> BoxFuture<'static, WsResult<Vec<u8>>> {
+        let args = vec![
+            path.as_str().into(),
+            line.max(1).to_string(),
+            limit.map_or(u64::MAX, u64::from).to_string(),
+            max.to_string(),
+        ];
+        let run = self.script(READ_LINES, args, None);
         let path = path.clone();
         Box::pin(async move {
             match run.await? {
-                (0, _, _) => Ok(version),
+                (0, out, _) => Ok(out),
                 (code, out, err) => Err(failure(code, &path, &out, err)),
             }
         })
