@@ -114,6 +114,45 @@ fn history_is_shown_again_after_restarting_the_app_state() {
 }
 
 #[test]
+fn a_transcript_offered_after_a_restart_goes_with_the_next_message_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db/sidekicks.db");
+    {
+        let rt = runtime();
+        let mut h = window(&demo_config(dir.path()), dir.path(), &rt, Some(Store::open(&db).unwrap()));
+        step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+        send(&mut h, "remember the word cobalt");
+        step_until(&mut h, LONG, "the answer", |h| turns_ended(h) == 1);
+        h.state_mut().shutdown();
+    }
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, Some(Store::open(&db).unwrap()));
+    step_until(&mut h, LONG, "restored history", |h| turns_ended(h) == 1);
+    // The demo agent cannot reopen its session: starting it offers a transcript.
+    send(&mut h, "hello again");
+    step_until(&mut h, LONG, "the offer", |h| h.query_by_label("Send a transcript with my next message").is_some());
+    step_until(&mut h, LONG, "the second answer", |h| turns_ended(h) == 2);
+    h.get_by_label("Send a transcript with my next message").click();
+    step_until(&mut h, LONG, "the composer says it goes", |h| {
+        h.query_by_label("A transcript of the earlier conversation goes with this message.").is_some()
+    });
+    send(&mut h, "what was the word");
+    step_until(&mut h, LONG, "the third answer", |h| turns_ended(h) == 3);
+    let answer = h.state().state.agent("demo").unwrap().conversation.messages.last().unwrap().text();
+    assert!(answer.contains("Transcript of our earlier conversation"), "{answer}");
+    assert!(answer.contains("cobalt"), "{answer}");
+    assert!(
+        h.query_by_label("A transcript of the earlier conversation goes with this message.").is_none(),
+        "the transcript goes once"
+    );
+    send(&mut h, "and now");
+    step_until(&mut h, LONG, "the fourth answer", |h| turns_ended(h) == 4);
+    let answer = h.state().state.agent("demo").unwrap().conversation.messages.last().unwrap().text();
+    assert!(!answer.contains("Transcript of our earlier conversation"), "{answer}");
+    h.state_mut().shutdown();
+}
+
+#[test]
 fn every_scenario_reads_right_in_the_window() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();

@@ -141,6 +141,13 @@ pub struct AppState {
 pub enum Request {
     /// A command for the runtime.
     Command(Command),
+    /// Send (or not) a transcript of the earlier conversation with the agent's next message.
+    AttachTranscript {
+        /// The agent.
+        agent: String,
+        /// Attach it.
+        attach: bool,
+    },
     /// The person's words in a channel (the prompts for its members are made here).
     Say {
         /// The channel.
@@ -168,6 +175,12 @@ impl AppState {
                 vec![command]
             }
             Request::Say { channel, text } => self.channels.say(&self.agents, &channel, &text),
+            Request::AttachTranscript { agent, attach } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.attach_transcript = attach;
+                }
+                Vec::new()
+            }
         }
     }
 

@@ -10,27 +10,28 @@ use super::message::{MessageActions, message_ui};
 use super::message_list::MessageList;
 use super::permission_card::permission_card_ui;
 use super::theme::ERROR;
-use crate::app::{AgentState, AgentView, Command};
+use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
 use crate::model::conversation::transcript;
 
 /// Longest transcript sent to an agent that forgot the conversation.
 const TRANSCRIPT_CHARS: usize = 12_000;
 
-/// The messages and the composer; returns the commands to send.
+/// The messages and the composer; returns what they ask for.
 pub fn conversation_ui(
     ui: &mut egui::Ui,
     lang: Language,
-    agent: &mut AgentView,
+    agent: &AgentView,
     draft: &mut String,
     list: &mut MessageList,
     markdown: &mut CommonMarkCache,
-) -> Vec<Command> {
+) -> Vec<Request> {
     let mut actions = MessageActions::default();
+    let mut requests = Vec::new();
     egui::Panel::bottom("composer").show(ui, |ui| {
-        actions.commands.extend(composer_ui(ui, lang, agent, draft));
+        requests.extend(composer_ui(ui, lang, agent, draft));
     });
-    let view = &*agent;
+    let view = agent;
     let messages = &view.conversation.messages;
     // The last item holds what follows the messages.
     let count = messages.len() + 1;
@@ -52,9 +53,10 @@ pub fn conversation_ui(
         );
     }
     if actions.attach_transcript {
-        agent.attach_transcript = true;
+        requests.push(Request::AttachTranscript { agent: agent.config.name.clone(), attach: true });
     }
-    actions.commands
+    requests.extend(actions.commands.into_iter().map(Request::from));
+    requests
 }
 
 /// After the messages: an empty-conversation hint, permission requests about a tool call that is
@@ -81,8 +83,9 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
 
 /// The text box: Enter sends, Shift+Enter adds a line. While the agent answers, a message is
 /// queued; Stop ends the turn.
-fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: &mut String) -> Option<Command> {
+fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut String) -> Vec<Request> {
     let name = agent.config.name.clone();
+    let mut requests = Vec::new();
     let id = ui.make_persistent_id(("composer", &name));
     let focused = ui.memory(|m| m.has_focus(id));
     let enter = focused && ui.input_mut(|i| i.consume_key(Modifiers::NONE, EguiKey::Enter));
@@ -92,7 +95,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: 
         ui.horizontal(|ui| {
             ui.label(RichText::new(tr(lang, Key::TranscriptAttached)).small().italics());
             if ui.small_button(tr(lang, Key::DontSendTranscript)).clicked() {
-                agent.attach_transcript = false;
+                requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
             }
         });
     }
@@ -116,15 +119,18 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &mut AgentView, draft: 
     });
     ui.add_space(4.0);
     if stop {
-        return Some(Command::Cancel { agent: name });
+        requests.push(Command::Cancel { agent: name }.into());
+        return requests;
     }
     let text = draft.trim().to_string();
     if send && !text.is_empty() {
         draft.clear();
         // The runtime echoes it back (as queued until its turn starts), so history and view agree.
-        let context = std::mem::take(&mut agent.attach_transcript)
-            .then(|| transcript(&agent.conversation.messages, TRANSCRIPT_CHARS));
-        return Some(Command::Prompt { agent: name, text, context, id: None });
+        let context = agent.attach_transcript.then(|| transcript(&agent.conversation.messages, TRANSCRIPT_CHARS));
+        if context.is_some() {
+            requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
+        }
+        requests.push(Command::Prompt { agent: name, text, context, id: None }.into());
     }
-    None
+    requests
 }

@@ -322,21 +322,21 @@ impl SidekicksApp {
                 ui.label(i18n::tr(lang, i18n::Key::NoAgents));
                 return;
             };
-            let Some(agent) = self.state.agent_mut(&name) else {
+            let Some(agent) = self.state.agent(&name) else {
                 ui.label(i18n::tr(lang, i18n::Key::PickAgent));
                 return;
             };
             let AgentPane { draft, list, .. } = self.panes.entry(name.clone()).or_default();
             let actions = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab);
-            let mut commands = actions;
+            let mut requests: Vec<Request> = actions.into_iter().map(Request::from).collect();
             match self.tab {
                 Tab::Conversation => {
-                    commands.extend(conversation::conversation_ui(ui, lang, agent, draft, list, &mut self.markdown))
+                    requests.extend(conversation::conversation_ui(ui, lang, agent, draft, list, &mut self.markdown))
                 }
                 Tab::Log => log::log_ui(ui, lang, agent),
-                Tab::Permissions => commands.extend(rules::rules_ui(ui, lang, agent)),
+                Tab::Permissions => requests.extend(rules::rules_ui(ui, lang, agent).into_iter().map(Request::from)),
             }
-            self.submit(commands);
+            self.submit(requests);
         });
     }
 
