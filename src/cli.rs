@@ -73,6 +73,12 @@ pub enum CliCommand {
         /// With `--misbehave`: never answer `initialize`.
         #[arg(long, hide = true)]
         silent: bool,
+        /// Ask to log in before opening a session (an API key, a login it does, or a terminal).
+        #[arg(long)]
+        auth: bool,
+        /// The terminal login: ask to type `yes`, then exit 0 logged in.
+        #[arg(long)]
+        login: bool,
     },
 }
 
@@ -86,12 +92,15 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
         }
         Some(CliCommand::TeamMerge { state }) => Ok(std::process::ExitCode::from(team_merge(&state))),
-        Some(CliCommand::DemoAgent { load_session, misbehave, silent }) => {
+        Some(CliCommand::DemoAgent { load_session, misbehave, silent, auth, login }) => {
+            if login {
+                return Ok(std::process::ExitCode::from(crate::demo_agent::auth::terminal_login() as u8));
+            }
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             if misbehave {
                 rt.block_on(crate::demo_agent::misbehaving::run_stdio(silent))?;
             } else {
-                rt.block_on(crate::demo_agent::run_stdio(load_session))?;
+                rt.block_on(crate::demo_agent::run_stdio(load_session, auth))?;
             }
             Ok(std::process::ExitCode::SUCCESS)
         }

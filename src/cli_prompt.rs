@@ -11,7 +11,7 @@ use clap::ValueEnum;
 
 use crate::app::CrashReport;
 use crate::app::{AgentState, Command, Event};
-use crate::i18n::{Key, crash_text, problem_text, tr};
+use crate::i18n::{Key, crash_text, problem_text, tr, trf};
 use crate::model::conversation::{TurnEnd, Update};
 use crate::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
 use crate::runtime::agents::{ManagerSettings, spawn_manager};
@@ -103,7 +103,7 @@ pub fn run(
                     out.end(&end)?;
                     code = Some(match end {
                         _ if interrupted => INTERRUPTED,
-                        TurnEnd::Failed { .. } => 1,
+                        TurnEnd::Failed { .. } | TurnEnd::AuthRequired { .. } => 1,
                         _ => 0,
                     });
                     commands.send(Command::Shutdown).await?;
@@ -111,6 +111,12 @@ pub fn run(
                 Event::AgentState { agent: a, state: AgentState::Crashed(report) } if a == agent && code.is_none() => {
                     out.crash(&report)?;
                     code = Some(if interrupted { INTERRUPTED } else { 1 });
+                    commands.send(Command::Shutdown).await?;
+                }
+                // A login is for the window (or an `env_var` way with its variables set before).
+                Event::LoginNeeded { agent: a, message, methods } if a == agent && code.is_none() => {
+                    out.login_needed(&message, &methods)?;
+                    code = Some(LOGIN_NEEDED);
                     commands.send(Command::Shutdown).await?;
                 }
                 Event::ShutdownComplete => break,
@@ -122,6 +128,9 @@ pub fn run(
         Ok(code.unwrap_or(1))
     })
 }
+
+/// The exit code when the agent asks to log in.
+const LOGIN_NEEDED: u8 = 3;
 
 /// The exit code after Ctrl+C (as a shell reports a process ended by SIGINT).
 const INTERRUPTED: u8 = 130;
@@ -205,6 +214,35 @@ impl Output {
     }
 
     /// The agent's crash: why, and the last lines it wrote to stderr.
+    fn login_needed(&mut self, message: &str, methods: &[crate::protocol::auth::AuthMethod]) -> std::io::Result<()> {
+        use crate::protocol::auth::AuthKind;
+        let words = trf(self.lang, Key::LoginNeeded, &[("message", message)]);
+        if self.json {
+            let ways: Vec<_> = methods
+                .iter()
+                .map(|m| {
+                    let vars: Vec<&str> = match &m.kind {
+                        AuthKind::EnvVar { vars } => vars.iter().map(|v| v.name.as_str()).collect(),
+                        _ => Vec::new(),
+                    };
+                    serde_json::json!({"id": m.id, "name": m.name, "vars": vars})
+                })
+                .collect();
+            self.line(serde_json::json!({"type": "login_needed", "message": words, "methods": ways}))?;
+        }
+        eprintln!("\n{words}");
+        for m in methods {
+            match &m.kind {
+                AuthKind::EnvVar { vars } => {
+                    let names: Vec<&str> = vars.iter().map(|v| v.name.as_str()).collect();
+                    eprintln!("  {} — {}", m.name, names.join(", "));
+                }
+                _ => eprintln!("  {}", m.name),
+            }
+        }
+        Ok(())
+    }
+
     fn crash(&mut self, report: &CrashReport) -> std::io::Result<()> {
         let reason = crash_text(self.lang, &report.reason);
         if self.json {
@@ -226,10 +264,11 @@ impl Output {
             TurnEnd::Cancelled => "cancelled",
             TurnEnd::Failed { .. } => "failed",
             TurnEnd::AgentExited => "agent_exited",
+            TurnEnd::AuthRequired { .. } => "auth_required",
         };
         if self.json {
             let error = match end {
-                TurnEnd::Failed { message } => Some(message.as_str()),
+                TurnEnd::Failed { message } | TurnEnd::AuthRequired { message } => Some(message.as_str()),
                 _ => None,
             };
             return self.line(serde_json::json!({"type": "end", "stop_reason": stop, "error": error}));

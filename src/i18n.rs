@@ -128,6 +128,13 @@ strings! {
     WsNotFound => ("{path} does not exist", "{path} n’existe pas"),
     WsExists => ("{path} already exists", "{path} existe déjà"),
     WsConflict => ("{path} changed since it was read", "{path} a changé depuis sa lecture"),
+    LoginNeeded => ("The agent asks you to log in ({message}).", "L’agent vous demande de vous connecter ({message})."),
+    LoginTitle => ("Log in to {agent}", "Se connecter à {agent}"),
+    LoginWith => ("Log in: {method}", "Se connecter : {method}"),
+    LoginInTerminal => ("Log in in a terminal: {method}", "Se connecter dans un terminal : {method}"),
+    LoginKeyHint => ("Kept for this run only, in the agent's environment; never written to a file or a log.", "Gardé pour cette session seulement, dans l’environnement de l’agent ; jamais écrit dans un fichier ni un journal."),
+    LoggingIn => ("Logging in…", "Connexion…"),
+    LogOut => ("Log out", "Se déconnecter"),
     WsIsFolder => ("{path} is a folder, not a file", "{path} est un dossier, pas un fichier"),
     WsIsRoot => ("the workspace folder itself cannot be removed or renamed", "le dossier de l’espace de travail lui-même ne peut être supprimé ni renommé"),
     WsNotSupported => ("this workspace cannot {what}", "cet espace de travail ne sait pas {what}"),
@@ -428,6 +435,7 @@ fn handshake_text(lang: Language, failure: &HandshakeFailure) -> String {
             trf(lang, Key::HandshakeError, &[("step", step), ("message", message)])
         }
         HandshakeFailure::Version { version } => trf(lang, Key::HandshakeVersion, &[("version", version)]),
+        HandshakeFailure::AuthRequired { message, .. } => trf(lang, Key::LoginNeeded, &[("message", message)]),
     }
 }
 
@@ -472,6 +480,7 @@ pub fn turn_end_text(lang: Language, end: &TurnEnd) -> String {
         TurnEnd::Cancelled => tr(lang, Key::EndCancelled).to_string(),
         TurnEnd::Failed { message } => trf(lang, Key::EndFailed, &[("message", message)]),
         TurnEnd::AgentExited => tr(lang, Key::EndAgentExited).to_string(),
+        TurnEnd::AuthRequired { message } => trf(lang, Key::LoginNeeded, &[("message", message)]),
     }
 }
 

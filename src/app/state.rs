@@ -9,6 +9,7 @@ use crate::model::config::{AgentConfig, Config, Language};
 use crate::model::conversation::{Conversation, Delivery, Message, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
+use crate::protocol::auth::AuthMethod;
 use crate::protocol::{AgentState, Command, Event, LogEntry};
 
 /// Log lines kept per agent in the UI.
@@ -58,6 +59,12 @@ pub struct AgentView {
     pub attach_transcript: bool,
     /// Remembered always/never answers (rule key, decision).
     pub rules: Vec<(String, Decision)>,
+    /// The agent asks to log in: its words and the ways it offers.
+    pub login: Option<(String, Vec<AuthMethod>)>,
+    /// The ways to log in it offered when it last started.
+    pub auth_methods: Vec<AuthMethod>,
+    /// It can log out.
+    pub can_logout: bool,
 }
 
 /// A permission request as the conversation shows it.
@@ -89,6 +96,9 @@ impl AgentView {
             terminals: Default::default(),
             attach_transcript: false,
             rules: Vec::new(),
+            login: None,
+            auth_methods: Vec::new(),
+            can_logout: false,
         }
     }
 }
@@ -219,7 +229,21 @@ impl AppState {
             Event::ChannelLoaded { name, timeline } => self.channels.loaded(&name, timeline),
             Event::AgentState { agent, state } => {
                 if let Some(a) = self.agent_mut(&agent) {
+                    if state == AgentState::Idle {
+                        a.login = None;
+                    }
                     a.state = state;
+                }
+            }
+            Event::LoginNeeded { agent, message, methods } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.login = Some((message, methods));
+                }
+            }
+            Event::AgentInfo { agent, auth_methods, can_logout } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.auth_methods = auth_methods;
+                    a.can_logout = can_logout;
                 }
             }
             Event::AgentLog { agent, entry: line } => {

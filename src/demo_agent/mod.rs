@@ -2,6 +2,7 @@
 //! the official SDK's agent side. Offline, no key. Words in the prompt choose a scenario (see
 //! `scenarios.rs` and docs/demo-agent.md); it honours `session/cancel`.
 
+pub mod auth;
 pub mod misbehaving;
 mod scenarios;
 mod terminal_scenario;
@@ -11,6 +12,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use agent_client_protocol::v1::schema::{
+    AgentAuthCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse, LogoutCapabilities,
+    LogoutRequest, LogoutResponse,
+};
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation, InitializeRequest,
     InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
@@ -39,12 +44,16 @@ impl RawOut {
 }
 
 /// Runs the demo agent on this process's stdin/stdout until stdin closes. With `load_session`
-/// it advertises `loadSession` and reopens any session it is asked to (replaying a greeting).
-pub async fn run_stdio(load_session: bool) -> anyhow::Result<()> {
+/// it advertises `loadSession` and reopens any session it is asked to (replaying a greeting);
+/// with `require_login` it offers ways to log in and opens no session before (see `auth.rs`).
+pub async fn run_stdio(load_session: bool, require_login: bool) -> anyhow::Result<()> {
     let (out_tx, mut out_rx) = futures::channel::mpsc::channel::<String>(64);
     tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         while let Some(mut line) = out_rx.next().await {
+            if require_login && line.contains("\"authMethods\"") {
+                line = auth::rewrite_initialize(line);
+            }
             line.push('\n');
             if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
                 break;
@@ -71,14 +80,27 @@ pub async fn run_stdio(load_session: bool) -> anyhow::Result<()> {
     let loaded_folders = folders.clone();
     let reopened: Arc<Mutex<std::collections::HashSet<SessionId>>> = Arc::default();
     let reopened_by_load = reopened.clone();
+    let folder = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let login = Arc::new(auth::Login::from_folder(&folder));
+    let (login_new, login_auth, login_out, login_turn) = (login.clone(), login.clone(), login.clone(), login.clone());
+    let (logout_folder, expire_folder) = (folder.clone(), folder.clone());
     Agent
         .v1()
         .name("sidekicks-demo-agent")
         .on_receive_request(
             async move |_init: InitializeRequest, responder, _cx| {
+                let mut capabilities = AgentCapabilities::new().load_session(load_session);
+                let mut methods = Vec::new();
+                if require_login {
+                    capabilities = capabilities.auth(AgentAuthCapabilities::new().logout(LogoutCapabilities::new()));
+                    // Rewritten with the raw methods on the way out (the schema has no `env_var`).
+                    methods
+                        .push(AuthMethod::Agent(AuthMethodAgent::new("demo-browser", "Log in with the demo service")));
+                }
                 responder.respond(
                     InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
-                        .agent_capabilities(AgentCapabilities::new().load_session(load_session))
+                        .auth_methods(methods)
+                        .agent_capabilities(capabilities)
                         .agent_info(
                             Implementation::new("sidekicks-demo-agent", env!("CARGO_PKG_VERSION")).title("Demo agent"),
                         ),
@@ -88,6 +110,9 @@ pub async fn run_stdio(load_session: bool) -> anyhow::Result<()> {
         )
         .on_receive_request(
             async move |req: NewSessionRequest, responder, _cx| {
+                if require_login && !login_new.is_logged_in() {
+                    return responder.respond_with_error(agent_client_protocol::Error::auth_required());
+                }
                 let n = sessions.fetch_add(1, Ordering::Relaxed) + 1;
                 let id = SessionId::new(format!("demo-{n}"));
                 session_folders.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), req.cwd);
@@ -115,7 +140,31 @@ pub async fn run_stdio(load_session: bool) -> anyhow::Result<()> {
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |req: AuthenticateRequest, responder, _cx| {
+                if login_auth.authenticate(&req.method_id.0) {
+                    responder.respond(AuthenticateResponse::new())
+                } else {
+                    responder.respond_with_error(
+                        agent_client_protocol::Error::auth_required().data(format!("{} is not set", auth::KEY_VAR)),
+                    )
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_req: LogoutRequest, responder, _cx| {
+                login_out.log_out(&logout_folder);
+                responder.respond(LogoutResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
             async move |req: PromptRequest, responder, cx| {
+                if require_login && prompt_text(&req.prompt).ends_with("expire") {
+                    // Logged out meanwhile (a token that expired).
+                    login_turn.log_out(&expire_folder);
+                    return responder.respond_with_error(agent_client_protocol::Error::auth_required());
+                }
                 let cancel = Arc::new(AtomicBool::new(false));
                 turns.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), cancel.clone());
                 let cwd = folders.lock().unwrap_or_else(|e| e.into_inner()).get(&req.session_id).cloned();

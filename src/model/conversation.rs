@@ -24,6 +24,11 @@ pub enum TurnEnd {
     },
     /// The agent process ended during the turn.
     AgentExited,
+    /// The agent asks the person to log in again (its words).
+    AuthRequired {
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
 }
 
 /// Who wrote a message.

@@ -1,6 +1,7 @@
 //! The two enums that cross between the UI thread and the runtime: `Command` in, `Event` out.
 //! Plain data, so the runtime can produce events without knowing anything about drawing.
 
+pub mod auth;
 pub mod discovery;
 pub mod teams;
 pub mod terminal;
@@ -132,6 +133,13 @@ pub enum HandshakeFailure {
     Version {
         /// The version.
         version: String,
+    },
+    /// The agent asks the person to log in first.
+    AuthRequired {
+        /// The agent's words.
+        message: String,
+        /// The ways to log in it offers.
+        methods: Vec<auth::AuthMethod>,
     },
 }
 
@@ -354,6 +362,32 @@ pub enum Command {
     },
     /// A team operation (→ `Event::Team`).
     Team(Box<teams::TeamCommand>),
+    /// Log the agent in: `values` go to its environment (for this run, hidden in logs), and the
+    /// agent (re)starts, calling `authenticate` with `method` first when given.
+    Login {
+        /// The agent.
+        agent: String,
+        /// The way to log in the person chose (`None`: done already, in a terminal).
+        method: Option<String>,
+        /// Variables for an `env_var` way (name, value).
+        values: Vec<(String, String)>,
+    },
+    /// Log the agent out (where it can), forget what was given to log in, and stop it.
+    Logout {
+        /// The agent.
+        agent: String,
+    },
+    /// Run the agent's program with a terminal way to log in's arguments and variables in a
+    /// terminal of its workspace (→ `WorkspaceEvent::TerminalOpened`); the agent starts once it
+    /// exits with success.
+    LoginTerminal {
+        /// The agent.
+        agent: String,
+        /// Arguments added to its command line.
+        args: Vec<String>,
+        /// Variables added to its environment.
+        env: Vec<(String, String)>,
+    },
     /// Open a terminal (a login shell) in the agent's workspace (→ `WorkspaceEvent::TerminalOpened`).
     OpenTerminal {
         /// The agent (its name).
@@ -595,6 +629,24 @@ pub enum Event {
         agent: String,
         /// The messages.
         messages: Vec<Message>,
+    },
+    /// The agent asks the person to log in (at start, or later in a session).
+    LoginNeeded {
+        /// The agent.
+        agent: String,
+        /// Its words.
+        message: String,
+        /// The ways to log in it offers.
+        methods: Vec<auth::AuthMethod>,
+    },
+    /// What a started agent said about itself.
+    AgentInfo {
+        /// The agent.
+        agent: String,
+        /// The ways to log in it offers.
+        auth_methods: Vec<auth::AuthMethod>,
+        /// It can log out.
+        can_logout: bool,
     },
     /// The recent config files, newest first, each with whether it still exists.
     RecentFiles {

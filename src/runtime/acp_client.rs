@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation, InitializeRequest,
-    LoadSessionRequest, NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
-    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
-    SessionId, SessionNotification, StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
+    AuthCapabilities, AuthenticateRequest, CancelNotification, ClientCapabilities, ContentBlock,
+    FileSystemCapabilities, Implementation, InitializeRequest, LoadSessionRequest, LogoutRequest, NewSessionRequest,
+    PromptRequest, ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification, StopReason, TextContent,
+    WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::schema::{
     CreateTerminalRequest, CreateTerminalResponse, KillTerminalRequest, KillTerminalResponse, ReleaseTerminalRequest,
@@ -34,6 +35,7 @@ use super::events::EventSink;
 use super::permission_rules::PermissionRules;
 use crate::model::conversation::TurnEnd;
 use crate::model::permission::{PermissionAnswer, rule_key};
+use crate::protocol::auth::{AuthKind, AuthMethod};
 use crate::protocol::{Event, HandshakeFailure, LogEntry};
 
 /// Errors of the ACP connection.
@@ -61,6 +63,28 @@ pub enum AcpError {
         /// The version.
         version: String,
     },
+    /// The agent wants the person to log in first (it answered "authentication required").
+    #[error("{step}: the agent asks to log in ({message})")]
+    AuthRequired {
+        /// The step that was refused.
+        step: &'static str,
+        /// The agent's words.
+        message: String,
+        /// The ways to log in it offers.
+        methods: Vec<AuthMethod>,
+    },
+}
+
+/// How a connection logs in.
+#[derive(Clone, Debug, Default)]
+pub struct LoginPlan {
+    /// A way to log in the person chose (`authenticate` with it before opening the session).
+    pub method: Option<String>,
+    /// The variables set in the agent's environment (an `env_var` method whose variables are all
+    /// set is used at once).
+    pub env: std::collections::HashSet<String>,
+    /// How long `authenticate` may take (a browser login is slow).
+    pub timeout: Duration,
 }
 
 /// What a connection needs besides the pipes.
@@ -83,6 +107,8 @@ pub struct ClientContext {
     pub replaying: Arc<AtomicBool>,
     /// Hides the agent's `env` values in what goes to its log.
     pub redact: super::redact::Redactor,
+    /// How to log in, if the agent asks.
+    pub login: LoginPlan,
 }
 
 /// A permission request waiting for the person.
@@ -104,6 +130,9 @@ impl AcpError {
                 HandshakeFailure::Error { step: step.to_string(), message: message.clone() }
             }
             AcpError::Version { version } => HandshakeFailure::Version { version: version.clone() },
+            AcpError::AuthRequired { message, methods, .. } => {
+                HandshakeFailure::AuthRequired { message: message.clone(), methods: methods.clone() }
+            }
         }
     }
 }
@@ -124,6 +153,10 @@ pub struct AcpConnection {
     pub load_session: bool,
     /// Whether the session is an earlier one, reopened.
     pub resumed: bool,
+    /// The ways to log in the agent offers.
+    pub auth_methods: Vec<AuthMethod>,
+    /// Whether the agent can log out.
+    pub can_logout: bool,
 }
 
 impl Drop for AcpConnection {
@@ -145,7 +178,15 @@ impl AcpConnection {
         cwd: PathBuf,
         resume: Option<String>,
     ) -> Result<Self, AcpError> {
-        let transport = lines_transport(ctx.agent.clone(), stdin, stdout, ctx.events.clone(), ctx.redact.clone());
+        let init_line: Arc<Mutex<Option<String>>> = Arc::default();
+        let transport = lines_transport(
+            ctx.agent.clone(),
+            stdin,
+            stdout,
+            ctx.events.clone(),
+            ctx.redact.clone(),
+            init_line.clone(),
+        );
         let pending: PendingMap = Arc::default();
         let gate = SessionGate::default();
         let (cx_tx, cx_rx) = oneshot::channel();
@@ -183,8 +224,10 @@ impl AcpConnection {
             agent_name: None,
             load_session: false,
             resumed: false,
+            auth_methods: Vec::new(),
+            can_logout: false,
         };
-        match conn.handshake(cwd, resume, &ctx).await {
+        match conn.handshake(cwd, resume, &ctx, &init_line).await {
             Ok(()) => Ok(conn),
             Err(e) => {
                 conn.close().await;
@@ -193,13 +236,21 @@ impl AcpConnection {
         }
     }
 
-    async fn handshake(&mut self, cwd: PathBuf, resume: Option<String>, ctx: &ClientContext) -> Result<(), AcpError> {
+    async fn handshake(
+        &mut self,
+        cwd: PathBuf,
+        resume: Option<String>,
+        ctx: &ClientContext,
+        init_line: &Mutex<Option<String>>,
+    ) -> Result<(), AcpError> {
         let timeout = ctx.timeout;
         let init = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(
                 ClientCapabilities::new()
                     .fs(FileSystemCapabilities::new().read_text_file(true).write_text_file(true))
-                    .terminal(true),
+                    .terminal(true)
+                    // A terminal login runs in a Sidekicks terminal of the agent's workspace.
+                    .auth(AuthCapabilities::new().terminal(true)),
             )
             .client_info(Implementation::new("sidekicks", env!("CARGO_PKG_VERSION")).title("Sidekicks"));
         let response = with_timeout("initialize", timeout, self.cx.send_request(init).block_task()).await?;
@@ -208,6 +259,11 @@ impl AcpConnection {
         }
         self.agent_name = response.agent_info.map(|i| i.title.unwrap_or(i.name));
         self.load_session = response.agent_capabilities.load_session;
+        self.can_logout = response.agent_capabilities.auth.logout.is_some();
+        // The raw answer keeps what the SDK's schema drops (`env_var` methods' variables).
+        let raw = init_line.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.auth_methods = raw.as_deref().map(super::acp_auth::auth_methods).unwrap_or_default();
+        self.log_in(ctx).await?;
         if let Some(previous) = resume.filter(|_| self.load_session) {
             let request = LoadSessionRequest::new(previous.clone(), cwd.clone());
             self.gate.open(&ctx.agent, &ctx.events, Some(previous.clone())).await;
@@ -224,12 +280,49 @@ impl AcpConnection {
             }
             self.gate.open(&ctx.agent, &ctx.events, None).await;
         }
-        let session =
-            with_timeout("session/new", timeout, self.cx.send_request(NewSessionRequest::new(cwd)).block_task())
-                .await?;
+        let session = match self.cx.send_request(NewSessionRequest::new(cwd)).block_task().with_limit(timeout).await {
+            Err(Refused::Auth(message)) => {
+                return Err(AcpError::AuthRequired {
+                    step: "session/new",
+                    message,
+                    methods: self.auth_methods.clone(),
+                });
+            }
+            other => other.into_result("session/new", timeout)?,
+        };
         self.session_id = session.session_id;
         self.gate.open(&ctx.agent, &ctx.events, Some(self.session_id.0.to_string())).await;
         Ok(())
+    }
+
+    /// Logs in before the session opens: with the way the person chose, or with an `env_var`
+    /// way whose variables are all set.
+    async fn log_in(&self, ctx: &ClientContext) -> Result<(), AcpError> {
+        let chosen = ctx.login.method.clone().or_else(|| {
+            self.auth_methods
+                .iter()
+                .find(|m| m.satisfied_by(&|name| ctx.login.env.contains(name)))
+                .map(|m| m.id.clone())
+        });
+        let Some(id) = chosen else { return Ok(()) };
+        if matches!(self.auth_methods.iter().find(|m| m.id == id).map(|m| &m.kind), Some(AuthKind::Terminal { .. })) {
+            // Done in a terminal already; never passed to `authenticate`.
+            return Ok(());
+        }
+        let request = AuthenticateRequest::new(id);
+        match self.cx.send_request(request).block_task().with_limit(ctx.login.timeout).await {
+            Err(Refused::Auth(message)) => {
+                Err(AcpError::AuthRequired { step: "authenticate", message, methods: self.auth_methods.clone() })
+            }
+            other => other.into_result("authenticate", ctx.login.timeout).map(|_| ()),
+        }
+    }
+
+    /// Logs out (where the agent can).
+    pub async fn log_out(&self) -> Result<(), AcpError> {
+        with_timeout("logout", Duration::from_secs(30), self.cx.send_request(LogoutRequest::new()).block_task())
+            .await
+            .map(|_| ())
     }
 
     /// The id of the session.
@@ -251,6 +344,9 @@ impl AcpConnection {
                         || agent_client_protocol::is_connection_terminated(&e) =>
                 {
                     TurnEnd::AgentExited
+                }
+                Err(e) if e.code == agent_client_protocol::ErrorCode::AUTH_REQUIRED => {
+                    TurnEnd::AuthRequired { message: acp_convert::error_text(&e) }
                 }
                 Err(e) => TurnEnd::Failed { message: acp_convert::error_text(&e) },
             }
@@ -484,6 +580,50 @@ fn terminal_error(e: super::agent_terminals::TerminalError) -> agent_client_prot
 
 fn fs_error(e: super::agent_fs::AgentFsError) -> agent_client_protocol::Error {
     agent_client_protocol::Error::new(e.code(), e.to_string())
+}
+
+/// How a request with a time limit went wrong.
+enum Refused {
+    /// No answer in time.
+    Late,
+    /// "Authentication required" (the agent's words).
+    Auth(String),
+    /// Any other error.
+    Other(agent_client_protocol::Error),
+}
+
+/// A request's answer within a time limit, telling "authentication required" apart.
+trait WithLimit<T> {
+    async fn with_limit(self, limit: Duration) -> Result<T, Refused>;
+}
+
+impl<T, F: Future<Output = Result<T, agent_client_protocol::Error>>> WithLimit<T> for F {
+    async fn with_limit(self, limit: Duration) -> Result<T, Refused> {
+        match tokio::time::timeout(limit, self).await {
+            Err(_) => Err(Refused::Late),
+            Ok(Err(e)) if e.code == agent_client_protocol::ErrorCode::AUTH_REQUIRED => {
+                Err(Refused::Auth(acp_convert::error_text(&e)))
+            }
+            Ok(Err(e)) => Err(Refused::Other(e)),
+            Ok(Ok(v)) => Ok(v),
+        }
+    }
+}
+
+/// The answer as the handshake reports it.
+trait IntoResult<T> {
+    fn into_result(self, step: &'static str, limit: Duration) -> Result<T, AcpError>;
+}
+
+impl<T> IntoResult<T> for Result<T, Refused> {
+    fn into_result(self, step: &'static str, limit: Duration) -> Result<T, AcpError> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(Refused::Late) => Err(AcpError::Timeout { step, seconds: limit.as_secs() }),
+            Err(Refused::Auth(message)) => Err(AcpError::Protocol { step, message }),
+            Err(Refused::Other(e)) => Err(AcpError::Protocol { step, message: acp_convert::error_text(&e) }),
+        }
+    }
 }
 
 async fn with_timeout<T>(

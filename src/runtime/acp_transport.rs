@@ -22,6 +22,7 @@ pub fn lines_transport(
     stdout: ChildStdout,
     events: EventSink,
     redact: super::redact::Redactor,
+    init_line: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 ) -> Lines<
     impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
     impl futures::Stream<Item = std::io::Result<String>> + Send + 'static,
@@ -42,6 +43,7 @@ pub fn lines_transport(
     let reader = BufReader::with_capacity(64 * 1024, stdout);
     let incoming = futures::stream::unfold((reader, events, agent), move |(mut reader, events, agent)| {
         let redact = redact.clone();
+        let init_line = init_line.clone();
         async move {
             loop {
                 let mut buf = Vec::new();
@@ -62,6 +64,13 @@ pub fn lines_transport(
                 let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
                 let trimmed = line.trim_start();
                 if trimmed.starts_with('{') || trimmed.starts_with('[') {
+                    // The `initialize` answer, raw: the SDK's schema drops parts of its `authMethods`.
+                    if line.contains("\"authMethods\"") {
+                        let mut kept = init_line.lock().unwrap_or_else(|e| e.into_inner());
+                        if kept.is_none() {
+                            *kept = Some(line.clone());
+                        }
+                    }
                     let line = match line.contains("\"session/request_permission\"") {
                         true => super::acp_convert::known_option_kinds(&line).unwrap_or(line),
                         false => line,

@@ -19,7 +19,7 @@ use super::store::{Store, StoredRules};
 use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
-use crate::protocol::{AgentState, Command, CrashReport, Event};
+use crate::protocol::{AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure};
 
 pub use super::launch::ManagerSettings;
 use super::launch::{CRASH_TAIL, Running, exit_reason, launch};
@@ -85,6 +85,11 @@ enum Internal {
         agent: String,
         turn: u64,
     },
+    /// The agent answered `logout` (or could not).
+    LoggedOut {
+        agent: String,
+        generation: u64,
+    },
 }
 
 struct Slot {
@@ -112,6 +117,10 @@ struct Slot {
     restored: bool,
     /// The process group of a process being stopped (a `Kill` ends it at once).
     stopping_pid: Option<i32>,
+    /// Variables the person gave to log in (kept for this run only; hidden in logs).
+    auth_env: std::collections::BTreeMap<String, String>,
+    /// The way to log in the person chose, used at the next start.
+    login: Option<String>,
 }
 
 /// What happens to an agent once what it is doing (a turn, a start, a stop) ends. Each later
@@ -159,6 +168,8 @@ impl Slot {
             resume: None,
             restored: false,
             stopping_pid: None,
+            auth_env: Default::default(),
+            login: None,
         }
     }
 
@@ -277,6 +288,34 @@ impl Manager {
                 }
             }
             Command::Cancel { agent } => self.cancel(&agent).await,
+            Command::Login { agent, method, values } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                slot.auth_env.extend(values);
+                slot.login = method;
+                match slot.state {
+                    AgentState::Idle | AgentState::Busy | AgentState::Starting => {
+                        slot.then(Then::Restart);
+                        self.stop(&agent).await;
+                    }
+                    AgentState::Stopping => slot.then(Then::Restart),
+                    AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
+                }
+            }
+            Command::Logout { agent } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                slot.auth_env.clear();
+                slot.login = None;
+                let generation = slot.generation;
+                let Some(conn) = slot.running.as_ref().map(|r| r.conn.clone()) else { return };
+                let internal = self.internal_tx.clone();
+                // The manager never waits on an agent: the answer comes back as a report.
+                tokio::spawn(async move {
+                    if let Err(e) = conn.log_out().await {
+                        tracing::warn!(agent, "logout: {e}");
+                    }
+                    let _ = internal.send(Internal::LoggedOut { agent, generation }).await;
+                });
+            }
             Command::AnswerPermission { agent, id, answer } => {
                 let answered =
                     self.slot(&agent).and_then(|s| s.running.as_ref()).is_some_and(|r| r.conn.answer(id, &answer));
@@ -328,6 +367,7 @@ impl Manager {
             | Command::FollowWorkspace { .. }
             | Command::Team(_)
             | Command::OpenTerminal { .. }
+            | Command::LoginTerminal { .. }
             | Command::CloseTerminal { .. } => {}
             Command::SetWorkspace { agent, workspace } => {
                 match workspace {
@@ -497,7 +537,10 @@ impl Manager {
         }
         slot.generation += 1;
         let generation = slot.generation;
-        let config = slot.config.clone();
+        let mut config = slot.config.clone();
+        // What the person gave to log in goes to the agent's environment (and to the redactor).
+        config.env.extend(slot.auth_env.clone());
+        let login = slot.login.clone();
         let resume = slot.resume.take();
         let rules = self.rules_for(&config);
         self.make_room(name).await;
@@ -506,7 +549,7 @@ impl Manager {
         let internal = self.internal_tx.clone();
         let settings = self.settings;
         tokio::spawn(async move {
-            let result = launch(&config, events, rules, settings, resume).await;
+            let result = launch(&config, events, rules, settings, resume, login).await;
             let _ = internal.send(Internal::Started { agent: config.name.clone(), generation, result }).await;
         });
     }
@@ -614,9 +657,19 @@ impl Manager {
                 slot.turns_in_session += 1;
                 let stale = slot.then == Then::Renew;
                 let queued = !slot.queue.is_empty();
+                let login = match (&end, &slot.running) {
+                    (TurnEnd::AuthRequired { message }, Some(running)) => {
+                        Some((message.clone(), running.conn.auth_methods.clone()))
+                    }
+                    _ => None,
+                };
                 self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
                 self.set_state(&agent, AgentState::Idle).await;
-                if stale || self.shutting_down {
+                if let Some((message, methods)) = login {
+                    // Logged out meanwhile: the person logs in again, then the agent starts anew.
+                    self.events.send(Event::LoginNeeded { agent: agent.clone(), message, methods }).await;
+                    self.stop(&agent).await;
+                } else if stale || self.shutting_down {
                     self.stop(&agent).await;
                 } else if queued {
                     self.dispatch(&agent).await;
@@ -646,6 +699,12 @@ impl Manager {
                     self.events.send(Event::QueueDropped { agent: agent.clone() }).await;
                 }
                 self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
+            }
+            Internal::LoggedOut { agent, generation } => {
+                if self.slot(&agent).is_some_and(|s| s.generation == generation) {
+                    self.drop_queue(&agent).await;
+                    self.stop(&agent).await;
+                }
             }
             Internal::CancelDeadline { agent, turn } => {
                 if self.slot(&agent).is_some_and(|s| s.turn == Some(turn)) {
@@ -687,7 +746,18 @@ impl Manager {
             }
             return;
         }
+        if let Some(slot) = self.slot(name) {
+            slot.login = None;
+        }
         match result {
+            // It asks to log in: not a crash. What the person sent waits for the login.
+            Err(CrashReport {
+                reason: CrashReason::Handshake(HandshakeFailure::AuthRequired { message, methods }),
+                ..
+            }) => {
+                self.set_state(name, AgentState::Stopped).await;
+                self.events.send(Event::LoginNeeded { agent: name.to_string(), message, methods }).await;
+            }
             Err(report) => {
                 if let Some(slot) = self.slot(name) {
                     slot.queue.clear();
@@ -703,6 +773,12 @@ impl Manager {
                     let _ = internal.send(Internal::Exited { agent, generation, status }).await;
                 });
                 let (resumed, can_load) = (running.conn.resumed, running.conn.load_session);
+                let info = Event::AgentInfo {
+                    agent: name.to_string(),
+                    auth_methods: running.conn.auth_methods.clone(),
+                    can_logout: running.conn.can_logout,
+                };
+                self.events.send(info).await;
                 let session_id = running.conn.session_id();
                 let Some(slot) = self.slot(name) else { return };
                 slot.running = Some(running);

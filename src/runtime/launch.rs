@@ -60,6 +60,7 @@ pub(super) async fn launch(
     rules: Arc<dyn PermissionRules>,
     settings: ManagerSettings,
     resume: Option<String>,
+    login: Option<String>,
 ) -> Result<Box<Running>, CrashReport> {
     let spawn_failed =
         |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
@@ -99,15 +100,17 @@ pub(super) async fn launch(
         timeout: settings.handshake_timeout,
         replaying: Arc::default(),
         redact,
+        login: super::acp_client::LoginPlan { method: login, env: env_names(config), timeout: LOGIN_TIMEOUT },
     };
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {
         Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
         Err(e) => {
             // Give a process that is exiting a moment, so the report says how it ended. A
-            // timeout is the cause whatever follows: the agent exits because its stdin closed.
+            // timeout or a request to log in is the cause whatever follows: the agent exits
+            // because its stdin closed.
             let exited = match e {
-                AcpError::Timeout { .. } => None,
+                AcpError::Timeout { .. } | AcpError::AuthRequired { .. } => None,
                 _ => tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten(),
             };
             let stderr_tail = process.stderr().tail(CRASH_TAIL);
@@ -119,6 +122,19 @@ pub(super) async fn launch(
             Err(CrashReport { reason, stderr_tail })
         }
     }
+}
+
+/// How long a login the person asked for may take (a browser login waits for the person).
+const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The variables set in the agent's environment: its config's, and on this computer the ones it
+/// inherits from Sidekicks (in a container it gets only its config's).
+fn env_names(config: &AgentConfig) -> std::collections::HashSet<String> {
+    let mut names: std::collections::HashSet<String> = config.env.keys().cloned().collect();
+    if config.runtime.kind == crate::model::config::RuntimeKind::Local {
+        names.extend(std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()));
+    }
+    names
 }
 
 /// An agent on this computer runs under the host (`sidekicks terminal-host`), which ends it and

@@ -1,6 +1,7 @@
 //! Everything that touches the world, on tokio: starting agent processes, speaking ACP with
 //! them, the config file and its watcher. Never draws: it produces `app::Event`s.
 
+pub mod acp_auth;
 pub mod acp_client;
 pub mod acp_convert;
 pub mod acp_session;

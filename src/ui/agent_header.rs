@@ -44,6 +44,9 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
         }
         ui.separator();
         commands.extend(run_buttons_ui(ui, lang, agent));
+        if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
+            commands.push(Command::Logout { agent: agent.config.name.clone() });
+        }
         ui.separator();
         ui.selectable_value(tab, Tab::Conversation, tr(lang, Key::Conversation));
         ui.selectable_value(tab, Tab::Log, tr(lang, Key::Log));

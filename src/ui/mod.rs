@@ -11,6 +11,7 @@ pub mod glyphs;
 /// The words (English, French) live beside the layers: the command line uses them too.
 pub use crate::i18n;
 pub mod log;
+pub mod login_card;
 pub mod message;
 pub mod message_list;
 pub mod permission_card;
@@ -104,6 +105,8 @@ struct AgentPane {
     list: message_list::MessageList,
     /// Its workspace view (tree, open file, terminals).
     workspace: workspace_view::WorkspaceView,
+    /// What is typed in the login card (variables of an API-key login), by variable.
+    login_values: HashMap<String, String>,
 }
 
 /// Counts drawn frames into a file, for the idle-repaint benchmark (`SIDEKICKS_FRAME_STATS`); a
@@ -326,9 +329,17 @@ impl SidekicksApp {
                 ui.label(i18n::tr(lang, i18n::Key::PickAgent));
                 return;
             };
-            let AgentPane { draft, list, .. } = self.panes.entry(name.clone()).or_default();
+            let AgentPane { draft, list, workspace, login_values } = self.panes.entry(name.clone()).or_default();
             let actions = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab);
             let mut requests: Vec<Request> = actions.into_iter().map(Request::from).collect();
+            let asked = login_card::login_card_ui(ui, lang, agent, login_values);
+            requests.extend(asked.requests);
+            if asked.terminal {
+                // The login runs in the workspace's terminal: show it there.
+                workspace.tab = workspace_view::WsTab::Terminal;
+                workspace.terminals.expect_one();
+                self.view = View::Workspace;
+            }
             match self.tab {
                 Tab::Conversation => {
                     requests.extend(conversation::conversation_ui(ui, lang, agent, draft, list, &mut self.markdown))

@@ -56,6 +56,11 @@ impl Terminals {
         }
     }
 
+    /// A terminal was asked for elsewhere (a login): it comes; none is opened meanwhile.
+    pub fn expect_one(&mut self) {
+        self.opening = true;
+    }
+
     /// Asks for a terminal in `agent`'s workspace.
     fn open(&mut self, agent: &str, commands: &mut Vec<Command>) {
         if !self.opening {

@@ -146,6 +146,25 @@ impl Services {
                 None => tracing::warn!("terminal for {agent}, who is not in the config"),
             },
             Command::CloseTerminal { id } => self.terminals.close(id),
+            Command::LoginTerminal { agent, args, env } => match self.agent(&agent) {
+                Some(config) => {
+                    let workspace = self.workspaces.workspace(&config);
+                    let argv = std::iter::once(config.command.clone()).chain(config.args.clone()).chain(args).collect();
+                    let vars = config.env.clone().into_iter().chain(env).collect();
+                    let shell = workspace.program_command(argv, vars);
+                    // Logged in (a zero exit): the agent starts; what was sent to it goes then.
+                    let (manager, rt) = (self.manager.clone(), tokio::runtime::Handle::current());
+                    let on_exit = Box::new(move |success: bool| {
+                        if success {
+                            rt.spawn(async move {
+                                let _ = manager.send(Command::Login { agent, method: None, values: Vec::new() }).await;
+                            });
+                        }
+                    });
+                    self.terminals.run(config.name.clone(), shell, on_exit);
+                }
+                None => tracing::warn!("login terminal for {agent}, who is not in the config"),
+            },
             Command::Shutdown => {
                 self.workspaces.follow(None);
                 self.terminals.close_all().await;

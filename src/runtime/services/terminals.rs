@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use crate::protocol::{Event, WorkspaceEvent};
 use crate::runtime::events::EventSink;
 use crate::runtime::terminal::TerminalSession;
-use crate::runtime::workspace::Workspace;
+use crate::runtime::workspace::{ShellCommand, Workspace};
 
 /// The open terminals, by id, each with its agent.
 pub(super) struct Terminals {
@@ -27,12 +27,17 @@ impl Terminals {
 
     /// Opens a terminal in `workspace` (of `agent`) and hands it to the window.
     pub(super) fn open(&self, agent: String, workspace: Arc<dyn Workspace>) {
+        self.run(agent, workspace.shell_command(true), Box::new(|_| {}));
+    }
+
+    /// Runs `shell` in a terminal of `agent`'s workspace and hands it to the window; `on_exit` is
+    /// told whether it succeeded.
+    pub(super) fn run(&self, agent: String, shell: ShellCommand, on_exit: Box<dyn FnOnce(bool) + Send>) {
         let (host, sink, open) = (self.host.clone(), self.sink.clone(), self.open.clone());
         let waker = sink.waker();
         tokio::spawn(async move {
-            let shell = workspace.shell_command(true);
             let started = tokio::task::spawn_blocking(move || {
-                TerminalSession::spawn(&host, &shell, 80, 24, Arc::new(move || waker()))
+                TerminalSession::spawn_then(&host, &shell, 80, 24, Arc::new(move || waker()), on_exit)
             })
             .await;
             let result = match started {

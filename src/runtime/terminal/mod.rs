@@ -50,6 +50,19 @@ impl TerminalSession {
         rows: u16,
         on_output: Arc<dyn Fn() + Send + Sync>,
     ) -> std::io::Result<Self> {
+        Self::spawn_then(host_exe, shell, cols, rows, on_output, Box::new(|_| {}))
+    }
+
+    /// [`TerminalSession::spawn`], calling `on_exit` with whether the program succeeded once it
+    /// has ended.
+    pub fn spawn_then(
+        host_exe: &std::path::Path,
+        shell: &ShellCommand,
+        cols: u16,
+        rows: u16,
+        on_output: Arc<dyn Fn() + Send + Sync>,
+        on_exit: Box<dyn FnOnce(bool) + Send>,
+    ) -> std::io::Result<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let pty = native_pty_system()
             .openpty(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
@@ -111,9 +124,10 @@ impl TerminalSession {
         let waiter = spawn(
             "sidekicks-pty-wait",
             Box::new(move || {
-                let _ = child.wait();
+                let success = child.wait().is_ok_and(|status| status.success());
                 target.set_exited();
                 notify();
+                on_exit(success);
             }),
         )?;
         let handle = TerminalHandle::new(NEXT.fetch_add(1, Ordering::Relaxed), host_pid, screen, input);

@@ -337,6 +337,12 @@ impl Workspace for LocalWorkspace {
         self.blocking(|ws| ws.fingerprint_sync())
     }
 
+    fn program_command(&self, argv: Vec<String>, env: Vec<(String, String)>) -> super::ShellCommand {
+        let mut vars = vec![("TERM".to_string(), "xterm-256color".to_string())];
+        vars.extend(env);
+        super::ShellCommand { argv, cwd: (*self.root).clone(), env: vars, teardown: Vec::new() }
+    }
+
     fn shell_command(&self, _tty: bool) -> super::ShellCommand {
         let shell = std::env::var("SHELL").ok().filter(|s| Path::new(s).is_file()).unwrap_or_else(|| "/bin/sh".into());
         super::ShellCommand {

@@ -67,6 +67,9 @@ pub trait Workspace: Send + Sync {
     /// The command line that opens a login shell in the workspace folder (`tty`: for a terminal, so
     /// `-t` is asked of `docker exec`). The terminal issue runs it in a PTY.
     fn shell_command(&self, tty: bool) -> ShellCommand;
+    /// The command line that runs `argv` (with `env` added) in the workspace folder, in a terminal
+    /// (a login program the agent names).
+    fn program_command(&self, argv: Vec<String>, env: Vec<(String, String)>) -> ShellCommand;
 }
 
 /// What a write expects to find at its path.

@@ -338,6 +338,25 @@ impl Workspace for RemoteWorkspace {
         done(run, from.clone())
     }
 
+    fn program_command(&self, argv: Vec<String>, env: Vec<(String, String)>) -> super::ShellCommand {
+        // `tool exec -it -e NAME… target [--] sh -c 'cd ROOT; exec "$@"' sidekicks ROOT ARGV…`: the
+        // values travel in this process's environment, not on the command line.
+        let mut command = vec![self.tool.clone(), "exec".into(), "-it".into()];
+        for (name, _) in &env {
+            command.extend(["-e".into(), name.clone()]);
+        }
+        command.push(self.target.clone());
+        if self.tool == "kubectl" {
+            command.push("--".into());
+        }
+        command.extend(["sh".into(), "-c".into(), r#"cd "$1" || exit 1; shift; exec "$@""#.into(), "sidekicks".into()]);
+        command.push(self.root.display().to_string());
+        command.extend(argv);
+        let mut vars = vec![("TERM".to_string(), "xterm-256color".to_string())];
+        vars.extend(env);
+        super::ShellCommand { argv: command, cwd: PathBuf::from("/"), env: vars, teardown: Vec::new() }
+    }
+
     fn shell_command(&self, tty: bool) -> super::ShellCommand {
         // `tool exec -i[t] target [--] sh -c SHELL sidekicks ROOT MARK`: marks the session, enters
         // the folder and becomes the shell (the login shell the container has, else sh).
