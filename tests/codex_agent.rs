@@ -1,0 +1,122 @@
+//! Logging in to a published ACP agent: Zed's Codex adapter (`@zed-industries/codex-acp` 0.16.0,
+//! pinned in tests/codex-agent/package-lock.json), offline. It answers `session/new` with
+//! "Authentication required" and offers, in its raw `initialize` answer, `env_var` ways (with
+//! their variables, which the SDK's schema drops) and a ChatGPT login. Typed in the login card, the
+//! key goes to its environment and `authenticate` with that way's id opens the session; a key set
+//! in the agent's `env` logs in at once. No model is asked anything. npm installs it on first run;
+//! without node/npm the test is skipped with a reason, except in CI (`CI` set).
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+use std::time::Duration;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use sidekicks::app::AgentState;
+use sidekicks::ui::SidekicksApp;
+
+mod common;
+use common::config_text;
+use common::window::{runtime, step_until, window};
+
+const LONG: Duration = Duration::from_secs(60);
+
+/// The adapter's launcher, installed with `npm ci` when missing.
+fn codex_acp() -> Option<PathBuf> {
+    static INSTALLED: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codex-agent");
+            let launcher = dir.join("node_modules/.bin/codex-acp");
+            let have = |tool: &str| Process::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
+            if !have("node") || !have("npm") {
+                assert!(std::env::var_os("CI").is_none(), "node and npm are required in CI for the Codex adapter test");
+                println!("skipped: node or npm is not installed (the Codex adapter comes from npm)");
+                return None;
+            }
+            if !launcher.exists() {
+                let out = Process::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+                    .current_dir(&dir)
+                    .output()
+                    .expect("run npm ci");
+                assert!(out.status.success(), "npm ci failed: {}", String::from_utf8_lossy(&out.stderr));
+            }
+            Some(launcher)
+        })
+        .clone()
+}
+
+/// A window with the adapter as agent `codex`; `env` is added to its `env` table. Its Codex home
+/// is empty (no saved login) and its model endpoint a closed port on loopback.
+fn codex_window(
+    dir: &Path,
+    launcher: &Path,
+    env: &str,
+    rt: &tokio::runtime::Runtime,
+) -> Harness<'static, SidekicksApp> {
+    let home = dir.join("codex-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let mut text = config_text("", &[("codex", &launcher.display().to_string(), &[])], dir);
+    text.push_str(&format!(
+        "env = {{ CODEX_HOME = {:?}, OPENAI_BASE_URL = \"http://127.0.0.1:9/v1\"{env} }}\n",
+        home.display().to_string()
+    ));
+    let mut h = window(&text, dir, rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("codex").is_some());
+    h
+}
+
+fn state(h: &Harness<'static, SidekicksApp>) -> AgentState {
+    h.state().state.agent("codex").unwrap().state.clone()
+}
+
+#[test]
+fn the_codex_adapter_asks_to_log_in_and_a_key_typed_in_the_card_opens_its_session() {
+    let Some(launcher) = codex_acp() else { return };
+    if std::env::var_os("OPENAI_API_KEY").is_some() || std::env::var_os("CODEX_API_KEY").is_some() {
+        println!("skipped: an API key in this environment would log the adapter in at once");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = codex_window(dir.path(), &launcher, "", &rt);
+    h.get_by_label("Start agent").click();
+    step_until(&mut h, LONG, "the login card", |h| h.query_by_label("Log in to codex").is_some());
+    assert_eq!(state(&h), AgentState::Stopped);
+    assert!(h.query_by_label("Log in: Login with ChatGPT").is_some(), "its own login");
+    // Its two `env_var` ways, each with its variable (which the SDK's schema alone would drop).
+    let methods = h.state().state.agent("codex").unwrap().login.clone().unwrap().1;
+    let vars: Vec<String> = methods
+        .iter()
+        .filter_map(|m| match &m.kind {
+            sidekicks::protocol::auth::AuthKind::EnvVar { vars } => Some(vars[0].name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(vars, ["CODEX_API_KEY", "OPENAI_API_KEY"]);
+
+    let role = egui::accesskit::Role::PasswordInput;
+    h.get_all_by_role(role).nth(1).unwrap().click();
+    h.step();
+    h.get_all_by_role(role).nth(1).unwrap().type_text("sk-test-not-a-real-key");
+    h.step();
+    h.get_by_label("Log in: Use OPENAI_API_KEY").click();
+    step_until(&mut h, LONG, "its session open", |h| state(h) == AgentState::Idle);
+    assert!(h.query_by_label("Log in to codex").is_none());
+    let log = format!("{:?}", h.state().state.agent("codex").unwrap().log);
+    assert!(!log.contains("sk-test-not-a-real-key"), "the key is in the Log: {log}");
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn a_key_in_the_agents_env_logs_the_codex_adapter_in_at_once() {
+    let Some(launcher) = codex_acp() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = codex_window(dir.path(), &launcher, ", OPENAI_API_KEY = \"sk-from-the-config\"", &rt);
+    h.get_by_label("Start agent").click();
+    step_until(&mut h, LONG, "its session open", |h| state(h) == AgentState::Idle);
+    assert!(h.query_by_label("Log in to codex").is_none());
+    h.state_mut().shutdown();
+}
