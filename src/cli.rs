@@ -45,6 +45,12 @@ pub enum CliCommand {
         /// JSON lines instead of text.
         #[arg(long)]
         json: bool,
+        /// The model to answer with (one the agent offers; remembered like a choice in the window).
+        #[arg(long)]
+        model: Option<String>,
+        /// The session mode (one the agent offers).
+        #[arg(long)]
+        mode: Option<String>,
         /// The message.
         text: String,
     },
@@ -79,6 +85,9 @@ pub enum CliCommand {
         /// The terminal login: ask to type `yes`, then exit 0 logged in.
         #[arg(long)]
         login: bool,
+        /// Offer only the older session modes (no config options).
+        #[arg(long)]
+        modes_only: bool,
     },
 }
 
@@ -92,7 +101,7 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
         }
         Some(CliCommand::TeamMerge { state }) => Ok(std::process::ExitCode::from(team_merge(&state))),
-        Some(CliCommand::DemoAgent { load_session, misbehave, silent, auth, login }) => {
+        Some(CliCommand::DemoAgent { load_session, misbehave, silent, auth, login, modes_only }) => {
             if login {
                 return Ok(std::process::ExitCode::from(crate::demo_agent::auth::terminal_login() as u8));
             }
@@ -100,7 +109,7 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             if misbehave {
                 rt.block_on(crate::demo_agent::misbehaving::run_stdio(silent))?;
             } else {
-                rt.block_on(crate::demo_agent::run_stdio(load_session, auth))?;
+                rt.block_on(crate::demo_agent::run_stdio(load_session, auth, modes_only))?;
             }
             Ok(std::process::ExitCode::SUCCESS)
         }
@@ -110,9 +119,14 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Check) => check(cli.config),
-        Some(CliCommand::Prompt { agent, allow, json, text }) => {
+        Some(CliCommand::Prompt { agent, allow, json, model, mode, text }) => {
+            use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
             let (path, dirs) = config_path(cli.config)?;
-            let code = crate::cli_prompt::run(path, dirs, agent, allow, json, text)?;
+            let choose = |category, value: Option<String>| {
+                value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
+            };
+            let chosen = [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
+            let code = crate::cli_prompt::run(path, dirs, agent, allow, json, chosen, text)?;
             Ok(std::process::ExitCode::from(code))
         }
         None => run_window(cli.config),

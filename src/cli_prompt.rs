@@ -38,6 +38,7 @@ pub fn run(
     agent: String,
     allow: Allow,
     json: bool,
+    chosen: Vec<crate::model::session_config::Chosen>,
     text: String,
 ) -> anyhow::Result<u8> {
     let home = dirs.as_ref().and_then(|d| d.home.clone());
@@ -67,6 +68,10 @@ pub fn run(
         let history = sink.clone();
         let commands = spawn_manager(ManagerSettings::default(), sink, store);
         commands.send(Command::ConfigLoaded { path: config, result }).await?;
+        // Choices first: the session opens with them, before the message is sent.
+        for c in chosen.clone() {
+            commands.send(Command::SetOption { agent: agent.clone(), key: c.key, value: c.value }).await?;
+        }
         commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None }).await?;
         let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
         let mut code = None;
@@ -118,6 +123,14 @@ pub fn run(
                     out.login_needed(&message, &methods)?;
                     code = Some(LOGIN_NEEDED);
                     commands.send(Command::Shutdown).await?;
+                }
+                // A choice the agent does not offer is said, with what it offers.
+                Event::SessionSettings { agent: a, options, modes } if a == agent => {
+                    for c in &chosen {
+                        if let Some(offered) = crate::model::session_config::not_taken(c, &options, modes.as_ref()) {
+                            out.not_taken(c, &offered)?;
+                        }
+                    }
                 }
                 Event::ShutdownComplete => break,
                 _ => {}
@@ -194,6 +207,14 @@ impl Output {
             Update::Plan(items) => json!({"type": "plan", "entries": items.iter().map(|i| json!({
                 "content": i.content, "status": format!("{:?}", i.status).to_lowercase()})).collect::<Vec<_>>()}),
             Update::Usage { used, size } => json!({"type": "usage", "used": used, "size": size}),
+            Update::Options(options) => json!({"type": "options", "options": options.iter().map(|o| {
+                let value = match o.value() {
+                    crate::model::session_config::OptionValue::Choice(c) => json!(c),
+                    crate::model::session_config::OptionValue::Bool(b) => json!(b),
+                };
+                json!({"id": o.id, "name": o.name, "value": value})
+            }).collect::<Vec<_>>()}),
+            Update::Mode(mode) => json!({"type": "mode", "mode": mode}),
         };
         self.line(value)
     }
@@ -214,6 +235,15 @@ impl Output {
     }
 
     /// The agent's crash: why, and the last lines it wrote to stderr.
+    fn not_taken(&mut self, chosen: &crate::model::session_config::Chosen, offered: &[String]) -> std::io::Result<()> {
+        let crate::model::session_config::OptionValue::Choice(value) = &chosen.value else { return Ok(()) };
+        if self.json {
+            self.line(serde_json::json!({"type": "setting_not_offered", "value": value, "offered": offered}))?;
+        }
+        eprintln!("{}", trf(self.lang, Key::SettingNotOffered, &[("value", value), ("offered", &offered.join(", "))]));
+        Ok(())
+    }
+
     fn login_needed(&mut self, message: &str, methods: &[crate::protocol::auth::AuthMethod]) -> std::io::Result<()> {
         use crate::protocol::auth::AuthKind;
         let words = trf(self.lang, Key::LoginNeeded, &[("message", message)]);

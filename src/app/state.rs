@@ -6,9 +6,11 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use crate::model::config::{AgentConfig, Config, Language};
+use crate::model::conversation::Update;
 use crate::model::conversation::{Conversation, Delivery, Message, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
+use crate::model::session_config::{ConfigOption, Modes};
 use crate::protocol::auth::AuthMethod;
 use crate::protocol::{AgentState, Command, Event, LogEntry};
 
@@ -65,6 +67,10 @@ pub struct AgentView {
     pub auth_methods: Vec<AuthMethod>,
     /// It can log out.
     pub can_logout: bool,
+    /// Its session's options (model, mode, …), as they are now.
+    pub options: Vec<ConfigOption>,
+    /// Its session's modes (older agents).
+    pub modes: Option<Modes>,
 }
 
 /// A permission request as the conversation shows it.
@@ -99,6 +105,8 @@ impl AgentView {
             login: None,
             auth_methods: Vec::new(),
             can_logout: false,
+            options: Vec::new(),
+            modes: None,
         }
     }
 }
@@ -240,6 +248,12 @@ impl AppState {
                     a.login = Some((message, methods));
                 }
             }
+            Event::SessionSettings { agent, options, modes } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.options = options;
+                    a.modes = modes;
+                }
+            }
             Event::AgentInfo { agent, auth_methods, can_logout } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.auth_methods = auth_methods;
@@ -252,6 +266,16 @@ impl AppState {
                         a.log.pop_front();
                     }
                     a.log.push_back(line);
+                }
+            }
+            Event::AgentUpdate { agent, update: Update::Options(options) } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.options = options;
+                }
+            }
+            Event::AgentUpdate { agent, update: Update::Mode(mode) } => {
+                if let Some(modes) = self.agent_mut(&agent).and_then(|a| a.modes.as_mut()) {
+                    modes.current = mode;
                 }
             }
             Event::AgentUpdate { agent, update } => {

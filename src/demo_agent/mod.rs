@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod misbehaving;
 mod scenarios;
+pub mod settings;
 mod terminal_scenario;
 
 use std::collections::HashMap;
@@ -13,8 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::{
-    AgentAuthCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse, LogoutCapabilities,
-    LogoutRequest, LogoutResponse,
+    AgentAuthCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse, ConfigOptionUpdate,
+    CurrentModeUpdate, LogoutCapabilities, LogoutRequest, LogoutResponse, SessionConfigOptionValue,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation, InitializeRequest,
@@ -46,7 +48,7 @@ impl RawOut {
 /// Runs the demo agent on this process's stdin/stdout until stdin closes. With `load_session`
 /// it advertises `loadSession` and reopens any session it is asked to (replaying a greeting);
 /// with `require_login` it offers ways to log in and opens no session before (see `auth.rs`).
-pub async fn run_stdio(load_session: bool, require_login: bool) -> anyhow::Result<()> {
+pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool) -> anyhow::Result<()> {
     let (out_tx, mut out_rx) = futures::channel::mpsc::channel::<String>(64);
     tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -84,6 +86,9 @@ pub async fn run_stdio(load_session: bool, require_login: bool) -> anyhow::Resul
     let login = Arc::new(auth::Login::from_folder(&folder));
     let (login_new, login_auth, login_out, login_turn) = (login.clone(), login.clone(), login.clone(), login.clone());
     let (logout_folder, expire_folder) = (folder.clone(), folder.clone());
+    let settings: Arc<Mutex<HashMap<SessionId, settings::Settings>>> = Arc::default();
+    let (new_settings, set_settings, mode_settings, turn_settings) =
+        (settings.clone(), settings.clone(), settings.clone(), settings.clone());
     Agent
         .v1()
         .name("sidekicks-demo-agent")
@@ -116,7 +121,13 @@ pub async fn run_stdio(load_session: bool, require_login: bool) -> anyhow::Resul
                 let n = sessions.fetch_add(1, Ordering::Relaxed) + 1;
                 let id = SessionId::new(format!("demo-{n}"));
                 session_folders.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), req.cwd);
-                responder.respond(NewSessionResponse::new(id))
+                let s = settings::Settings::default();
+                let response = match modes_only {
+                    true => NewSessionResponse::new(id.clone()).modes(s.modes()),
+                    false => NewSessionResponse::new(id.clone()).config_options(s.options()),
+                };
+                new_settings.lock().unwrap_or_else(|e| e.into_inner()).insert(id, s);
+                responder.respond(response)
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -152,6 +163,33 @@ pub async fn run_stdio(load_session: bool, require_login: bool) -> anyhow::Resul
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |req: SetSessionConfigOptionRequest, responder, _cx| {
+                let mut all = set_settings.lock().unwrap_or_else(|e| e.into_inner());
+                let set = all.get_mut(&req.session_id).filter(|_| !modes_only).and_then(|s| {
+                    let taken = s.set(&req.config_id.0, &req.value);
+                    taken.then(|| s.options())
+                });
+                match set {
+                    Some(options) => responder.respond(SetSessionConfigOptionResponse::new(options)),
+                    None => responder.respond_with_error(
+                        agent_client_protocol::Error::invalid_params().data(format!("no option {}", req.config_id.0)),
+                    ),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: SetSessionModeRequest, responder, _cx| {
+                let mut all = mode_settings.lock().unwrap_or_else(|e| e.into_inner());
+                let value = SessionConfigOptionValue::value_id(req.mode_id.0.to_string());
+                match all.get_mut(&req.session_id).is_some_and(|s| s.set("mode", &value)) {
+                    true => responder.respond(SetSessionModeResponse::new()),
+                    false => responder.respond_with_error(agent_client_protocol::Error::invalid_params()),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
             async move |_req: LogoutRequest, responder, _cx| {
                 login_out.log_out(&logout_folder);
                 responder.respond(LogoutResponse::new())
@@ -176,6 +214,25 @@ pub async fn run_stdio(load_session: bool, require_login: bool) -> anyhow::Resul
                     raw: raw.clone(),
                 };
                 let mut text = prompt_text(&req.prompt);
+                let asked_now = text.rsplit("[End of transcript]").next().unwrap_or(&text).trim().to_string();
+                if asked_now == "settings" || asked_now == "switch" {
+                    // Its settings, said (or, for `switch`, changed by itself to "ask" and told).
+                    let mut all = turn_settings.lock().unwrap_or_else(|e| e.into_inner());
+                    let s = all.entry(req.session_id.clone()).or_default();
+                    if asked_now == "switch" {
+                        s.mode = "ask".into();
+                        let update = match modes_only {
+                            true => SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("ask")),
+                            false => SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(s.options())),
+                        };
+                        cx.send_notification(SessionNotification::new(req.session_id.clone(), update))?;
+                    }
+                    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(s.describe())));
+                    let update = SessionUpdate::AgentMessageChunk(chunk);
+                    cx.send_notification(SessionNotification::new(req.session_id.clone(), update))?;
+                    return responder
+                        .respond(PromptResponse::new(agent_client_protocol::v1::schema::StopReason::EndTurn));
+                }
                 if reopened.lock().unwrap_or_else(|e| e.into_inner()).remove(&req.session_id) {
                     text = format!("(reopened session {}) {text}", req.session_id.0);
                 }

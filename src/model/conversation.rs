@@ -74,6 +74,13 @@ pub enum Notice {
     /// The conversation was restored from history but the agent cannot reopen its session:
     /// Sidekicks offers to send a transcript with the next message.
     TranscriptOffer,
+    /// The agent refused a setting the person chose (model, mode, …): its words.
+    SettingRefused {
+        /// The setting.
+        setting: String,
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
 }
 
 /// One part of a message.
@@ -198,6 +205,10 @@ pub enum Update {
         /// The size.
         size: u64,
     },
+    /// The session's options, all of them, as they are now.
+    Options(Vec<super::session_config::ConfigOption>),
+    /// The session's current mode (older agents' modes).
+    Mode(String),
 }
 
 /// The messages exchanged with one agent.
@@ -367,6 +378,8 @@ impl Conversation {
                 }
             }
             Update::Usage { used, size } => self.usage = Some((used, size)),
+            // The session's settings: the agent's view keeps them, not the conversation.
+            Update::Options(_) | Update::Mode(_) => {}
         }
         None
     }

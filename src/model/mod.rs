@@ -11,5 +11,6 @@ pub mod merge;
 pub mod permission;
 pub mod problem;
 pub mod rel_path;
+pub mod session_config;
 pub mod terminal;
 pub mod tool;

@@ -362,6 +362,16 @@ pub enum Command {
     },
     /// A team operation (→ `Event::Team`).
     Team(Box<teams::TeamCommand>),
+    /// Choose a setting of the agent's sessions (model, mode, …): applied now if it runs, and
+    /// remembered for its next sessions.
+    SetOption {
+        /// The agent.
+        agent: String,
+        /// Which option (by id, or by category: `--model`).
+        key: crate::model::session_config::OptionKey,
+        /// Its value.
+        value: crate::model::session_config::OptionValue,
+    },
     /// Log the agent in: `values` go to its environment (for this run, hidden in logs), and the
     /// agent (re)starts, calling `authenticate` with `method` first when given.
     Login {
@@ -647,6 +657,15 @@ pub enum Event {
         auth_methods: Vec<auth::AuthMethod>,
         /// It can log out.
         can_logout: bool,
+    },
+    /// A session opened: its options and modes.
+    SessionSettings {
+        /// The agent.
+        agent: String,
+        /// Its options.
+        options: Vec<crate::model::session_config::ConfigOption>,
+        /// Its modes (older agents).
+        modes: Option<crate::model::session_config::Modes>,
     },
     /// The recent config files, newest first, each with whether it still exists.
     RecentFiles {

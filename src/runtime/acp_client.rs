@@ -14,8 +14,9 @@ use agent_client_protocol::v1::schema::{
     AuthCapabilities, AuthenticateRequest, CancelNotification, ClientCapabilities, ContentBlock,
     FileSystemCapabilities, Implementation, InitializeRequest, LoadSessionRequest, LogoutRequest, NewSessionRequest,
     PromptRequest, ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification, StopReason, TextContent,
-    WriteTextFileRequest, WriteTextFileResponse,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionConfigOptionValue, SessionId, SessionNotification,
+    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent, WriteTextFileRequest,
+    WriteTextFileResponse,
 };
 use agent_client_protocol::v1::schema::{
     CreateTerminalRequest, CreateTerminalResponse, KillTerminalRequest, KillTerminalResponse, ReleaseTerminalRequest,
@@ -35,6 +36,7 @@ use super::events::EventSink;
 use super::permission_rules::PermissionRules;
 use crate::model::conversation::TurnEnd;
 use crate::model::permission::{PermissionAnswer, rule_key};
+use crate::model::session_config::{Apply, Chosen, ConfigOption, Modes, OptionValue, to_apply};
 use crate::protocol::auth::{AuthKind, AuthMethod};
 use crate::protocol::{Event, HandshakeFailure, LogEntry};
 
@@ -109,6 +111,8 @@ pub struct ClientContext {
     pub redact: super::redact::Redactor,
     /// How to log in, if the agent asks.
     pub login: LoginPlan,
+    /// The choices remembered for the agent (model, mode, …), given to each new session.
+    pub chosen: Vec<Chosen>,
 }
 
 /// A permission request waiting for the person.
@@ -157,6 +161,10 @@ pub struct AcpConnection {
     pub auth_methods: Vec<AuthMethod>,
     /// Whether the agent can log out.
     pub can_logout: bool,
+    /// The session's options as it opened (remembered choices applied).
+    pub options: Vec<ConfigOption>,
+    /// The session's modes (older agents), as it opened.
+    pub modes: Option<Modes>,
 }
 
 impl Drop for AcpConnection {
@@ -226,6 +234,8 @@ impl AcpConnection {
             resumed: false,
             auth_methods: Vec::new(),
             can_logout: false,
+            options: Vec::new(),
+            modes: None,
         };
         match conn.handshake(cwd, resume, &ctx, &init_line).await {
             Ok(()) => Ok(conn),
@@ -271,9 +281,11 @@ impl AcpConnection {
             let loaded = with_timeout("session/load", timeout, self.cx.send_request(request).block_task()).await;
             ctx.replaying.store(false, Ordering::SeqCst);
             match loaded {
-                Ok(_) => {
+                Ok(loaded) => {
                     self.session_id = SessionId::new(previous);
                     self.resumed = true;
+                    self.settings(loaded.config_options, loaded.modes);
+                    self.apply_chosen(ctx).await;
                     return Ok(());
                 }
                 Err(e) => tracing::info!(agent = ctx.agent, "session/load failed, opening a new session: {e}"),
@@ -292,6 +304,8 @@ impl AcpConnection {
         };
         self.session_id = session.session_id;
         self.gate.open(&ctx.agent, &ctx.events, Some(self.session_id.0.to_string())).await;
+        self.settings(session.config_options, session.modes);
+        self.apply_chosen(ctx).await;
         Ok(())
     }
 
@@ -315,6 +329,66 @@ impl AcpConnection {
                 Err(AcpError::AuthRequired { step: "authenticate", message, methods: self.auth_methods.clone() })
             }
             other => other.into_result("authenticate", ctx.login.timeout).map(|_| ()),
+        }
+    }
+
+    /// Keeps the session's options and modes as it opened.
+    fn settings(
+        &mut self,
+        options: Option<Vec<agent_client_protocol::v1::schema::SessionConfigOption>>,
+        modes: Option<agent_client_protocol::v1::schema::SessionModeState>,
+    ) {
+        self.options = options.map(acp_convert::config_options).unwrap_or_default();
+        self.modes = modes.map(acp_convert::modes);
+    }
+
+    /// Gives a new session the choices remembered for the agent (before any message is sent). A
+    /// choice the agent refuses is logged and left.
+    async fn apply_chosen(&mut self, ctx: &ClientContext) {
+        for apply in to_apply(&ctx.chosen, &self.options, self.modes.as_ref()) {
+            let result = match apply {
+                Apply::Option(id, value) => self.set_option(id, value).await.map(|options| self.options = options),
+                Apply::Mode(mode) => self.set_mode(mode.clone()).await.map(|()| {
+                    if let Some(modes) = &mut self.modes {
+                        modes.current = mode;
+                    }
+                }),
+            };
+            if let Err(e) = result {
+                tracing::warn!(agent = ctx.agent, "a remembered choice was not taken: {e}");
+            }
+        }
+    }
+
+    /// Sets option `id` of the session; the session's options as they are after it.
+    pub fn set_option(
+        &self,
+        id: String,
+        value: OptionValue,
+    ) -> impl Future<Output = Result<Vec<ConfigOption>, String>> + Send + 'static {
+        let value = match value {
+            OptionValue::Choice(c) => SessionConfigOptionValue::value_id(c),
+            OptionValue::Bool(b) => SessionConfigOptionValue::boolean(b),
+        };
+        let sent = self.cx.send_request(SetSessionConfigOptionRequest::new(self.session_id.clone(), id, value));
+        async move {
+            match tokio::time::timeout(Duration::from_secs(30), sent.block_task()).await {
+                Ok(Ok(response)) => Ok(acp_convert::config_options(response.config_options)),
+                Ok(Err(e)) => Err(acp_convert::error_text(&e)),
+                Err(_) => Err("no answer within 30 s".into()),
+            }
+        }
+    }
+
+    /// Sets the session's mode (agents with modes and no config options).
+    pub fn set_mode(&self, mode: String) -> impl Future<Output = Result<(), String>> + Send + 'static {
+        let sent = self.cx.send_request(SetSessionModeRequest::new(self.session_id.clone(), mode));
+        async move {
+            match tokio::time::timeout(Duration::from_secs(30), sent.block_task()).await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(acp_convert::error_text(&e)),
+                Err(_) => Err("no answer within 30 s".into()),
+            }
         }
     }
 

@@ -18,6 +18,8 @@ pub fn update(update: SessionUpdate) -> Option<Update> {
         SessionUpdate::ToolCallUpdate(u) => Some(Update::ToolCallPatch(tool_patch(u))),
         SessionUpdate::Plan(plan) => Some(Update::Plan(plan_items(plan))),
         SessionUpdate::UsageUpdate(u) => Some(Update::Usage { used: u.used, size: u.size }),
+        SessionUpdate::ConfigOptionUpdate(u) => Some(Update::Options(config_options(u.config_options))),
+        SessionUpdate::CurrentModeUpdate(u) => Some(Update::Mode(u.current_mode_id.0.to_string())),
         other => {
             tracing::debug!("session update not shown: {other:?}");
             None
@@ -204,6 +206,73 @@ pub fn error_text(error: &agent_client_protocol::Error) -> String {
         _ => None,
     });
     from_data.unwrap_or_else(|| error.message.clone())
+}
+
+/// A session's options, as the window shows them.
+pub fn config_options(
+    options: Vec<agent_client_protocol::v1::schema::SessionConfigOption>,
+) -> Vec<crate::model::session_config::ConfigOption> {
+    use crate::model::session_config::{Category, Choice, ConfigOption, OptionKind};
+    use agent_client_protocol::v1::schema::{
+        SessionConfigKind, SessionConfigOptionCategory, SessionConfigSelectOptions,
+    };
+    let choice = |o: agent_client_protocol::v1::schema::SessionConfigSelectOption, group: Option<String>| Choice {
+        value: o.value.0.to_string(),
+        name: o.name,
+        description: o.description,
+        group,
+    };
+    options
+        .into_iter()
+        .filter_map(|o| {
+            let kind = match o.kind {
+                SessionConfigKind::Select(select) => OptionKind::Select {
+                    current: select.current_value.0.to_string(),
+                    choices: match select.options {
+                        SessionConfigSelectOptions::Ungrouped(list) => {
+                            list.into_iter().map(|c| choice(c, None)).collect()
+                        }
+                        SessionConfigSelectOptions::Grouped(groups) => groups
+                            .into_iter()
+                            .flat_map(|g| {
+                                let name = g.name;
+                                g.options.into_iter().map(move |c| choice(c, Some(name.clone())))
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    },
+                },
+                SessionConfigKind::Boolean(b) => OptionKind::Boolean { current: b.current_value },
+                _ => return None,
+            };
+            let category = o.category.map(|c| match c {
+                SessionConfigOptionCategory::Mode => Category::Mode,
+                SessionConfigOptionCategory::Model => Category::Model,
+                SessionConfigOptionCategory::ModelConfig => Category::ModelConfig,
+                SessionConfigOptionCategory::ThoughtLevel => Category::ThoughtLevel,
+                SessionConfigOptionCategory::Other(name) => Category::Other(name),
+                _ => Category::Other(String::new()),
+            });
+            Some(ConfigOption { id: o.id.0.to_string(), name: o.name, description: o.description, category, kind })
+        })
+        .collect()
+}
+
+/// A session's modes (older agents), as the window shows them.
+pub fn modes(state: agent_client_protocol::v1::schema::SessionModeState) -> crate::model::session_config::Modes {
+    crate::model::session_config::Modes {
+        current: state.current_mode_id.0.to_string(),
+        available: state
+            .available_modes
+            .into_iter()
+            .map(|m| crate::model::session_config::Choice {
+                value: m.id.0.to_string(),
+                name: m.name,
+                description: m.description,
+                group: None,
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]

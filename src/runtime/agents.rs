@@ -19,10 +19,11 @@ use super::store::{Store, StoredRules};
 use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
+use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
 use crate::protocol::{AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure};
 
 pub use super::launch::ManagerSettings;
-use super::launch::{CRASH_TAIL, Running, exit_reason, launch};
+use super::launch::{CRASH_TAIL, Running, SessionPlan, exit_reason, launch};
 
 /// Starts the manager on the current tokio runtime; returns where to send commands.
 /// With a `store`, conversations are loaded from it and permission answers remembered in it.
@@ -85,6 +86,13 @@ enum Internal {
         agent: String,
         turn: u64,
     },
+    /// The agent answered a setting.
+    OptionSet {
+        agent: String,
+        generation: u64,
+        setting: String,
+        result: Result<crate::model::conversation::Update, String>,
+    },
     /// The agent answered `logout` (or could not).
     LoggedOut {
         agent: String,
@@ -121,6 +129,8 @@ struct Slot {
     auth_env: std::collections::BTreeMap<String, String>,
     /// The way to log in the person chose, used at the next start.
     login: Option<String>,
+    /// The person's choices of model, mode, … given to each new session.
+    chosen: Vec<Chosen>,
 }
 
 /// What happens to an agent once what it is doing (a turn, a start, a stop) ends. Each later
@@ -170,6 +180,7 @@ impl Slot {
             stopping_pid: None,
             auth_env: Default::default(),
             login: None,
+            chosen: Vec::new(),
         }
     }
 
@@ -288,6 +299,7 @@ impl Manager {
                 }
             }
             Command::Cancel { agent } => self.cancel(&agent).await,
+            Command::SetOption { agent, key, value } => self.set_option(&agent, key, value),
             Command::Login { agent, method, values } => {
                 let Some(slot) = self.slot(&agent) else { return };
                 slot.auth_env.extend(values);
@@ -380,6 +392,45 @@ impl Manager {
             }
             Command::Shutdown => self.begin_shutdown().await,
         }
+    }
+
+    /// Remembers a choice for `name`'s sessions and, if a session is open, asks the agent for it
+    /// (the answer comes back as a report; the manager never waits on an agent).
+    fn set_option(&mut self, name: &str, key: OptionKey, value: OptionValue) {
+        let Some(slot) = self.slot(name) else { return };
+        slot.chosen.retain(|c| c.key != key);
+        slot.chosen.push(Chosen { key: key.clone(), value: value.clone() });
+        let Some(conn) = slot.running.as_ref().map(|r| r.conn.clone()) else { return };
+        let generation = slot.generation;
+        let option = match &key {
+            OptionKey::Id(id) => conn.options.iter().find(|o| o.id == *id),
+            OptionKey::Category(cat) => conn.options.iter().find(|o| o.category.as_ref() == Some(cat)),
+        };
+        let (setting, job): (
+            String,
+            futures::future::BoxFuture<'static, Result<crate::model::conversation::Update, String>>,
+        ) = match (option, &key, value) {
+            (Some(o), _, value) => {
+                let asked = conn.set_option(o.id.clone(), value);
+                (o.name.clone(), Box::pin(async move { asked.await.map(crate::model::conversation::Update::Options) }))
+            }
+            (None, OptionKey::Category(Category::Mode) | OptionKey::Id(_), OptionValue::Choice(mode))
+                if conn.modes.is_some() =>
+            {
+                let asked = conn.set_mode(mode.clone());
+                (
+                    "mode".into(),
+                    Box::pin(async move { asked.await.map(|()| crate::model::conversation::Update::Mode(mode)) }),
+                )
+            }
+            _ => return,
+        };
+        let internal = self.internal_tx.clone();
+        let agent = name.to_string();
+        tokio::spawn(async move {
+            let result = job.await;
+            let _ = internal.send(Internal::OptionSet { agent, generation, setting, result }).await;
+        });
     }
 
     /// Drops the messages waiting for `name` and says so.
@@ -541,6 +592,7 @@ impl Manager {
         // What the person gave to log in goes to the agent's environment (and to the redactor).
         config.env.extend(slot.auth_env.clone());
         let login = slot.login.clone();
+        let chosen = slot.chosen.clone();
         let resume = slot.resume.take();
         let rules = self.rules_for(&config);
         self.make_room(name).await;
@@ -549,7 +601,8 @@ impl Manager {
         let internal = self.internal_tx.clone();
         let settings = self.settings;
         tokio::spawn(async move {
-            let result = launch(&config, events, rules, settings, resume, login).await;
+            let plan = SessionPlan { resume, login, chosen };
+            let result = launch(&config, events, rules, settings, plan).await;
             let _ = internal.send(Internal::Started { agent: config.name.clone(), generation, result }).await;
         });
     }
@@ -700,6 +753,16 @@ impl Manager {
                 }
                 self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
             }
+            Internal::OptionSet { agent, generation, setting, result } => {
+                if self.slot(&agent).is_none_or(|s| s.generation != generation) {
+                    return;
+                }
+                let event = match result {
+                    Ok(update) => Event::AgentUpdate { agent, update },
+                    Err(message) => Event::Notice { agent, notice: Notice::SettingRefused { setting, message } },
+                };
+                self.events.send(event).await;
+            }
             Internal::LoggedOut { agent, generation } => {
                 if self.slot(&agent).is_some_and(|s| s.generation == generation) {
                     self.drop_queue(&agent).await;
@@ -773,6 +836,12 @@ impl Manager {
                     let _ = internal.send(Internal::Exited { agent, generation, status }).await;
                 });
                 let (resumed, can_load) = (running.conn.resumed, running.conn.load_session);
+                let settings = Event::SessionSettings {
+                    agent: name.to_string(),
+                    options: running.conn.options.clone(),
+                    modes: running.conn.modes.clone(),
+                };
+                self.events.send(settings).await;
                 let info = Event::AgentInfo {
                     agent: name.to_string(),
                     auth_methods: running.conn.auth_methods.clone(),

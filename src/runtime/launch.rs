@@ -59,9 +59,9 @@ pub(super) async fn launch(
     events: EventSink,
     rules: Arc<dyn PermissionRules>,
     settings: ManagerSettings,
-    resume: Option<String>,
-    login: Option<String>,
+    plan: SessionPlan,
 ) -> Result<Box<Running>, CrashReport> {
+    let SessionPlan { resume, login, chosen } = plan;
     let spawn_failed =
         |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
     let executor = executor_for(config).map_err(spawn_failed)?;
@@ -101,6 +101,7 @@ pub(super) async fn launch(
         replaying: Arc::default(),
         redact,
         login: super::acp_client::LoginPlan { method: login, env: env_names(config), timeout: LOGIN_TIMEOUT },
+        chosen,
     };
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {
@@ -122,6 +123,17 @@ pub(super) async fn launch(
             Err(CrashReport { reason, stderr_tail })
         }
     }
+}
+
+/// What the session to open should be.
+#[derive(Default)]
+pub(super) struct SessionPlan {
+    /// An earlier session to reopen (`session/load`).
+    pub resume: Option<String>,
+    /// A way to log in the person chose.
+    pub login: Option<String>,
+    /// The choices remembered for the agent.
+    pub chosen: Vec<crate::model::session_config::Chosen>,
 }
 
 /// How long a login the person asked for may take (a browser login waits for the person).

@@ -29,6 +29,7 @@ pub fn conversation_ui(
     let mut actions = MessageActions::default();
     let mut requests = Vec::new();
     egui::Panel::bottom("composer").show(ui, |ui| {
+        requests.extend(super::session_settings::settings_ui(ui, lang, agent).into_iter().map(Request::from));
         requests.extend(composer_ui(ui, lang, agent, draft));
     });
     let view = agent;

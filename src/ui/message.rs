@@ -153,6 +153,11 @@ fn notice_ui(
         Notice::Unresponsive => {
             ui.label(RichText::new(trf(lang, Key::NoticeUnresponsive, &[("agent", agent)])).color(WARNING));
         }
+        Notice::SettingRefused { setting, message } => {
+            let words =
+                trf(lang, Key::NoticeSettingRefused, &[("agent", agent), ("setting", setting), ("message", message)]);
+            ui.label(RichText::new(words).color(WARNING));
+        }
         Notice::AgentExited { message } => {
             ui.label(
                 RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(ERROR),

@@ -16,6 +16,7 @@ pub mod message;
 pub mod message_list;
 pub mod permission_card;
 pub mod rules;
+pub mod session_settings;
 pub mod settings;
 pub mod sidebar;
 pub mod status;
