@@ -37,3 +37,26 @@ fn a_model_the_agent_does_not_offer_is_said_with_what_it_offers() {
     assert!(stdout.contains("model=demo-fast"), "{stdout}");
     assert!(stderr.contains("does not offer \"gpt-9\" (it offers: demo-fast, demo-smart)"), "{stderr}");
 }
+
+#[test]
+fn a_choice_is_remembered_for_the_agents_next_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sidekicks.toml");
+    std::fs::write(&path, config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).unwrap();
+    let run = |flags: &[&str]| {
+        let out = std::process::Command::new(BIN)
+            .args(["prompt", "--agent", "demo", "settings", "--config"])
+            .arg(&path)
+            .args(flags)
+            .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run(&["--model", "demo-smart"]).contains("model=demo-smart"));
+    assert!(run(&[]).contains("model=demo-smart"), "the model chosen last time is chosen again");
+    assert!(run(&["--model", "demo-fast"]).contains("model=demo-fast"));
+    assert!(run(&[]).contains("model=demo-fast"));
+}

@@ -3,7 +3,7 @@
 //! choices remembered per agent and how they apply to a new session's options.
 
 /// What an option is about (for placing it; unknown ones are shown too).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Category {
     /// The session's mode (ask, code, …).
     Mode,
@@ -44,7 +44,7 @@ pub struct Choice {
 }
 
 /// The value of an option.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OptionValue {
     /// One of a select's choices (its id).
     Choice(String),
@@ -113,7 +113,7 @@ pub struct Modes {
 }
 
 /// Which option a remembered choice is for: by id, or by category (`--model` on the command line).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OptionKey {
     /// The option with this id.
     Id(String),
@@ -122,7 +122,7 @@ pub enum OptionKey {
 }
 
 /// A remembered choice.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Chosen {
     /// The option.
     pub key: OptionKey,

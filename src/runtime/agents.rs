@@ -400,6 +400,13 @@ impl Manager {
         let Some(slot) = self.slot(name) else { return };
         slot.chosen.retain(|c| c.key != key);
         slot.chosen.push(Chosen { key: key.clone(), value: value.clone() });
+        let chosen = slot.chosen.clone();
+        if let (Some(store), Some(path)) = (&self.store, &self.config_path)
+            && let Err(e) = store.save_choices(path, name, &chosen)
+        {
+            tracing::warn!("cannot remember the choices of {name}: {e}");
+        }
+        let Some(slot) = self.slot(name) else { return };
         let Some(conn) = slot.running.as_ref().map(|r| r.conn.clone()) else { return };
         let generation = slot.generation;
         let option = match &key {
@@ -490,6 +497,10 @@ impl Manager {
     /// Loads the stored conversation of a new slot; returns its messages when there are any.
     fn restore(&self, slot: &mut Slot) -> Option<Vec<crate::model::conversation::Message>> {
         let (store, path) = (self.store.as_ref()?, self.config_path.as_ref()?);
+        match store.choices(path, &slot.config.name) {
+            Ok(chosen) => slot.chosen = chosen,
+            Err(e) => tracing::warn!("{e}"),
+        }
         match store.conversation(path, &slot.config.name) {
             Ok(stored) => {
                 slot.conversation_id = Some(stored.id);

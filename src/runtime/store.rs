@@ -67,6 +67,12 @@ CREATE TABLE IF NOT EXISTS channels (
     body TEXT NOT NULL,
     PRIMARY KEY (config_path, name)
 );
+CREATE TABLE IF NOT EXISTS agent_choices (
+    config_path TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (config_path, agent)
+);
 CREATE TABLE IF NOT EXISTS teams (
     id TEXT PRIMARY KEY,
     body TEXT NOT NULL
@@ -225,6 +231,38 @@ impl Store {
         self.conn().execute(
             "INSERT OR REPLACE INTO channels (config_path, name, body) VALUES (?1, ?2, ?3)",
             params![config_path.display().to_string(), name, body],
+        )?;
+        Ok(())
+    }
+
+    /// The choices (model, mode, …) remembered for agent `agent` of the config file `config_path`.
+    pub fn choices(
+        &self,
+        config_path: &Path,
+        agent: &str,
+    ) -> Result<Vec<crate::model::session_config::Chosen>, StoreError> {
+        let body: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT body FROM agent_choices WHERE config_path = ?1 AND agent = ?2",
+                params![config_path.display().to_string(), agent],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default())
+    }
+
+    /// Remembers the choices for agent `agent` of the config file `config_path`.
+    pub fn save_choices(
+        &self,
+        config_path: &Path,
+        agent: &str,
+        chosen: &[crate::model::session_config::Chosen],
+    ) -> Result<(), StoreError> {
+        let body = serde_json::to_string(chosen)?;
+        self.conn().execute(
+            "INSERT OR REPLACE INTO agent_choices (config_path, agent, body) VALUES (?1, ?2, ?3)",
+            params![config_path.display().to_string(), agent, body],
         )?;
         Ok(())
     }
