@@ -3,7 +3,8 @@
 //! "Authentication required" and offers, in its raw `initialize` answer, `env_var` ways (with
 //! their variables, which the SDK's schema drops) and a ChatGPT login. Typed in the login card, the
 //! key goes to its environment and `authenticate` with that way's id opens the session; a key set
-//! in the agent's `env` logs in at once. No model is asked anything. npm installs it on first run;
+//! in the agent's `env` logs in at once; its models are a picker whose choice it takes. No model is
+//! asked anything. npm installs it on first run;
 //! without node/npm the test is skipped with a reason, except in CI (`CI` set).
 
 use std::path::{Path, PathBuf};
@@ -11,8 +12,9 @@ use std::process::Command as Process;
 use std::time::Duration;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use sidekicks::app::AgentState;
+use sidekicks::model::session_config::OptionValue;
 use sidekicks::ui::SidekicksApp;
 
 mod common;
@@ -118,5 +120,18 @@ fn a_key_in_the_agents_env_logs_the_codex_adapter_in_at_once() {
     h.get_by_label("Start agent").click();
     step_until(&mut h, LONG, "its session open", |h| state(h) == AgentState::Idle);
     assert!(h.query_by_label("Log in to codex").is_none());
+    // Its models as a picker; one chosen there is taken by the adapter (no model is asked).
+    let model = |h: &Harness<'static, SidekicksApp>| {
+        h.state().state.agent("codex").unwrap().options.iter().find(|o| o.id == "model").map(|o| o.value())
+    };
+    assert_eq!(model(&h), Some(OptionValue::Choice("gpt-5.5".into())));
+    h.get_all_by_role(egui::accesskit::Role::ComboBox)
+        .find(|n| n.accesskit_node().value().as_deref() == Some("GPT-5.5"))
+        .expect("the model picker")
+        .click();
+    h.step();
+    h.step();
+    h.get_by_label("GPT-5.4-Mini").click();
+    step_until(&mut h, LONG, "the model taken", |h| model(h) == Some(OptionValue::Choice("gpt-5.4-mini".into())));
     h.state_mut().shutdown();
 }
