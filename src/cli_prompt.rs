@@ -215,6 +215,8 @@ impl Output {
                 json!({"id": o.id, "name": o.name, "value": value})
             }).collect::<Vec<_>>()}),
             Update::Mode(mode) => json!({"type": "mode", "mode": mode}),
+            Update::Commands(commands) => json!({"type": "commands", "commands": commands.iter().map(|c| json!({
+                "name": c.name, "description": c.description, "hint": c.hint})).collect::<Vec<_>>()}),
         };
         self.line(value)
     }

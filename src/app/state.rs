@@ -10,7 +10,7 @@ use crate::model::conversation::Update;
 use crate::model::conversation::{Conversation, Delivery, Message, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
-use crate::model::session_config::{ConfigOption, Modes};
+use crate::model::session_config::{ConfigOption, Modes, SlashCommand};
 use crate::protocol::auth::AuthMethod;
 use crate::protocol::{AgentState, Command, Event, LogEntry};
 
@@ -71,6 +71,8 @@ pub struct AgentView {
     pub options: Vec<ConfigOption>,
     /// Its session's modes (older agents).
     pub modes: Option<Modes>,
+    /// The commands it offers (`/name` in the composer).
+    pub commands: Vec<SlashCommand>,
 }
 
 /// A permission request as the conversation shows it.
@@ -107,6 +109,7 @@ impl AgentView {
             can_logout: false,
             options: Vec::new(),
             modes: None,
+            commands: Vec::new(),
         }
     }
 }
@@ -271,6 +274,11 @@ impl AppState {
             Event::AgentUpdate { agent, update: Update::Options(options) } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.options = options;
+                }
+            }
+            Event::AgentUpdate { agent, update: Update::Commands(commands) } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.commands = commands;
                 }
             }
             Event::AgentUpdate { agent, update: Update::Mode(mode) } => {

@@ -114,7 +114,7 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |req: NewSessionRequest, responder, _cx| {
+            async move |req: NewSessionRequest, responder, cx| {
                 if require_login && !login_new.is_logged_in() {
                     return responder.respond_with_error(agent_client_protocol::Error::auth_required());
                 }
@@ -126,8 +126,10 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
                     true => NewSessionResponse::new(id.clone()).modes(s.modes()),
                     false => NewSessionResponse::new(id.clone()).config_options(s.options()),
                 };
-                new_settings.lock().unwrap_or_else(|e| e.into_inner()).insert(id, s);
-                responder.respond(response)
+                new_settings.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), s);
+                responder.respond(response)?;
+                // Its commands, as agents send them once the session is open.
+                cx.send_notification(SessionNotification::new(id, settings::commands_update()))
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -215,6 +217,16 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
                 };
                 let mut text = prompt_text(&req.prompt);
                 let asked_now = text.rsplit("[End of transcript]").next().unwrap_or(&text).trim().to_string();
+                if asked_now == "/help" {
+                    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(settings::HELP)));
+                    cx.send_notification(SessionNotification::new(
+                        req.session_id.clone(),
+                        SessionUpdate::AgentMessageChunk(chunk),
+                    ))?;
+                    return responder
+                        .respond(PromptResponse::new(agent_client_protocol::v1::schema::StopReason::EndTurn));
+                }
+                let asked_now = asked_now.strip_prefix('/').unwrap_or(&asked_now).to_string();
                 if asked_now == "settings" || asked_now == "switch" {
                     // Its settings, said (or, for `switch`, changed by itself to "ask" and told).
                     let mut all = turn_settings.lock().unwrap_or_else(|e| e.into_inner());

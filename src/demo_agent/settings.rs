@@ -8,6 +8,22 @@ use agent_client_protocol::v1::schema::{
     SessionConfigSelectOption, SessionMode, SessionModeState,
 };
 
+/// What `/help` answers.
+pub const HELP: &str = "I answer `/help`, `/settings` and `/plan <what>`, and the words listed in docs/demo-agent.md.";
+
+/// The commands it offers (`available_commands_update`).
+pub fn commands_update() -> agent_client_protocol::v1::schema::SessionUpdate {
+    use agent_client_protocol::v1::schema::{
+        AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, SessionUpdate, UnstructuredCommandInput,
+    };
+    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![
+        AvailableCommand::new("help", "Say what I can do"),
+        AvailableCommand::new("settings", "Say my settings"),
+        AvailableCommand::new("plan", "Make a plan")
+            .input(AvailableCommandInput::Unstructured(UnstructuredCommandInput::new("what to plan"))),
+    ]))
+}
+
 /// One session's settings.
 #[derive(Clone, Debug)]
 pub struct Settings {

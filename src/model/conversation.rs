@@ -209,6 +209,8 @@ pub enum Update {
     Options(Vec<super::session_config::ConfigOption>),
     /// The session's current mode (older agents' modes).
     Mode(String),
+    /// The commands the agent offers now.
+    Commands(Vec<super::session_config::SlashCommand>),
 }
 
 /// The messages exchanged with one agent.
@@ -379,7 +381,7 @@ impl Conversation {
             }
             Update::Usage { used, size } => self.usage = Some((used, size)),
             // The session's settings: the agent's view keeps them, not the conversation.
-            Update::Options(_) | Update::Mode(_) => {}
+            Update::Options(_) | Update::Mode(_) | Update::Commands(_) => {}
         }
         None
     }

@@ -112,6 +112,28 @@ pub struct Modes {
     pub available: Vec<Choice>,
 }
 
+/// A command the agent offers (typed `/name` in the composer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlashCommand {
+    /// Its name, without the `/`.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// What to type after it, if it takes something.
+    pub hint: Option<String>,
+}
+
+/// The commands of `offered` that complete what is typed: the text starts with `/` and the name
+/// being typed (no space yet) is a prefix of theirs, ignoring case. Empty otherwise.
+pub fn completions<'a>(typed: &str, offered: &'a [SlashCommand]) -> Vec<&'a SlashCommand> {
+    let Some(name) = typed.strip_prefix('/') else { return Vec::new() };
+    if name.chars().any(char::is_whitespace) {
+        return Vec::new();
+    }
+    let name = name.to_lowercase();
+    offered.iter().filter(|c| c.name.to_lowercase().starts_with(&name)).collect()
+}
+
 /// Which option a remembered choice is for: by id, or by category (`--model` on the command line).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OptionKey {
@@ -187,6 +209,18 @@ pub fn not_taken(chosen: &Chosen, options: &[ConfigOption], modes: Option<&Modes
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slash_commands_complete_while_their_name_is_typed() {
+        let cmd = |n: &str| SlashCommand { name: n.into(), description: String::new(), hint: None };
+        let offered = [cmd("help"), cmd("hello"), cmd("plan")];
+        let names = |typed| completions(typed, &offered).iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names("/"), ["help", "hello", "plan"]);
+        assert_eq!(names("/HEL"), ["help", "hello"]);
+        assert_eq!(names("/plan now"), Vec::<String>::new(), "a space ends the name");
+        assert_eq!(names("hello"), Vec::<String>::new());
+        assert_eq!(names("/x"), Vec::<String>::new());
+    }
 
     fn model(current: &str) -> ConfigOption {
         let choice = |v: &str| Choice { value: v.into(), name: v.into(), description: None, group: None };

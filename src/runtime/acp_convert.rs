@@ -20,6 +20,19 @@ pub fn update(update: SessionUpdate) -> Option<Update> {
         SessionUpdate::UsageUpdate(u) => Some(Update::Usage { used: u.used, size: u.size }),
         SessionUpdate::ConfigOptionUpdate(u) => Some(Update::Options(config_options(u.config_options))),
         SessionUpdate::CurrentModeUpdate(u) => Some(Update::Mode(u.current_mode_id.0.to_string())),
+        SessionUpdate::AvailableCommandsUpdate(u) => Some(Update::Commands(
+            u.available_commands
+                .into_iter()
+                .map(|c| crate::model::session_config::SlashCommand {
+                    name: c.name,
+                    description: c.description,
+                    hint: match c.input {
+                        Some(agent_client_protocol::v1::schema::AvailableCommandInput::Unstructured(i)) => Some(i.hint),
+                        _ => None,
+                    },
+                })
+                .collect(),
+        )),
         other => {
             tracing::debug!("session update not shown: {other:?}");
             None

@@ -89,7 +89,9 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     let mut requests = Vec::new();
     let id = ui.make_persistent_id(("composer", &name));
     let focused = ui.memory(|m| m.has_focus(id));
-    let enter = focused && ui.input_mut(|i| i.consume_key(Modifiers::NONE, EguiKey::Enter));
+    // The `/` menu takes its keys first (Enter completes a command's name there).
+    let menu = super::slash_menu::keys(ui, id, focused, draft, &agent.commands);
+    let enter = focused && !menu && ui.input_mut(|i| i.consume_key(Modifiers::NONE, EguiKey::Enter));
     let mut send = false;
     let mut stop = false;
     if agent.attach_transcript {
@@ -101,6 +103,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         });
     }
     ui.add_space(4.0);
+    super::slash_menu::menu_ui(ui, id, focused, draft, &agent.commands);
     ui.horizontal(|ui| {
         let busy = agent.state == AgentState::Busy;
         let button_width = 90.0;

@@ -19,6 +19,7 @@ pub mod rules;
 pub mod session_settings;
 pub mod settings;
 pub mod sidebar;
+pub mod slash_menu;
 pub mod status;
 pub mod team_view;
 pub mod terminal_colors;
