@@ -68,7 +68,7 @@ impl Settings {
             .description("Which demo model answers".to_string()),
             SessionConfigOption::select(
                 "thinking",
-                "Thinking",
+                "Effort",
                 self.thinking.clone(),
                 vec![choice("low", "Low"), choice("high", "High")],
             )
