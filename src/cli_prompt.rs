@@ -206,7 +206,8 @@ impl Output {
                 "status": patch.status.map(status)}),
             Update::Plan(items) => json!({"type": "plan", "entries": items.iter().map(|i| json!({
                 "content": i.content, "status": format!("{:?}", i.status).to_lowercase()})).collect::<Vec<_>>()}),
-            Update::Usage { used, size } => json!({"type": "usage", "used": used, "size": size}),
+            Update::Usage { used, size, cost } => json!({"type": "usage", "used": used, "size": size,
+                "cost": cost.as_ref().map(|c| json!({"amount": c.millionths as f64 / 1e6, "currency": c.currency}))}),
             Update::Options(options) => json!({"type": "options", "options": options.iter().map(|o| {
                 let value = match o.value() {
                     crate::model::session_config::OptionValue::Choice(c) => json!(c),

@@ -290,6 +290,8 @@ strings! {
     Output => ("Output", "Sortie"),
     Plan => ("Plan", "Plan"),
     Usage => ("Context: {used} / {size} tokens", "Contexte : {used} / {size} jetons"),
+    SessionCost => ("Cost: {cost}", "Coût : {cost}"),
+    SessionCostTotal => ("Cost: {cost} (this run: {total})", "Coût : {cost} (depuis le lancement : {total})"),
     JumpToBottom => ("Jump to the latest", "Aller au plus récent"),
 }
 

@@ -230,7 +230,8 @@ async fn an_update_that_does_not_parse_is_logged_and_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = demo_rig(dir.path()).await;
     assert_eq!(rig.turn("demo", "usage").await, TurnEnd::EndTurn);
-    assert!(rig.updates("demo").contains(&Update::Usage { used: 1234, size: 200000 }));
+    let cost = Some(sidekicks::model::conversation::Cost { millionths: 12_300, currency: "USD".into() });
+    assert!(rig.updates("demo").contains(&Update::Usage { used: 1234, size: 200000, cost }));
     assert!(rig.agent_text("demo").contains("malformed"));
     assert!(rig.seen.iter().any(|e| matches!(e, Event::AgentLog { entry: LogEntry::BadUpdate { update, .. }, .. } if update.contains("usage_update"))));
 }

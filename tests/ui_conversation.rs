@@ -166,6 +166,7 @@ fn every_scenario_reads_right_in_the_window() {
         ("error", "The turn failed: The demo model is overloaded; try again in a minute."),
         ("files", "was refused"),
         ("usage", "Context: 1234 / 200000 tokens"),
+        ("usage", "Cost: 0.0123 USD"),
         ("garbage", "should be in my Log"),
         ("crash", "The agent exited with code 3."),
     ];

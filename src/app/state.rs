@@ -73,6 +73,15 @@ pub struct AgentView {
     pub modes: Option<Modes>,
     /// The commands it offers (`/name` in the composer).
     pub commands: Vec<SlashCommand>,
+    /// What its earlier sessions of this run cost (their last reports).
+    pub past_costs: Vec<crate::model::conversation::Cost>,
+}
+
+impl AgentView {
+    /// What it cost in this run, per unit: its earlier sessions and the current one.
+    pub fn total_cost(&self) -> Vec<crate::model::conversation::Cost> {
+        crate::model::conversation::total_cost(self.past_costs.iter().chain(self.conversation.cost.as_ref()))
+    }
 }
 
 /// A permission request as the conversation shows it.
@@ -110,6 +119,7 @@ impl AgentView {
             options: Vec::new(),
             modes: None,
             commands: Vec::new(),
+            past_costs: Vec::new(),
         }
     }
 }
@@ -253,6 +263,10 @@ impl AppState {
             }
             Event::SessionSettings { agent, options, modes } => {
                 if let Some(a) = self.agent_mut(&agent) {
+                    // A new session: what the last one cost goes to the total.
+                    if let Some(cost) = a.conversation.cost.take() {
+                        a.past_costs.push(cost);
+                    }
                     a.options = options;
                     a.modes = modes;
                 }

@@ -174,7 +174,8 @@ impl Scenario {
                         .to_string(),
                     )
                     .await;
-                t.send(SessionUpdate::UsageUpdate(UsageUpdate::new(1234, 200000)))?;
+                let cost = agent_client_protocol::v1::schema::Cost::new(0.0123, "USD");
+                t.send(SessionUpdate::UsageUpdate(UsageUpdate::new(1234, 200000).cost(cost)))?;
                 t.stream("I reported my context use twice; the first report was malformed.", Duration::from_millis(20))
                     .await
             }

@@ -198,12 +198,14 @@ pub enum Update {
     ToolCallPatch(ToolCallPatch),
     /// The whole plan.
     Plan(Vec<PlanItem>),
-    /// Context window use.
+    /// Context window use, and what the session cost so far.
     Usage {
         /// How much is used.
         used: u64,
         /// The size.
         size: u64,
+        /// The session's cost so far, when the agent says.
+        cost: Option<Cost>,
     },
     /// The session's options, all of them, as they are now.
     Options(Vec<super::session_config::ConfigOption>),
@@ -213,6 +215,45 @@ pub enum Update {
     Commands(Vec<super::session_config::SlashCommand>),
 }
 
+/// An amount of money (or credits) an agent reports, kept exact to the millionth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cost {
+    /// The amount in millionths of the unit.
+    pub millionths: i64,
+    /// The unit: an ISO 4217 currency code (`USD`) or another unit (`credits`).
+    pub currency: String,
+}
+
+impl Cost {
+    /// `amount` of `currency`.
+    pub fn new(amount: f64, currency: impl Into<String>) -> Self {
+        Self { millionths: (amount * 1_000_000.0).round() as i64, currency: currency.into() }
+    }
+
+    /// As shown: two decimals, up to four below one unit (`0.0123 USD`, `0.50 USD`, `12.34 USD`).
+    pub fn text(&self) -> String {
+        let amount = self.millionths as f64 / 1_000_000.0;
+        let mut number =
+            if self.millionths.abs() < 1_000_000 { format!("{amount:.4}") } else { format!("{amount:.2}") };
+        while number.len() - number.find('.').unwrap_or(number.len()) > 3 && number.ends_with('0') {
+            number.pop();
+        }
+        format!("{number} {}", self.currency)
+    }
+}
+
+/// The sum of `costs`, per unit, in the order units first appear.
+pub fn total_cost<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Vec<Cost> {
+    let mut totals: Vec<Cost> = Vec::new();
+    for c in costs {
+        match totals.iter_mut().find(|t| t.currency == c.currency) {
+            Some(t) => t.millionths += c.millionths,
+            None => totals.push(c.clone()),
+        }
+    }
+    totals
+}
+
 /// The messages exchanged with one agent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Conversation {
@@ -220,6 +261,8 @@ pub struct Conversation {
     pub messages: Vec<Message>,
     /// The last context-window use the agent reported: (used, size) in tokens.
     pub usage: Option<(u64, u64)>,
+    /// What the current session cost so far, when the agent says.
+    pub cost: Option<Cost>,
     /// Tool calls that failed in a row, across turns (reset by any success).
     pub failures_in_a_row: u32,
     /// The first message changed since the last `take_dirty` (for saving only what changed).
@@ -379,7 +422,12 @@ impl Conversation {
                     None => message.parts.push(Part::Plan(items)),
                 }
             }
-            Update::Usage { used, size } => self.usage = Some((used, size)),
+            Update::Usage { used, size, cost } => {
+                self.usage = Some((used, size));
+                if cost.is_some() {
+                    self.cost = cost;
+                }
+            }
             // The session's settings: the agent's view keeps them, not the conversation.
             Update::Options(_) | Update::Mode(_) | Update::Commands(_) => {}
         }
@@ -439,6 +487,23 @@ fn append(message: &mut Message, text: String, make: fn(String) -> Part) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn costs_read_and_add_up_per_unit() {
+        assert_eq!(Cost::new(0.0123, "USD").text(), "0.0123 USD");
+        assert_eq!(Cost::new(1.5, "USD").text(), "1.50 USD");
+        assert_eq!(Cost::new(0.0, "credits").text(), "0.00 credits");
+        let costs = [Cost::new(0.1, "USD"), Cost::new(2.0, "credits"), Cost::new(0.2, "USD")];
+        assert_eq!(total_cost(&costs), [Cost::new(0.3, "USD"), Cost::new(2.0, "credits")]);
+        let mut c = Conversation::default();
+        c.apply(Update::Usage { used: 1, size: 2, cost: Some(Cost::new(0.5, "USD")) });
+        c.apply(Update::Usage { used: 3, size: 4, cost: None });
+        assert_eq!(
+            (c.usage, c.cost),
+            (Some((3, 4)), Some(Cost::new(0.5, "USD"))),
+            "a report without cost keeps the last"
+        );
+    }
     use crate::model::tool::ToolCall;
 
     fn call(id: &str, status: ToolStatus) -> Update {

@@ -17,7 +17,11 @@ pub fn update(update: SessionUpdate) -> Option<Update> {
         SessionUpdate::ToolCall(call) => Some(Update::ToolCall(tool_call(call))),
         SessionUpdate::ToolCallUpdate(u) => Some(Update::ToolCallPatch(tool_patch(u))),
         SessionUpdate::Plan(plan) => Some(Update::Plan(plan_items(plan))),
-        SessionUpdate::UsageUpdate(u) => Some(Update::Usage { used: u.used, size: u.size }),
+        SessionUpdate::UsageUpdate(u) => Some(Update::Usage {
+            used: u.used,
+            size: u.size,
+            cost: u.cost.map(|c| crate::model::conversation::Cost::new(c.amount, c.currency)),
+        }),
         SessionUpdate::ConfigOptionUpdate(u) => Some(Update::Options(config_options(u.config_options))),
         SessionUpdate::CurrentModeUpdate(u) => Some(Update::Mode(u.current_mode_id.0.to_string())),
         SessionUpdate::AvailableCommandsUpdate(u) => Some(Update::Commands(

@@ -36,11 +36,21 @@ pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> O
 /// Draws the header; returns the commands its buttons asked for.
 pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut Tab) -> Vec<Command> {
     let mut commands = Vec::new();
-    ui.horizontal(|ui| {
+    // Wrapped: with usage, cost and every button it must stay whole in a narrow window.
+    ui.horizontal_wrapped(|ui| {
         agent_title_ui(ui, lang, agent);
         if let Some((used, size)) = agent.conversation.usage {
             let (used, size) = (used.to_string(), size.to_string());
             ui.label(RichText::new(trf(lang, Key::Usage, &[("used", &used), ("size", &size)])).small().weak());
+        }
+        if let Some(cost) = &agent.conversation.cost {
+            let total: Vec<String> = agent.total_cost().iter().map(|c| c.text()).collect();
+            let words = if agent.past_costs.is_empty() {
+                trf(lang, Key::SessionCost, &[("cost", &cost.text())])
+            } else {
+                trf(lang, Key::SessionCostTotal, &[("cost", &cost.text()), ("total", &total.join(" + "))])
+            };
+            ui.label(RichText::new(words).small().weak());
         }
         ui.separator();
         commands.extend(run_buttons_ui(ui, lang, agent));
