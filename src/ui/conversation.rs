@@ -88,6 +88,10 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     let name = agent.config.name.clone();
     let mut requests = Vec::new();
     let id = ui.make_persistent_id(("composer", &name));
+    // The composer has the keyboard when nothing else does (a conversation just opened).
+    if ui.memory(|m| m.focused().is_none()) {
+        ui.memory_mut(|m| m.request_focus(id));
+    }
     let focused = ui.memory(|m| m.has_focus(id));
     // The `/` menu takes its keys first (Enter completes a command's name there).
     let menu = super::slash_menu::keys(ui, id, focused, draft, &agent.commands);
