@@ -104,7 +104,13 @@ fn end_to_end(config: &std::path::Path) {
         }
         let start = Instant::now();
         commands
-            .send(Command::Prompt { agent: "demo".into(), text: "flood".into(), context: None, id: None })
+            .send(Command::Prompt {
+                agent: "demo".into(),
+                text: "flood".into(),
+                context: None,
+                id: None,
+                attachments: Vec::new(),
+            })
             .await
             .unwrap();
         let mut updates = 0;

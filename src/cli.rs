@@ -51,6 +51,15 @@ pub enum CliCommand {
         /// The session mode (one the agent offers).
         #[arg(long)]
         mode: Option<String>,
+        /// The thread to speak in: `new`, a thread's number or its title (default: the agent's
+        /// current thread, as the window last showed it).
+        #[arg(long)]
+        thread: Option<String>,
+        /// A file to send with the message: an image (PNG, JPEG, GIF, WebP), or a file or folder of
+        /// the agent's workspace (sent as a link, or with its text when the agent takes it).
+        /// Repeatable.
+        #[arg(long)]
+        attach: Vec<PathBuf>,
         /// The message.
         text: String,
     },
@@ -68,6 +77,12 @@ pub enum CliCommand {
         /// The member's state folder.
         state: PathBuf,
     },
+    /// Add Sidekicks to the desktop's applications: a desktop entry and its icon, in the user's
+    /// data folder (`~/.local/share/applications`, `~/.local/share/icons`).
+    InstallDesktop,
+    /// Run the demo MCP server on stdin/stdout (tools `echo` and `add`).
+    #[command(hide = true)]
+    DemoMcp,
     /// Run the built-in demo agent on stdin/stdout (ACP).
     DemoAgent {
         /// Advertise `loadSession` and reopen earlier sessions.
@@ -88,6 +103,12 @@ pub enum CliCommand {
         /// Offer only the older session modes (no config options).
         #[arg(long)]
         modes_only: bool,
+        /// Take only text in prompts (no images, no files' text).
+        #[arg(long)]
+        text_only: bool,
+        /// Keep sessions while it runs: list, resume, close, delete them; title each.
+        #[arg(long)]
+        sessions: bool,
     },
 }
 
@@ -101,7 +122,21 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
         }
         Some(CliCommand::TeamMerge { state }) => Ok(std::process::ExitCode::from(team_merge(&state))),
-        Some(CliCommand::DemoAgent { load_session, misbehave, silent, auth, login, modes_only }) => {
+        Some(CliCommand::DemoMcp) => {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            rt.block_on(crate::demo_agent::mcp::run_server())?;
+            Ok(std::process::ExitCode::SUCCESS)
+        }
+        Some(CliCommand::DemoAgent {
+            load_session,
+            misbehave,
+            silent,
+            auth,
+            login,
+            modes_only,
+            sessions,
+            text_only,
+        }) => {
             if login {
                 return Ok(std::process::ExitCode::from(crate::demo_agent::auth::terminal_login() as u8));
             }
@@ -109,24 +144,42 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             if misbehave {
                 rt.block_on(crate::demo_agent::misbehaving::run_stdio(silent))?;
             } else {
-                rt.block_on(crate::demo_agent::run_stdio(load_session, auth, modes_only))?;
+                let options = crate::demo_agent::DemoOptions {
+                    load_session,
+                    require_login: auth,
+                    modes_only,
+                    sessions,
+                    text_only,
+                };
+                rt.block_on(crate::demo_agent::run_stdio(options))?;
             }
             Ok(std::process::ExitCode::SUCCESS)
         }
+        Some(CliCommand::InstallDesktop) => match install_desktop() {
+            Ok(entry) => {
+                println!("Installed {}", entry.display());
+                Ok(std::process::ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("sidekicks: cannot install the desktop entry: {e}");
+                Ok(std::process::ExitCode::FAILURE)
+            }
+        },
         Some(CliCommand::Schema) => {
             let schema = schemars::schema_for!(Config);
             println!("{}", serde_json::to_string_pretty(&schema)?);
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Check) => check(cli.config),
-        Some(CliCommand::Prompt { agent, allow, json, model, mode, text }) => {
+        Some(CliCommand::Prompt { agent, allow, json, model, mode, thread, attach, text }) => {
             use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
             let (path, dirs) = config_path(cli.config)?;
             let choose = |category, value: Option<String>| {
                 value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
             };
             let chosen = [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
-            let code = crate::cli_prompt::run(path, dirs, agent, allow, json, chosen, text)?;
+            let asked = crate::cli_prompt::Asked { agent, allow, json, chosen, thread, attach, text };
+            let code = crate::cli_prompt::run(path, dirs, asked)?;
             Ok(std::process::ExitCode::from(code))
         }
         None => run_window(cli.config),
@@ -272,7 +325,11 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         viewport: egui::ViewportBuilder::default()
             .with_title("Sidekicks")
             .with_inner_size([1100.0, 720.0])
-            .with_min_inner_size([480.0, 320.0]),
+            .with_min_inner_size([480.0, 320.0])
+            .with_icon(crate::ui::icon::window_icon())
+            .with_app_id("sidekicks"),
+        // The app installs the system font provider itself (`ui::glyphs::install`), in tests too.
+        system_font_fallback: false,
         ..Default::default()
     };
     eframe::run_native(
@@ -288,4 +345,25 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     drop(rt);
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Writes the desktop entry and the icon into the user's data folder; returns the entry's path.
+fn install_desktop() -> Result<PathBuf, String> {
+    let data = directories::BaseDirs::new().ok_or("no home folder")?.data_dir().to_path_buf();
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let icon_dir = data.join("icons/hicolor/256x256/apps");
+    std::fs::create_dir_all(&icon_dir).map_err(|e| format!("{}: {e}", icon_dir.display()))?;
+    let icon = image::RgbaImage::from_raw(256, 256, crate::ui::icon::rgba(256)).ok_or("the icon's size")?;
+    icon.save(icon_dir.join("sidekicks.png")).map_err(|e| e.to_string())?;
+    let apps = data.join("applications");
+    std::fs::create_dir_all(&apps).map_err(|e| format!("{}: {e}", apps.display()))?;
+    let entry = apps.join("sidekicks.desktop");
+    // Quoted as the Desktop Entry spec asks, for a path with spaces.
+    let exec = format!("\"{}\"", exe.display().to_string().replace('\\', "\\\\").replace('"', "\\\""));
+    let text = format!(
+        "[Desktop Entry]\nType=Application\nName=Sidekicks\nComment=Run a team of AI coding agents side by side\n\
+         Exec={exec}\nIcon=sidekicks\nTerminal=false\nCategories=Development;\nStartupWMClass=sidekicks\n"
+    );
+    std::fs::write(&entry, text).map_err(|e| format!("{}: {e}", entry.display()))?;
+    Ok(entry)
 }

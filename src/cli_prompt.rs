@@ -31,16 +31,59 @@ pub enum Allow {
     Reject,
 }
 
+/// What `sidekicks prompt` is asked.
+pub struct Asked {
+    /// The agent's name.
+    pub agent: String,
+    /// How permission requests are answered.
+    pub allow: Allow,
+    /// JSON lines instead of text.
+    pub json: bool,
+    /// Choices (model, mode) for the session.
+    pub chosen: Vec<crate::model::session_config::Chosen>,
+    /// The thread: `new`, a number or a title; `None`: the current one.
+    pub thread: Option<String>,
+    /// Files sent with it (images; files or folders of the agent's workspace).
+    pub attach: Vec<PathBuf>,
+    /// The message.
+    pub text: String,
+}
+
+/// The thread `wanted` names (`new`, a number, a title), from the agent's threads as the
+/// manager lists them when the config is applied; `None` (said on stderr) when there is none.
+async fn pick_thread(
+    events: &mut tokio::sync::mpsc::Receiver<Event>,
+    agent: &str,
+    wanted: &str,
+) -> anyhow::Result<Option<crate::protocol::threads::ThreadOp>> {
+    use crate::protocol::threads::ThreadOp;
+    if wanted == "new" {
+        return Ok(Some(ThreadOp::New));
+    }
+    let threads = loop {
+        match events.recv().await {
+            Some(Event::Threads { agent: a, threads }) if a == agent => break threads,
+            Some(_) => {}
+            None => bail!("the runtime ended before listing the threads"),
+        }
+    };
+    let found = threads
+        .iter()
+        .find(|t| t.id.to_string() == wanted)
+        .or_else(|| threads.iter().find(|t| t.title.trim().eq_ignore_ascii_case(wanted.trim())));
+    match found {
+        Some(t) => Ok(Some(ThreadOp::Open(t.id))),
+        None => {
+            let names: Vec<String> = threads.iter().map(|t| format!("{} “{}”", t.id, t.title)).collect();
+            eprintln!("no thread {wanted:?} of {agent} (threads: {})", names.join(", "));
+            Ok(None)
+        }
+    }
+}
+
 /// Runs one turn; returns the process exit code (0 ended normally, 1 failed, 2 bad input).
-pub fn run(
-    config: PathBuf,
-    dirs: Option<AppDirs>,
-    agent: String,
-    allow: Allow,
-    json: bool,
-    chosen: Vec<crate::model::session_config::Chosen>,
-    text: String,
-) -> anyhow::Result<u8> {
+pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Result<u8> {
+    let Asked { agent, allow, json, chosen, thread, attach, text } = asked;
     let home = dirs.as_ref().and_then(|d| d.home.clone());
     let result = load_file(&config, home.as_deref());
     let lang = crate::model::config::Language::pick(None, sys_locale::get_locale().as_deref());
@@ -50,10 +93,20 @@ pub fn run(
         }
         return Ok(2);
     };
-    let Some(runtime) = loaded.agent(&agent).map(|a| a.runtime.clone()) else {
+    let Some((runtime, workspace)) = loaded.agent(&agent).map(|a| (a.runtime.clone(), a.workspace.clone())) else {
         let names: Vec<&str> = loaded.agents.iter().map(|a| a.name.as_str()).collect();
         bail!("no agent named {agent:?} in {} (agents: {})", config.display(), names.join(", "));
     };
+    let mut attachments = Vec::new();
+    for path in &attach {
+        match crate::runtime::attach::from_file(path, &workspace) {
+            Ok(a) => attachments.push(a),
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(2);
+            }
+        }
+    }
     let lang = crate::model::config::Language::pick(loaded.defaults.language, sys_locale::get_locale().as_deref());
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let store = match &dirs {
@@ -68,11 +121,17 @@ pub fn run(
         let history = sink.clone();
         let commands = spawn_manager(ManagerSettings::default(), sink, store);
         commands.send(Command::ConfigLoaded { path: config, result }).await?;
+        if let Some(wanted) = &thread {
+            let Some(op) = pick_thread(&mut events, &agent, wanted).await? else {
+                return Ok(2);
+            };
+            commands.send(Command::Thread { agent: agent.clone(), op }).await?;
+        }
         // Choices first: the session opens with them, before the message is sent.
         for c in chosen.clone() {
             commands.send(Command::SetOption { agent: agent.clone(), key: c.key, value: c.value }).await?;
         }
-        commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None }).await?;
+        commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None, attachments }).await?;
         let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
         let mut code = None;
         // A stream of signals, not `ctrl_c()`: that future ends after the first one.
@@ -97,10 +156,21 @@ pub fn run(
             };
             match event {
                 Event::AgentUpdate { agent: a, update } if a == agent => out.update(&update)?,
+                Event::ThreadOpened { agent: a, thread, .. } if a == agent => out.thread(thread)?,
                 Event::PermissionRequested { agent: a, request } if a == agent => {
                     out.permission(&request)?;
                     let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
                     commands.send(Command::AnswerPermission { agent: a, id: request.id, answer }).await?;
+                }
+                // A form or a page cannot be answered from here: cancelled, and said.
+                Event::ElicitationRequested { agent: a, request } if a == agent => {
+                    if json {
+                        out.line(serde_json::json!({"type": "elicitation", "message": request.message,
+                            "answer": "cancel"}))?;
+                    }
+                    eprintln!("\n[{a} asks: {} — `sidekicks prompt` cannot answer it: cancelled]", request.message);
+                    let answer = crate::model::elicitation::ElicitAnswer::Cancel;
+                    commands.send(Command::AnswerElicitation { agent: a, id: request.id, answer }).await?;
                 }
                 // The agent went away: its crash report follows.
                 Event::TurnEnded { agent: a, end: TurnEnd::AgentExited } if a == agent => {}
@@ -216,6 +286,10 @@ impl Output {
                 json!({"id": o.id, "name": o.name, "value": value})
             }).collect::<Vec<_>>()}),
             Update::Mode(mode) => json!({"type": "mode", "mode": mode}),
+            Update::Image(image) => json!({"type": "image", "mime": image.mime, "bytes": image.data.len()}),
+            Update::Resource(r) => json!({"type": "resource", "uri": r.uri, "name": r.name, "mime": r.mime,
+                "text": r.text}),
+            Update::Title(title) => json!({"type": "title", "title": title}),
             Update::Commands(commands) => json!({"type": "commands", "commands": commands.iter().map(|c| json!({
                 "name": c.name, "description": c.description, "hint": c.hint})).collect::<Vec<_>>()}),
         };
@@ -284,6 +358,14 @@ impl Output {
         eprintln!("\n{reason}");
         for line in &report.stderr_tail {
             eprintln!("  {line}");
+        }
+        Ok(())
+    }
+
+    /// The thread the message goes to (JSON only: `{"type":"thread","thread":N}`).
+    fn thread(&mut self, thread: i64) -> std::io::Result<()> {
+        if self.json {
+            writeln!(self.stdout, "{}", serde_json::json!({"type": "thread", "thread": thread}))?;
         }
         Ok(())
     }

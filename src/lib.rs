@@ -12,6 +12,7 @@ pub mod cli;
 pub mod cli_prompt;
 pub mod demo_agent;
 pub mod i18n;
+mod i18n_toml;
 pub mod model;
 pub mod protocol;
 pub mod runtime;

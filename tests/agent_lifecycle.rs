@@ -126,7 +126,14 @@ async fn max_running_stops_the_least_recently_used_idle_agent() {
         rig.wait_for(Duration::from_secs(15), "idle", |e| state_of(e, name) == Some(&AgentState::Idle)).await;
     }
     // Use `a`, so `b` becomes the least recently used.
-    rig.send(Command::Prompt { agent: "a".into(), text: "hi".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "a".into(),
+        text: "hi".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     rig.wait_for(
         Duration::from_secs(15),
         "a answered",

@@ -17,7 +17,14 @@ use common::{BIN, Rig, fast_settings};
 
 /// Runs the scenario on `agent`, allowing it; returns its answer.
 async fn run(rig: &mut Rig, agent: &str) -> String {
-    rig.send(Command::Prompt { agent: agent.into(), text: "terminal".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: agent.into(),
+        text: "terminal".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let asked = rig
         .wait_for(Duration::from_secs(30), "the permission request", |e| matches!(e, Event::PermissionRequested { .. }))
         .await;

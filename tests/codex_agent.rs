@@ -4,7 +4,9 @@
 //! their variables, which the SDK's schema drops) and a ChatGPT login. Typed in the login card, the
 //! key goes to its environment and `authenticate` with that way's id opens the session; a key set
 //! in the agent's `env` logs in at once; its models are a picker whose choice it takes. No model is
-//! asked anything. npm installs it on first run;
+//! asked anything in those; in the last one its model is a stand-in Responses endpoint on loopback
+//! (tests/common/fake_model.rs) that records what the adapter sends: an attached image, a file's
+//! text and the tools of an `[[mcp]]` server reach it. npm installs it on first run;
 //! without node/npm the test is skipped with a reason, except in CI (`CI` set).
 
 use std::path::{Path, PathBuf};
@@ -61,7 +63,9 @@ fn codex_window(
     std::fs::create_dir_all(&home).unwrap();
     let mut text = config_text("", &[("codex", &launcher.display().to_string(), &[])], dir);
     text.push_str(&format!(
-        "env = {{ CODEX_HOME = {:?}, OPENAI_BASE_URL = \"http://127.0.0.1:9/v1\"{env} }}\n",
+        // RES_OPTIONS: the adapter also tries api.openai.com (a websocket); with no network a slow
+        // resolver must not hold the session open for long.
+        "env = {{ CODEX_HOME = {:?}, OPENAI_BASE_URL = \"http://127.0.0.1:9/v1\", RES_OPTIONS = \"timeout:1 attempts:1\"{env} }}\n",
         home.display().to_string()
     ));
     let mut h = window(&text, dir, rt, None);
@@ -134,4 +138,60 @@ fn a_key_in_the_agents_env_logs_the_codex_adapter_in_at_once() {
     h.get_by_label("GPT-5.4-Mini").click();
     step_until(&mut h, LONG, "the model taken", |h| model(h) == Some(OptionValue::Choice("gpt-5.4-mini".into())));
     h.state_mut().shutdown();
+}
+
+/// Images, files and MCP servers reach a published agent and through it the model: Codex's
+/// adapter, pointed at a stand-in Responses endpoint on loopback, gets the README's screenshot
+/// (the model request carries it as `input_image`), a workspace file with its text, and the demo
+/// MCP server from `[[mcp]]`, which it starts and whose tools it offers the model.
+#[test]
+fn images_files_and_mcp_servers_reach_the_codex_adapter_and_its_model() {
+    let Some(launcher) = codex_acp() else { return };
+    let model = common::fake_model::FakeModel::start();
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("codex-home");
+    std::fs::create_dir_all(&home).unwrap();
+    // Its model provider: the stand-in (Responses API over HTTP).
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "model_provider = \"fake\"\n[model_providers.fake]\nname = \"fake\"\nbase_url = {:?}\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n",
+            model.base_url
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\nthe secret word is pumpkin\n").unwrap();
+    let mut text = config_text("", &[("codex", &launcher.display().to_string(), &[])], dir.path());
+    text.push_str(&format!(
+        "env = {{ CODEX_HOME = {:?}, OPENAI_API_KEY = \"sk-test\" }}\n\n[[mcp]]\nname = \"demo-tools\"\ncommand = {:?}\nargs = [\"demo-mcp\"]\n",
+        home.display().to_string(),
+        common::BIN
+    ));
+    let config = dir.path().join("sidekicks.toml");
+    std::fs::write(&config, text).unwrap();
+    let screenshot = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/screenshot.png");
+    let out = Process::new(common::BIN)
+        .args(["prompt", "--agent", "codex", "what do these show?", "--config"])
+        .arg(&config)
+        .args(["--attach", screenshot, "--attach"])
+        .arg(dir.path().join("notes.md"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains(common::fake_model::ANSWER), "{stdout}");
+
+    let bodies = model.bodies();
+    let request = bodies.last().expect("the model was asked");
+    let body: serde_json::Value = serde_json::from_str(request).unwrap();
+    let text = body.to_string();
+    use base64::Engine;
+    let png = base64::engine::general_purpose::STANDARD.encode(std::fs::read(screenshot).unwrap());
+    assert!(text.contains(&format!("data:image/png;base64,{png}")), "the whole image reached the model");
+    assert!(text.contains("what do these show?"));
+    assert!(text.contains("the secret word is pumpkin"), "the file's text went along");
+    let tools = body["tools"].as_array().unwrap();
+    let mcp = tools.iter().find(|t| t["name"] == "mcp__demo_tools").expect("the MCP server's tools");
+    let names: Vec<&str> = mcp["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["add", "echo"]);
 }

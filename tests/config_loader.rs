@@ -4,9 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sidekicks::model::config::{Language, RuntimeKind};
-use sidekicks::model::config_check::{AGENT_KEYS, DEFAULTS_KEYS, LoadContext, LoadResult, RUNTIME_KEYS, load_str};
-use sidekicks::model::problem::{ProblemKind, Severity};
+use sidekicks::model::config::{Language, McpTransport, RuntimeKind, SendKey};
+use sidekicks::model::config_check::{
+    AGENT_KEYS, DEFAULTS_KEYS, LoadContext, LoadResult, MCP_KEYS, RUNTIME_KEYS, load_str,
+};
+use sidekicks::model::problem::{ProblemKind, Severity, ValueType};
 use sidekicks::runtime::config_file::{AppDirs, ConfigSource, Preferences, load_file, resolve_config_path};
 use sidekicks::ui::i18n::problem_text;
 
@@ -187,6 +189,25 @@ fn defaults_are_checked() {
     let (line, col, kind) = only_problem("[defaults]\nlanguage = \"de\"\n");
     assert_eq!((line, col), (2, 12));
     assert_eq!(kind, ProblemKind::UnknownLanguage { found: "de".into() });
+    let (line, col, kind) = only_problem("[defaults]\nsend_with = \"shift\"\n");
+    assert_eq!((line, col), (2, 13));
+    assert_eq!(kind, ProblemKind::UnknownSendKey { found: "shift".into() });
+    let config = load("[defaults]\nsend_with = \"ctrl+enter\"\n").config.unwrap();
+    assert_eq!(config.defaults.send_with, SendKey::CtrlEnter);
+}
+
+#[test]
+fn notification_switches_are_checked_and_default_to_on() {
+    let config = load("").config.unwrap();
+    assert!(config.notifications.enabled && config.notifications.needs_you && config.notifications.crashed);
+    let config = load("[notifications]\nfinished = false\n").config.unwrap();
+    assert!(!config.notifications.finished);
+    assert!(config.notifications.conflict);
+    let (line, col, kind) = only_problem("[notifications]\ncrashed = \"no\"\n");
+    assert_eq!((line, col), (2, 11));
+    assert!(matches!(kind, ProblemKind::WrongType { expected: ValueType::Boolean, .. }), "{kind:?}");
+    let (_, _, kind) = only_problem("[notifications]\nfinish = true\n");
+    assert!(matches!(&kind, ProblemKind::UnknownKey { suggestion: Some(s), .. } if s == "finished"), "{kind:?}");
 }
 
 #[test]
@@ -234,6 +255,50 @@ fn the_schema_knows_the_keys_the_loader_knows() {
     assert_eq!(keys("AgentConfig"), sorted(AGENT_KEYS));
     assert_eq!(keys("Defaults"), sorted(DEFAULTS_KEYS));
     assert_eq!(keys("RuntimeConfig"), sorted(RUNTIME_KEYS));
+    assert_eq!(keys("McpConfig"), sorted(MCP_KEYS));
+}
+
+#[test]
+fn mcp_servers_are_checked() {
+    let ok = load(&format!(
+        "{AGENT}[[mcp]]\nname = \"files\"\ncommand = \"mcp-files\"\nargs = [\"/w\"]\n\
+         [[mcp]]\nname = \"web\"\nurl = \"https://example.com/mcp\"\nheaders = {{ Authorization = \"t\" }}\nagents = [\"a\"]\n"
+    ));
+    assert!(ok.problems.is_empty(), "{:?}", ok.problems);
+    let config = ok.config.unwrap();
+    assert_eq!(config.mcp.len(), 2);
+    assert_eq!(config.mcp[1].transport, McpTransport::Http, "a url means http");
+    assert_eq!(config.mcp_for("a").len(), 2);
+    assert_eq!(config.mcp_for("z").len(), 1, "a server for some agents only");
+
+    let kind = |text: &str| only_problem(&format!("{AGENT}{text}")).2;
+    assert_eq!(
+        kind("[[mcp]]\nname = \"m\"\n"),
+        ProblemKind::McpNeeds { transport: "stdio".into(), key: "command".into() }
+    );
+    assert_eq!(
+        kind("[[mcp]]\nname = \"m\"\ntype = \"sse\"\n"),
+        ProblemKind::McpNeeds { transport: "sse".into(), key: "url".into() }
+    );
+    assert_eq!(
+        kind("[[mcp]]\nname = \"m\"\ncommand = \"c\"\nurl = \"http://x\"\n"),
+        ProblemKind::McpIgnores { transport: "stdio".into(), key: "url".into() }
+    );
+    assert_eq!(kind("[[mcp]]\nname = \"m\"\ntype = \"ws\"\n"), ProblemKind::UnknownMcpType { found: "ws".into() });
+    assert_eq!(
+        kind("[[mcp]]\nname = \"m\"\ncommand = \"c\"\nagents = [\"bob\"]\n"),
+        ProblemKind::UnknownAgent { name: "bob".into() }
+    );
+    assert_eq!(
+        kind("[[mcp]]\nname = \"m\"\ncommand = \"c\"\n[[mcp]]\nname = \"m\"\ncommand = \"d\"\n"),
+        ProblemKind::DuplicateMcp { name: "m".into() }
+    );
+    let (line, column, _) = only_problem(&format!("{AGENT}[[mcp]]\nname = \"m\"\ncommand = \"c\"\ncomand = 1\n"));
+    assert_eq!((line, column), (8, 1), "a typo in an [[mcp]] key is pointed at");
+    assert!(
+        problem_text(Language::En, &ProblemKind::McpNeeds { transport: "stdio".into(), key: "command".into() })
+            .contains("needs `command`")
+    );
 }
 
 #[test]
@@ -303,7 +368,7 @@ fn config_sources_in_order_flag_env_last_opened_default() {
     assert_eq!(result.problems, vec![]);
     let config = result.config.unwrap();
     assert_eq!(config.agents[0].command, "sidekicks");
-    assert_eq!(config.agents[0].args, vec!["demo-agent"]);
+    assert_eq!(config.agents[0].args, vec!["demo-agent", "--sessions"]);
     assert!(config.agents[0].workspace.starts_with(&dirs.data_dir));
     assert!(config.agents[0].workspace.is_dir());
 }

@@ -82,7 +82,9 @@ async fn an_agent_that_ignores_eof_and_sigterm_in_a_container_is_killed_there() 
         dir.path().display().to_string(),
         container.name
     );
-    let mut rig = rig_with(dir.path(), &text).await;
+    // A handshake that never comes: the short timeout.
+    let mut rig = Rig::new(common::short_handshake());
+    common::load_config(&rig, dir.path(), &text).await;
     rig.send(Command::Start { agent: "stubborn".into() }).await;
     // It never speaks ACP: the handshake times out and the stop sequence runs in the container.
     rig.wait_for(Duration::from_secs(30), "crash", |e| crash_of(e).is_some()).await;

@@ -29,7 +29,14 @@ async fn hello_streams_a_markdown_reply_in_several_chunks() {
     let mut rig = Rig::new(fast_settings());
     load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
     // Prompting a stopped agent starts it.
-    rig.send(Command::Prompt { agent: "demo".into(), text: "hello".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "hello".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let end = rig.wait_for(Duration::from_secs(20), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::EndTurn));
     let chunks = rig.seen.iter().filter(|e| matches!(e, Event::AgentUpdate { .. })).count();
@@ -42,7 +49,14 @@ async fn hello_streams_a_markdown_reply_in_several_chunks() {
     assert!(!rig.seen[end_at..].iter().any(|e| matches!(e, Event::AgentUpdate { .. })));
 
     // A second message goes to the same process and session.
-    rig.send(Command::Prompt { agent: "demo".into(), text: "again".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "again".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     rig.wait_for(Duration::from_secs(20), "second turn", |e| turn_end(e, "demo").is_some()).await;
     assert!(rig.agent_text("demo").contains("> again"));
     let starts = rig.seen.iter().filter(|e| matches!(e, Event::AgentState { state: AgentState::Starting, .. })).count();
@@ -56,7 +70,14 @@ async fn cancel_ends_the_turn_as_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
     load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
-    rig.send(Command::Prompt { agent: "demo".into(), text: "wait".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "wait".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
     rig.send(Command::Cancel { agent: "demo".into() }).await;
     let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;
@@ -73,7 +94,14 @@ async fn a_missing_command_is_a_clear_crash() {
     let mut rig = Rig::new(fast_settings());
     let text = config_text("", &[("ghost", "no-such-agent-binary", &[])], dir.path());
     load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Prompt { agent: "ghost".into(), text: "hi".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "ghost".into(),
+        text: "hi".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let event = rig.wait_for(Duration::from_secs(10), "crash", |e| crash(e, "ghost").is_some()).await;
     let report = crash(&event, "ghost").unwrap();
     match report.reason {
@@ -103,7 +131,7 @@ async fn an_agent_that_exits_at_once_reports_its_code_and_stderr() {
 #[tokio::test]
 async fn an_agent_that_prints_garbage_fails_the_handshake_and_shows_it_in_the_log() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rig = Rig::new(fast_settings());
+    let mut rig = Rig::new(common::short_handshake());
     let text = config_text("", &[("noisy", "sh", &["-c", "echo 'Welcome to my agent!'; exec sleep 60"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
     rig.send(Command::Start { agent: "noisy".into() }).await;
@@ -124,7 +152,14 @@ async fn stopping_a_busy_agent_ends_its_turn_and_the_process() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = Rig::new(fast_settings());
     load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
-    rig.send(Command::Prompt { agent: "demo".into(), text: "wait".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "wait".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
     rig.send(Command::Stop { agent: "demo".into() }).await;
     let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;

@@ -7,7 +7,7 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use sidekicks::app::{Command, Event};
-use sidekicks::model::conversation::{Delivery, Notice, Role, TurnEnd, Update};
+use sidekicks::model::conversation::{Delivery, Role, TurnEnd, Update};
 use sidekicks::runtime::store::Store;
 
 mod common;
@@ -39,8 +39,8 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     shutdown(first).await;
 
     let mut second = rig(dir.path(), &["demo-agent"]).await;
-    let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::HistoryLoaded { .. })).await;
-    let Event::HistoryLoaded { messages, .. } = e else { unreachable!() };
+    let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
+    let Event::ThreadOpened { messages, .. } = e else { unreachable!() };
     assert_eq!(messages.len(), 2);
     assert!(sent.is_some());
     assert_eq!(messages[0].id, sent, "the message keeps its id across a restart");
@@ -51,12 +51,28 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     assert!(messages[1].text().contains("> hello"));
     assert_eq!(messages[1].end, Some(TurnEnd::EndTurn));
 
-    // The demo agent (without --load-session) cannot reopen the session: a transcript is offered,
-    // and a transcript sent as context reaches the agent before the message.
+    // The demo agent (without --load-session) cannot reopen the session, as it said when it last
+    // started: a transcript is offered at once, before the person writes anything; a transcript
+    // sent as context reaches the agent before the message.
+    second
+        .wait_for(Duration::from_secs(5), "offer", |e| matches!(e, Event::TranscriptOffer { offered: true, .. }))
+        .await;
+    assert!(!second.seen.iter().any(|e| matches!(e, Event::UserMessage { .. })));
     let context = sidekicks::model::conversation::transcript(&messages, 2000);
-    second.send(Command::Prompt { agent: "demo".into(), text: "again".into(), context: Some(context), id: None }).await;
+    second
+        .send(Command::Prompt {
+            agent: "demo".into(),
+            text: "again".into(),
+            context: Some(context),
+            id: None,
+            attachments: Vec::new(),
+        })
+        .await;
     assert_eq!(second.wait_turn_end("demo").await, TurnEnd::EndTurn);
-    assert!(second.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::TranscriptOffer, .. })));
+    assert!(
+        !second.seen.iter().any(|e| matches!(e, Event::TranscriptOffer { offered: false, .. })),
+        "the offer stands: the agent did not reopen the session"
+    );
     let text = second.agent_text("demo");
     assert!(text.contains("> [Transcript of our earlier conversation"), "{text}");
     assert!(text.contains("> User: hello"), "{text}");
@@ -72,7 +88,7 @@ async fn an_agent_with_load_session_reopens_its_session_without_replaying_it() {
     shutdown(first).await;
 
     let mut second = rig(dir.path(), &["demo-agent", "--load-session"]).await;
-    second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::HistoryLoaded { .. })).await;
+    second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
     assert_eq!(second.turn("demo", "again").await, TurnEnd::EndTurn);
     let text = second.agent_text("demo");
     assert!(text.contains("(reopened session demo-1)"), "{text}");

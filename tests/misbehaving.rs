@@ -130,7 +130,7 @@ fn everything_printed_is_stored_with_its_end_before_prompt_exits() {
 }
 
 async fn rig(dir: &std::path::Path, args: &[&str]) -> Rig {
-    let rig = Rig::new(fast_settings());
+    let rig = Rig::new(common::short_handshake());
     load_config(&rig, dir, &config_text("", &[("bad", BIN, args)], dir)).await;
     rig
 }
@@ -176,7 +176,14 @@ async fn messages_for_another_session_are_refused_and_not_shown() {
 async fn a_permission_asked_while_cancelling_is_answered_cancelled_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = rig(dir.path(), MISBEHAVE).await;
-    rig.send(Command::Prompt { agent: "bad".into(), text: "stopask".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "bad".into(),
+        text: "stopask".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     rig.wait_for(LIMIT, "the first request", |e| matches!(e, Event::PermissionRequested { .. })).await;
     rig.send(Command::Cancel { agent: "bad".into() }).await;
     assert_eq!(rig.wait_turn_end("bad").await, TurnEnd::Cancelled);
@@ -191,7 +198,14 @@ async fn a_permission_asked_while_cancelling_is_answered_cancelled_at_once() {
 async fn an_unknown_option_kind_is_offered_by_its_name() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = rig(dir.path(), MISBEHAVE).await;
-    rig.send(Command::Prompt { agent: "bad".into(), text: "oddkind".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "bad".into(),
+        text: "oddkind".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let event = rig.wait_for(LIMIT, "the request", |e| matches!(e, Event::PermissionRequested { .. })).await;
     let Event::PermissionRequested { request, .. } = event else { unreachable!() };
     let kinds: Vec<(OptionKind, &str)> = request.options.iter().map(|o| (o.kind, o.agent_label.as_str())).collect();
@@ -265,7 +279,14 @@ async fn env_values_never_reach_the_log_or_the_crash_report() {
     let result = sidekicks::runtime::config_file::load_file(&config, None);
     rig.send(Command::ConfigLoaded { path: config, result }).await;
     let mut rig = rig;
-    rig.send(Command::Prompt { agent: "bad".into(), text: "leak".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "bad".into(),
+        text: "leak".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let event = rig
         .wait_for(LIMIT, "the crash", |e| matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. }))
         .await;

@@ -52,7 +52,13 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     let mut state = AppState::default();
     drain_until(&mut bridge, &mut state, "alpha", |s| names(s) == ["alpha"]);
 
-    bridge.send(Command::Prompt { agent: "alpha".into(), text: "hello".into(), context: None, id: None });
+    bridge.send(Command::Prompt {
+        agent: "alpha".into(),
+        text: "hello".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    });
     drain_until(&mut bridge, &mut state, "alpha's answer", |s| {
         s.agent("alpha").is_some_and(|a| a.conversation.messages.iter().any(|m| m.end == Some(TurnEnd::EndTurn)))
     });

@@ -77,7 +77,14 @@ async fn permission_allow_reject_always_and_cancel() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = demo_rig(dir.path()).await;
 
-    rig.send(Command::Prompt { agent: "demo".into(), text: "run it".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "run it".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let request = next_permission(&mut rig).await;
     assert_eq!(request.tool.kind, ToolKind::Execute);
     assert_eq!(request.tool.command().as_deref(), Some("rm -rf build"));
@@ -87,7 +94,14 @@ async fn permission_allow_reject_always_and_cancel() {
     assert!(rig.agent_text("demo").contains("Allowed"));
 
     rig.clear();
-    rig.send(Command::Prompt { agent: "demo".into(), text: "run it".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "run it".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let request = next_permission(&mut rig).await;
     answer(&rig, &request, OptionKind::RejectOnce).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::EndTurn);
@@ -95,7 +109,14 @@ async fn permission_allow_reject_always_and_cancel() {
 
     // Always allow: the next identical request is approved without asking.
     rig.clear();
-    rig.send(Command::Prompt { agent: "demo".into(), text: "run it".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "run it".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let request = next_permission(&mut rig).await;
     answer(&rig, &request, OptionKind::AllowAlways).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::EndTurn);
@@ -117,9 +138,23 @@ async fn permission_allow_reject_always_and_cancel() {
 async fn cancel_answers_waiting_permissions_cancelled_and_drops_the_queue() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = demo_rig(dir.path()).await;
-    rig.send(Command::Prompt { agent: "demo".into(), text: "run it".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "run it".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let request = next_permission(&mut rig).await;
-    rig.send(Command::Prompt { agent: "demo".into(), text: "queued message".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "queued message".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     rig.send(Command::Cancel { agent: "demo".into() }).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);
     let cancelled = rig.seen.iter().any(
@@ -140,8 +175,22 @@ async fn cancel_answers_waiting_permissions_cancelled_and_drops_the_queue() {
 async fn a_message_sent_during_a_turn_waits_for_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = demo_rig(dir.path()).await;
-    rig.send(Command::Prompt { agent: "demo".into(), text: "slow".into(), context: None, id: None }).await;
-    rig.send(Command::Prompt { agent: "demo".into(), text: "hello".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "slow".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "hello".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::EndTurn);
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::EndTurn);
     let text = rig.agent_text("demo");
@@ -240,7 +289,14 @@ async fn an_update_that_does_not_parse_is_logged_and_skipped() {
 async fn an_agent_that_ignores_cancel_is_stopped_after_a_grace() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = demo_rig(dir.path()).await;
-    rig.send(Command::Prompt { agent: "demo".into(), text: "ignore".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "demo".into(),
+        text: "ignore".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     rig.wait_for(Duration::from_secs(20), "turn start", |e| matches!(e, Event::TurnStarted { .. })).await;
     rig.send(Command::Cancel { agent: "demo".into() }).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);

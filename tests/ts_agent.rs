@@ -57,7 +57,14 @@ async fn the_typescript_example_agent_streams_calls_tools_and_asks_permission() 
     let dir = tempfile::tempdir().unwrap();
     let mut rig = ts_rig(&script, dir.path()).await;
 
-    rig.send(Command::Prompt { agent: "ts".into(), text: "improve the config".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "ts".into(),
+        text: "improve the config".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let e =
         rig.wait_for(Duration::from_secs(30), "permission", |e| matches!(e, Event::PermissionRequested { .. })).await;
     let Event::PermissionRequested { request, .. } = e else { unreachable!() };
@@ -92,7 +99,14 @@ async fn the_typescript_example_agent_is_cancelled_while_it_waits_for_permission
     let Some(script) = example_agent() else { return };
     let dir = tempfile::tempdir().unwrap();
     let mut rig = ts_rig(&script, dir.path()).await;
-    rig.send(Command::Prompt { agent: "ts".into(), text: "go".into(), context: None, id: None }).await;
+    rig.send(Command::Prompt {
+        agent: "ts".into(),
+        text: "go".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
     let e =
         rig.wait_for(Duration::from_secs(30), "permission", |e| matches!(e, Event::PermissionRequested { .. })).await;
     let Event::PermissionRequested { request, .. } = e else { unreachable!() };

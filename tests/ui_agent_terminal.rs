@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
+use sidekicks::runtime::store::Store;
 
 mod common;
 use common::window::{runtime, send, step_until, window};
@@ -16,7 +17,9 @@ const LONG: Duration = Duration::from_secs(30);
 fn the_tool_card_shows_live_output_then_the_exit_status() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
-    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    let config = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
+    let db = dir.path().join("db/sidekicks.db");
+    let mut h = window(&config, dir.path(), &rt, Some(Store::open(&db).unwrap()));
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
     send(&mut h, "terminal");
     step_until(&mut h, LONG, "the permission card", |h| h.query_by_label("Allow once").is_some());
@@ -30,5 +33,24 @@ fn the_tool_card_shows_live_output_then_the_exit_status() {
     step_until(&mut h, LONG, "the exit status", |h| h.query_by_label("exit code 3").is_some());
     let text = output(&h);
     assert!(text.contains("step 4") && text.contains("ééééé"), "{text}");
+    // The agent says the call completed; its command exited with 3: the card says failed.
+    step_until(&mut h, LONG, "the turn's end", |h| !h.state().state.agent("demo").unwrap().conversation.is_streaming());
+    h.step();
+    assert!(h.query_by_label("failed").is_some(), "the status agrees with the exit code");
+    assert!(h.query_by_label("done").is_none(), "\"done\" next to \"exit code 3\"");
+    h.state_mut().shutdown();
+    drop(h);
+
+    // After a restart: the output, the exit code and the answer are still there.
+    let mut h = window(&config, dir.path(), &rt, Some(Store::open(&db).unwrap()));
+    step_until(&mut h, LONG, "the exit status again", |h| h.query_by_label("exit code 3").is_some());
+    // Folded (done): a click on its title shows the output.
+    assert!(h.query_by_label("Command output").is_none());
+    h.get_by_label("Run the build steps").click();
+    step_until(&mut h, LONG, "the output", |h| h.query_by_label("Command output").is_some());
+    let text = output(&h);
+    assert!(text.contains("step 4") && text.contains("ééééé"), "{text}");
+    assert!(h.query_by_label_contains("Allowed once").is_some(), "the answer's line is gone");
+    assert!(h.query_by_label("failed").is_some());
     h.state_mut().shutdown();
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use sidekicks::app::AgentState;
 use sidekicks::app::channels_state::answer_text;
 use sidekicks::runtime::store::Store;
@@ -61,8 +61,17 @@ fn a_channel_routes_catches_up_and_stops_per_member() {
     let rt = runtime();
     let mut h = window(&config(dir.path()), dir.path(), &rt, Some(store.clone()));
     step_until(&mut h, LONG, "the channel", |h| h.query_by_label("#design").is_some());
+    let marked = |h: &Harness<'static, SidekicksApp>, label: &str| {
+        h.get_all_by_label(label).any(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+    };
+    assert!(marked(&h, "ada"), "the agent shown is marked in the sidebar");
+    // Each member its colour: its place in the config picks it.
+    assert_eq!([h.state().state.agent("ada").unwrap().place, h.state().state.agent("bob").unwrap().place], [0, 1]);
     h.get_by_label("#design").click();
     step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
+    assert!(marked(&h, "#design"));
+    assert!(!marked(&h, "ada"), "an agent stays marked while the channel is shown");
+    assert!(h.get_by_label("Stop all").accesskit_node().is_disabled(), "Stop all with nothing running");
 
     // No mention: both answer, each under its name.
     say(&mut h, "hello everyone");
@@ -111,8 +120,11 @@ fn a_channel_routes_catches_up_and_stops_per_member() {
     // An answer while another view is shown: unread.
     say(&mut h, "@bob one more");
     h.get_all_by_label("ada").next().unwrap().click();
+    // (Bob's own entry gets a `•` too when his turn ends unseen: wait for the channel's.)
+    step_until(&mut h, LONG, "the channel's unread marker", |h| {
+        h.state().state.channels.channel("design").unwrap().unread
+    });
     step_until(&mut h, LONG, "the unread marker", |h| h.query_by_label("•").is_some());
-    assert!(h.state().state.channels.channel("design").unwrap().unread);
     step_until(&mut h, LONG, "bob idle", |h| state(h, "bob") == AgentState::Idle);
     let said = h.state().state.channels.channel("design").unwrap().timeline.clone();
     h.state_mut().shutdown();
@@ -123,6 +135,24 @@ fn a_channel_routes_catches_up_and_stops_per_member() {
     step_until(&mut h, LONG, "the timeline back", |h| {
         h.state().state.channels.channel("design").is_some_and(|c| c.timeline == said)
     });
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn a_members_permission_shows_one_card_in_the_channel() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "the channel", |h| h.query_by_label("#design").is_some());
+    h.get_by_label("#design").click();
+    step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
+    say(&mut h, "@ada run the tests, permission please");
+    step_until(&mut h, LONG, "ada's permission card", |h| h.query_by_label("Allow once").is_some());
+    // Drawn with her answer's tool card, and not a second time among the channel's requests.
+    assert_eq!(h.get_all_by_label("Allow once").count(), 1);
+    h.get_by_label("Allow once").click();
+    step_until(&mut h, LONG, "ada's answer", |h| answered(h, "ada", "@ada run the tests, permission please"));
+    assert!(h.query_by_label("Allow once").is_none());
     h.state_mut().shutdown();
 }
 
@@ -202,7 +232,7 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
     step_until(&mut h, LONG, "bob's answer to the conflict", |h| {
         let timeline = &h.state().state.channels.channels.iter().find(|c| c.team.is_some()).unwrap().timeline;
         timeline.entries.iter().any(|e| {
-            matches!(e, sidekicks::model::channel::Entry::User { to, text, .. }
+            matches!(e, sidekicks::model::channel::Entry::Notice { to, text }
             if to == &["bob".to_string()] && text.contains("notes.txt: the project changed the same lines"))
         }) && h
             .state()
@@ -227,5 +257,12 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
         let answer = sidekicks::app::channels_state::answer_text(&state.agents, "bob", prompt, Some(id));
         assert!(!answer.trim().is_empty(), "bob's answer is found by the id");
     }
+    // Sidekicks wrote that message, not the person: said so in the channel and in Bob's conversation.
+    h.step();
+    assert!(h.query_by_label("Sidekicks, to bob:").is_some());
+    assert!(h.query_by_label("You, to bob:").is_none());
+    h.get_all_by_label("bob").next().unwrap().click();
+    step_until(&mut h, LONG, "bob's conversation", |h| h.query_by_label("Sidekicks").is_some());
+    assert!(h.query_by_label("You").is_none(), "the conflict message is not the person's");
     h.state_mut().shutdown();
 }

@@ -58,6 +58,50 @@ fn always_allow_here_approves_the_same_request_without_a_card_next_time() {
 }
 
 #[test]
+fn answering_a_permission_leaves_the_keyboard_in_the_composer() {
+    use egui::accesskit::Role as A11y;
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    send(&mut h, "run it");
+    step_until(&mut h, LONG, "the card", |h| h.query_by_label("Allow once").is_some());
+    // The person starts the next message, answers the card with the mouse, types on.
+    h.event(egui::Event::Text("next: ".into()));
+    h.step();
+    h.get_by_label("Allow once").click();
+    h.step();
+    h.step();
+    h.event(egui::Event::Text("more".into()));
+    h.step();
+    let composer = h.get_by_role(A11y::MultilineTextInput).value().unwrap_or_default();
+    assert_eq!(composer, "next: more", "the keys after the click went elsewhere");
+    step_until(&mut h, LONG, "the turn", |h| turns_ended(h) == 1);
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn an_agent_whose_command_is_missing_cannot_start_and_its_message_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let agents: &[(&str, &str, &[&str])] = &[("ghost", "no-such-agent-binary", &[]), ("demo", BIN, &["demo-agent"])];
+    let mut h = window(&config_text("", agents, dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ghost").is_some());
+    // A warning: the config is in force, nothing else "stays".
+    step_until(&mut h, LONG, "the warning", |h| h.query_by_label_contains("no-such-agent-binary").is_some());
+    assert!(h.query_by_label_contains("stays in force").is_none(), "the config was loaded");
+    send(&mut h, "hi");
+    step_until(&mut h, LONG, "the message failed", |h| {
+        let ghost = h.state().state.agent("ghost").unwrap();
+        ghost.conversation.messages.first().is_some_and(|m| m.delivery == Delivery::NotSent)
+    });
+    step_until(&mut h, LONG, "said so", |h| h.query_all_by_label_contains("cannot start").next().is_some());
+    assert!(h.query_by_label_contains("The agent could not be started").is_some());
+    assert!(h.query_all_by_label_contains("crashed").next().is_none(), "it never ran");
+    h.state_mut().shutdown();
+}
+
+#[test]
 fn a_message_sent_while_busy_is_queued_and_stop_drops_it() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
@@ -87,7 +131,19 @@ fn the_loop_banner_appears_after_the_third_failure() {
         h.query_by_label("demo is going round in circles: 3 tools failed in a row.").is_some()
     });
     step_until(&mut h, LONG, "the turn", |h| turns_ended(h) == 1);
+    h.step();
     assert_eq!(h.query_all_by_label_contains("going round in circles").count(), 1, "shown once");
+    // Where the third failure happened, not after the turn's text.
+    let banner = h.get_by_label_contains("going round in circles").rect();
+    let text = h.get_by_label_contains("The tests keep failing").rect();
+    assert!(banner.top() < text.top(), "banner {banner:?} after the text {text:?}");
+    // Its Stop is for a running turn only.
+    assert!(h.query_by_label("Stop").is_none(), "a Stop button stays after the turn ended");
+    // The next turn's failures are counted afresh: the banner comes again.
+    send(&mut h, "fail again");
+    step_until(&mut h, LONG, "the second turn", |h| turns_ended(h) == 2);
+    h.step();
+    assert_eq!(h.query_all_by_label_contains("going round in circles").count(), 2, "once per turn");
 }
 
 #[test]
@@ -162,7 +218,7 @@ fn every_scenario_reads_right_in_the_window() {
         ("code", "Here is a function in"),
         ("think", "Thinking"),
         ("show me a diff", "Edit src/greeting.rs"),
-        ("plan", "[x] Run the tests"),
+        ("plan", "Plan 3/3"),
         ("error", "The turn failed: The demo model is overloaded; try again in a minute."),
         ("files", "was refused"),
         ("usage", "Context: 1234 / 200000 tokens"),
@@ -181,4 +237,123 @@ fn every_scenario_reads_right_in_the_window() {
         h.query_by_label("stdout (not ACP): Welcome! This line is not JSON-RPC.").is_some()
             && h.query_by_label_contains("crashing on purpose").is_some()
     });
+}
+
+#[test]
+fn the_log_shows_an_agents_coloured_stderr_as_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    // An agent whose logger colours its lines, as most do on a terminal.
+    let script = format!(
+        "printf '\\033[2m12:00\\033[0m \\033[31mERROR\\033[0m \\033[1mdisk full\\033[0m\\n' >&2; exec {BIN} demo-agent"
+    );
+    let mut h = window(&config_text("", &[("demo", "sh", &["-c", &script])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    send(&mut h, "hello");
+    step_until(&mut h, LONG, "the answer", |h| turns_ended(h) == 1);
+    h.get_by_label("Log").click();
+    step_until(&mut h, LONG, "the line", |h| h.query_by_label("12:00 ERROR disk full").is_some());
+    assert!(h.query_all_by_label_contains("\u{1b}").next().is_none(), "escape codes shown");
+    assert!(h.query_all_by_label_contains("[31m").next().is_none(), "escape codes shown");
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn the_plan_stays_above_the_composer_while_the_turn_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    send(&mut h, "plan");
+    // In the answer and pinned above the composer while the turn runs…
+    step_until(&mut h, LONG, "the pinned plan", |h| h.query_all_by_label("Read the code").count() == 2);
+    assert!(h.query_all_by_label_contains("Plan ").next().is_some(), "the plan's progress");
+    // …and only in the answer once it ended.
+    step_until(&mut h, LONG, "the turn", |h| turns_ended(h) == 1);
+    step_until(&mut h, LONG, "unpinned", |h| h.query_all_by_label("Read the code").count() == 1);
+    assert!(h.query_by_label("Plan 3/3").is_some());
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
+    use egui::accesskit::Role as A11y;
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    send(&mut h, "hello there");
+    step_until(&mut h, LONG, "the answer", |h| turns_ended(h) == 1);
+    // Retry: the last message again, a new turn.
+    h.get_by_label("Retry").click();
+    step_until(&mut h, LONG, "the retried turn", |h| turns_ended(h) == 2);
+    let users: Vec<String> = h
+        .state()
+        .state
+        .agent("demo")
+        .unwrap()
+        .conversation
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text())
+        .collect();
+    assert_eq!(users, ["hello there", "hello there"]);
+    // Edit: the text goes to the composer, to change and send.
+    h.get_all_by_label("Edit").last().unwrap().click();
+    h.step();
+    h.step();
+    assert_eq!(h.get_by_role(A11y::MultilineTextInput).value().as_deref(), Some("hello there"));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    h.event(egui::Event::Text("wait".into()));
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "busy", |h| {
+        h.state().state.agent("demo").unwrap().state == sidekicks::app::AgentState::Busy
+    });
+    // A message sent meanwhile waits; Cancel takes it back: never sent.
+    send(&mut h, "never mind");
+    step_until(&mut h, LONG, "queued", |h| h.query_by_label("queued").is_some());
+    h.get_by_label("Cancel").click();
+    step_until(&mut h, LONG, "taken back", |h| {
+        let demo = h.state().state.agent("demo").unwrap();
+        demo.conversation.messages.iter().any(|m| m.text() == "never mind" && m.delivery == Delivery::NotSent)
+    });
+    h.get_by_label("Stop").click();
+    step_until(&mut h, LONG, "stopped", |h| turns_ended(h) == 3);
+    let demo = h.state().state.agent("demo").unwrap();
+    assert!(!demo.conversation.messages.iter().any(|m| m.text().contains("never mind") && m.role == Role::Agent));
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn an_empty_conversation_teaches_and_a_file_written_through_sidekicks_shows_as_a_diff() {
+    use egui::accesskit::Role as A11y;
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    step_until(&mut h, LONG, "the tips", |h| h.query_by_label_contains("Things to ask").is_some());
+    assert!(h.query_by_label_contains("Ctrl+K finds every action").is_some());
+    // A suggestion goes to the composer, to send as it is or change.
+    h.get_by_label("“Explain how this project is organised.”").click();
+    h.step();
+    h.step();
+    assert_eq!(
+        h.get_by_role(A11y::MultilineTextInput).value().as_deref(),
+        Some("Explain how this project is organised.")
+    );
+    // The demo agent writes notes/demo.md through Sidekicks: a card with the diff, path relative.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    h.event(egui::Event::Text("files".into()));
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "the turn", |h| turns_ended(h) == 1);
+    step_until(&mut h, LONG, "the write's card", |h| h.query_by_label("Wrote notes/demo.md").is_some());
+    // Done: one line, its counts; a click on its title unfolds the diff.
+    assert!(h.query_by_label_contains("+ # Notes").is_none(), "folded once done");
+    assert!(h.query_by_label("+3").is_some(), "the lines added: three");
+    h.get_by_label("Wrote notes/demo.md").click();
+    step_until(&mut h, LONG, "the diff", |h| h.query_by_label_contains("+ # Notes").is_some());
+    h.state_mut().shutdown();
 }

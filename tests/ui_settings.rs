@@ -67,6 +67,15 @@ fn edit_validate_save_and_conflict() {
     h.step();
     assert_eq!(h.get_by_role(Role::MultilineTextInput).value().as_deref(), Some(theirs.as_str()));
     assert!(h.query_by_label("Take their version").is_none());
+
+    // Ctrl+S saves, as the Save button does.
+    let three = format!("{theirs}# saved with the keyboard\n");
+    retype(&mut h, &three);
+    step_until(&mut h, LONG, "Save enabled", |h| !h.get_by_label("Save").accesskit_node().is_disabled());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    step_until(&mut h, LONG, "saved with Ctrl+S", |h| {
+        std::fs::read_to_string(h.state().state.config_path.clone().unwrap()).unwrap_or_default() == three
+    });
 }
 
 #[test]
@@ -84,4 +93,37 @@ fn the_window_speaks_french_when_the_config_says_so() {
     step_until(&mut h, LONG, "a French problem", |h| {
         h.query_by_label_contains("Clé inconnue « comand » ; vouliez-vous dire « command » ?").is_some()
     });
+    // The TOML parser's own words too, not half of the sentence.
+    retype(&mut h, &format!("{text}[agent\n"));
+    step_until(&mut h, LONG, "a French syntax error", |h| {
+        h.query_by_label_contains("Syntaxe TOML : table non fermée").is_some()
+    });
+    assert!(h.query_by_label_contains("unclosed").is_none());
+}
+
+#[test]
+fn looking_for_installed_agents_says_when_it_finds_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Settings").click();
+    step_until(&mut h, LONG, "the editor", |h| h.query_by_role(Role::MultilineTextInput).is_some());
+    // The discovery's Search (the sidebar's is at the left).
+    let count = h.get_all_by_label("Search").count();
+    assert_eq!(count, 2, "the sidebar's Search and the discovery's");
+    let search = h.get_all_by_label("Search").max_by(|a, b| a.rect().left().total_cmp(&b.rect().left())).unwrap();
+    search.scroll_to_me();
+    h.step();
+    let search = h.get_all_by_label("Search").max_by(|a, b| a.rect().left().total_cmp(&b.rect().left())).unwrap();
+    search.click();
+    step_until(&mut h, LONG, "the search's answer", |h| h.state().state.found_agents.is_some());
+    h.step();
+    let none = h.state().state.found_agents.as_ref().unwrap().is_empty();
+    // Whatever this machine has installed, the view says it: the agents, or that there are none.
+    assert_eq!(h.query_by_label_contains("No agents found").is_some(), none);
+    if !none {
+        let rows = h.query_all_by_label("Add").count() + h.query_all_by_label("already in the config").count();
+        assert_eq!(rows, h.state().state.found_agents.as_ref().unwrap().len());
+    }
 }

@@ -67,21 +67,55 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         h.state().state.agent("ada").is_some_and(|a| a.config.workspace == copies[0])
     });
     assert_eq!(h.state().state.agent("bob").unwrap().config.workspace, copies[1]);
+    // Ada's page says where she works and links to her team; so does her workspace's.
+    h.get_all_by_label("ada").next().unwrap().click();
+    step_until(&mut h, LONG, "ada's page", |h| h.query_by_label("team Docs team").is_some());
+    assert!(h.query_by_label(&format!("works in {}", copies[0].display())).is_some());
+    h.get_by_label("team Docs team").click();
+    step_until(&mut h, LONG, "the team's page again", |h| h.query_all_by_label("Merge all").next().is_some());
+    h.get_all_by_label("Files").next().unwrap().click();
+    step_until(&mut h, LONG, "ada's workspace", |h| h.query_by_label("team Docs team").is_some());
+    h.get_by_label("team Docs team").click();
+    step_until(&mut h, LONG, "the team's page", |h| h.query_all_by_label("Merge all").next().is_some());
+    // A member's name on the team page goes to its conversation, and back.
+    h.get_all_by_label("bob").last().unwrap().click();
+    step_until(&mut h, LONG, "bob's conversation", |h| {
+        h.query_by_label("team Docs team").is_some() && h.query_all_by_label("Merge all").next().is_none()
+    });
+    let shown = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, name: &str| {
+        use egui_kittest::kittest::NodeT;
+        h.get_all_by_label(name).any(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+    };
+    assert!(shown(&h, "bob") && !shown(&h, "ada"), "bob's conversation is the one shown");
+    h.get_by_label("team Docs team").click();
+    step_until(&mut h, LONG, "the team's page, last", |h| h.query_all_by_label("Merge all").next().is_some());
 
-    // Ada writes a new file; Refresh lists it; its diff shows; Merge all applies it.
+    // Ada writes a new file: the page lists it by itself (the copies are followed, no Refresh);
+    // its diff shows, and follows the file as Ada goes on; Merge all applies it.
     std::fs::write(copies[0].join("ada.txt"), "from Ada\n").unwrap();
-    h.get_all_by_label("Refresh").next().unwrap().click();
     step_until(&mut h, LONG, "ada's change", |h| h.query_by_label("ada.txt").is_some());
     h.get_by_label("ada.txt").click();
     step_until(&mut h, LONG, "the diff", |h| h.state().state.teams.teams[0].diff.is_some());
+    std::fs::write(copies[0].join("ada.txt"), "from Ada\nand more\n").unwrap();
+    step_until(&mut h, LONG, "the diff follows the file", |h| {
+        h.state().state.teams.teams[0].diff.as_ref().is_some_and(|d| d.3.as_deref() == Some("from Ada\nand more\n"))
+    });
     h.get_all_by_label("Merge all").next().unwrap().click();
     step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file(s) applied to the project.").is_some());
-    assert_eq!(std::fs::read_to_string(project.join("ada.txt")).unwrap(), "from Ada\n");
+    assert_eq!(std::fs::read_to_string(project.join("ada.txt")).unwrap(), "from Ada\nand more\n");
+    // Merged: nothing left to merge, and the open diff says so (the project has the file now).
+    step_until(&mut h, LONG, "no changes left", |h| {
+        let changes = h.state().state.teams.teams[0].changes.get("ada").cloned();
+        changes.is_some_and(|c| c.is_ok_and(|c| c.is_empty()))
+    });
+    assert_eq!(h.get_all_by_label("No changes yet.").count(), 2, "Ada's and Bob's");
+    step_until(&mut h, LONG, "the diff after the merge", |h| {
+        h.state().state.teams.teams[0].diff.as_ref().is_some_and(|d| d.2 == d.3)
+    });
 
     // Bob and the project edit the same line: a conflict, nothing applied, Bob is told.
     std::fs::write(project.join("notes.txt"), "first (project)\nsecond\nthird\n").unwrap();
     std::fs::write(copies[1].join("notes.txt"), "first (Bob)\nsecond\nthird\n").unwrap();
-    h.get_all_by_label("Refresh").nth(1).unwrap().click();
     step_until(&mut h, LONG, "bob's change", |h| h.query_by_label("notes.txt").is_some());
     h.get_all_by_label("Merge all").nth(1).unwrap().click();
     step_until(&mut h, LONG, "the conflict", |h| {
@@ -116,5 +150,32 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         h.state().state.agent("ada").is_some_and(|a| a.config.workspace == home)
     });
     assert!(!copies[0].exists() && !copies[1].exists());
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn the_new_team_form_starts_from_the_first_members_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
+    let rt = runtime();
+    let mut h = window(&config, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+    h.get_by_label("New team…").click();
+    h.step();
+    assert!(h.query_by_label("Choose…").is_some(), "a folder picker next to the field");
+    h.get_all_by_label("ada").last().unwrap().click();
+    // (The field is drawn before the members: it shows the change on the next frame.)
+    h.step();
+    h.step();
+    let project = h.get_all_by_role(egui::accesskit::Role::TextInput).nth(1).unwrap().value().unwrap_or_default();
+    assert_eq!(project, home.display().to_string(), "the project is where Ada works");
+    // A folder typed first stays.
+    h.get_all_by_label("bob").last().unwrap().click();
+    h.step();
+    h.step();
+    let project = h.get_all_by_role(egui::accesskit::Role::TextInput).nth(1).unwrap().value().unwrap_or_default();
+    assert_eq!(project, home.display().to_string());
     h.state_mut().shutdown();
 }

@@ -24,15 +24,22 @@ fn open_terminal(h: &mut Harness<'static, SidekicksApp>) {
     step_until(h, LONG, "a shell", |h| h.state().terminal_text("demo").is_some());
     // A prompt of our own, so a test can tell when the shell reads again (see `interrupt`).
     run(h, "PS1='ok> '; echo ready-$((1+1))", "ready-2");
+    prompt(h);
+}
+
+/// Waits until the shell shows its prompt: readline puts the terminal in raw mode before it draws
+/// the prompt, so keys sent earlier are cooked by the line discipline (arrows echoed as `^[[D`).
+fn prompt(h: &mut Harness<'static, SidekicksApp>) {
+    step_until(h, LONG, "the prompt", |h| {
+        screen(h).lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim() == "ok>")
+    });
 }
 
 /// Presses Ctrl+C (a Copy with nothing selected) and waits until the shell shows its prompt again:
 /// text typed before that would go to the program being interrupted, not to the shell.
 fn interrupt(h: &mut Harness<'static, SidekicksApp>) {
     h.event(Event::Copy);
-    step_until(h, LONG, "the prompt after Ctrl+C", |h| {
-        screen(h).lines().rev().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim() == "ok>")
-    });
+    prompt(h);
 }
 
 fn screen(h: &Harness<'static, SidekicksApp>) -> String {
@@ -224,5 +231,35 @@ fn opening_another_config_closes_the_terminals_of_the_first() {
     });
     assert!(h.state().terminal_pids("demo").is_empty(), "the first file's terminal is still there");
     step_until(&mut h, LONG, "the first shell ended", |_| !alive(pids[0] as i32));
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn the_window_shortcuts_stand_aside_while_a_terminal_has_the_keyboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    open_terminal(&mut h);
+    let palette = |h: &Harness<'static, SidekicksApp>| h.query_by_label("Go to demo").is_some();
+    // The terminal has the keyboard: Ctrl+K is the shell's (readline kills to the end of the line).
+    h.event(Event::Text("echo kept; echo cut".into()));
+    h.step();
+    for _ in 0.."; echo cut".len() {
+        h.key_press(Key::ArrowLeft);
+        h.step();
+    }
+    // As on Linux: Ctrl is both `ctrl` and `command`.
+    h.key_press_modifiers(Modifiers::CTRL | Modifiers::COMMAND, Key::K);
+    h.step();
+    h.key_press(Key::Enter);
+    step_until(&mut h, LONG, "the line run", |h| screen(h).lines().any(|l| l.trim() == "kept"));
+    run(&mut h, "echo after", "ok> echo after\nafter");
+    assert!(!palette(&h), "the palette opened over the terminal");
+    assert!(!screen(&h).lines().any(|l| l.trim() == "cut"), "Ctrl+K did not reach the shell:\n{}", screen(&h));
+    // Elsewhere in the workspace view (its Files tab), the window's shortcuts work.
+    h.get_all_by_label("Files").last().unwrap().click();
+    h.step();
+    h.key_press_modifiers(Modifiers::CTRL | Modifiers::COMMAND, Key::K);
+    step_until(&mut h, LONG, "the palette", palette);
     h.state_mut().shutdown();
 }

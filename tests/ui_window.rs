@@ -75,3 +75,83 @@ fn where_an_agent_runs_is_shown_in_the_sidebar_and_the_header() {
     // The header of the selected agent says it too.
     assert!(harness.query_by_label("container web").is_some());
 }
+
+#[test]
+fn characters_the_bundled_fonts_lack_come_from_the_system_and_never_panic() {
+    const LONG: Duration = Duration::from_secs(30);
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    // The harness panics on a missing glyph unless told otherwise; the app says: a box, never a
+    // panic, and asks the system's fonts first.
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    let text = "build → 日本語のテスト ✓ ⌘";
+    common::window::send(&mut h, text);
+    step_until(&mut h, LONG, "the message", |h| h.query_by_label(text).is_some());
+    // Where the system has a Japanese font (fontconfig knows it), it was found and used.
+    let japanese = std::process::Command::new("fc-list")
+        .arg(":lang=ja")
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    if japanese {
+        step_until(&mut h, LONG, "a system font", |h| h.ctx.fonts(|f| !f.discovered_fonts().is_empty()));
+    }
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn the_header_and_composer_stay_whole_in_french_with_usage_shown() {
+    const LONG: Duration = Duration::from_secs(30);
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let text = config_text("language = \"fr\"", &[("demo", BIN, &["demo-agent"])], dir.path());
+    // Narrower than the default window (1100 px).
+    let mut h = window(&text, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    common::window::send(&mut h, "usage");
+    step_until(&mut h, LONG, "the usage", |h| h.state().state.agent("demo").unwrap().conversation.usage.is_some());
+    h.step();
+    let width = h.ctx.content_rect().width();
+    for label in ["Permissions", "Envoyer", "Conversation", "Journal", "Redémarrer l’agent"] {
+        let rect = h.get_by_label(label).rect();
+        assert!(rect.right() <= width + 0.5, "{label} cut off: {rect:?} in a window {width} wide");
+    }
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn the_theme_follows_the_config() {
+    const LONG: Duration = Duration::from_secs(30);
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    for (theme, dark) in [("light", false), ("dark", true)] {
+        let text = config_text(&format!("theme = \"{theme}\""), &[("demo", BIN, &["demo-agent"])], dir.path());
+        let mut h = window(&text, dir.path(), &rt, None);
+        step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+        step_until(&mut h, LONG, theme, |h| h.ctx.global_style().visuals.dark_mode == dark);
+        h.state_mut().shutdown();
+    }
+}
+
+#[test]
+fn the_status_bar_says_what_runs_the_branch_and_the_context_used() {
+    const LONG: Duration = Duration::from_secs(30);
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q", "-b", "feature-x"]);
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "the branch", |h| h.query_by_label("branch feature-x").is_some());
+    assert!(h.query_by_label("agents running: 0, working: 0").is_some());
+    common::window::send(&mut h, "usage");
+    step_until(&mut h, LONG, "the context used", |h| h.query_by_label_contains("context ").is_some());
+    step_until(&mut h, LONG, "one running", |h| h.query_by_label("agents running: 1, working: 0").is_some());
+    // The agent switches branches during a turn: read again when it ends.
+    git(&["checkout", "-q", "-b", "other"]);
+    common::window::send(&mut h, "hello");
+    step_until(&mut h, LONG, "the new branch", |h| h.query_by_label("branch other").is_some());
+    h.state_mut().shutdown();
+}

@@ -52,7 +52,13 @@ fn edit_next_to_a_working_agent() {
     });
 
     // The agent creates a file through the client: the tree shows it.
-    h.state_mut().send(Command::Prompt { agent: "demo".into(), text: "files".into(), context: None, id: None });
+    h.state_mut().send(Command::Prompt {
+        agent: "demo".into(),
+        text: "files".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    });
     step_until(&mut h, LONG, "the agent's folder in the tree", |h| h.query_by_label("notes/").is_some());
 }
 
@@ -121,4 +127,39 @@ fn the_files_follow_an_agent_into_its_team_copy() {
     let copy = h.state().state.agent("demo").unwrap().config.workspace.clone();
     std::fs::write(copy.join("later.txt"), "").unwrap();
     step_until(&mut h, LONG, "the new file in the copy", |h| h.query_by_label("later.txt").is_some());
+}
+
+#[test]
+fn the_file_editor_numbers_lines_and_indents_new_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.rs"), "// start\n").unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Files").click();
+    step_until(&mut h, LONG, "the tree", |h| h.query_by_label("main.rs").is_some());
+    h.get_by_label("main.rs").click();
+    step_until(&mut h, LONG, "the file", |h| {
+        h.query_by_role(Role::MultilineTextInput).is_some_and(|n| n.value().as_deref() == Some("// start\n"))
+    });
+    // Two lines (the second empty): numbered.
+    assert!(h.query_by_label("  1\n  2\n").is_some(), "the gutter");
+    h.get_by_role(Role::MultilineTextInput).click();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("fn main() {");
+    h.step();
+    h.key_press(egui::Key::Enter);
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("run();");
+    h.step();
+    h.key_press(egui::Key::Enter);
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("}");
+    h.step();
+    let text = h.get_by_role(Role::MultilineTextInput).value().unwrap_or_default();
+    assert_eq!(text, "fn main() {\n    run();\n    }", "Enter keeps the indentation, one step in after `{{`");
+    step_until(&mut h, LONG, "the gutter grows", |h| h.query_by_label("  1\n  2\n  3\n").is_some());
+    h.state_mut().shutdown();
 }

@@ -167,6 +167,15 @@ async fn contract(ws: Arc<dyn Workspace>, sh: Outside, secret_dir: &str, agent_r
     child.stdin.take().unwrap().write_all(b"ls c.txt; exit\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("c.txt"), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // Every path, for `@` in the composer: folders marked, hidden entries and node_modules left out.
+    sh("mkdir -p m/d m/.hid m/node_modules/x && touch m/d/f m/.hid/g m/node_modules/x/y m/top");
+    let paths = ws.paths(10_000).await.unwrap();
+    for wanted in [("m", true), ("m/d", true), ("m/d/f", false), ("m/top", false), ("c.txt", false)] {
+        assert!(paths.contains(&(wanted.0.to_string(), wanted.1)), "{wanted:?} not in {paths:?}");
+    }
+    assert!(!paths.iter().any(|(p, _)| p.contains("node_modules") || p.contains(".hid")), "{paths:?}");
+    assert_eq!(ws.paths(2).await.unwrap().len(), 2, "at most the limit");
 }
 
 fn local_outside(root: PathBuf) -> Outside {

@@ -159,6 +159,7 @@ impl ChannelsState {
                     text: prompt.text,
                     context,
                     id: Some(prompt.id),
+                    attachments: Vec::new(),
                 });
             }
             self.outbox.push(Self::save(c));
@@ -169,11 +170,9 @@ impl ChannelsState {
     /// (`told`) shows in the team's channel, with the member's answer.
     pub fn merge_conflicted(&mut self, team: &str, agent: &str, told: &crate::protocol::teams::Told) {
         if let Some(c) = self.channels.iter_mut().find(|c| c.team.as_deref() == Some(team)) {
-            c.timeline.entries.push(crate::model::channel::Entry::User {
-                text: told.text.clone(),
-                to: vec![agent.into()],
-                from: None,
-            });
+            c.timeline
+                .entries
+                .push(crate::model::channel::Entry::Notice { text: told.text.clone(), to: vec![agent.into()] });
             c.timeline.entries.push(crate::model::channel::Entry::Answer {
                 agent: agent.into(),
                 prompt: told.text.clone(),
@@ -206,7 +205,13 @@ impl ChannelsState {
         let mut commands: Vec<Command> = prompts
             .into_iter()
             .zip(catch_ups)
-            .map(|(p, context)| Command::Prompt { agent: p.agent, text: p.text, context, id: Some(p.id) })
+            .map(|(p, context)| Command::Prompt {
+                agent: p.agent,
+                text: p.text,
+                context,
+                id: Some(p.id),
+                attachments: Vec::new(),
+            })
             .collect();
         commands.push(Self::save(channel));
         commands

@@ -1,14 +1,19 @@
 //! The window's side of the runtime: the `Bridge` (commands in, events out, a bounded batch per
 //! frame) and the `AppState` the events are applied to and the views read.
 
+pub mod alerts;
+pub mod attention;
 mod bridge;
 pub mod channels_state;
+pub mod composing;
+pub mod inbox;
 mod state;
 pub mod teams_state;
+pub mod threads_state;
 
 pub use crate::protocol::{
     AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, TeamEvent,
     TeamInfo, WorkspaceEvent,
 };
 pub use bridge::{Bridge, Startup, start};
-pub use state::{AgentView, AppState, CommandOutput, PermissionCard, Request};
+pub use state::{AgentView, AppState, CommandOutput, ElicitationCard, PermissionCard, Request};

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 
 use crate::model::config::{AgentConfig, Config, Language};
 use crate::model::conversation::Update;
-use crate::model::conversation::{Conversation, Delivery, Message, Part};
+use crate::model::conversation::{Conversation, Delivery, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
 use crate::model::session_config::{ConfigOption, Modes, SlashCommand};
 use crate::protocol::auth::AuthMethod;
-use crate::protocol::{AgentState, Command, Event, LogEntry};
+use crate::protocol::{AgentState, Command, Event, LogEntry, WorkspaceEvent};
 
 /// Log lines kept per agent in the UI.
 pub const LOG_LINES: usize = 2000;
@@ -31,6 +31,26 @@ pub struct CommandOutput {
 impl CommandOutput {
     /// Bytes kept for display.
     pub const KEPT: usize = 256 * 1024;
+
+    /// The outputs of the commands the tool calls of `conversation` ran, as kept with them (a
+    /// conversation restored from the history).
+    pub fn restored(conversation: &Conversation) -> std::collections::HashMap<String, CommandOutput> {
+        let calls = conversation.messages.iter().flat_map(|m| m.parts.iter()).filter_map(|p| match p {
+            Part::Tool(call) => Some(call),
+            _ => None,
+        });
+        calls
+            .flat_map(|call| call.ran.iter())
+            .map(|ran| {
+                let output = CommandOutput {
+                    bytes: ran.output.as_bytes().to_vec(),
+                    dropped: 0,
+                    exit: Some((ran.exit_code, ran.signal.clone())),
+                };
+                (ran.terminal.clone(), output)
+            })
+            .collect()
+    }
 
     fn push(&mut self, more: &[u8]) {
         self.bytes.extend_from_slice(more);
@@ -75,6 +95,28 @@ pub struct AgentView {
     pub commands: Vec<SlashCommand>,
     /// What its earlier sessions of this run cost (their last reports).
     pub past_costs: Vec<crate::model::conversation::Cost>,
+    /// What it said it is, with its version, when it last started (`Claude Code 0.9.1`).
+    pub implementation: Option<String>,
+    /// Its place in the config's list of agents: it picks its colour (`ui::theme::member_color`).
+    pub place: usize,
+    /// The git branch its workspace is on, as last read (`None`: not read yet, or none).
+    pub branch: Option<String>,
+    /// The branch was asked for since the last turn ended (the window asks again after each).
+    pub branch_asked: bool,
+    /// Its threads and the one shown.
+    pub threads: super::threads_state::Threads,
+    /// What it can do with sessions, as it said when it last started.
+    pub abilities: crate::protocol::threads::SessionAbilities,
+    /// What it takes in a prompt besides text, as it said when it last started.
+    pub prompts: crate::protocol::attachments::PromptAbilities,
+    /// The composer's attachments and `@` paths.
+    pub composing: super::composing::Composing,
+    /// The MCP servers its session got (as it said when it last started).
+    pub mcp: Vec<crate::protocol::McpStatus>,
+    /// The agent's requests for input (forms, pages to open), answered or not.
+    pub elicitations: Vec<ElicitationCard>,
+    /// How many of its messages the person has seen (shown with its conversation).
+    pub read: usize,
 }
 
 impl AgentView {
@@ -82,6 +124,17 @@ impl AgentView {
     pub fn total_cost(&self) -> Vec<crate::model::conversation::Cost> {
         crate::model::conversation::total_cost(self.past_costs.iter().chain(self.conversation.cost.as_ref()))
     }
+}
+
+/// An agent's request for input as the conversation shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElicitationCard {
+    /// The request.
+    pub request: crate::model::elicitation::Elicitation,
+    /// Its answer, once given (by the person, or a cancel).
+    pub answer: Option<crate::model::elicitation::ElicitAnswer>,
+    /// A URL elicitation the agent says is done.
+    pub completed: bool,
 }
 
 /// A permission request as the conversation shows it.
@@ -112,6 +165,11 @@ impl AgentView {
             permissions: Vec::new(),
             terminals: Default::default(),
             attach_transcript: false,
+            prompts: Default::default(),
+            composing: Default::default(),
+            mcp: Vec::new(),
+            elicitations: Vec::new(),
+            read: 0,
             rules: Vec::new(),
             login: None,
             auth_methods: Vec::new(),
@@ -120,6 +178,12 @@ impl AgentView {
             modes: None,
             commands: Vec::new(),
             past_costs: Vec::new(),
+            implementation: None,
+            place: 0,
+            branch: None,
+            branch_asked: false,
+            threads: Default::default(),
+            abilities: Default::default(),
         }
     }
 }
@@ -141,8 +205,8 @@ pub struct AppState {
     pub language: Language,
     /// The runtime has stopped every agent and ended.
     pub shutdown_complete: bool,
-    /// Restored conversations waiting for their agent's view.
-    pending_history: std::collections::HashMap<String, Vec<Message>>,
+    /// Restored threads waiting for their agent's view.
+    pub(super) pending_history: std::collections::HashMap<String, super::threads_state::Threads>,
     /// Counts the loads of the config file (the settings editor compares it to see a change on disk).
     pub config_loads: u64,
     /// The outcome of the last save of the settings editor: `Some(None)` saved, `Some(Some(e))` failed.
@@ -151,8 +215,10 @@ pub struct AppState {
     pub saves: u64,
     /// The file the native dialog returned, until the UI takes it.
     pub picked_file: Option<Option<PathBuf>>,
+    /// A folder the native dialog gave (the new-team form's project), not yet taken.
+    pub picked_folder: Option<PathBuf>,
     /// Agents found on this computer.
-    pub found_agents: Vec<crate::runtime::discovery::FoundAgent>,
+    pub found_agents: Option<Vec<crate::runtime::discovery::FoundAgent>>,
     /// Workspace results waiting for the workspace view (it takes them each frame).
     pub workspace_events: Vec<(String, crate::protocol::WorkspaceEvent)>,
     /// Teams.
@@ -165,6 +231,15 @@ pub struct AppState {
     pub config_text: Option<String>,
     /// The last text the settings editor had checked, and its problems.
     pub checked: Option<(String, Vec<Problem>)>,
+    /// What waits for the person, in the order it arrived (the inbox's order).
+    pub(super) arrivals: Vec<super::inbox::InboxKey>,
+    /// The last answer of a search across the stored conversations: its query and what it found
+    /// (or why it failed).
+    pub search: Option<(String, Result<Vec<crate::model::search::SearchHit>, String>)>,
+    /// The desktop notification the person clicked, until the window shows what it is about.
+    pub clicked: Option<crate::protocol::notify::NoteTarget>,
+    /// What happened that may deserve a desktop notification, until the window takes it.
+    pub(super) alerts: Vec<super::alerts::Alert>,
 }
 
 /// What a view asks for.
@@ -178,6 +253,20 @@ pub enum Request {
         agent: String,
         /// Attach it.
         attach: bool,
+    },
+    /// Put an inbox item off: it goes to the end, unanswered.
+    NotNow(super::inbox::InboxKey),
+    /// The person sees this agent's conversation: what it wrote is read.
+    Seen {
+        /// The agent.
+        agent: String,
+    },
+    /// A change to the attachments of an agent's composer.
+    Attachments {
+        /// The agent.
+        agent: String,
+        /// What to do.
+        op: super::composing::AttachOp,
     },
     /// The person's words in a channel (the prompts for its members are made here).
     Say {
@@ -206,9 +295,23 @@ impl AppState {
                 vec![command]
             }
             Request::Say { channel, text } => self.channels.say(&self.agents, &channel, &text),
+            Request::NotNow(key) => {
+                self.not_now(key);
+                Vec::new()
+            }
+            Request::Seen { agent } => {
+                self.seen(&agent);
+                Vec::new()
+            }
+            Request::Attachments { agent, op } => {
+                self.attach_op(&agent, op);
+                Vec::new()
+            }
             Request::AttachTranscript { agent, attach } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.attach_transcript = attach;
+                    // Taken or declined: the offer is answered.
+                    a.threads.offered &= attach;
                 }
                 Vec::new()
             }
@@ -217,7 +320,9 @@ impl AppState {
 
     /// The commands that events produced (a lead's hand-over, a channel to remember), taken.
     pub fn take_outbox(&mut self) -> Vec<Command> {
-        std::mem::take(&mut self.channels.outbox)
+        let mut out = std::mem::take(&mut self.channels.outbox);
+        out.append(&mut self.teams.outbox);
+        out
     }
 
     /// The agent named `name`.
@@ -232,6 +337,9 @@ impl AppState {
 
     /// Applies one runtime event.
     pub fn apply(&mut self, event: Event) {
+        if matches!(event, Event::AgentUpdate { update: Update::Title(_), .. }) {
+            return self.apply_thread_event(event);
+        }
         match event {
             Event::ConfigLoaded { path, result } => {
                 self.config_loads += 1;
@@ -253,12 +361,17 @@ impl AppState {
                     if state == AgentState::Idle {
                         a.login = None;
                     }
+                    let crashed = matches!(state, AgentState::Crashed(_)) && !matches!(a.state, AgentState::Crashed(_));
                     a.state = state;
+                    if crashed {
+                        self.alert(super::alerts::Alert::Crashed { agent });
+                    }
                 }
             }
             Event::LoginNeeded { agent, message, methods } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.login = Some((message, methods));
+                    self.arrived(super::inbox::InboxKey::Login { agent });
                 }
             }
             Event::SessionSettings { agent, options, modes } => {
@@ -271,10 +384,14 @@ impl AppState {
                     a.modes = modes;
                 }
             }
-            Event::AgentInfo { agent, auth_methods, can_logout } => {
+            Event::AgentInfo { agent, auth_methods, can_logout, sessions, prompts, mcp, implementation } => {
                 if let Some(a) = self.agent_mut(&agent) {
+                    a.mcp = mcp;
+                    a.prompts = prompts;
                     a.auth_methods = auth_methods;
                     a.can_logout = can_logout;
+                    a.abilities = sessions;
+                    a.implementation = implementation;
                 }
             }
             Event::AgentLog { agent, entry: line } => {
@@ -301,10 +418,9 @@ impl AppState {
                 }
             }
             Event::AgentUpdate { agent, update } => {
-                if let Some(a) = self.agent_mut(&agent)
-                    && let Some(notice) = a.conversation.apply(update)
-                {
-                    a.conversation.push_notice(notice);
+                if let Some(a) = self.agent_mut(&agent) {
+                    // (A loop notice goes into the answer itself.)
+                    a.conversation.apply(update);
                 }
                 if let Some(a) = self.agents.iter().find(|a| a.config.name == agent) {
                     self.channels.answered(a);
@@ -322,14 +438,43 @@ impl AppState {
                         a.conversation.messages.iter().rposition(|m| {
                             m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == request.tool.id))
                         });
+                    let key = super::inbox::InboxKey::Permission { agent: agent.clone(), id: request.id };
                     a.permissions.push(PermissionCard { request, answer: None, message });
+                    self.arrived(key);
+                }
+            }
+            Event::ElicitationRequested { agent, request } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    let key = super::inbox::InboxKey::Question { agent: agent.clone(), id: request.id };
+                    a.elicitations.push(ElicitationCard { request, answer: None, completed: false });
+                    self.arrived(key);
+                }
+            }
+            Event::ElicitationResolved { agent, id, answer } => {
+                if let Some(card) =
+                    self.agent_mut(&agent).and_then(|a| a.elicitations.iter_mut().find(|c| c.request.id == id))
+                {
+                    card.answer = Some(answer);
+                }
+            }
+            Event::ElicitationCompleted { agent, elicitation_id } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    for card in &mut a.elicitations {
+                        if matches!(&card.request.kind, crate::model::elicitation::ElicitKind::Url { elicitation_id: e, .. } if *e == elicitation_id)
+                        {
+                            card.completed = true;
+                        }
+                    }
                 }
             }
             Event::PermissionResolved { agent, id, answer } => {
-                if let Some(card) =
-                    self.agent_mut(&agent).and_then(|a| a.permissions.iter_mut().find(|c| c.request.id == id))
+                if let Some(a) = self.agent_mut(&agent)
+                    && let Some(card) = a.permissions.iter_mut().find(|c| c.request.id == id)
                 {
+                    let answered = crate::model::permission::Answered::of(&card.request, &answer);
                     card.answer = Some(answer);
+                    let tool = card.request.tool.id.clone();
+                    a.conversation.record_answer(&tool, answered);
                 }
             }
             Event::TurnStarted { agent } => {
@@ -342,13 +487,27 @@ impl AppState {
                     a.conversation.drop_queue();
                 }
             }
+            Event::Unqueued { agent, id } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.unqueue(&id);
+                }
+            }
             Event::TurnEnded { agent, end } => {
+                // The agent may have switched branches: read again.
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.branch_asked = false;
+                }
+                if let Some(alert) = super::alerts::Alert::turn_ended(&agent, &end) {
+                    self.alert(alert);
+                }
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.end_turn(end);
                 }
                 self.channels.turn_ended(&self.agents, &agent);
             }
             Event::ShutdownComplete => self.shutdown_complete = true,
+            Event::NotificationClicked { target } => self.clicked = Some(target),
+            Event::SearchResults { query, hits } => self.search = Some((query, hits)),
             Event::ConfigOpened { path } => {
                 self.opened += 1;
                 self.agents.clear();
@@ -362,7 +521,16 @@ impl AppState {
                 self.saves += 1;
             }
             Event::FilePicked { path } => self.picked_file = Some(path),
-            Event::AgentsFound { agents } => self.found_agents = agents,
+            Event::FolderPicked { path } => self.picked_folder = Some(path),
+            Event::AgentsFound { agents } => self.found_agents = Some(agents),
+            Event::Branch { agent, branch } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.branch = branch;
+                }
+            }
+            event @ (Event::Attached { .. } | Event::Workspace { event: WorkspaceEvent::Paths { .. }, .. }) => {
+                self.apply_composing_event(&event);
+            }
             Event::Workspace { agent, event } => self.workspace_events.push((agent, event)),
             Event::AgentTerminal { agent, id, bytes } => {
                 if let Some(a) = self.agent_mut(&agent) {
@@ -371,19 +539,33 @@ impl AppState {
             }
             Event::AgentTerminalExited { agent, id, code, signal } => {
                 if let Some(a) = self.agent_mut(&agent) {
-                    a.terminals.entry(id).or_default().exit = Some((code, signal));
+                    let output = a.terminals.entry(id.clone()).or_default();
+                    output.exit = Some((code, signal.clone()));
+                    let ran = crate::model::tool::Ran::new(&id, &output.bytes, code, signal);
+                    a.conversation.record_run(ran);
                 }
             }
             Event::Team(event) => {
                 if let crate::protocol::TeamEvent::Merged { team, agent, told: Some(told), .. } = &event {
                     self.channels.merge_conflicted(team, agent, told);
                 }
+                let conflicted = match &event {
+                    crate::protocol::TeamEvent::Merged { team, agent, result: Ok(report), .. }
+                        if !report.conflicts.is_empty() =>
+                    {
+                        Some(super::inbox::InboxKey::Conflict { team: team.clone(), member: agent.clone() })
+                    }
+                    _ => None,
+                };
                 self.teams.apply(event);
                 self.channels.sync_teams(&self.teams);
+                if let Some(key) = conflicted {
+                    self.arrived(key);
+                }
             }
-            Event::UserMessage { agent, text, id } => {
+            Event::UserMessage { agent, text, id, attached } => {
                 if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.push_user(text, Delivery::Queued, Some(id));
+                    a.conversation.push_user_with(text, attached, Delivery::Queued, Some(id));
                 }
             }
             Event::RulesChanged { agent, rules } => {
@@ -393,10 +575,10 @@ impl AppState {
             }
             Event::RecentFiles { files } => self.recent = files,
             Event::ConfigChecked { text, problems } => self.checked = Some((text, problems)),
-            Event::HistoryLoaded { agent, messages } => {
-                // The view is created by ConfigApplied, which follows; keep the messages until then.
-                self.pending_history.insert(agent, messages);
-            }
+            Event::ThreadOpened { .. }
+            | Event::Threads { .. }
+            | Event::AgentSessions { .. }
+            | Event::TranscriptOffer { .. } => self.apply_thread_event(event),
         }
     }
 
@@ -412,13 +594,17 @@ impl AppState {
                 }
                 None => {
                     let mut view = AgentView::new(agent.clone());
-                    if let Some(messages) = self.pending_history.remove(&agent.name) {
-                        view.conversation = Conversation::restored(messages);
+                    if let Some(mut threads) = self.pending_history.remove(&agent.name) {
+                        view.conversation = Conversation::restored(std::mem::take(&mut threads.pending_messages));
+                        view.terminals = CommandOutput::restored(&view.conversation);
+                        // From the history: seen before.
+                        view.read = view.conversation.messages.len();
+                        view.threads = threads;
                     }
                     view
                 }
             };
-            agents.push(view);
+            agents.push(AgentView { place: agents.len(), ..view });
         }
         self.agents = agents;
         self.language = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());

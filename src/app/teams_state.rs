@@ -19,6 +19,9 @@ pub struct TeamState {
     pub busy: HashSet<String>,
     /// The diff shown: member, path, base text, member text.
     pub diff: Option<(String, String, Option<String>, Option<String>)>,
+    /// Members whose copy changed while their change list was being read: the list that comes
+    /// back may miss the change, so it is read again.
+    pub stale: HashSet<String>,
 }
 
 impl TeamState {
@@ -39,6 +42,8 @@ pub struct TeamsState {
     pub create_error: Option<TeamError>,
     /// The team made last (the view opens it).
     pub created: Option<String>,
+    /// Commands events produced (a diff to read again), for the runtime.
+    pub outbox: Vec<crate::protocol::Command>,
 }
 
 impl TeamsState {
@@ -47,9 +52,36 @@ impl TeamsState {
         self.teams.iter().find(|t| t.info.record.id == id)
     }
 
+    /// The team agent `agent` is a member of (id, name), if any.
+    pub fn team_of(&self, agent: &str) -> Option<(String, String)> {
+        let team = self.teams.iter().find(|t| t.info.record.members.iter().any(|m| m.agent == agent))?;
+        Some((team.info.record.id.clone(), team.info.record.name.clone()))
+    }
+
     /// The team with id `id`, mutable.
     pub fn team_mut(&mut self, id: &str) -> Option<&mut TeamState> {
         self.teams.iter_mut().find(|t| t.info.record.id == id)
+    }
+
+    /// The diff shown, if it is of member `agent` of team `team`, is read again (its copy or
+    /// the project changed).
+    fn diff_again(&mut self, team: &str, agent: &str) {
+        let Some(t) = self.team(team) else { return };
+        let Some((who, path, ..)) = &t.diff else { return };
+        if who != agent {
+            return;
+        }
+        let Some(member) = t.member(agent).cloned() else { return };
+        let diff = TeamCommand::Diff { team: team.to_string(), member, path: path.clone() };
+        self.outbox.push(crate::protocol::Command::Team(Box::new(diff)));
+    }
+
+    /// What the page shows of team `team`, to follow while it is shown: its id and each usable
+    /// member's copy.
+    pub fn copies(&self, team: &str) -> Option<(String, Vec<(String, std::path::PathBuf)>)> {
+        let t = self.team(team)?;
+        let copies = t.info.members.iter().filter_map(|(a, m)| Some((a.clone(), m.as_ref().ok()?.copy.clone())));
+        Some((team.to_string(), copies.collect()))
     }
 
     fn add(&mut self, info: TeamInfo) {
@@ -60,6 +92,7 @@ impl TeamsState {
             merges: HashMap::new(),
             busy: HashSet::new(),
             diff: None,
+            stale: HashSet::new(),
         });
     }
 
@@ -96,11 +129,25 @@ impl TeamsState {
                     Err(e) => self.create_error = Some(e),
                 }
             }
+            TeamEvent::CopyChanged { team, agent } => {
+                // Asked again by the page (when the member is not busy), and the diff shown too.
+                if let Some(t) = self.team_mut(&team) {
+                    t.changes.remove(&agent);
+                    if t.busy.contains(&agent) {
+                        t.stale.insert(agent.clone());
+                    }
+                }
+                self.diff_again(&team, &agent);
+            }
             TeamEvent::Changes { team, agent, result } => {
                 if let Some(t) = self.team_mut(&team) {
                     t.busy.remove(&agent);
-                    t.changes.insert(agent, result);
+                    // Read before the last change: left out, so the page asks again.
+                    if !t.stale.remove(&agent) {
+                        t.changes.insert(agent.clone(), result);
+                    }
                 }
+                self.diff_again(&team, &agent);
             }
             TeamEvent::Diff { team, agent, path, base, member } => {
                 if let Some(t) = self.team_mut(&team) {
@@ -111,8 +158,9 @@ impl TeamsState {
                 if let Some(t) = self.team_mut(&team) {
                     t.busy.remove(&agent);
                     t.changes.remove(&agent);
-                    t.merges.insert(agent, result);
+                    t.merges.insert(agent.clone(), result);
                 }
+                self.diff_again(&team, &agent);
             }
             TeamEvent::Discarded { team, agents, whole_team } => {
                 if whole_team {

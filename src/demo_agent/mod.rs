@@ -3,8 +3,12 @@
 //! `scenarios.rs` and docs/demo-agent.md); it honours `session/cancel`.
 
 pub mod auth;
+mod content;
+mod elicit;
+pub mod mcp;
 pub mod misbehaving;
 mod scenarios;
+mod sessions;
 pub mod settings;
 mod terminal_scenario;
 
@@ -22,6 +26,10 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation, InitializeRequest,
     InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
     PromptResponse, SessionId, SessionNotification, SessionUpdate, TextContent,
+};
+use agent_client_protocol::v1::schema::{
+    CloseSessionRequest, CloseSessionResponse, DeleteSessionRequest, DeleteSessionResponse, ListSessionsRequest,
+    ListSessionsResponse, ResumeSessionRequest, ResumeSessionResponse,
 };
 use agent_client_protocol::{Agent, Lines};
 use futures::{SinkExt, StreamExt};
@@ -45,10 +53,24 @@ impl RawOut {
     }
 }
 
-/// Runs the demo agent on this process's stdin/stdout until stdin closes. With `load_session`
-/// it advertises `loadSession` and reopens any session it is asked to (replaying a greeting);
-/// with `require_login` it offers ways to log in and opens no session before (see `auth.rs`).
-pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool) -> anyhow::Result<()> {
+/// What the demo agent offers besides conversations.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DemoOptions {
+    /// Advertise `loadSession` and reopen any session it is asked to (replaying a greeting).
+    pub load_session: bool,
+    /// Offer ways to log in and open no session before (see `auth.rs`).
+    pub require_login: bool,
+    /// Offer only the older session modes (no config options).
+    pub modes_only: bool,
+    /// Keep its sessions: list, resume, close, delete, titles (see `sessions.rs`).
+    pub sessions: bool,
+    /// Take only text in prompts (no images, no files' text: links only).
+    pub text_only: bool,
+}
+
+/// Runs the demo agent on this process's stdin/stdout until stdin closes.
+pub async fn run_stdio(options: DemoOptions) -> anyhow::Result<()> {
+    let DemoOptions { load_session, require_login, modes_only, sessions: keeps_sessions, text_only } = options;
     let (out_tx, mut out_rx) = futures::channel::mpsc::channel::<String>(64);
     tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -77,24 +99,41 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
     let turns: Turns = Arc::default();
     let cancel_turns = turns.clone();
     let folders: Folders = Arc::default();
+    let mcp_servers: mcp::Servers = Arc::default();
+    let (mcp_new, mcp_load, mcp_resume, mcp_turn) =
+        (mcp_servers.clone(), mcp_servers.clone(), mcp_servers.clone(), mcp_servers);
     let session_folders = folders.clone();
     let sessions = Arc::new(AtomicU64::new(0));
+    let folder = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let kept = Arc::new(sessions::Sessions::starting_in(folder.clone()));
+    let (kept_new, kept_list, kept_resume, kept_delete, kept_turn) =
+        (kept.clone(), kept.clone(), kept.clone(), kept.clone(), kept);
     let loaded_folders = folders.clone();
     let reopened: Arc<Mutex<std::collections::HashSet<SessionId>>> = Arc::default();
     let reopened_by_load = reopened.clone();
-    let folder = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let login = Arc::new(auth::Login::from_folder(&folder));
     let (login_new, login_auth, login_out, login_turn) = (login.clone(), login.clone(), login.clone(), login.clone());
     let (logout_folder, expire_folder) = (folder.clone(), folder.clone());
     let settings: Arc<Mutex<HashMap<SessionId, settings::Settings>>> = Arc::default();
-    let (new_settings, set_settings, mode_settings, turn_settings) =
-        (settings.clone(), settings.clone(), settings.clone(), settings.clone());
+    let (new_settings, set_settings, mode_settings, turn_settings, resume_settings) =
+        (settings.clone(), settings.clone(), settings.clone(), settings.clone(), settings.clone());
+    let (resume_reopened, resume_folders, close_turns) = (reopened.clone(), folders.clone(), turns.clone());
     Agent
         .v1()
         .name("sidekicks-demo-agent")
         .on_receive_request(
             async move |_init: InitializeRequest, responder, _cx| {
-                let mut capabilities = AgentCapabilities::new().load_session(load_session);
+                let mut capabilities = AgentCapabilities::new()
+                    .load_session(load_session)
+                    .mcp_capabilities(agent_client_protocol::v1::schema::McpCapabilities::new().http(true));
+                if !text_only {
+                    capabilities = capabilities.prompt_capabilities(
+                        agent_client_protocol::v1::schema::PromptCapabilities::new().image(true).embedded_context(true),
+                    );
+                }
+                if keeps_sessions {
+                    capabilities = capabilities.session_capabilities(sessions::capabilities());
+                }
                 let mut methods = Vec::new();
                 if require_login {
                     capabilities = capabilities.auth(AgentAuthCapabilities::new().logout(LogoutCapabilities::new()));
@@ -120,7 +159,11 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
                 }
                 let n = sessions.fetch_add(1, Ordering::Relaxed) + 1;
                 let id = SessionId::new(format!("demo-{n}"));
+                if keeps_sessions {
+                    kept_new.opened(id.clone(), req.cwd.clone());
+                }
                 session_folders.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), req.cwd);
+                mcp_new.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), req.mcp_servers);
                 let s = settings::Settings::default();
                 let response = match modes_only {
                     true => NewSessionResponse::new(id.clone()).modes(s.modes()),
@@ -147,8 +190,54 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
                     cx.send_notification(SessionNotification::new(req.session_id.clone(), update(chunk)))?;
                 }
                 loaded_folders.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), req.cwd);
+                mcp_load.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), req.mcp_servers);
                 reopened_by_load.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id);
                 responder.respond(LoadSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: ListSessionsRequest, responder, _cx| {
+                if !keeps_sessions {
+                    return responder.respond_with_error(agent_client_protocol::Error::method_not_found());
+                }
+                responder.respond(ListSessionsResponse::new(kept_list.list(req.cwd.as_ref())))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: ResumeSessionRequest, responder, _cx| {
+                if !keeps_sessions || !kept_resume.knows(&req.session_id) {
+                    let unknown = format!("no session {} here", req.session_id.0);
+                    return responder.respond_with_error(agent_client_protocol::Error::invalid_params().data(unknown));
+                }
+                let mut all = resume_settings.lock().unwrap_or_else(|e| e.into_inner());
+                let s = all.entry(req.session_id.clone()).or_default();
+                let response = match modes_only {
+                    true => ResumeSessionResponse::new().modes(s.modes()),
+                    false => ResumeSessionResponse::new().config_options(s.options()),
+                };
+                resume_folders.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), req.cwd);
+                mcp_resume.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id.clone(), req.mcp_servers);
+                resume_reopened.lock().unwrap_or_else(|e| e.into_inner()).insert(req.session_id);
+                responder.respond(response)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: CloseSessionRequest, responder, _cx| {
+                // Its turn, if one runs, ends.
+                if let Some(flag) = close_turns.lock().unwrap_or_else(|e| e.into_inner()).remove(&req.session_id) {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                responder.respond(CloseSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: DeleteSessionRequest, responder, _cx| match kept_delete.delete(&req.session_id) {
+                true => responder.respond(DeleteSessionResponse::new()),
+                false => responder.respond_with_error(agent_client_protocol::Error::invalid_params()),
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -215,8 +304,18 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
                     cancel,
                     raw: raw.clone(),
                 };
+                if let Some(words) = content::received(&req.prompt) {
+                    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(words)));
+                    cx.send_notification(SessionNotification::new(
+                        req.session_id.clone(),
+                        SessionUpdate::AgentMessageChunk(chunk),
+                    ))?;
+                }
                 let mut text = prompt_text(&req.prompt);
                 let asked_now = text.rsplit("[End of transcript]").next().unwrap_or(&text).trim().to_string();
+                if let Some(named) = kept_turn.spoken(&req.session_id, &asked_now) {
+                    cx.send_notification(SessionNotification::new(req.session_id.clone(), named))?;
+                }
                 if asked_now == "/help" {
                     let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(settings::HELP)));
                     cx.send_notification(SessionNotification::new(
@@ -227,6 +326,24 @@ pub async fn run_stdio(load_session: bool, require_login: bool, modes_only: bool
                         .respond(PromptResponse::new(agent_client_protocol::v1::schema::StopReason::EndTurn));
                 }
                 let asked_now = asked_now.strip_prefix('/').unwrap_or(&asked_now).to_string();
+                if asked_now == "mcp" {
+                    let servers = mcp_turn
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(&req.session_id)
+                        .cloned()
+                        .unwrap_or_default();
+                    let session = req.session_id.clone();
+                    return cx.spawn(async move {
+                        let words = mcp::describe(servers).await;
+                        let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(words)));
+                        turn.cx.send_notification(SessionNotification::new(
+                            session,
+                            SessionUpdate::AgentMessageChunk(chunk),
+                        ))?;
+                        responder.respond(PromptResponse::new(agent_client_protocol::v1::schema::StopReason::EndTurn))
+                    });
+                }
                 if asked_now == "settings" || asked_now == "switch" {
                     // Its settings, said (or, for `switch`, changed by itself to "ask" and told).
                     let mut all = turn_settings.lock().unwrap_or_else(|e| e.into_inner());

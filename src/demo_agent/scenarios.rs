@@ -26,7 +26,7 @@ pub(super) struct Turn {
     pub raw: RawOut,
 }
 
-type Outcome = Result<StopReason, Error>;
+pub(super) type Outcome = Result<StopReason, Error>;
 
 /// The scenarios, each chosen by a word of the prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +69,12 @@ pub enum Scenario {
     Ignore,
     /// `flood`: 10,000 small fragments as fast as possible (benchmarks).
     Flood,
+    /// `picture`: an image it draws, and a link to a file of its folder.
+    Picture,
+    /// `form`: asks for deploy settings in a form (elicitation), says what it got.
+    Form,
+    /// `consent`: asks the person to open a page (URL elicitation), then says it is done.
+    Consent,
 }
 
 impl Scenario {
@@ -92,6 +98,9 @@ impl Scenario {
         (Scenario::Flood, &["flood"]),
         (Scenario::Delegate, &["delegate"]),
         (Scenario::Terminal, &["terminal"]),
+        (Scenario::Picture, &["picture"]),
+        (Scenario::Form, &["form"]),
+        (Scenario::Consent, &["consent"]),
     ];
 
     /// The scenario for `prompt`.
@@ -116,6 +125,24 @@ impl Scenario {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 t.stream("Done thinking: the answer is **42**.", Duration::from_millis(20)).await
+            }
+            Scenario::Form => super::elicit::form(&t).await,
+            Scenario::Consent => super::elicit::consent(&t).await,
+            Scenario::Picture => {
+                t.say("Here is a picture I drew:\n\n")?;
+                let png = super::content::picture();
+                let data = {
+                    use base64::Engine;
+                    base64::engine::general_purpose::STANDARD.encode(&png)
+                };
+                let image = agent_client_protocol::v1::schema::ImageContent::new(data, "image/png");
+                t.send(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Image(image))))?;
+                let file = t.cwd.join("README.md");
+                let uri = crate::runtime::acp_content::file_uri(&file);
+                let link = agent_client_protocol::v1::schema::ResourceLink::new("README.md", uri);
+                t.say("\n\nAnd the file I would read first: ")?;
+                t.send(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::ResourceLink(link))))?;
+                Ok(agent_client_protocol::v1::schema::StopReason::EndTurn)
             }
             Scenario::Diff => diff(&t).await,
             Scenario::Plan => plan(&t).await,
@@ -255,7 +282,7 @@ impl Turn {
         self.cx.send_notification(SessionNotification::new(self.session.clone(), update))
     }
 
-    fn say(&self, text: &str) -> Result<(), Error> {
+    pub(super) fn say(&self, text: &str) -> Result<(), Error> {
         self.send(SessionUpdate::AgentMessageChunk(chunk(text)))
     }
 
@@ -316,7 +343,7 @@ async fn plan(t: &Turn) -> Outcome {
             })
             .collect();
         t.send(SessionUpdate::Plan(Plan::new(entries)))?;
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
     t.stream("Every step of my plan is done.", Duration::from_millis(20)).await
 }

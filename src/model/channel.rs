@@ -25,6 +25,14 @@ pub enum Entry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<String>,
     },
+    /// A message Sidekicks itself sent members `to` (a merge's conflicts, to the member whose
+    /// work it was).
+    Notice {
+        /// What was said.
+        text: String,
+        /// The members it went to.
+        to: Vec<String>,
+    },
     /// A member's answer: the agent messages that follow the message it was sent in its
     /// conversation.
     Answer {
@@ -97,6 +105,9 @@ impl Timeline {
                 Entry::User { text, to, from } if !to.iter().any(|t| t == agent) && from.as_deref() != Some(agent) => {
                     let who = from.as_deref().unwrap_or("the person");
                     lines.push(format!("[{who}, to {}] {text}", to.join(", ")));
+                }
+                Entry::Notice { text, to } if !to.iter().any(|t| t == agent) => {
+                    lines.push(format!("[Sidekicks, to {}] {text}", to.join(", ")));
                 }
                 Entry::Answer { agent: who, prompt, id } if who != agent => {
                     let said = answer(who, prompt, id.as_ref());

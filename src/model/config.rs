@@ -20,12 +20,82 @@ pub struct Config {
     /// Channels the agents can belong to.
     #[serde(default, rename = "channel")]
     pub channels: Vec<ChannelConfig>,
+    /// MCP servers given to agents' sessions.
+    #[serde(default, rename = "mcp")]
+    pub mcp: Vec<McpConfig>,
+    /// Desktop notifications.
+    #[serde(default)]
+    pub notifications: Notifications,
 }
 
 impl Config {
     /// The agent with this name.
     pub fn agent(&self, name: &str) -> Option<&AgentConfig> {
         self.agents.iter().find(|a| a.name == name)
+    }
+
+    /// The MCP servers agent `name` gets, in the order of the file.
+    pub fn mcp_for(&self, name: &str) -> Vec<McpConfig> {
+        self.mcp.iter().filter(|m| m.agents.is_empty() || m.agents.iter().any(|a| a == name)).cloned().collect()
+    }
+}
+
+/// One `[[mcp]]` entry: an MCP server the agents' sessions get (`session/new`, `load`, `resume`).
+/// The agent starts and talks to it; a stdio server therefore runs where the agent runs (in its
+/// container for a container agent).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    /// Unique name (the agent shows its tools under it).
+    pub name: String,
+    /// How the agent reaches it: `stdio` (a program it starts; the default with `command`),
+    /// `http` (the default with `url`) or `sse`.
+    #[serde(rename = "type", default)]
+    pub transport: McpTransport,
+    /// The program to start (stdio).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments (stdio).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Variables added to its environment (stdio).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Its address (http, sse).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// HTTP headers sent to it (http, sse).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// The agents that get it (by name). Default: every agent.
+    #[serde(default)]
+    pub agents: Vec<String>,
+}
+
+/// How an agent reaches an MCP server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum McpTransport {
+    /// A program the agent starts, spoken to on its stdin/stdout.
+    #[default]
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// Server-sent events (older MCP servers).
+    Sse,
+}
+
+impl McpTransport {
+    /// Every kind.
+    pub const ALL: [McpTransport; 3] = [McpTransport::Stdio, McpTransport::Http, McpTransport::Sse];
+
+    /// The name used in the config file.
+    pub fn code(self) -> &'static str {
+        match self {
+            McpTransport::Stdio => "stdio",
+            McpTransport::Http => "http",
+            McpTransport::Sse => "sse",
+        }
     }
 }
 
@@ -53,6 +123,99 @@ pub struct Defaults {
     /// Language of the interface: `en` or `fr`. Without it, the system locale decides.
     #[serde(default)]
     pub language: Option<Language>,
+    /// Which key sends a message: `enter` (Shift+Enter makes a new line; the default) or
+    /// `ctrl+enter` (Enter makes a new line).
+    #[serde(default)]
+    pub send_with: SendKey,
+    /// Light or dark: `system` (the desktop's choice; the default), `light` or `dark`.
+    #[serde(default)]
+    pub theme: Theme,
+}
+
+/// The window's colours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+pub enum Theme {
+    /// As the desktop says.
+    #[default]
+    #[serde(rename = "system")]
+    System,
+    /// Light.
+    #[serde(rename = "light")]
+    Light,
+    /// Dark.
+    #[serde(rename = "dark")]
+    Dark,
+}
+
+impl Theme {
+    /// Every choice.
+    pub const ALL: [Theme; 3] = [Theme::System, Theme::Light, Theme::Dark];
+
+    /// The name used in the config file.
+    pub fn code(self) -> &'static str {
+        match self {
+            Theme::System => "system",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
+/// Which key sends what is typed in a composer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+pub enum SendKey {
+    /// Enter sends, Shift+Enter makes a new line.
+    #[default]
+    #[serde(rename = "enter")]
+    Enter,
+    /// Ctrl+Enter (Cmd+Enter on macOS) sends, Enter makes a new line.
+    #[serde(rename = "ctrl+enter")]
+    CtrlEnter,
+}
+
+impl SendKey {
+    /// Every choice.
+    pub const ALL: [SendKey; 2] = [SendKey::Enter, SendKey::CtrlEnter];
+
+    /// The name used in the config file.
+    pub fn code(self) -> &'static str {
+        match self {
+            SendKey::Enter => "enter",
+            SendKey::CtrlEnter => "ctrl+enter",
+        }
+    }
+}
+
+/// The `[notifications]` table: desktop notifications shown while the window is not focused.
+/// Every kind is on by default.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Notifications {
+    /// All of them (`false` turns every kind off).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// A permission, a question or a login waits for you.
+    #[serde(default = "yes")]
+    pub needs_you: bool,
+    /// An agent finished its turn.
+    #[serde(default = "yes")]
+    pub finished: bool,
+    /// An agent crashed.
+    #[serde(default = "yes")]
+    pub crashed: bool,
+    /// A merge into a team's project conflicted.
+    #[serde(default = "yes")]
+    pub conflict: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Notifications {
+    fn default() -> Self {
+        Self { enabled: true, needs_you: true, finished: true, crashed: true, conflict: true }
+    }
 }
 
 fn default_idle_stop() -> u64 {
@@ -65,7 +228,13 @@ fn default_max_running() -> u32 {
 
 impl Default for Defaults {
     fn default() -> Self {
-        Self { idle_stop: default_idle_stop(), max_running: default_max_running(), language: None }
+        Self {
+            idle_stop: default_idle_stop(),
+            max_running: default_max_running(),
+            language: None,
+            send_with: SendKey::default(),
+            theme: Theme::default(),
+        }
     }
 }
 

@@ -9,17 +9,24 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::config::{AgentConfig, ChannelConfig, Config, Defaults, Language, RuntimeConfig, RuntimeKind};
+use super::config::{
+    AgentConfig, ChannelConfig, Config, Defaults, Language, McpConfig, McpTransport, Notifications, RuntimeConfig,
+    RuntimeKind, SendKey,
+};
 use super::problem::{Problem, ProblemKind, Severity, ValueType};
 
 /// Keys of the top level.
-pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel"];
+pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel", "mcp", "notifications"];
 /// Keys of `[defaults]`.
-pub const DEFAULTS_KEYS: &[&str] = &["idle_stop", "max_running", "language"];
+pub const DEFAULTS_KEYS: &[&str] = &["idle_stop", "max_running", "language", "send_with", "theme"];
+/// Keys of `[notifications]`.
+pub const NOTIFICATIONS_KEYS: &[&str] = &["enabled", "needs_you", "finished", "crashed", "conflict"];
 /// Keys of an `[[agent]]`.
 pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels"];
 /// Keys of an agent's `runtime`.
 pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "workspace_path"];
+/// Keys of an `[[mcp]]`.
+pub const MCP_KEYS: &[&str] = &["name", "type", "command", "args", "env", "url", "headers", "agents"];
 /// Keys of a `[[channel]]`.
 pub const CHANNEL_KEYS: &[&str] = &["name", "description"];
 
@@ -193,6 +200,17 @@ impl Checker<'_> {
         }
     }
 
+    fn boolean(&mut self, t: &mut Table<'_, '_>, key: &str) -> Option<bool> {
+        let (_, item) = t.get(key)?;
+        match item.get_ref() {
+            DeValue::Boolean(b) => Some(*b),
+            _ => {
+                self.wrong_type(item, key, ValueType::Boolean);
+                None
+            }
+        }
+    }
+
     fn sub_table<'t, 'i>(&mut self, t: &mut Table<'t, 'i>, key: &str) -> Option<Table<'t, 'i>> {
         let (_, item) = t.get(key)?;
         match item.get_ref() {
@@ -230,6 +248,11 @@ impl Checker<'_> {
         };
         let channel_tables = self.table_array(&mut top, "channel");
         let agent_tables = self.table_array(&mut top, "agent");
+        let mcp_tables = self.table_array(&mut top, "mcp");
+        let notifications = match self.sub_table(&mut top, "notifications") {
+            Some(t) => self.notifications(t),
+            None => Notifications::default(),
+        };
         self.finish(top, TOP_KEYS);
 
         let mut channels: Vec<ChannelConfig> = Vec::new();
@@ -253,7 +276,99 @@ impl Checker<'_> {
                 agents.push(agent.0);
             }
         }
-        Config { defaults, agents, channels }
+        let mut mcp: Vec<McpConfig> = Vec::new();
+        for t in mcp_tables {
+            let Some((server, span)) = self.mcp(t, &agents) else { continue };
+            if mcp.iter().any(|m| m.name == server.name) {
+                self.problem(span, ProblemKind::DuplicateMcp { name: server.name.clone() });
+            }
+            mcp.push(server);
+        }
+        Config { defaults, agents, channels, mcp, notifications }
+    }
+
+    /// One MCP server and the span of its name. `None` when it has no usable name.
+    fn mcp(&mut self, mut t: Table<'_, '_>, agents: &[AgentConfig]) -> Option<(McpConfig, Range<usize>)> {
+        let start = t.span.start..t.span.start;
+        let name = self.string(&mut t, "name", true);
+        let kind = self.string(&mut t, "type", false);
+        let command = self.string(&mut t, "command", false);
+        let args = self.string_list(&mut t, "args");
+        let env = self.env(&mut t);
+        let url = self.string(&mut t, "url", false);
+        let headers = self.string_table(&mut t, "headers");
+        let for_agents = self.string_list(&mut t, "agents");
+        for (agent, span) in &for_agents {
+            if !agents.iter().any(|a| &a.name == agent) {
+                self.problem(span.clone(), ProblemKind::UnknownAgent { name: agent.clone() });
+            }
+        }
+        self.finish(t, MCP_KEYS);
+        let transport = match &kind {
+            Some((found, span)) => match McpTransport::ALL.into_iter().find(|k| k.code() == found) {
+                Some(k) => k,
+                None => {
+                    self.problem(span.clone(), ProblemKind::UnknownMcpType { found: found.clone() });
+                    return None;
+                }
+            },
+            None if url.is_some() && command.is_none() => McpTransport::Http,
+            None => McpTransport::Stdio,
+        };
+        let code = transport.code().to_string();
+        let needs = |key: &str| ProblemKind::McpNeeds { transport: code.clone(), key: key.into() };
+        let ignores = |key: &str| ProblemKind::McpIgnores { transport: code.clone(), key: key.into() };
+        if transport == McpTransport::Stdio {
+            if command.is_none() {
+                self.problem(name.as_ref().map_or(start.clone(), |n| n.1.clone()), needs("command"));
+            }
+            if let Some((_, span)) = &url {
+                self.problem(span.clone(), ignores("url"));
+            }
+            if let Some((_, span)) = headers.first() {
+                self.problem(span.clone(), ignores("headers"));
+            }
+        } else {
+            if url.is_none() {
+                self.problem(name.as_ref().map_or(start.clone(), |n| n.1.clone()), needs("url"));
+            }
+            if let Some((_, span)) = &command {
+                self.problem(span.clone(), ignores("command"));
+            }
+            if let Some((_, span)) = args.first() {
+                self.problem(span.clone(), ignores("args"));
+            }
+        }
+        let (name, name_span) = name?;
+        Some((
+            McpConfig {
+                name,
+                transport,
+                command: command.map(|(c, _)| c),
+                args: args.into_iter().map(|(a, _)| a).collect(),
+                env,
+                url: url.map(|(u, _)| u),
+                headers: headers.into_iter().map(|((k, v), _)| (k, v)).collect(),
+                agents: for_agents.into_iter().map(|(a, _)| a).collect(),
+            },
+            name_span,
+        ))
+    }
+
+    /// A table of strings (`headers`): each entry with its key's span.
+    fn string_table(&mut self, t: &mut Table<'_, '_>, key: &str) -> Vec<((String, String), Range<usize>)> {
+        let Some(mut table) = self.sub_table(t, key) else {
+            return Vec::new();
+        };
+        let keys: Vec<(String, Range<usize>)> =
+            table.table.iter().map(|(k, _)| (k.get_ref().to_string(), k.span())).collect();
+        let mut out = Vec::new();
+        for (k, span) in keys {
+            if let Some((value, _)) = self.string(&mut table, &k, false) {
+                out.push(((k, value), span));
+            }
+        }
+        out
     }
 
     fn defaults(&mut self, mut t: Table<'_, '_>) -> Defaults {
@@ -270,8 +385,37 @@ impl Checker<'_> {
                 None => self.problem(span, ProblemKind::UnknownLanguage { found: code }),
             }
         }
+        if let Some((code, span)) = self.string(&mut t, "send_with", false) {
+            match SendKey::ALL.into_iter().find(|k| k.code() == code) {
+                Some(key) => d.send_with = key,
+                None => self.problem(span, ProblemKind::UnknownSendKey { found: code }),
+            }
+        }
+        if let Some((code, span)) = self.string(&mut t, "theme", false) {
+            match super::config::Theme::ALL.into_iter().find(|k| k.code() == code) {
+                Some(theme) => d.theme = theme,
+                None => self.problem(span, ProblemKind::UnknownTheme { found: code }),
+            }
+        }
         self.finish(t, DEFAULTS_KEYS);
         d
+    }
+
+    fn notifications(&mut self, mut t: Table<'_, '_>) -> Notifications {
+        let mut n = Notifications::default();
+        for (key, value) in [
+            ("enabled", &mut n.enabled),
+            ("needs_you", &mut n.needs_you),
+            ("finished", &mut n.finished),
+            ("crashed", &mut n.crashed),
+            ("conflict", &mut n.conflict),
+        ] {
+            if let Some(v) = self.boolean(&mut t, key) {
+                *value = v;
+            }
+        }
+        self.finish(t, NOTIFICATIONS_KEYS);
+        n
     }
 
     /// One agent and the span of its name (for duplicate reports). `None` when it has no usable name.

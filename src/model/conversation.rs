@@ -54,6 +54,13 @@ pub enum Delivery {
     NotSent,
 }
 
+impl Delivery {
+    /// Sent (the default).
+    pub fn is_sent(&self) -> bool {
+        *self == Delivery::Sent
+    }
+}
+
 /// What a system message says, as a code the UI puts into words.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Notice {
@@ -74,6 +81,12 @@ pub enum Notice {
     /// The conversation was restored from history but the agent cannot reopen its session:
     /// Sidekicks offers to send a transcript with the next message.
     TranscriptOffer,
+    /// The session of the thread opened could not be opened: the agent was stopped (the next
+    /// message starts it again in this thread).
+    ThreadFailed {
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
     /// The agent refused a setting the person chose (model, mode, …): its words.
     SettingRefused {
         /// The setting.
@@ -96,6 +109,10 @@ pub enum Part {
     Plan(Vec<PlanItem>),
     /// A notice from Sidekicks.
     Notice(Notice),
+    /// An image (attached by the person, or sent by the agent).
+    Image(super::content::Image),
+    /// A file, folder or link (named by the person with `@`, or sent by the agent).
+    Resource(super::content::Resource),
 }
 
 /// The id of a message of the person: what a channel or a merge links its answer by. ACP 1.17
@@ -114,6 +131,16 @@ impl MessageId {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         Self(format!("m{nanos:x}-{count:x}"))
     }
+
+    /// A new id for a message Sidekicks itself sends an agent (not the person's words).
+    pub fn by_sidekicks() -> Self {
+        Self(format!("s{}", Self::new().0))
+    }
+
+    /// True for a message Sidekicks itself sent ([`MessageId::by_sidekicks`]).
+    pub fn is_by_sidekicks(&self) -> bool {
+        self.0.starts_with('s')
+    }
 }
 
 /// One message of a conversation.
@@ -127,8 +154,11 @@ pub struct Message {
     /// Its parts, in order.
     pub parts: Vec<Part>,
     /// How the turn ended, once it has (agent messages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<TurnEnd>,
-    /// Where it stands (messages of the person).
+    /// Where it stands (messages of the person). Not stored when sent (most messages): the
+    /// history holds less than the text beside each one.
+    #[serde(default, skip_serializing_if = "Delivery::is_sent")]
     pub delivery: Delivery,
 }
 
@@ -213,6 +243,12 @@ pub enum Update {
     Mode(String),
     /// The commands the agent offers now.
     Commands(Vec<super::session_config::SlashCommand>),
+    /// The session's title, as the agent names it (`None`: cleared).
+    Title(Option<String>),
+    /// An image in the agent's answer.
+    Image(super::content::Image),
+    /// A resource (file, link) in the agent's answer.
+    Resource(super::content::Resource),
 }
 
 /// An amount of money (or credits) an agent reports, kept exact to the millionth.
@@ -318,7 +354,19 @@ impl Conversation {
 
     /// Adds what the person sent, queued or sent.
     pub fn push_user(&mut self, text: impl Into<String>, delivery: Delivery, id: Option<MessageId>) {
+        self.push_user_with(text, Vec::new(), delivery, id);
+    }
+
+    /// Adds a message of the person with what it carries besides text (images, resources).
+    pub fn push_user_with(
+        &mut self,
+        text: impl Into<String>,
+        attached: Vec<Part>,
+        delivery: Delivery,
+        id: Option<MessageId>,
+    ) {
         let mut message = Message::new(Role::User, text);
+        message.parts.extend(attached);
         message.delivery = delivery;
         message.id = id;
         self.messages.push(message);
@@ -341,6 +389,15 @@ impl Conversation {
     pub fn mark_first_queued_sent(&mut self) {
         if let Some(i) = self.messages.iter().position(|m| m.role == Role::User && m.delivery == Delivery::Queued) {
             self.messages[i].delivery = Delivery::Sent;
+            self.touch(i);
+        }
+    }
+
+    /// The person took back queued message `id`: it becomes "not sent".
+    pub fn unqueue(&mut self, id: &MessageId) {
+        let found = self.messages.iter().position(|m| m.delivery == Delivery::Queued && m.id.as_ref() == Some(id));
+        if let Some(i) = found {
+            self.messages[i].delivery = Delivery::NotSent;
             self.touch(i);
         }
     }
@@ -382,8 +439,8 @@ impl Conversation {
         None
     }
 
-    /// Applies one update of the agent. Returns a notice to add when this update makes the
-    /// loop threshold reached (the caller adds it, so the UI can offer Stop).
+    /// Applies one update of the agent. A tool call that fails for the third time in a row in a
+    /// turn puts the loop notice in the agent's message right after it (returned too).
     pub fn apply(&mut self, update: Update) -> Option<Notice> {
         match update {
             Update::Text(text) => append(self.open_agent_message(), text, Part::Text),
@@ -392,7 +449,11 @@ impl Conversation {
                 let status = call.status;
                 let message = self.open_agent_message();
                 match message.tool_mut(&call.id) {
-                    Some(existing) => *existing = call,
+                    Some(existing) => {
+                        // The agent's new version of the call; what Sidekicks recorded stays.
+                        let (answered, ran) = (existing.answered.take(), std::mem::take(&mut existing.ran));
+                        *existing = ToolCall { answered, ran, ..call };
+                    }
                     None => message.parts.push(Part::Tool(call)),
                 }
                 return self.count_tool_status(Some(status));
@@ -422,6 +483,8 @@ impl Conversation {
                     None => message.parts.push(Part::Plan(items)),
                 }
             }
+            Update::Image(image) => self.open_agent_message().parts.push(Part::Image(image)),
+            Update::Resource(resource) => self.open_agent_message().parts.push(Part::Resource(resource)),
             Update::Usage { used, size, cost } => {
                 self.usage = Some((used, size));
                 if cost.is_some() {
@@ -429,7 +492,7 @@ impl Conversation {
                 }
             }
             // The session's settings: the agent's view keeps them, not the conversation.
-            Update::Options(_) | Update::Mode(_) | Update::Commands(_) => {}
+            Update::Options(_) | Update::Mode(_) | Update::Commands(_) | Update::Title(_) => {}
         }
         None
     }
@@ -438,7 +501,12 @@ impl Conversation {
         match status {
             Some(ToolStatus::Failed) => {
                 self.failures_in_a_row += 1;
-                (self.failures_in_a_row == LOOP_THRESHOLD).then_some(Notice::Loop { failures: self.failures_in_a_row })
+                if self.failures_in_a_row != LOOP_THRESHOLD {
+                    return None;
+                }
+                let notice = Notice::Loop { failures: self.failures_in_a_row };
+                self.open_agent_message().parts.push(Part::Notice(notice.clone()));
+                Some(notice)
             }
             Some(ToolStatus::Completed) => {
                 self.failures_in_a_row = 0;
@@ -451,6 +519,8 @@ impl Conversation {
     /// Closes the turn: the open agent message (created if the agent said nothing) gets `end`;
     /// its unfinished tool calls are marked cancelled when the turn did not end normally.
     pub fn end_turn(&mut self, end: TurnEnd) {
+        // Failures are counted per turn: the next turn's third failure warns again.
+        self.failures_in_a_row = 0;
         // A cancelled message that got late updates is not the turn ending now.
         if self.open_index().is_some_and(|i| self.messages[i].end.is_some()) {
             self.messages.push(Message::new(Role::Agent, ""));
@@ -466,6 +536,38 @@ impl Conversation {
             }
         }
         message.end = Some(end);
+    }
+
+    /// Records how the request to run tool call `tool` was answered (in the latest message holding
+    /// it).
+    pub fn record_answer(&mut self, tool: &str, answered: crate::model::permission::Answered) {
+        if let Some(i) = self.message_with(|t| t.id == tool) {
+            self.touch(i);
+            if let Some(call) = self.messages[i].tool_mut(tool) {
+                call.answered = Some(answered);
+            }
+        }
+    }
+
+    /// Records how a command a tool call ran through the client ended (`ran.terminal` names it).
+    pub fn record_run(&mut self, ran: crate::model::tool::Ran) {
+        let holds = |t: &ToolCall| t.terminals.contains(&ran.terminal);
+        let Some(i) = self.message_with(holds) else { return };
+        self.touch(i);
+        for part in &mut self.messages[i].parts {
+            if let Part::Tool(call) = part
+                && holds(call)
+            {
+                call.ran.retain(|r| r.terminal != ran.terminal);
+                call.ran.push(ran);
+                return;
+            }
+        }
+    }
+
+    /// The latest message holding a tool call that `test` picks.
+    fn message_with(&self, test: impl Fn(&ToolCall) -> bool) -> Option<usize> {
+        self.messages.iter().rposition(|m| m.parts.iter().any(|p| matches!(p, Part::Tool(t) if test(t))))
     }
 
     /// True while an agent message is open.
@@ -551,8 +653,26 @@ mod tests {
         assert_eq!(c.apply(call("2", ToolStatus::Failed)), None);
         assert_eq!(c.apply(call("3", ToolStatus::Failed)), Some(Notice::Loop { failures: 3 }));
         assert_eq!(c.apply(call("4", ToolStatus::Failed)), None);
+        // In the answer, right after the third failed call (not after the turn's text).
+        let kinds: Vec<&str> = c.messages[0]
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Tool(t) => t.id.as_str(),
+                Part::Notice(_) => "loop",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["1", "2", "3", "loop", "4"]);
         c.apply(call("5", ToolStatus::Completed));
         assert_eq!(c.failures_in_a_row, 0);
+        // A new turn counts again from zero, even without a success in between.
+        c.apply(call("6", ToolStatus::Failed));
+        c.end_turn(TurnEnd::EndTurn);
+        c.push_user("again", Delivery::Sent, None);
+        assert_eq!(c.apply(call("7", ToolStatus::Failed)), None);
+        assert_eq!(c.apply(call("8", ToolStatus::Failed)), None);
+        assert_eq!(c.apply(call("9", ToolStatus::Failed)), Some(Notice::Loop { failures: 3 }), "once per turn");
     }
 
     #[test]

@@ -1,16 +1,24 @@
 //! Plain data and pure logic: the config schema and its checker, conversations, problems.
 //! No egui, no tokio, no I/O.
 
+pub mod ansi;
 pub mod channel;
 pub mod config;
 pub mod config_check;
 pub mod config_edit;
 pub mod config_schema;
+pub mod content;
 pub mod conversation;
+pub mod elicitation;
+pub mod find;
+pub mod fuzzy;
+pub mod indent;
+pub mod mentions;
 pub mod merge;
 pub mod permission;
 pub mod problem;
 pub mod rel_path;
+pub mod search;
 pub mod session_config;
 pub mod terminal;
 pub mod tool;

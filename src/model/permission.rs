@@ -4,7 +4,7 @@
 use super::tool::{ToolCall, ToolKind};
 
 /// The kinds of answer an agent can offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OptionKind {
     /// Allow this time.
     AllowOnce,
@@ -74,6 +74,34 @@ pub enum PermissionAnswer {
     },
     /// No answer: the turn was cancelled (or the agent stopped).
     Cancelled,
+}
+
+/// How a request about a tool call was answered, kept with the call in the conversation (so the
+/// line saying it stays after a restart).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Answered {
+    /// One of the agent's options.
+    Selected {
+        /// Its kind.
+        kind: OptionKind,
+        /// The agent's label for it.
+        label: String,
+    },
+    /// No answer: the turn was cancelled (or the agent stopped).
+    Cancelled,
+}
+
+impl Answered {
+    /// The answer `answer` to `request`, as kept.
+    pub fn of(request: &PermissionRequest, answer: &PermissionAnswer) -> Self {
+        match answer {
+            PermissionAnswer::Selected { option_id, kind } => {
+                let label = request.options.iter().find(|o| &o.id == option_id).map_or(option_id, |o| &o.agent_label);
+                Answered::Selected { kind: *kind, label: label.clone() }
+            }
+            PermissionAnswer::Cancelled => Answered::Cancelled,
+        }
+    }
 }
 
 /// A remembered decision.

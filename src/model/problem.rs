@@ -12,6 +12,8 @@ pub enum ValueType {
     String,
     /// A whole number.
     Integer,
+    /// `true` or `false`.
+    Boolean,
     /// A table (`[x]` or `{ … }`).
     Table,
     /// An array of strings.
@@ -104,6 +106,35 @@ pub enum ProblemKind {
         /// The key it is about.
         key: String,
     },
+    /// A second `[[mcp]]` with the same name.
+    DuplicateMcp {
+        /// The name.
+        name: String,
+    },
+    /// An `[[mcp]]` with neither `command` nor `url`, or with the one its type does not use.
+    McpNeeds {
+        /// Its type.
+        transport: String,
+        /// The key it needs.
+        key: String,
+    },
+    /// An `[[mcp]]` key its type does not use.
+    McpIgnores {
+        /// Its type.
+        transport: String,
+        /// The key.
+        key: String,
+    },
+    /// An unknown MCP server type.
+    UnknownMcpType {
+        /// What was found.
+        found: String,
+    },
+    /// An `[[mcp]]`'s `agents` names no agent of the file.
+    UnknownAgent {
+        /// The name.
+        name: String,
+    },
     /// An agent lists a channel that no `[[channel]]` defines.
     UnknownChannel {
         /// The name.
@@ -117,6 +148,16 @@ pub enum ProblemKind {
     /// `defaults.language` is not a known language.
     UnknownLanguage {
         /// What was found.
+        found: String,
+    },
+    /// `send_with` is neither `enter` nor `ctrl+enter`.
+    UnknownSendKey {
+        /// What was written.
+        found: String,
+    },
+    /// `theme` is none of `system`, `light`, `dark`.
+    UnknownTheme {
+        /// What was written.
         found: String,
     },
     /// A local agent's command is not on `PATH` (a warning: the rest of the config still applies).

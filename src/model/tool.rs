@@ -110,6 +110,42 @@ pub struct ToolCall {
     /// Commands it runs through the client (ACP terminal ids): their output shows in the card.
     #[serde(default)]
     pub terminals: Vec<String>,
+    /// How the person answered the agent's request to run it, once answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered: Option<crate::model::permission::Answered>,
+    /// The commands of `terminals` that ended: their output and exit status, kept so the card
+    /// shows them after a restart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ran: Vec<Ran>,
+}
+
+/// A command a tool call ran through the client, as it ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ran {
+    /// The ACP terminal id.
+    pub terminal: String,
+    /// The end of its output (at most [`Ran::KEPT`] bytes, cut at a character), escapes included.
+    pub output: String,
+    /// Its exit code, if it exited.
+    pub exit_code: Option<u32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<String>,
+}
+
+impl Ran {
+    /// Output bytes kept with the conversation.
+    pub const KEPT: usize = 64 * 1024;
+
+    /// `terminal`'s run: the last [`Ran::KEPT`] bytes of `bytes` and how it ended.
+    pub fn new(terminal: &str, bytes: &[u8], exit_code: Option<u32>, signal: Option<String>) -> Self {
+        let mut start = bytes.len().saturating_sub(Self::KEPT);
+        // Not inside a UTF-8 sequence.
+        while start < bytes.len() && (bytes[start] & 0xC0) == 0x80 {
+            start += 1;
+        }
+        let output = String::from_utf8_lossy(&bytes[start..]).into_owned();
+        Self { terminal: terminal.to_string(), output, exit_code, signal }
+    }
 }
 
 /// Changes to a tool call: each field present replaces the old one.
@@ -190,6 +226,40 @@ impl ToolCall {
     }
 }
 
+/// A tool call's input as a person reads it: for an object, each field as `name` and value
+/// (text as it is, a list of words joined, anything else as compact JSON); otherwise the whole
+/// input as one value with no name.
+pub fn readable_input(input: &str) -> Vec<(String, String)> {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(input) else {
+        return vec![(String::new(), input.to_string())];
+    };
+    let shown = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(items) if items.iter().all(serde_json::Value::is_string) => join_argv(items),
+        other => other.to_string(),
+    };
+    match &value {
+        serde_json::Value::Object(fields) => fields.iter().map(|(k, v)| (k.clone(), shown(v))).collect(),
+        other => vec![(String::new(), shown(other))],
+    }
+}
+
+/// `path` relative to `workspace` when it is inside it (as the person thinks of their files),
+/// else as it is.
+pub fn relative_to(path: &str, workspace: &std::path::Path) -> String {
+    match std::path::Path::new(path).strip_prefix(workspace) {
+        Ok(rest) if !rest.as_os_str().is_empty() => rest.display().to_string(),
+        _ => path.to_string(),
+    }
+}
+
+/// The title of `call` for a person: the agent's, with the workspace's folder left out of any
+/// path it names (`Edit /home/me/project/src/a.rs` reads `Edit src/a.rs`).
+pub fn human_title(call: &ToolCall, workspace: &std::path::Path) -> String {
+    let prefix = format!("{}/", workspace.display());
+    if workspace.as_os_str().is_empty() || prefix == "/" { call.title.clone() } else { call.title.replace(&prefix, "") }
+}
+
 fn join_argv(items: &[serde_json::Value]) -> String {
     items.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join(" ")
 }
@@ -213,4 +283,28 @@ pub struct PlanItem {
     pub content: String,
     /// Where it stands.
     pub status: PlanStatus,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_titles_and_paths_read_as_a_person_reads_them() {
+        let input = r#"{"command": ["cargo", "test"], "cwd": "/w/p", "timeout": 30, "env": {"A": "1"}}"#;
+        let fields: Vec<(String, String)> = readable_input(input);
+        let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        assert_eq!(fields.len(), 4);
+        assert_eq!(field("command"), Some("cargo test"));
+        assert_eq!(field("cwd"), Some("/w/p"));
+        assert_eq!(field("timeout"), Some("30"));
+        assert_eq!(field("env"), Some(r#"{"A":"1"}"#));
+        assert_eq!(readable_input("not json"), [(String::new(), "not json".to_string())]);
+        let ws = std::path::Path::new("/home/me/project");
+        assert_eq!(relative_to("/home/me/project/src/a.rs", ws), "src/a.rs");
+        assert_eq!(relative_to("/etc/hosts", ws), "/etc/hosts");
+        assert_eq!(relative_to("/home/me/project", ws), "/home/me/project");
+        let call = ToolCall { title: "Edit /home/me/project/src/a.rs".into(), ..Default::default() };
+        assert_eq!(human_title(&call, ws), "Edit src/a.rs");
+    }
 }

@@ -1,20 +1,23 @@
 //! The two enums that cross between the UI thread and the runtime: `Command` in, `Event` out.
 //! Plain data, so the runtime can produce events without knowing anything about drawing.
 
+pub mod attachments;
 pub mod auth;
 pub mod discovery;
+pub mod notify;
 pub mod teams;
 pub mod terminal;
+pub mod threads;
 pub mod workspace;
 
 use std::path::PathBuf;
 
-use self::workspace::{Entry, Version, WorkspaceError};
+pub use self::teams::{TeamEvent, TeamInfo};
+pub use self::workspace::WorkspaceEvent;
 use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
 use crate::model::conversation::{Message, MessageId, Notice, TurnEnd, Update};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
-use crate::model::rel_path::RelPath;
 
 /// The state of an agent process, as shown by its dot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,44 +181,6 @@ pub enum LogEntry {
     },
 }
 
-/// What a workspace reports to the view.
-#[derive(Clone, Debug, PartialEq)]
-pub enum WorkspaceEvent {
-    /// The entries of a folder.
-    Listed {
-        /// The folder.
-        dir: RelPath,
-        /// How it went.
-        result: Result<Vec<Entry>, WorkspaceError>,
-    },
-    /// A file's content and version.
-    Read {
-        /// The path it is about.
-        path: RelPath,
-        /// How it went.
-        result: Result<(Vec<u8>, Version), WorkspaceError>,
-    },
-    /// A file was written (its new version).
-    Written {
-        /// The path it is about.
-        path: RelPath,
-        /// How it went.
-        result: Result<Version, WorkspaceError>,
-    },
-    /// A create, rename or remove finished.
-    Done {
-        /// How it went.
-        result: Result<(), WorkspaceError>,
-    },
-    /// Something changed in the folder (from outside the view).
-    Changed,
-    /// A terminal asked for with `Command::OpenTerminal` runs (or could not start: the reason).
-    TerminalOpened {
-        /// How it went.
-        result: Result<terminal::TerminalHandle, String>,
-    },
-}
-
 /// From the UI (or a test) to the runtime.
 #[derive(Clone, Debug)]
 pub enum Command {
@@ -252,6 +217,31 @@ pub enum Command {
         context: Option<String>,
         /// Its id.
         id: Option<MessageId>,
+        /// Images and files sent with it.
+        attachments: Vec<attachments::Attachment>,
+    },
+    /// Answer an elicitation of the agent.
+    AnswerElicitation {
+        /// The agent (its name).
+        agent: String,
+        /// Its id.
+        id: u64,
+        /// The answer.
+        answer: crate::model::elicitation::ElicitAnswer,
+    },
+    /// Read images or files to send with the next message (→ `Event::Attached`).
+    Attach {
+        /// The agent (its name).
+        agent: String,
+        /// Where from.
+        source: attachments::AttachSource,
+    },
+    /// Take back one message still waiting for the agent (→ `Event::Unqueued` if it was waiting).
+    Unqueue {
+        /// The agent (its name).
+        agent: String,
+        /// The message.
+        id: crate::model::conversation::MessageId,
     },
     /// Cancel the agent's current turn: session/cancel, pending permission requests answered
     /// "cancelled", queued messages dropped.
@@ -332,6 +322,11 @@ pub enum Command {
         /// The text.
         text: String,
     },
+    /// Open the native folder dialog (→ `FolderPicked`).
+    PickFolder {
+        /// The folder the dialog opens in.
+        start_in: Option<PathBuf>,
+    },
     /// Open the native file dialog (→ `FilePicked`).
     PickConfigFile {
         /// The folder the dialog opens in.
@@ -339,6 +334,11 @@ pub enum Command {
     },
     /// Look for agents installed on this computer (→ `AgentsFound`).
     DiscoverAgents,
+    /// Read which git branch the workspace of `agent` is on (→ `Branch`).
+    ReadBranch {
+        /// The agent (its name).
+        agent: String,
+    },
     /// Add a found agent to the config file at `path`, keeping its comments and layout; it works in
     /// a new folder next to the file (→ `ConfigSaved`).
     AddAgent {
@@ -359,6 +359,12 @@ pub enum Command {
     FollowWorkspace {
         /// The agent (its name).
         agent: Option<String>,
+    },
+    /// Follow the copies of this team's members (changes come as `TeamEvent::CopyChanged`), and
+    /// no other team's; `None` follows none.
+    FollowTeam {
+        /// The team (its id) and each member's copy.
+        team: Option<(String, Vec<(String, PathBuf)>)>,
     },
     /// A team operation (→ `Event::Team`).
     Team(Box<teams::TeamCommand>),
@@ -381,6 +387,13 @@ pub enum Command {
         method: Option<String>,
         /// Variables for an `env_var` way (name, value).
         values: Vec<(String, String)>,
+    },
+    /// Do something with an agent's threads.
+    Thread {
+        /// The agent.
+        agent: String,
+        /// What.
+        op: threads::ThreadOp,
     },
     /// Log the agent out (where it can), forget what was given to log in, and stop it.
     Logout {
@@ -408,76 +421,18 @@ pub enum Command {
         /// Its id.
         id: u64,
     },
+    /// Search the stored conversations of config file `config_path` (answered by
+    /// `Event::SearchResults`).
+    Search {
+        /// The config file whose threads are searched.
+        config_path: PathBuf,
+        /// What the person typed.
+        query: String,
+    },
+    /// Show a desktop notification (the window is not focused).
+    Notify(Box<notify::DesktopNote>),
     /// Stop every agent and end the runtime.
     Shutdown,
-}
-
-/// A team as the UI shows it: its record and each member's copy (or why it is unusable).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TeamInfo {
-    /// The stored record.
-    pub record: teams::TeamRecord,
-    /// Each member's copy, in the record's order.
-    pub members: Vec<(String, Result<teams::MemberCopy, teams::TeamError>)>,
-    /// The team channel's stored timeline.
-    pub channel: Option<crate::model::channel::Timeline>,
-}
-
-/// Results of team operations.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TeamEvent {
-    /// The stored teams, reattached (at start).
-    Loaded {
-        /// The teams.
-        teams: Vec<TeamInfo>,
-    },
-    /// A team was made (or could not be).
-    Created {
-        /// How it went.
-        result: Result<TeamInfo, teams::TeamError>,
-    },
-    /// A member's changes.
-    Changes {
-        /// The team.
-        team: String,
-        /// The member.
-        agent: String,
-        /// Its changed files.
-        result: Result<Vec<teams::Change>, teams::TeamError>,
-    },
-    /// One changed file of a member: its base and its version (text; `None` when absent or binary).
-    Diff {
-        /// The team (its id).
-        team: String,
-        /// The agent (its name).
-        agent: String,
-        /// The path it is about.
-        path: String,
-        /// The base version.
-        base: Option<String>,
-        /// The member.
-        member: Option<String>,
-    },
-    /// A merge of a member's work finished.
-    Merged {
-        /// The team.
-        team: String,
-        /// The member.
-        agent: String,
-        /// What was applied, or the conflicts.
-        result: Result<teams::MergeReport, teams::TeamError>,
-        /// What the member was told of the conflicts (sent as its next message).
-        told: Option<teams::Told>,
-    },
-    /// Members (or the whole team) were discarded; they work in their own folders again.
-    Discarded {
-        /// The team.
-        team: String,
-        /// The members discarded.
-        agents: Vec<String>,
-        /// The whole team is gone.
-        whole_team: bool,
-    },
 }
 
 /// From the runtime to the UI.
@@ -531,6 +486,29 @@ pub enum Event {
         /// The request.
         request: PermissionRequest,
     },
+    /// The agent asks for input (a form, or a page to open).
+    ElicitationRequested {
+        /// The agent (its name).
+        agent: String,
+        /// The request.
+        request: crate::model::elicitation::Elicitation,
+    },
+    /// An elicitation was answered (by the person, or a cancel).
+    ElicitationResolved {
+        /// The agent (its name).
+        agent: String,
+        /// Its id.
+        id: u64,
+        /// The answer.
+        answer: crate::model::elicitation::ElicitAnswer,
+    },
+    /// The agent says a URL elicitation is done (`elicitation/complete`).
+    ElicitationCompleted {
+        /// The agent (its name).
+        agent: String,
+        /// The agent's id for it.
+        elicitation_id: String,
+    },
     /// A permission request was answered (by the person, a remembered rule, or a cancel).
     PermissionResolved {
         /// The agent (its name).
@@ -550,12 +528,31 @@ pub enum Event {
         /// The agent (its name).
         agent: String,
     },
+    /// One message waiting for the agent was taken back by the person: it was not sent.
+    Unqueued {
+        /// The agent (its name).
+        agent: String,
+        /// The message.
+        id: crate::model::conversation::MessageId,
+    },
     /// The turn ended.
     TurnEnded {
         /// The agent (its name).
         agent: String,
         /// How it ended.
         end: TurnEnd,
+    },
+    /// What a search found.
+    SearchResults {
+        /// The query it answers.
+        query: String,
+        /// The messages found, newest thread first, or why the search failed.
+        hits: Result<Vec<crate::model::search::SearchHit>, String>,
+    },
+    /// The person clicked a desktop notification: show what it is about.
+    NotificationClicked {
+        /// What it is about.
+        target: notify::NoteTarget,
     },
     /// Every agent is stopped; the runtime has ended.
     ShutdownComplete,
@@ -567,6 +564,8 @@ pub enum Event {
         text: String,
         /// Its id.
         id: MessageId,
+        /// What it carries besides text (images, resources), as shown.
+        attached: Vec<crate::model::conversation::Part>,
     },
     /// Another config file is now open: what was shown of the previous one goes away.
     ConfigOpened {
@@ -584,6 +583,19 @@ pub enum Event {
     FilePicked {
         /// The path it is about.
         path: Option<PathBuf>,
+    },
+    /// The native folder dialog closed with a folder picked.
+    FolderPicked {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The git branch the workspace of `agent` is on (`None`: not a git folder, or not on this
+    /// computer).
+    Branch {
+        /// The agent (its name).
+        agent: String,
+        /// The branch, or the commit when none is checked out.
+        branch: Option<String>,
     },
     /// Agents found on this computer that could be added to the config.
     AgentsFound {
@@ -633,12 +645,37 @@ pub enum Event {
         /// The remembered rules.
         rules: Vec<(String, Decision)>,
     },
-    /// The stored conversation of an agent, shown when the config is applied.
-    HistoryLoaded {
+    /// The thread an agent is in now, with its stored messages (when the config is applied,
+    /// and when the person opens or starts another).
+    ThreadOpened {
         /// The agent (its name).
         agent: String,
-        /// The messages.
+        /// The thread.
+        thread: threads::ThreadId,
+        /// Its messages.
         messages: Vec<Message>,
+    },
+    /// An agent's threads, most recently used first.
+    Threads {
+        /// The agent (its name).
+        agent: String,
+        /// The threads.
+        threads: Vec<threads::ThreadSummary>,
+    },
+    /// The agent's own sessions (`session/list`), or why they could not be listed.
+    AgentSessions {
+        /// The agent (its name).
+        agent: String,
+        /// The sessions, or why not.
+        sessions: Result<Vec<threads::AgentSession>, threads::ListError>,
+    },
+    /// The agent does not remember the thread shown (it cannot reopen its session): offer to
+    /// send a transcript with the next message (`false`: the offer is void, it remembers).
+    TranscriptOffer {
+        /// The agent (its name).
+        agent: String,
+        /// Offered or withdrawn.
+        offered: bool,
     },
     /// The agent asks the person to log in (at start, or later in a session).
     LoginNeeded {
@@ -649,6 +686,13 @@ pub enum Event {
         /// The ways to log in it offers.
         methods: Vec<auth::AuthMethod>,
     },
+    /// Attachments read for the next message, or why one could not be.
+    Attached {
+        /// The agent.
+        agent: String,
+        /// One per file (none when the dialog was cancelled).
+        results: Vec<Result<attachments::Attachment, String>>,
+    },
     /// What a started agent said about itself.
     AgentInfo {
         /// The agent.
@@ -657,6 +701,14 @@ pub enum Event {
         auth_methods: Vec<auth::AuthMethod>,
         /// It can log out.
         can_logout: bool,
+        /// What it can do with sessions.
+        sessions: threads::SessionAbilities,
+        /// What it takes in a prompt besides text.
+        prompts: attachments::PromptAbilities,
+        /// The MCP servers of the config for it, each given to its session or not.
+        mcp: Vec<McpStatus>,
+        /// What it said it is, with its version, if it said.
+        implementation: Option<String>,
     },
     /// A session opened: its options and modes.
     SessionSettings {
@@ -688,12 +740,29 @@ impl Event {
             self,
             Event::ConfigLoaded { .. }
                 | Event::ConfigOpened { .. }
+                | Event::ThreadOpened { .. }
                 | Event::UserMessage { .. }
                 | Event::AgentUpdate { .. }
                 | Event::Notice { .. }
                 | Event::TurnStarted { .. }
                 | Event::QueueDropped { .. }
+                | Event::Unqueued { .. }
                 | Event::TurnEnded { .. }
+                | Event::PermissionRequested { .. }
+                | Event::PermissionResolved { .. }
+                | Event::AgentTerminal { .. }
+                | Event::AgentTerminalExited { .. }
         )
     }
+}
+
+/// An MCP server of the config, as an agent's session got it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpStatus {
+    /// Its name.
+    pub name: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// Given to the session (false: the agent does not take this transport).
+    pub given: bool,
 }

@@ -239,3 +239,78 @@ pub struct Told {
     /// Its text.
     pub text: String,
 }
+
+/// A team as the UI shows it: its record and each member's copy (or why it is unusable).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TeamInfo {
+    /// The stored record.
+    pub record: TeamRecord,
+    /// Each member's copy, in the record's order.
+    pub members: Vec<(String, Result<MemberCopy, TeamError>)>,
+    /// The team channel's stored timeline.
+    pub channel: Option<crate::model::channel::Timeline>,
+}
+
+/// Results of team operations.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TeamEvent {
+    /// Something changed in a member's copy (the team shown is followed: `Command::FollowTeam`).
+    CopyChanged {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        agent: String,
+    },
+    /// The stored teams, reattached (at start).
+    Loaded {
+        /// The teams.
+        teams: Vec<TeamInfo>,
+    },
+    /// A team was made (or could not be).
+    Created {
+        /// How it went.
+        result: Result<TeamInfo, TeamError>,
+    },
+    /// A member's changes.
+    Changes {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// Its changed files.
+        result: Result<Vec<Change>, TeamError>,
+    },
+    /// One changed file of a member: its base and its version (text; `None` when absent or binary).
+    Diff {
+        /// The team (its id).
+        team: String,
+        /// The agent (its name).
+        agent: String,
+        /// The path it is about.
+        path: String,
+        /// The base version.
+        base: Option<String>,
+        /// The member.
+        member: Option<String>,
+    },
+    /// A merge of a member's work finished.
+    Merged {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// What was applied, or the conflicts.
+        result: Result<MergeReport, TeamError>,
+        /// What the member was told of the conflicts (sent as its next message).
+        told: Option<Told>,
+    },
+    /// Members (or the whole team) were discarded; they work in their own folders again.
+    Discarded {
+        /// The team.
+        team: String,
+        /// The members discarded.
+        agents: Vec<String>,
+        /// The whole team is gone.
+        whole_team: bool,
+    },
+}

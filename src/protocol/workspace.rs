@@ -167,9 +167,57 @@ pub enum WorkspaceOp {
         /// Where to.
         to: RelPath,
     },
+    /// Every file and folder below the root, at most `limit` (→ `Paths`).
+    Paths {
+        /// The most paths answered.
+        limit: usize,
+    },
     /// Remove a file or folder (→ `Done`).
     Remove {
         /// The path it is about.
         path: RelPath,
+    },
+}
+
+/// What a workspace reports to the view.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkspaceEvent {
+    /// The entries of a folder.
+    Listed {
+        /// The folder.
+        dir: RelPath,
+        /// How it went.
+        result: Result<Vec<Entry>, WorkspaceError>,
+    },
+    /// A file's content and version.
+    Read {
+        /// The path it is about.
+        path: RelPath,
+        /// How it went.
+        result: Result<(Vec<u8>, Version), WorkspaceError>,
+    },
+    /// A file was written (its new version).
+    Written {
+        /// The path it is about.
+        path: RelPath,
+        /// How it went.
+        result: Result<Version, WorkspaceError>,
+    },
+    /// Every file and folder below the root (for `@` in the composer), at most a limit of them.
+    Paths {
+        /// How it went: paths relative to the root, each with "is a folder".
+        result: Result<Vec<(String, bool)>, WorkspaceError>,
+    },
+    /// A create, rename or remove finished.
+    Done {
+        /// How it went.
+        result: Result<(), WorkspaceError>,
+    },
+    /// Something changed in the folder (from outside the view).
+    Changed,
+    /// A terminal asked for with `Command::OpenTerminal` runs (or could not start: the reason).
+    TerminalOpened {
+        /// How it went.
+        result: Result<super::terminal::TerminalHandle, String>,
     },
 }

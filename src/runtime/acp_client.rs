@@ -9,14 +9,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::model::elicitation::ElicitAnswer;
+use crate::protocol::attachments::{Attachment, PromptAbilities};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AuthCapabilities, AuthenticateRequest, CancelNotification, ClientCapabilities, ContentBlock,
-    FileSystemCapabilities, Implementation, InitializeRequest, LoadSessionRequest, LogoutRequest, NewSessionRequest,
-    PromptRequest, ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionResponse, SelectedPermissionOutcome, SessionConfigOptionValue, SessionId, SessionNotification,
-    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent, WriteTextFileRequest,
-    WriteTextFileResponse,
+    AuthCapabilities, AuthenticateRequest, CancelNotification, ClientCapabilities, FileSystemCapabilities,
+    Implementation, InitializeRequest, LogoutRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    SessionConfigOptionValue, SessionId, SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest,
+    StopReason, WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::schema::{
     CreateTerminalRequest, CreateTerminalResponse, KillTerminalRequest, KillTerminalResponse, ReleaseTerminalRequest,
@@ -30,14 +31,16 @@ use tokio::task::JoinHandle;
 
 use super::acp_convert;
 use super::acp_session::SessionGate;
+pub use super::acp_sessions::Reopen;
 use super::acp_transport::lines_transport;
 use super::agent_fs::AgentFs;
 use super::events::EventSink;
 use super::permission_rules::PermissionRules;
-use crate::model::conversation::TurnEnd;
+use crate::model::conversation::{TurnEnd, Update};
 use crate::model::permission::{PermissionAnswer, rule_key};
-use crate::model::session_config::{Apply, Chosen, ConfigOption, Modes, OptionValue, to_apply};
+use crate::model::session_config::{Chosen, ConfigOption, Modes, OptionValue};
 use crate::protocol::auth::{AuthKind, AuthMethod};
+use crate::protocol::threads::SessionAbilities;
 use crate::protocol::{Event, HandshakeFailure, LogEntry};
 
 /// Errors of the ACP connection.
@@ -113,6 +116,8 @@ pub struct ClientContext {
     pub login: LoginPlan,
     /// The choices remembered for the agent (model, mode, …), given to each new session.
     pub chosen: Vec<Chosen>,
+    /// The config's MCP servers for the agent, given to each session it opens.
+    pub mcp: Vec<crate::model::config::McpConfig>,
 }
 
 /// A permission request waiting for the person.
@@ -122,6 +127,9 @@ struct Pending {
 }
 
 type PendingMap = Arc<Mutex<HashMap<u64, Pending>>>;
+
+/// Elicitations waiting for the person, by id.
+type ElicitMap = Arc<Mutex<HashMap<u64, Responder<agent_client_protocol::v1::schema::CreateElicitationResponse>>>>;
 
 impl AcpError {
     /// The failure as data the UI puts into words.
@@ -143,28 +151,44 @@ impl AcpError {
 
 /// A live connection with one session.
 pub struct AcpConnection {
-    cx: ConnectionTo<Agent>,
-    session_id: SessionId,
+    pub(super) cx: ConnectionTo<Agent>,
+    /// The session in use (another one when the person switches threads).
+    pub(super) session: Mutex<OpenSession>,
     close_tx: Option<oneshot::Sender<()>>,
     driver: JoinHandle<()>,
     pending: PendingMap,
-    gate: SessionGate,
+    elicits: ElicitMap,
+    pub(super) gate: SessionGate,
+    pub(super) ctx: ClientContext,
+    pub(super) cwd: PathBuf,
     rules: Arc<dyn PermissionRules>,
     terminals: Arc<super::agent_terminals::AgentTerminals>,
     /// The name the agent gave, if any.
     pub agent_name: Option<String>,
-    /// Whether the agent can reopen an earlier session (`session/load`).
-    pub load_session: bool,
+    /// What the agent said it is, with its version (`Claude Code 0.9.1`), from `initialize`.
+    pub implementation: Option<String>,
+    /// What the agent can do with sessions.
+    pub abilities: SessionAbilities,
     /// Whether the session is an earlier one, reopened.
     pub resumed: bool,
     /// The ways to log in the agent offers.
     pub auth_methods: Vec<AuthMethod>,
     /// Whether the agent can log out.
     pub can_logout: bool,
-    /// The session's options as it opened (remembered choices applied).
-    pub options: Vec<ConfigOption>,
-    /// The session's modes (older agents), as it opened.
-    pub modes: Option<Modes>,
+    /// What the agent takes in a prompt besides text.
+    pub prompts: PromptAbilities,
+    /// The MCP transports the agent takes.
+    pub mcp_abilities: super::acp_mcp::McpAbilities,
+}
+
+/// The session a connection uses.
+pub(super) struct OpenSession {
+    /// Its id (empty while none is open).
+    pub(super) id: SessionId,
+    /// Its options as it opened (remembered choices applied).
+    pub(super) options: Vec<ConfigOption>,
+    /// Its modes (older agents), as it opened.
+    pub(super) modes: Option<Modes>,
 }
 
 impl Drop for AcpConnection {
@@ -184,7 +208,7 @@ impl AcpConnection {
         stdin: tokio::process::ChildStdin,
         stdout: tokio::process::ChildStdout,
         cwd: PathBuf,
-        resume: Option<String>,
+        resume: Option<Reopen>,
     ) -> Result<Self, AcpError> {
         let init_line: Arc<Mutex<Option<String>>> = Arc::default();
         let transport = lines_transport(
@@ -196,10 +220,11 @@ impl AcpConnection {
             init_line.clone(),
         );
         let pending: PendingMap = Arc::default();
+        let elicits: ElicitMap = Arc::default();
         let gate = SessionGate::default();
         let (cx_tx, cx_rx) = oneshot::channel();
         let (close_tx, close_rx) = oneshot::channel::<()>();
-        let builder = handlers(ctx.clone(), pending.clone(), gate.clone());
+        let builder = handlers(ctx.clone(), pending.clone(), elicits.clone(), gate.clone());
         let agent = ctx.agent.clone();
         let driver = tokio::spawn(async move {
             let result = builder
@@ -222,22 +247,26 @@ impl AcpConnection {
         };
         let mut conn = Self {
             cx,
-            session_id: SessionId::new(""),
+            session: Mutex::new(OpenSession { id: SessionId::new(""), options: Vec::new(), modes: None }),
             close_tx: Some(close_tx),
             driver,
             pending,
+            elicits,
             gate,
+            ctx: ctx.clone(),
+            cwd,
             rules: ctx.rules.clone(),
             terminals: ctx.terminals.clone(),
             agent_name: None,
-            load_session: false,
+            implementation: None,
+            abilities: SessionAbilities::default(),
             resumed: false,
             auth_methods: Vec::new(),
             can_logout: false,
-            options: Vec::new(),
-            modes: None,
+            prompts: PromptAbilities::default(),
+            mcp_abilities: Default::default(),
         };
-        match conn.handshake(cwd, resume, &ctx, &init_line).await {
+        match conn.handshake(resume, &init_line).await {
             Ok(()) => Ok(conn),
             Err(e) => {
                 conn.close().await;
@@ -246,66 +275,51 @@ impl AcpConnection {
         }
     }
 
-    async fn handshake(
-        &mut self,
-        cwd: PathBuf,
-        resume: Option<String>,
-        ctx: &ClientContext,
-        init_line: &Mutex<Option<String>>,
-    ) -> Result<(), AcpError> {
-        let timeout = ctx.timeout;
+    async fn handshake(&mut self, resume: Option<Reopen>, init_line: &Mutex<Option<String>>) -> Result<(), AcpError> {
+        let timeout = self.ctx.timeout;
         let init = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(
                 ClientCapabilities::new()
                     .fs(FileSystemCapabilities::new().read_text_file(true).write_text_file(true))
                     .terminal(true)
                     // A terminal login runs in a Sidekicks terminal of the agent's workspace.
-                    .auth(AuthCapabilities::new().terminal(true)),
+                    .auth(AuthCapabilities::new().terminal(true))
+                    .elicitation(
+                        agent_client_protocol::v1::schema::ElicitationCapabilities::new()
+                            .form(agent_client_protocol::v1::schema::ElicitationFormCapabilities::new())
+                            .url(agent_client_protocol::v1::schema::ElicitationUrlCapabilities::new()),
+                    ),
             )
             .client_info(Implementation::new("sidekicks", env!("CARGO_PKG_VERSION")).title("Sidekicks"));
         let response = with_timeout("initialize", timeout, self.cx.send_request(init).block_task()).await?;
         if response.protocol_version != ProtocolVersion::V1 {
             return Err(AcpError::Version { version: format!("{:?}", response.protocol_version) });
         }
+        self.implementation = response.agent_info.as_ref().map(|i| {
+            let name = i.title.clone().unwrap_or_else(|| i.name.clone());
+            if i.version.is_empty() { name } else { format!("{name} {}", i.version) }
+        });
         self.agent_name = response.agent_info.map(|i| i.title.unwrap_or(i.name));
-        self.load_session = response.agent_capabilities.load_session;
-        self.can_logout = response.agent_capabilities.auth.logout.is_some();
+        let caps = &response.agent_capabilities;
+        self.abilities = SessionAbilities {
+            load: caps.load_session,
+            resume: caps.session_capabilities.resume.is_some(),
+            list: caps.session_capabilities.list.is_some(),
+            close: caps.session_capabilities.close.is_some(),
+            delete: caps.session_capabilities.delete.is_some(),
+        };
+        self.can_logout = caps.auth.logout.is_some();
+        self.mcp_abilities =
+            super::acp_mcp::McpAbilities { http: caps.mcp_capabilities.http, sse: caps.mcp_capabilities.sse };
+        self.prompts = PromptAbilities {
+            image: caps.prompt_capabilities.image,
+            embedded: caps.prompt_capabilities.embedded_context,
+        };
         // The raw answer keeps what the SDK's schema drops (`env_var` methods' variables).
         let raw = init_line.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.auth_methods = raw.as_deref().map(super::acp_auth::auth_methods).unwrap_or_default();
-        self.log_in(ctx).await?;
-        if let Some(previous) = resume.filter(|_| self.load_session) {
-            let request = LoadSessionRequest::new(previous.clone(), cwd.clone());
-            self.gate.open(&ctx.agent, &ctx.events, Some(previous.clone())).await;
-            ctx.replaying.store(true, Ordering::SeqCst);
-            let loaded = with_timeout("session/load", timeout, self.cx.send_request(request).block_task()).await;
-            ctx.replaying.store(false, Ordering::SeqCst);
-            match loaded {
-                Ok(loaded) => {
-                    self.session_id = SessionId::new(previous);
-                    self.resumed = true;
-                    self.settings(loaded.config_options, loaded.modes);
-                    self.apply_chosen(ctx).await;
-                    return Ok(());
-                }
-                Err(e) => tracing::info!(agent = ctx.agent, "session/load failed, opening a new session: {e}"),
-            }
-            self.gate.open(&ctx.agent, &ctx.events, None).await;
-        }
-        let session = match self.cx.send_request(NewSessionRequest::new(cwd)).block_task().with_limit(timeout).await {
-            Err(Refused::Auth(message)) => {
-                return Err(AcpError::AuthRequired {
-                    step: "session/new",
-                    message,
-                    methods: self.auth_methods.clone(),
-                });
-            }
-            other => other.into_result("session/new", timeout)?,
-        };
-        self.session_id = session.session_id;
-        self.gate.open(&ctx.agent, &ctx.events, Some(self.session_id.0.to_string())).await;
-        self.settings(session.config_options, session.modes);
-        self.apply_chosen(ctx).await;
+        self.log_in(&self.ctx).await?;
+        self.resumed = self.open_session(resume, &self.ctx.chosen.clone()).await?;
         Ok(())
     }
 
@@ -332,34 +346,6 @@ impl AcpConnection {
         }
     }
 
-    /// Keeps the session's options and modes as it opened.
-    fn settings(
-        &mut self,
-        options: Option<Vec<agent_client_protocol::v1::schema::SessionConfigOption>>,
-        modes: Option<agent_client_protocol::v1::schema::SessionModeState>,
-    ) {
-        self.options = options.map(acp_convert::config_options).unwrap_or_default();
-        self.modes = modes.map(acp_convert::modes);
-    }
-
-    /// Gives a new session the choices remembered for the agent (before any message is sent). A
-    /// choice the agent refuses is logged and left.
-    async fn apply_chosen(&mut self, ctx: &ClientContext) {
-        for apply in to_apply(&ctx.chosen, &self.options, self.modes.as_ref()) {
-            let result = match apply {
-                Apply::Option(id, value) => self.set_option(id, value).await.map(|options| self.options = options),
-                Apply::Mode(mode) => self.set_mode(mode.clone()).await.map(|()| {
-                    if let Some(modes) = &mut self.modes {
-                        modes.current = mode;
-                    }
-                }),
-            };
-            if let Err(e) = result {
-                tracing::warn!(agent = ctx.agent, "a remembered choice was not taken: {e}");
-            }
-        }
-    }
-
     /// Sets option `id` of the session; the session's options as they are after it.
     pub fn set_option(
         &self,
@@ -370,7 +356,7 @@ impl AcpConnection {
             OptionValue::Choice(c) => SessionConfigOptionValue::value_id(c),
             OptionValue::Bool(b) => SessionConfigOptionValue::boolean(b),
         };
-        let sent = self.cx.send_request(SetSessionConfigOptionRequest::new(self.session_id.clone(), id, value));
+        let sent = self.cx.send_request(SetSessionConfigOptionRequest::new(self.sid(), id, value));
         async move {
             match tokio::time::timeout(Duration::from_secs(30), sent.block_task()).await {
                 Ok(Ok(response)) => Ok(acp_convert::config_options(response.config_options)),
@@ -382,7 +368,7 @@ impl AcpConnection {
 
     /// Sets the session's mode (agents with modes and no config options).
     pub fn set_mode(&self, mode: String) -> impl Future<Output = Result<(), String>> + Send + 'static {
-        let sent = self.cx.send_request(SetSessionModeRequest::new(self.session_id.clone(), mode));
+        let sent = self.cx.send_request(SetSessionModeRequest::new(self.sid(), mode));
         async move {
             match tokio::time::timeout(Duration::from_secs(30), sent.block_task()).await {
                 Ok(Ok(_)) => Ok(()),
@@ -401,16 +387,42 @@ impl AcpConnection {
 
     /// The id of the session.
     pub fn session_id(&self) -> String {
-        self.session_id.0.to_string()
+        self.sid().0.to_string()
+    }
+
+    pub(super) fn sid(&self) -> SessionId {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).id.clone()
+    }
+
+    /// The session's options as it opened (remembered choices applied).
+    pub fn options(&self) -> Vec<ConfigOption> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).options.clone()
+    }
+
+    /// The MCP servers given to each session, and what happened to each of the config's.
+    pub fn mcp(&self) -> (Vec<agent_client_protocol::v1::schema::McpServer>, Vec<crate::protocol::McpStatus>) {
+        super::acp_mcp::servers(&self.ctx.mcp, self.mcp_abilities)
+    }
+
+    /// The session's modes (older agents), as it opened.
+    pub fn modes(&self) -> Option<Modes> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).modes.clone()
     }
 
     /// Sends a prompt; resolves when the turn ends. Updates arrive as events before it resolves.
-    pub fn prompt(&self, text: String) -> impl Future<Output = TurnEnd> + Send + 'static {
-        let request = PromptRequest::new(self.session_id.clone(), vec![ContentBlock::Text(TextContent::new(text))]);
+    /// Images and files go after the text (files read from the workspace first, when the agent
+    /// takes their text).
+    pub fn prompt(&self, text: String, attachments: Vec<Attachment>) -> impl Future<Output = TurnEnd> + Send + 'static {
+        let session = self.sid();
         self.gate.set_cancelling(false);
-        let sent = self.cx.send_request(request);
+        let (cx, fs, prompts) = (self.cx.clone(), self.ctx.fs.clone(), self.prompts);
+        let agent = self.ctx.agent.clone();
         async move {
-            match sent.block_task().await {
+            let blocks = match super::acp_content::prompt_blocks(&agent, text, attachments, &fs, prompts).await {
+                Ok(blocks) => blocks,
+                Err(message) => return TurnEnd::Failed { message },
+            };
+            match cx.send_request(PromptRequest::new(session, blocks)).block_task().await {
                 Ok(response) => stop_reason_end(response.stop_reason),
                 // The agent went away mid-turn (its exit is reported on its own).
                 Err(e)
@@ -431,7 +443,7 @@ impl AcpConnection {
     /// "cancelled". Returns the ids of those requests.
     pub fn cancel(&self) -> Vec<u64> {
         self.gate.set_cancelling(true);
-        let _ = self.cx.send_notification(CancelNotification::new(self.session_id.clone()));
+        let _ = self.cx.send_notification(CancelNotification::new(self.sid()));
         let drained: Vec<(u64, Pending)> = self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
         let mut ids = Vec::new();
         for (id, pending) in drained {
@@ -440,6 +452,27 @@ impl AcpConnection {
         }
         ids.sort_unstable();
         ids
+    }
+
+    /// Answers every waiting elicitation "cancel" (the turn is being stopped); their ids.
+    pub fn cancel_elicitations(&self) -> Vec<u64> {
+        let drained: Vec<_> = self.elicits.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
+        let mut ids = Vec::new();
+        for (id, responder) in drained {
+            let _ = responder.respond(super::acp_elicit::response(&ElicitAnswer::Cancel));
+            ids.push(id);
+        }
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Answers elicitation `id`. False if no such request is waiting.
+    pub fn answer_elicitation(&self, id: u64, answer: &ElicitAnswer) -> bool {
+        let Some(responder) = self.elicits.lock().unwrap_or_else(|e| e.into_inner()).remove(&id) else {
+            return false;
+        };
+        let _ = responder.respond(super::acp_elicit::response(answer));
+        true
     }
 
     /// Answers permission request `id`. Always/never answers are remembered. False if no such
@@ -477,6 +510,7 @@ impl AcpConnection {
         for (_, pending) in self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain() {
             let _ = pending.responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
         }
+        self.cancel_elicitations();
     }
 }
 
@@ -485,9 +519,11 @@ impl AcpConnection {
 fn handlers(
     ctx: ClientContext,
     pending: PendingMap,
+    elicits: ElicitMap,
     gate: SessionGate,
 ) -> agent_client_protocol::v1::Builder<Client, impl agent_client_protocol::HandleDispatchFrom<Agent>> {
     let next_id = Arc::new(AtomicU64::new(1));
+    let (elicit_ids, elicitor, elicit_gate) = (next_id.clone(), ctx.clone(), gate.clone());
     let (updates, permissions, reads, writes) = (ctx.clone(), ctx.clone(), ctx.clone(), ctx.clone());
     let (update_gate, permission_gate, read_gate, write_gate, create_gate) =
         (gate.clone(), gate.clone(), gate.clone(), gate.clone(), gate);
@@ -500,6 +536,16 @@ fn handlers(
         .name("sidekicks")
         .on_receive_notification(
             async move |n: UntypedMessage, _cx| {
+                if n.method() == "elicitation/complete" {
+                    let done = serde_json::from_value::<
+                        agent_client_protocol::v1::schema::CompleteElicitationNotification,
+                    >(n.params().clone());
+                    if let Ok(done) = done {
+                        let (agent, elicitation_id) = (updates.agent.clone(), done.elicitation_id.0.to_string());
+                        updates.events.send(Event::ElicitationCompleted { agent, elicitation_id }).await;
+                    }
+                    return Ok(());
+                }
                 if n.method() != "session/update" || updates.replaying.load(Ordering::SeqCst) {
                     return Ok(());
                 }
@@ -558,6 +604,29 @@ fn handlers(
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |req: agent_client_protocol::v1::schema::CreateElicitationRequest, responder, _cx| {
+                use agent_client_protocol::v1::schema::ElicitationScope;
+                let agent = elicitor.agent.clone();
+                if let ElicitationScope::Session(scope) = req.scope()
+                    && !elicit_gate.admits(&agent, &elicitor.events, &scope.session_id.0, "elicitation/create").await
+                {
+                    return responder.respond_with_error(unknown_session(&scope.session_id));
+                }
+                if elicit_gate.cancelling() {
+                    return responder.respond(super::acp_elicit::response(&ElicitAnswer::Cancel));
+                }
+                let id = elicit_ids.fetch_add(1, Ordering::Relaxed);
+                let Some(request) = super::acp_elicit::request(id, &req) else {
+                    tracing::warn!(agent, "an elicitation of a mode Sidekicks does not know: declined");
+                    return responder.respond(super::acp_elicit::response(&ElicitAnswer::Decline));
+                };
+                elicits.lock().unwrap_or_else(|e| e.into_inner()).insert(id, responder);
+                elicitor.events.send(Event::ElicitationRequested { agent, request }).await;
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
             async move |req: ReadTextFileRequest, responder, _cx| {
                 if !read_gate.admits(&reads.agent, &reads.events, &req.session_id.0, "fs/read_text_file").await {
                     return responder.respond_with_error(unknown_session(&req.session_id));
@@ -575,7 +644,12 @@ fn handlers(
                     return responder.respond_with_error(unknown_session(&req.session_id));
                 }
                 match writes.fs.serve_write(&req.path, &req.content).await {
-                    Ok(()) => responder.respond(WriteTextFileResponse::new()),
+                    Ok(before) => {
+                        // What the agent wrote through Sidekicks shows in the conversation.
+                        let update = Update::ToolCall(super::agent_fs::written(&req.path, before, &req.content));
+                        writes.events.send(Event::AgentUpdate { agent: writes.agent.clone(), update }).await;
+                        responder.respond(WriteTextFileResponse::new())
+                    }
                     Err(e) => responder.respond_with_error(fs_error(e)),
                 }
             },
@@ -657,7 +731,7 @@ fn fs_error(e: super::agent_fs::AgentFsError) -> agent_client_protocol::Error {
 }
 
 /// How a request with a time limit went wrong.
-enum Refused {
+pub(super) enum Refused {
     /// No answer in time.
     Late,
     /// "Authentication required" (the agent's words).
@@ -667,7 +741,7 @@ enum Refused {
 }
 
 /// A request's answer within a time limit, telling "authentication required" apart.
-trait WithLimit<T> {
+pub(super) trait WithLimit<T> {
     async fn with_limit(self, limit: Duration) -> Result<T, Refused>;
 }
 
@@ -685,7 +759,7 @@ impl<T, F: Future<Output = Result<T, agent_client_protocol::Error>>> WithLimit<T
 }
 
 /// The answer as the handshake reports it.
-trait IntoResult<T> {
+pub(super) trait IntoResult<T> {
     fn into_result(self, step: &'static str, limit: Duration) -> Result<T, AcpError>;
 }
 
@@ -700,7 +774,7 @@ impl<T> IntoResult<T> for Result<T, Refused> {
     }
 }
 
-async fn with_timeout<T>(
+pub(super) async fn with_timeout<T>(
     step: &'static str,
     limit: Duration,
     fut: impl Future<Output = Result<T, agent_client_protocol::Error>>,

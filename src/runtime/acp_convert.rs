@@ -12,8 +12,8 @@ use crate::model::tool::{FileDiff, PlanItem, PlanStatus, ToolCall, ToolCallPatch
 /// The model update for a session update, or `None` for kinds not shown.
 pub fn update(update: SessionUpdate) -> Option<Update> {
     match update {
-        SessionUpdate::AgentMessageChunk(chunk) => text_of(chunk.content).map(Update::Text),
-        SessionUpdate::AgentThoughtChunk(chunk) => text_of(chunk.content).map(Update::Thought),
+        SessionUpdate::AgentMessageChunk(chunk) => super::acp_content::incoming(chunk.content, false),
+        SessionUpdate::AgentThoughtChunk(chunk) => super::acp_content::incoming(chunk.content, true),
         SessionUpdate::ToolCall(call) => Some(Update::ToolCall(tool_call(call))),
         SessionUpdate::ToolCallUpdate(u) => Some(Update::ToolCallPatch(tool_patch(u))),
         SessionUpdate::Plan(plan) => Some(Update::Plan(plan_items(plan))),
@@ -24,6 +24,11 @@ pub fn update(update: SessionUpdate) -> Option<Update> {
         }),
         SessionUpdate::ConfigOptionUpdate(u) => Some(Update::Options(config_options(u.config_options))),
         SessionUpdate::CurrentModeUpdate(u) => Some(Update::Mode(u.current_mode_id.0.to_string())),
+        SessionUpdate::SessionInfoUpdate(u) => match u.title {
+            agent_client_protocol::schema::MaybeUndefined::Value(title) => Some(Update::Title(Some(title))),
+            agent_client_protocol::schema::MaybeUndefined::Null => Some(Update::Title(None)),
+            agent_client_protocol::schema::MaybeUndefined::Undefined => None,
+        },
         SessionUpdate::AvailableCommandsUpdate(u) => Some(Update::Commands(
             u.available_commands
                 .into_iter()
@@ -115,6 +120,8 @@ pub fn tool_call(call: AcpToolCall) -> ToolCall {
         diffs,
         locations: call.locations.into_iter().map(|l| l.path.display().to_string()).collect(),
         terminals,
+        answered: None,
+        ran: Vec::new(),
     }
 }
 

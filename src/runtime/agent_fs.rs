@@ -9,6 +9,8 @@ use std::sync::Arc;
 use super::workspace::{Workspace, WorkspaceError};
 use crate::model::rel_path::RelPath;
 
+/// The largest file whose write is shown as a diff in the conversation.
+pub const SHOWN_WRITE: usize = 256 * 1024;
 /// The most text one `fs/read_text_file` answers. A bigger answer is refused (`TooLarge`): the
 /// agent can ask for fewer lines with `line` and `limit`. Files are read as a stream, so the
 /// limit also bounds the memory a read takes, whatever the file's size.
@@ -84,11 +86,36 @@ impl AgentFs {
         text_answer(bytes, path)
     }
 
-    /// Serves `fs/write_text_file`: the file is created or replaced, whatever it held.
-    pub async fn serve_write(&self, path: &Path, content: &str) -> Result<(), AgentFsError> {
+    /// Serves `fs/write_text_file`: the file is created or replaced, whatever it held. Returns
+    /// what it held when that was text of at most [`SHOWN_WRITE`] bytes (`Some("")`: a new file),
+    /// for the conversation's diff card; `None` when it cannot be shown.
+    pub async fn serve_write(&self, path: &Path, content: &str) -> Result<Option<String>, AgentFsError> {
         let rel = self.relative(path)?;
+        let before = match self.workspace.read_lines(&rel, 1, None, SHOWN_WRITE + 1).await {
+            Ok(bytes) if bytes.len() <= SHOWN_WRITE && memchr::memchr(0, &bytes).is_none() => {
+                String::from_utf8(bytes).ok()
+            }
+            Ok(_) => None,
+            // Nothing there yet (or unreadable): a new file as far as the card goes.
+            Err(_) => Some(String::new()),
+        };
         self.workspace.overwrite(&rel, content.as_bytes().to_vec()).await.map_err(|e| failed(path, e))?;
-        Ok(())
+        Ok(before.filter(|_| content.len() <= SHOWN_WRITE))
+    }
+
+    /// Where the agent sees `rel` (an absolute path), for a link in a prompt.
+    pub fn agent_path(&self, rel: &RelPath) -> PathBuf {
+        if rel.is_root() { self.agent_root.clone() } else { self.agent_root.join(rel.as_str()) }
+    }
+
+    /// The text of file `rel` to send along with a prompt: `None` when it is not UTF-8 text or
+    /// larger than `max` bytes (it goes as a link then).
+    pub async fn text_for_prompt(&self, rel: &RelPath, max: usize) -> Option<String> {
+        let bytes = self.workspace.read_lines(rel, 1, None, max + 1).await.ok()?;
+        if bytes.len() > max || memchr::memchr(0, &bytes).is_some() {
+            return None;
+        }
+        String::from_utf8(bytes).ok()
     }
 
     /// The path below the workspace, refusing anything that is not plainly inside it.
@@ -125,6 +152,31 @@ fn text_answer(bytes: Vec<u8>, path: &Path) -> Result<String, AgentFsError> {
         return Err(AgentFsError::NotText { path: shown() });
     }
     String::from_utf8(bytes).map_err(|_| AgentFsError::NotText { path: shown() })
+}
+
+/// The card of a file the agent wrote through Sidekicks: an edit, done, with its diff when the
+/// text before was known (`before`).
+pub fn written(path: &std::path::Path, before: Option<String>, content: &str) -> crate::model::tool::ToolCall {
+    use crate::model::tool::{FileDiff, ToolCall, ToolKind, ToolStatus};
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let shown = path.display().to_string();
+    let diffs = match before {
+        Some(old) => {
+            let old_text = (!old.is_empty()).then_some(old);
+            vec![FileDiff { path: shown.clone(), old_text, new_text: content.to_string() }]
+        }
+        None => Vec::new(),
+    };
+    ToolCall {
+        id: format!("sidekicks-write-{n}"),
+        title: format!("Wrote {shown}"),
+        kind: ToolKind::Edit,
+        status: ToolStatus::Completed,
+        diffs,
+        locations: vec![shown],
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]

@@ -20,10 +20,16 @@ use crate::model::config::{AgentConfig, Config, Defaults};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
 use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
+use crate::protocol::attachments::Attachment;
 use crate::protocol::{AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure};
 
 pub use super::launch::ManagerSettings;
 use super::launch::{CRASH_TAIL, Running, SessionPlan, exit_reason, launch};
+use crate::protocol::threads::SessionAbilities;
+
+mod answers;
+mod lifecycle;
+mod threads;
 
 /// Starts the manager on the current tokio runtime; returns where to send commands.
 /// With a `store`, conversations are loaded from it and permission answers remembered in it.
@@ -98,6 +104,20 @@ enum Internal {
         agent: String,
         generation: u64,
     },
+    /// The session of another thread opened (true: the thread's earlier session, reopened).
+    Switched {
+        agent: String,
+        generation: u64,
+        thread: i64,
+        /// The thread has messages (the agent may not remember them).
+        had_messages: bool,
+        result: Result<bool, super::acp_client::AcpError>,
+    },
+    /// The agent listed its sessions.
+    Listed {
+        agent: String,
+        result: Result<Vec<crate::protocol::threads::AgentSession>, crate::protocol::threads::ListError>,
+    },
 }
 
 struct Slot {
@@ -105,7 +125,7 @@ struct Slot {
     state: AgentState,
     running: Option<Box<Running>>,
     last_used: Instant,
-    queue: VecDeque<String>,
+    queue: VecDeque<(crate::model::conversation::MessageId, String, Vec<Attachment>)>,
     /// Bumped on each start and stop, so reports about an older process are recognised.
     generation: u64,
     /// The turn in flight, if any.
@@ -119,8 +139,10 @@ struct Slot {
     forgot: bool,
     /// Its stored conversation.
     conversation_id: Option<i64>,
-    /// The session to reopen with `session/load` on the first start (restored history).
-    resume: Option<String>,
+    /// The session to reopen at the next start (its thread's, restored from history).
+    resume: Option<super::acp_client::Reopen>,
+    /// What it can do with sessions, as it last said (in this run or an earlier one).
+    abilities: Option<SessionAbilities>,
     /// Its conversation was restored from history and no session has been opened since.
     restored: bool,
     /// The process group of a process being stopped (a `Kill` ends it at once).
@@ -176,6 +198,7 @@ impl Slot {
             forgot: false,
             conversation_id: None,
             resume: None,
+            abilities: None,
             restored: false,
             stopping_pid: None,
             auth_env: Default::default(),
@@ -280,17 +303,18 @@ impl Manager {
                     self.start(&agent).await;
                 }
             }
-            Command::Prompt { agent, text, context, id } => {
-                if self.slot(&agent).is_none() {
-                    return;
-                }
-                let id = id.unwrap_or_else(crate::model::conversation::MessageId::new);
-                self.events.send(Event::UserMessage { agent: agent.clone(), text: text.clone(), id }).await;
+            Command::Prompt { agent, text, context, id, attachments } => {
                 let Some(slot) = self.slot(&agent) else { return };
-                slot.queue.push_back(match context {
+                let attached = super::acp_content::shown(&attachments, &slot.config.workspace_path());
+                let id = id.unwrap_or_else(crate::model::conversation::MessageId::new);
+                let said = Event::UserMessage { agent: agent.clone(), text: text.clone(), id: id.clone(), attached };
+                self.events.send(said).await;
+                let Some(slot) = self.slot(&agent) else { return };
+                let text = match context {
                     Some(context) => format!("{context}{text}"),
                     None => text,
-                });
+                };
+                slot.queue.push_back((id, text, attachments));
                 match slot.state {
                     AgentState::Idle => self.dispatch(&agent).await,
                     AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
@@ -299,6 +323,32 @@ impl Manager {
                 }
             }
             Command::Cancel { agent } => self.cancel(&agent).await,
+            Command::Unqueue { agent, id } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                let before = slot.queue.len();
+                slot.queue.retain(|(queued, ..)| *queued != id);
+                if slot.queue.len() != before {
+                    self.events.send(Event::Unqueued { agent, id }).await;
+                }
+            }
+            Command::AnswerElicitation { agent, id, answer } => {
+                let answered = self
+                    .slot(&agent)
+                    .and_then(|s| s.running.as_ref())
+                    .is_some_and(|r| r.conn.answer_elicitation(id, &answer));
+                if answered {
+                    self.events.send(Event::ElicitationResolved { agent, id, answer }).await;
+                }
+            }
+            Command::Attach { agent, source } => {
+                let Some(slot) = self.slot(&agent) else { return };
+                let (workspace, events) = (slot.config.workspace.clone(), self.events.clone());
+                tokio::spawn(async move {
+                    let results = super::attach::read(source, workspace).await;
+                    events.send(Event::Attached { agent, results }).await;
+                });
+            }
+            Command::Thread { agent, op } => self.thread(&agent, op).await,
             Command::SetOption { agent, key, value } => self.set_option(&agent, key, value),
             Command::Login { agent, method, values } => {
                 let Some(slot) = self.slot(&agent) else { return };
@@ -373,14 +423,19 @@ impl Manager {
             | Command::SaveConfig { .. }
             | Command::CheckConfig { .. }
             | Command::PickConfigFile { .. }
+            | Command::PickFolder { .. }
             | Command::DiscoverAgents
+            | Command::ReadBranch { .. }
             | Command::AddAgent { .. }
             | Command::Workspace { .. }
             | Command::FollowWorkspace { .. }
+            | Command::FollowTeam { .. }
             | Command::Team(_)
             | Command::OpenTerminal { .. }
             | Command::LoginTerminal { .. }
-            | Command::CloseTerminal { .. } => {}
+            | Command::CloseTerminal { .. }
+            | Command::Notify(_)
+            | Command::Search { .. } => {}
             Command::SetWorkspace { agent, workspace } => {
                 match workspace {
                     Some(path) => self.workspace_overrides.insert(agent, path),
@@ -394,122 +449,28 @@ impl Manager {
         }
     }
 
-    /// Remembers a choice for `name`'s sessions and, if a session is open, asks the agent for it
-    /// (the answer comes back as a report; the manager never waits on an agent).
-    fn set_option(&mut self, name: &str, key: OptionKey, value: OptionValue) {
-        let Some(slot) = self.slot(name) else { return };
-        slot.chosen.retain(|c| c.key != key);
-        slot.chosen.push(Chosen { key: key.clone(), value: value.clone() });
-        let chosen = slot.chosen.clone();
-        if let (Some(store), Some(path)) = (&self.store, &self.config_path)
-            && let Err(e) = store.save_choices(path, name, &chosen)
-        {
-            tracing::warn!("cannot remember the choices of {name}: {e}");
-        }
-        let Some(slot) = self.slot(name) else { return };
-        let Some(conn) = slot.running.as_ref().map(|r| r.conn.clone()) else { return };
-        let generation = slot.generation;
-        let option = match &key {
-            OptionKey::Id(id) => conn.options.iter().find(|o| o.id == *id),
-            OptionKey::Category(cat) => conn.options.iter().find(|o| o.category.as_ref() == Some(cat)),
-        };
-        let (setting, job): (
-            String,
-            futures::future::BoxFuture<'static, Result<crate::model::conversation::Update, String>>,
-        ) = match (option, &key, value) {
-            (Some(o), _, value) => {
-                let asked = conn.set_option(o.id.clone(), value);
-                (o.name.clone(), Box::pin(async move { asked.await.map(crate::model::conversation::Update::Options) }))
-            }
-            (None, OptionKey::Category(Category::Mode) | OptionKey::Id(_), OptionValue::Choice(mode))
-                if conn.modes.is_some() =>
-            {
-                let asked = conn.set_mode(mode.clone());
-                (
-                    "mode".into(),
-                    Box::pin(async move { asked.await.map(|()| crate::model::conversation::Update::Mode(mode)) }),
-                )
-            }
-            _ => return,
-        };
-        let internal = self.internal_tx.clone();
-        let agent = name.to_string();
-        tokio::spawn(async move {
-            let result = job.await;
-            let _ = internal.send(Internal::OptionSet { agent, generation, setting, result }).await;
-        });
-    }
-
-    /// Drops the messages waiting for `name` and says so.
-    async fn drop_queue(&mut self, name: &str) {
-        let Some(slot) = self.slot(name) else { return };
-        if slot.queue.is_empty() {
-            return;
-        }
-        slot.queue.clear();
-        self.events.send(Event::QueueDropped { agent: name.to_string() }).await;
-    }
-
-    /// Cancels the turn of `name`: session/cancel, waiting permission requests answered
-    /// "cancelled", queue dropped. Late updates of the agent are still shown.
-    async fn cancel(&mut self, name: &str) {
-        self.drop_queue(name).await;
-        let Some(slot) = self.slot(name) else { return };
-        let (Some(running), Some(turn)) = (&slot.running, slot.turn) else { return };
-        let ids = running.conn.cancel();
-        self.report_cancelled(name, ids).await;
-        // An agent that does not end its turn when asked is stopped after a grace.
-        let internal = self.internal_tx.clone();
-        let (agent, grace) = (name.to_string(), self.settings.cancel_grace);
-        tokio::spawn(async move {
-            tokio::time::sleep(grace).await;
-            let _ = internal.send(Internal::CancelDeadline { agent, turn }).await;
-        });
-    }
-
-    async fn report_cancelled(&self, name: &str, ids: Vec<u64>) {
-        for id in ids {
-            let event = Event::PermissionResolved { agent: name.to_string(), id, answer: PermissionAnswer::Cancelled };
-            self.events.send(event).await;
-        }
-    }
-
-    /// Tells the UI the remembered answers of `name`.
-    async fn send_rules(&mut self, name: &str) {
-        let Some(config) = self.slot(name).map(|s| s.config.clone()) else { return };
-        let rules = self.rules_for(&config).list();
-        self.events.send(Event::RulesChanged { agent: name.to_string(), rules }).await;
-    }
-
-    fn rules_for(&mut self, agent: &AgentConfig) -> Arc<dyn PermissionRules> {
-        let store = self.store.clone();
-        self.rules
-            .entry((agent.name.clone(), agent.workspace.clone()))
-            .or_insert_with(|| match store {
-                Some(store) => {
-                    Arc::new(StoredRules { store, agent: agent.name.clone(), workspace: agent.workspace.clone() })
-                }
-                None => Arc::new(MemoryRules::default()),
-            })
-            .clone()
-    }
-
-    /// Loads the stored conversation of a new slot; returns its messages when there are any.
-    fn restore(&self, slot: &mut Slot) -> Option<Vec<crate::model::conversation::Message>> {
+    /// Loads the current thread of a new slot (its choices and what it could do too); returns
+    /// the thread and its messages.
+    fn restore(&self, slot: &mut Slot) -> Option<(i64, Vec<crate::model::conversation::Message>)> {
         let (store, path) = (self.store.as_ref()?, self.config_path.as_ref()?);
         match store.choices(path, &slot.config.name) {
             Ok(chosen) => slot.chosen = chosen,
             Err(e) => tracing::warn!("{e}"),
         }
+        match store.abilities(path, &slot.config.name) {
+            Ok(abilities) => slot.abilities = abilities,
+            Err(e) => tracing::warn!("{e}"),
+        }
         match store.conversation(path, &slot.config.name) {
             Ok(stored) => {
                 slot.conversation_id = Some(stored.id);
-                if stored.messages.is_empty() {
-                    return None;
+                if !stored.messages.is_empty() {
+                    slot.resume = stored
+                        .session_id
+                        .map(|session_id| super::acp_client::Reopen { session_id, show_replay: false });
+                    slot.restored = true;
                 }
-                slot.resume = stored.session_id;
-                slot.restored = true;
-                Some(stored.messages)
+                Some((stored.id, stored.messages))
             }
             Err(e) => {
                 tracing::warn!("{e}");
@@ -558,11 +519,18 @@ impl Manager {
         for agent in &config.agents {
             if !self.slots.iter().any(|s| s.config.name == agent.name) {
                 let mut slot = Slot::new(agent.clone());
-                if let Some(messages) = self.restore(&mut slot) {
-                    // Sent before ConfigApplied, so the UI has the history when it lists the agent.
-                    self.events.send(Event::HistoryLoaded { agent: agent.name.clone(), messages }).await;
-                }
+                let restored = self.restore(&mut slot);
+                let offer = slot.restored && slot.abilities.is_some_and(|a| !a.reopens());
                 self.slots.push(slot);
+                if let Some((thread, messages)) = restored {
+                    // Sent before ConfigApplied, so the UI has the history when it lists the agent.
+                    self.events.send(Event::ThreadOpened { agent: agent.name.clone(), thread, messages }).await;
+                    self.send_threads(&agent.name).await;
+                }
+                if offer {
+                    // Known not to remember: offered before the person's next message.
+                    self.events.send(Event::TranscriptOffer { agent: agent.name.clone(), offered: true }).await;
+                }
             }
         }
         // Keep the file's order.
@@ -589,111 +557,12 @@ impl Manager {
         }
     }
 
-    async fn start(&mut self, name: &str) {
-        if self.shutting_down {
-            return;
-        }
-        let Some(slot) = self.slot(name) else { return };
-        if slot.is_running() || slot.state == AgentState::Stopping {
-            return;
-        }
-        slot.generation += 1;
-        let generation = slot.generation;
-        let mut config = slot.config.clone();
-        // What the person gave to log in goes to the agent's environment (and to the redactor).
-        config.env.extend(slot.auth_env.clone());
-        let login = slot.login.clone();
-        let chosen = slot.chosen.clone();
-        let resume = slot.resume.take();
-        let rules = self.rules_for(&config);
-        self.make_room(name).await;
-        self.set_state(name, AgentState::Starting).await;
-        let events = self.events.clone();
-        let internal = self.internal_tx.clone();
-        let settings = self.settings;
-        tokio::spawn(async move {
-            let plan = SessionPlan { resume, login, chosen };
-            let result = launch(&config, events, rules, settings, plan).await;
-            let _ = internal.send(Internal::Started { agent: config.name.clone(), generation, result }).await;
-        });
-    }
-
-    /// Stops the least recently used idle agent while starting `name` would exceed `max_running`.
-    async fn make_room(&mut self, name: &str) {
-        let max = self.defaults.max_running as usize;
-        let running = self.slots.iter().filter(|s| s.is_running() && s.config.name != name).count();
-        if running < max {
-            return;
-        }
-        let victim = self
-            .slots
-            .iter()
-            .filter(|s| s.state == AgentState::Idle && s.config.name != name)
-            .min_by_key(|s| s.last_used)
-            .map(|s| s.config.name.clone());
-        match victim {
-            Some(victim) => {
-                tracing::info!(%victim, "stopping to make room for {name}");
-                self.stop(&victim).await;
-            }
-            None => tracing::warn!("max_running reached and every agent is busy; starting {name} anyway"),
-        }
-    }
-
-    async fn stop(&mut self, name: &str) {
-        self.stop_within(name, self.settings.stop).await;
-    }
-
-    /// Stops `name`, giving each step of the stop sequence `timeouts`.
-    async fn stop_within(&mut self, name: &str, timeouts: StopTimeouts) {
-        let Some(slot) = self.slot(name) else { return };
-        let was_starting = slot.state == AgentState::Starting;
-        if slot.running.is_none() && !was_starting {
-            // Nothing to stop, or a stop already under way (whose end must still be recognised:
-            // no new generation here).
-            let quiet = slot.state == AgentState::Stopping || matches!(slot.state, AgentState::Crashed(_));
-            if !quiet {
-                self.set_state(name, AgentState::Stopped).await;
-            }
-            return;
-        }
-        let turn = slot.turn.take();
-        slot.generation += 1;
-        let generation = slot.generation;
-        slot.forgot |= slot.turns_in_session > 0 || turn.is_some();
-        slot.turns_in_session = 0;
-        let running = slot.running.take();
-        if let Some(running) = &running {
-            slot.stopping_pid = Some(running.process.pid());
-        }
-        if let Some(running) = &running {
-            let ids = running.conn.cancel();
-            self.report_cancelled(name, ids).await;
-        }
-        if turn.is_some() {
-            self.events.send(Event::TurnEnded { agent: name.to_string(), end: TurnEnd::Cancelled }).await;
-        }
-        self.set_state(name, AgentState::Stopping).await;
-        let internal = self.internal_tx.clone();
-        let agent = name.to_string();
-        tokio::spawn(async move {
-            if let Some(running) = running {
-                let Running { conn, process } = *running;
-                if let Ok(conn) = Arc::try_unwrap(conn) {
-                    conn.close().await;
-                }
-                process.stop(timeouts).await;
-            }
-            let _ = internal.send(Internal::Stopped { agent, generation }).await;
-        });
-    }
-
     async fn dispatch(&mut self, name: &str) {
         let Some(slot) = self.slot(name) else { return };
-        let (Some(running), Some(text)) = (&slot.running, slot.queue.pop_front()) else {
+        let (Some(running), Some((_, text, attachments))) = (&slot.running, slot.queue.pop_front()) else {
             return;
         };
-        let prompt = running.conn.prompt(text);
+        let prompt = running.conn.prompt(text, attachments);
         slot.next_turn += 1;
         let turn = slot.next_turn;
         slot.turn = Some(turn);
@@ -780,6 +649,10 @@ impl Manager {
                     self.stop(&agent).await;
                 }
             }
+            Internal::Switched { agent, generation, thread, had_messages, result } => {
+                self.switched(&agent, generation, thread, had_messages, result).await;
+            }
+            Internal::Listed { agent, result } => self.listed(&agent, result).await,
             Internal::CancelDeadline { agent, turn } => {
                 if self.slot(&agent).is_some_and(|s| s.turn == Some(turn)) {
                     self.events.send(Event::Notice { agent: agent.clone(), notice: Notice::Unresponsive }).await;
@@ -801,120 +674,6 @@ impl Manager {
                     self.start(&agent).await;
                 }
             }
-        }
-    }
-
-    async fn started(&mut self, name: &str, generation: u64, result: Result<Box<Running>, CrashReport>) {
-        let current = self.slot(name).is_some_and(|s| s.generation == generation);
-        if !current {
-            // Stopped (or restarted) while starting: end what was started.
-            if let Ok(running) = result {
-                let timeouts = self.settings.stop;
-                tokio::spawn(async move {
-                    let Running { conn, process } = *running;
-                    if let Ok(conn) = Arc::try_unwrap(conn) {
-                        conn.close().await;
-                    }
-                    process.stop(timeouts).await;
-                });
-            }
-            return;
-        }
-        if let Some(slot) = self.slot(name) {
-            slot.login = None;
-        }
-        match result {
-            // It asks to log in: not a crash. What the person sent waits for the login.
-            Err(CrashReport {
-                reason: CrashReason::Handshake(HandshakeFailure::AuthRequired { message, methods }),
-                ..
-            }) => {
-                self.set_state(name, AgentState::Stopped).await;
-                self.events.send(Event::LoginNeeded { agent: name.to_string(), message, methods }).await;
-            }
-            Err(report) => {
-                if let Some(slot) = self.slot(name) {
-                    slot.queue.clear();
-                }
-                self.set_state(name, AgentState::Crashed(report)).await;
-            }
-            Ok(running) => {
-                let mut exit = running.process.exit_watch();
-                let internal = self.internal_tx.clone();
-                let agent = name.to_string();
-                tokio::spawn(async move {
-                    let status = exit.wait_for(Option::is_some).await.ok().and_then(|s| *s);
-                    let _ = internal.send(Internal::Exited { agent, generation, status }).await;
-                });
-                let (resumed, can_load) = (running.conn.resumed, running.conn.load_session);
-                let settings = Event::SessionSettings {
-                    agent: name.to_string(),
-                    options: running.conn.options.clone(),
-                    modes: running.conn.modes.clone(),
-                };
-                self.events.send(settings).await;
-                let info = Event::AgentInfo {
-                    agent: name.to_string(),
-                    auth_methods: running.conn.auth_methods.clone(),
-                    can_logout: running.conn.can_logout,
-                };
-                self.events.send(info).await;
-                let session_id = running.conn.session_id();
-                let Some(slot) = self.slot(name) else { return };
-                slot.running = Some(running);
-                slot.last_used = Instant::now();
-                let queued = !slot.queue.is_empty();
-                let stale = slot.then == Then::Renew;
-                let forgot = std::mem::take(&mut slot.forgot);
-                let restored = std::mem::take(&mut slot.restored);
-                let conversation_id = slot.conversation_id;
-                if let (Some(store), Some(id)) = (&self.store, conversation_id)
-                    && let Err(e) = store.set_session(id, Some(&session_id))
-                {
-                    tracing::warn!("{e}");
-                }
-                // After an app restart, an agent that cannot reopen its session gets the offer of a
-                // transcript; within a run, the person is told the agent forgot.
-                let notice = match (restored, forgot, resumed) {
-                    (_, _, true) => None,
-                    (true, _, false) if !can_load => Some(Notice::TranscriptOffer),
-                    (true, _, false) | (false, true, false) => Some(Notice::NewSession),
-                    (false, false, false) => None,
-                };
-                if let Some(notice) = notice {
-                    self.events.send(Event::Notice { agent: name.to_string(), notice }).await;
-                }
-                self.set_state(name, AgentState::Idle).await;
-                if stale {
-                    // Its config changed while it started: start again with the new entry.
-                    if let Some(slot) = self.slot(name)
-                        && queued
-                    {
-                        slot.then(Then::Restart);
-                    }
-                    self.stop(name).await;
-                } else if queued {
-                    self.dispatch(name).await;
-                }
-            }
-        }
-    }
-
-    async fn stop_idle(&mut self) {
-        let idle_stop = self.defaults.idle_stop;
-        if idle_stop == 0 {
-            return;
-        }
-        let limit = Duration::from_secs(idle_stop);
-        let expired: Vec<String> = self
-            .slots
-            .iter()
-            .filter(|s| s.state == AgentState::Idle && s.last_used.elapsed() >= limit)
-            .map(|s| s.config.name.clone())
-            .collect();
-        for name in expired {
-            tracing::info!(agent = %name, "stopping after {idle_stop} s idle");
-            self.stop(&name).await;
         }
     }
 

@@ -11,6 +11,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::store::Store;
 use crate::model::conversation::Conversation;
+use crate::model::permission::{Answered, PermissionRequest};
+use crate::model::tool::Ran;
 use crate::protocol::Event;
 
 /// Capacity of the recorder's channel.
@@ -47,7 +49,10 @@ pub fn spawn_recorder(store: Arc<Store>) -> History {
     let (tx, rx) = mpsc::channel(CAPACITY);
     std::thread::Builder::new()
         .name("sidekicks-history".into())
-        .spawn(move || Recorder { store, config_path: None, conversations: HashMap::new() }.run(rx))
+        .spawn(move || {
+            let (conversations, requests, outputs) = (HashMap::new(), HashMap::new(), HashMap::new());
+            Recorder { store, config_path: None, conversations, requests, outputs }.run(rx)
+        })
         .expect("spawn the history thread");
     History { tx }
 }
@@ -56,6 +61,12 @@ struct Recorder {
     store: Arc<Store>,
     config_path: Option<PathBuf>,
     conversations: HashMap<String, (i64, Conversation)>,
+    /// Permission requests waiting for their answer, by agent and id (the answer is kept with
+    /// the tool call they are about).
+    requests: HashMap<(String, u64), PermissionRequest>,
+    /// The output of the commands agents run through Sidekicks, by agent and terminal id, until
+    /// they end (their end is kept with the tool call that ran them).
+    outputs: HashMap<(String, String), Vec<u8>>,
 }
 
 impl Recorder {
@@ -101,16 +112,27 @@ impl Recorder {
                 self.conversations.clear();
                 self.config_path = Some(path);
             }
-            Event::UserMessage { agent, text, id } => {
+            Event::ThreadOpened { agent, thread, messages } => {
+                // What was pending for the thread left is saved first, in that thread.
+                self.flush();
+                self.conversations.insert(agent, (thread, Conversation::restored(messages)));
+            }
+            Event::AgentUpdate { agent, update: crate::model::conversation::Update::Title(title) } => {
+                if self.conversation(&agent).is_some()
+                    && let Some((id, _)) = self.conversations.get(&agent)
+                    && let Err(e) = self.store.set_agent_title(*id, title.as_deref())
+                {
+                    tracing::warn!("{e}");
+                }
+            }
+            Event::UserMessage { agent, text, id, attached } => {
                 if let Some(c) = self.conversation(&agent) {
-                    c.push_user(text, crate::model::conversation::Delivery::Queued, Some(id));
+                    c.push_user_with(text, attached, crate::model::conversation::Delivery::Queued, Some(id));
                 }
             }
             Event::AgentUpdate { agent, update } => {
-                if let Some(c) = self.conversation(&agent)
-                    && let Some(notice) = c.apply(update)
-                {
-                    c.push_notice(notice);
+                if let Some(c) = self.conversation(&agent) {
+                    c.apply(update);
                 }
             }
             Event::Notice { agent, notice } => {
@@ -128,9 +150,37 @@ impl Recorder {
                     c.drop_queue();
                 }
             }
+            Event::Unqueued { agent, id } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.unqueue(&id);
+                }
+            }
             Event::TurnEnded { agent, end } => {
                 if let Some(c) = self.conversation(&agent) {
                     c.end_turn(end);
+                }
+            }
+            Event::PermissionRequested { agent, request } => {
+                self.requests.insert((agent, request.id), request);
+            }
+            Event::PermissionResolved { agent, id, answer } => {
+                if let Some(request) = self.requests.remove(&(agent.clone(), id))
+                    && let Some(c) = self.conversation(&agent)
+                {
+                    c.record_answer(&request.tool.id, Answered::of(&request, &answer));
+                }
+            }
+            Event::AgentTerminal { agent, id, bytes } => {
+                let kept = self.outputs.entry((agent, id)).or_default();
+                kept.extend_from_slice(&bytes);
+                if kept.len() > 2 * Ran::KEPT {
+                    kept.drain(..kept.len() - Ran::KEPT);
+                }
+            }
+            Event::AgentTerminalExited { agent, id, code, signal } => {
+                let bytes = self.outputs.remove(&(agent.clone(), id.clone())).unwrap_or_default();
+                if let Some(c) = self.conversation(&agent) {
+                    c.record_run(Ran::new(&id, &bytes, code, signal));
                 }
             }
             _ => {}

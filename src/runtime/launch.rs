@@ -61,7 +61,7 @@ pub(super) async fn launch(
     settings: ManagerSettings,
     plan: SessionPlan,
 ) -> Result<Box<Running>, CrashReport> {
-    let SessionPlan { resume, login, chosen } = plan;
+    let SessionPlan { resume, login, chosen, mcp } = plan;
     let spawn_failed =
         |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
     let executor = executor_for(config).map_err(spawn_failed)?;
@@ -102,6 +102,7 @@ pub(super) async fn launch(
         redact,
         login: super::acp_client::LoginPlan { method: login, env: env_names(config), timeout: LOGIN_TIMEOUT },
         chosen,
+        mcp,
     };
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {
@@ -129,11 +130,13 @@ pub(super) async fn launch(
 #[derive(Default)]
 pub(super) struct SessionPlan {
     /// An earlier session to reopen (`session/load`).
-    pub resume: Option<String>,
+    pub resume: Option<super::acp_client::Reopen>,
     /// A way to log in the person chose.
     pub login: Option<String>,
     /// The choices remembered for the agent.
     pub chosen: Vec<crate::model::session_config::Chosen>,
+    /// The config's MCP servers for the agent.
+    pub mcp: Vec<crate::model::config::McpConfig>,
 }
 
 /// How long a login the person asked for may take (a browser login waits for the person).

@@ -6,6 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+mod body;
+mod search;
+
 use super::permission_rules::PermissionRules;
 use crate::model::conversation::Message;
 use crate::model::permission::Decision;
@@ -38,6 +41,8 @@ pub struct StoredConversation {
 /// The SQLite store, shared by the manager, the history recorder and the permission rules.
 pub struct Store {
     conn: Mutex<Connection>,
+    /// When each answer still streaming was last indexed (see `search::index`).
+    streaming: Mutex<std::collections::HashMap<i64, std::time::Instant>>,
 }
 
 const SCHEMA: &str = "
@@ -46,13 +51,20 @@ CREATE TABLE IF NOT EXISTS conversations (
     config_path TEXT NOT NULL,
     agent TEXT NOT NULL,
     session_id TEXT,
-    UNIQUE (config_path, agent)
+    title TEXT,
+    agent_title TEXT,
+    updated_at INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS conversations_by_agent ON conversations (config_path, agent);
+CREATE TABLE IF NOT EXISTS current_threads (
+    config_path TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    thread INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    PRIMARY KEY (config_path, agent)
 );
 CREATE TABLE IF NOT EXISTS messages (
-    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (conversation_id, seq)
+    id INTEGER PRIMARY KEY, -- the message's place: thread << 24 | seq (see `place`)
+    body TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS permission_rules (
     agent TEXT NOT NULL,
@@ -73,11 +85,119 @@ CREATE TABLE IF NOT EXISTS agent_choices (
     body TEXT NOT NULL,
     PRIMARY KEY (config_path, agent)
 );
+CREATE TABLE IF NOT EXISTS agent_abilities (
+    config_path TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (config_path, agent)
+);
 CREATE TABLE IF NOT EXISTS teams (
     id TEXT PRIMARY KEY,
     body TEXT NOT NULL
 );
 ";
+
+/// The version of the schema above (`PRAGMA user_version`). 2: the full-text index. 3: a
+/// message's place is its rowid (no second index on `(conversation_id, seq)`), and the index keeps
+/// no per-message sizes (see `search`).
+const SCHEMA_VERSION: i64 = 3;
+
+/// The place of message `seq` of thread `thread`: the `messages` rowid, and its index entry's.
+/// A thread holds up to 2^24 messages.
+pub(crate) fn place(thread: i64, seq: i64) -> i64 {
+    (thread << 24) | seq
+}
+
+/// The places of thread `thread`'s messages: `place(thread, 0)..=last`.
+fn places(thread: i64) -> (i64, i64) {
+    (place(thread, 0), place(thread, 0xff_ffff))
+}
+
+/// Version 2 kept messages keyed by `(conversation_id, seq)` (a table and its index); version 3
+/// keys them by their place. The full-text index is dropped, to be made again (`search::SCHEMA`,
+/// then `backfill`).
+fn migrate_messages(conn: &Connection) -> Result<(), StoreError> {
+    let old: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'messages'
+         AND sql LIKE '%conversation_id%'",
+        [],
+        |r| r.get(0),
+    )?;
+    conn.execute_batch("DROP TRIGGER IF EXISTS messages_unindexed; DROP TABLE IF EXISTS message_words;")?;
+    if old {
+        conn.execute_batch(
+            "CREATE TABLE messages_v3 (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+             INSERT INTO messages_v3 (id, body)
+                 SELECT (conversation_id << 24) | seq, body FROM messages
+                 WHERE conversation_id IN (SELECT id FROM conversations);
+             DROP TABLE messages;
+             ALTER TABLE messages_v3 RENAME TO messages;",
+        )?;
+    }
+    Ok(())
+}
+
+/// Brings a store written by an older Sidekicks to the schema above. Version 0 had one
+/// conversation per agent (`UNIQUE (config_path, agent)`); each becomes that agent's current
+/// thread. Runs with foreign keys off, so moving the table keeps its messages.
+fn migrate(conn: &Connection) -> Result<(), StoreError> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let old: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'conversations'
+         AND sql NOT LIKE '%agent_title%'",
+        [],
+        |r| r.get(0),
+    )?;
+    if version >= 1 || !old {
+        return Ok(());
+    }
+    conn.execute_batch(
+        "BEGIN;
+         CREATE TABLE conversations_v1 (
+             id INTEGER PRIMARY KEY,
+             config_path TEXT NOT NULL,
+             agent TEXT NOT NULL,
+             session_id TEXT,
+             title TEXT,
+             agent_title TEXT,
+             updated_at INTEGER NOT NULL DEFAULT 0
+         );
+         INSERT INTO conversations_v1 (id, config_path, agent, session_id)
+             SELECT id, config_path, agent, session_id FROM conversations;
+         DROP TABLE conversations;
+         ALTER TABLE conversations_v1 RENAME TO conversations;
+         CREATE TABLE current_threads (
+             config_path TEXT NOT NULL,
+             agent TEXT NOT NULL,
+             thread INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+             PRIMARY KEY (config_path, agent)
+         );
+         INSERT INTO current_threads (config_path, agent, thread) SELECT config_path, agent, id FROM conversations;
+         COMMIT;",
+    )?;
+    Ok(())
+}
+
+/// One thread as listed: enough to name it and sort it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadRow {
+    /// Its row id.
+    pub id: i64,
+    /// The title the person gave, if any.
+    pub title: Option<String>,
+    /// The title the agent gave (`session_info_update`), if any.
+    pub agent_title: Option<String>,
+    /// The start of its first message of the person's, if any.
+    pub first_message: Option<String>,
+    /// When a message of it was last saved (seconds since 1970; 0: never).
+    pub updated_at: i64,
+    /// Its ACP session, if one was opened.
+    pub session_id: Option<String>,
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
 
 impl Store {
     /// Opens (creating) the store at `path`.
@@ -102,51 +222,174 @@ impl Store {
         Self::init(Connection::open_in_memory().expect("sqlite in memory")).expect("schema in memory")
     }
 
-    fn init(conn: Connection) -> Result<Arc<Self>, StoreError> {
+    fn init(mut conn: Connection) -> Result<Arc<Self>, StoreError> {
+        // Another Sidekicks (the window while `sidekicks prompt` runs, two prompts at once) may
+        // hold the database a moment: wait for it rather than fail with "database is locked".
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
         // WAL + NORMAL: a commit survives the process being killed; only a power loss may lose
         // the last commits.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Off while migrating (the bundled SQLite turns them on by default): moving a table
+        // must not cascade to its messages.
+        conn.pragma_update(None, "foreign_keys", "OFF")?;
+        migrate(&conn)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.execute_batch(SCHEMA)?;
-        Ok(Arc::new(Self { conn: Mutex::new(conn) }))
+        // Brings older stores to version 3 and indexes what they hold, once: the version is read
+        // and raised in one write transaction, so two processes opening the file together do not
+        // both do it.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version < 3 {
+            migrate_messages(&tx)?;
+        }
+        tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(search::SCHEMA)?;
+        if version < 3 {
+            search::backfill(&tx)?;
+        } else {
+            search::settle(&tx)?;
+        }
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        tx.commit()?;
+        Ok(Arc::new(Self { conn: Mutex::new(conn), streaming: Mutex::default() }))
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The conversation of `agent` in the config file `config_path`, created if new.
+    /// The current thread of `agent` in the config file `config_path` (created if it has none).
     pub fn conversation(&self, config_path: &Path, agent: &str) -> Result<StoredConversation, StoreError> {
-        let conn = self.conn();
+        let id = self.current_thread(config_path, agent)?;
+        self.thread(id)
+    }
+
+    /// The id of the current thread of `agent` (created if it has none).
+    pub fn current_thread(&self, config_path: &Path, agent: &str) -> Result<i64, StoreError> {
         let path = config_path.display().to_string();
-        conn.execute(
-            "INSERT INTO conversations (config_path, agent) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-            params![path, agent],
-        )?;
-        let (id, session_id): (i64, Option<String>) = conn.query_row(
-            "SELECT id, session_id FROM conversations WHERE config_path = ?1 AND agent = ?2",
-            params![path, agent],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
-        let mut stmt = conn.prepare_cached("SELECT body FROM messages WHERE conversation_id = ?1 ORDER BY seq")?;
-        let bodies: Vec<String> = stmt.query_map([id], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        let messages = bodies.iter().map(|b| serde_json::from_str(b)).collect::<Result<_, _>>()?;
+        let current: Option<i64> = self
+            .conn()
+            .query_row(
+                "SELECT thread FROM current_threads WHERE config_path = ?1 AND agent = ?2",
+                params![path, agent],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match current {
+            Some(id) => Ok(id),
+            None => self.new_thread(config_path, agent, None),
+        }
+    }
+
+    /// A thread by id: its messages and session.
+    pub fn thread(&self, id: i64) -> Result<StoredConversation, StoreError> {
+        let conn = self.conn();
+        let session_id: Option<String> =
+            conn.query_row("SELECT session_id FROM conversations WHERE id = ?1", [id], |r| r.get(0))?;
+        let mut stmt = conn.prepare_cached("SELECT body FROM messages WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
+        let (first, last) = places(id);
+        let bodies: Vec<String> = stmt.query_map([first, last], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let messages = bodies.iter().map(|b| body::decode(b)).collect::<Result<_, _>>()?;
         Ok(StoredConversation { id, messages, session_id })
+    }
+
+    /// Starts a new thread of `agent` (with an agent's `session_id` when it reopens one of its
+    /// sessions) and makes it the current one.
+    pub fn new_thread(&self, config_path: &Path, agent: &str, session_id: Option<&str>) -> Result<i64, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let path = config_path.display().to_string();
+        tx.execute(
+            "INSERT INTO conversations (config_path, agent, session_id, updated_at) VALUES (?1, ?2, ?3, ?4)",
+            params![path, agent, session_id, now()],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT OR REPLACE INTO current_threads (config_path, agent, thread) VALUES (?1, ?2, ?3)",
+            params![path, agent, id],
+        )?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Makes thread `id` the current one of its agent.
+    pub fn set_current_thread(&self, id: i64) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT OR REPLACE INTO current_threads (config_path, agent, thread)
+             SELECT config_path, agent, id FROM conversations WHERE id = ?1",
+            [id],
+        )?;
+        Ok(())
+    }
+
+    /// The threads of `agent`, most recently used first.
+    pub fn threads(&self, config_path: &Path, agent: &str) -> Result<Vec<ThreadRow>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT c.id, c.title, c.agent_title, c.updated_at, c.session_id,
+                    (SELECT body FROM messages m WHERE m.id BETWEEN c.id << 24 AND (c.id << 24) | 16777215
+                       AND {} ORDER BY m.id LIMIT 1)
+             FROM conversations c WHERE c.config_path = ?1 AND c.agent = ?2
+             ORDER BY c.updated_at DESC, c.id DESC",
+            body::IS_USER
+        ))?;
+        let rows = stmt.query_map(params![config_path.display().to_string(), agent], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, Option<String>>(5)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, title, agent_title, updated_at, session_id, first) = row?;
+            let first_message =
+                first.map(|body| body::decode(&body)).transpose()?.map(|m| m.text()).filter(|t| !t.trim().is_empty());
+            out.push(ThreadRow { id, title, agent_title, first_message, updated_at, session_id });
+        }
+        Ok(out)
+    }
+
+    /// Names thread `id` (the person's title; `None` goes back to the agent's or the first message).
+    pub fn rename_thread(&self, id: i64, title: Option<&str>) -> Result<(), StoreError> {
+        self.conn().execute("UPDATE conversations SET title = ?2 WHERE id = ?1", params![id, title])?;
+        Ok(())
+    }
+
+    /// Keeps the title the agent gave thread `id`.
+    pub fn set_agent_title(&self, id: i64, title: Option<&str>) -> Result<(), StoreError> {
+        self.conn().execute("UPDATE conversations SET agent_title = ?2 WHERE id = ?1", params![id, title])?;
+        Ok(())
+    }
+
+    /// Deletes thread `id` and its messages. If it was its agent's current thread, the agent has
+    /// none until one is asked for (the next `current_thread` makes one).
+    pub fn delete_thread(&self, id: i64) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let (first, last) = places(id);
+        search::unindex_range(&tx, first, last)?;
+        tx.execute("DELETE FROM messages WHERE id BETWEEN ?1 AND ?2", [first, last])?;
+        tx.execute("DELETE FROM conversations WHERE id = ?1", [id])?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// Saves messages `from..` of a conversation (replacing what was stored there) in one
     /// transaction.
     pub fn save_messages(&self, conversation: i64, from: usize, messages: &[Message]) -> Result<(), StoreError> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        // A write from the start: it reads (the old words) before it writes, and a read turned
+        // into a write fails at once, without waiting, when another process wrote meanwhile.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
-            let mut stmt =
-                tx.prepare_cached("INSERT OR REPLACE INTO messages (conversation_id, seq, body) VALUES (?1, ?2, ?3)")?;
+            // The index first: replacing an entry needs the text it was made of (the old body).
+            let mut streaming = self.streaming.lock().unwrap_or_else(|e| e.into_inner());
+            let mut stmt = tx.prepare_cached("INSERT OR REPLACE INTO messages (id, body) VALUES (?1, ?2)")?;
             for (i, message) in messages.iter().enumerate().skip(from) {
-                stmt.execute(params![conversation, i as i64, serde_json::to_string(message)?])?;
+                let id = place(conversation, i as i64);
+                search::index(&tx, &mut streaming, id, message)?;
+                stmt.execute(params![id, body::encode(message)?])?;
             }
         }
+        tx.execute("UPDATE conversations SET updated_at = ?2 WHERE id = ?1", params![conversation, now()])?;
         tx.commit()?;
         Ok(())
     }
@@ -262,6 +505,39 @@ impl Store {
         let body = serde_json::to_string(chosen)?;
         self.conn().execute(
             "INSERT OR REPLACE INTO agent_choices (config_path, agent, body) VALUES (?1, ?2, ?3)",
+            params![config_path.display().to_string(), agent, body],
+        )?;
+        Ok(())
+    }
+
+    /// What agent `agent` of the config file `config_path` said it can do with sessions when it
+    /// last started (`None`: it never started).
+    pub fn abilities(
+        &self,
+        config_path: &Path,
+        agent: &str,
+    ) -> Result<Option<crate::protocol::threads::SessionAbilities>, StoreError> {
+        let body: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT body FROM agent_abilities WHERE config_path = ?1 AND agent = ?2",
+                params![config_path.display().to_string(), agent],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+    }
+
+    /// Remembers what agent `agent` can do with sessions.
+    pub fn save_abilities(
+        &self,
+        config_path: &Path,
+        agent: &str,
+        abilities: &crate::protocol::threads::SessionAbilities,
+    ) -> Result<(), StoreError> {
+        let body = serde_json::to_string(abilities)?;
+        self.conn().execute(
+            "INSERT OR REPLACE INTO agent_abilities (config_path, agent, body) VALUES (?1, ?2, ?3)",
             params![config_path.display().to_string(), agent, body],
         )?;
         Ok(())
@@ -388,5 +664,96 @@ mod tests {
         assert_eq!(rules.decide("execute:ls"), None);
         // Another config file has its own conversation.
         assert!(store.conversation(Path::new("/other.toml"), "demo").unwrap().messages.is_empty());
+    }
+
+    #[test]
+    fn threads_are_made_listed_named_switched_and_deleted() {
+        let store = Store::in_memory();
+        let config = Path::new("/cfg/sidekicks.toml");
+        let first = store.current_thread(config, "demo").unwrap();
+        assert_eq!(store.current_thread(config, "demo").unwrap(), first, "the current thread stays");
+        store.save_messages(first, 0, &[Message::new(Role::User, "fix the build please")]).unwrap();
+        let second = store.new_thread(config, "demo", Some("s-9")).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(store.current_thread(config, "demo").unwrap(), second, "a new thread is the current one");
+        assert_eq!(store.thread(second).unwrap().session_id.as_deref(), Some("s-9"));
+        store.set_agent_title(second, Some("Agent's title")).unwrap();
+        let rows = store.threads(config, "demo").unwrap();
+        assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>().len(), 2);
+        let row = |id| rows.iter().find(|r: &&ThreadRow| r.id == id).unwrap().clone();
+        assert_eq!(row(first).first_message.as_deref(), Some("fix the build please"));
+        assert_eq!(row(second).agent_title.as_deref(), Some("Agent's title"));
+        assert_eq!(row(second).first_message, None);
+        store.rename_thread(first, Some("Build")).unwrap();
+        store.set_current_thread(first).unwrap();
+        assert_eq!(store.conversation(config, "demo").unwrap().messages[0].text(), "fix the build please");
+        assert_eq!(
+            store.threads(config, "demo").unwrap().iter().find(|r| r.id == first).unwrap().title.as_deref(),
+            Some("Build")
+        );
+        store.delete_thread(first).unwrap();
+        assert_eq!(store.threads(config, "demo").unwrap().len(), 1);
+        let made = store.current_thread(config, "demo").unwrap();
+        assert!(made != first && made != second, "deleting the current thread leaves none: a new one is made");
+        assert!(store.threads(config, "other").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_store_of_the_one_conversation_era_keeps_its_messages_as_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "PRAGMA foreign_keys = ON;
+                 CREATE TABLE conversations (id INTEGER PRIMARY KEY, config_path TEXT NOT NULL,
+                     agent TEXT NOT NULL, session_id TEXT, UNIQUE (config_path, agent));
+                 CREATE TABLE messages (conversation_id INTEGER NOT NULL REFERENCES conversations(id)
+                     ON DELETE CASCADE, seq INTEGER NOT NULL, body TEXT NOT NULL,
+                     PRIMARY KEY (conversation_id, seq));
+                 INSERT INTO conversations VALUES (7, '/cfg.toml', 'demo', 'demo-1');",
+            )
+            .unwrap();
+            let body = serde_json::to_string(&Message::new(Role::User, "old words")).unwrap();
+            conn.execute("INSERT INTO messages VALUES (7, 0, ?1)", [body]).unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let c = store.conversation(Path::new("/cfg.toml"), "demo").unwrap();
+        assert_eq!((c.id, c.session_id.as_deref()), (7, Some("demo-1")));
+        assert_eq!(c.messages[0].text(), "old words");
+        // The unique constraint is gone: a second thread of the same agent is allowed.
+        let second = store.new_thread(Path::new("/cfg.toml"), "demo", None).unwrap();
+        assert_ne!(second, 7);
+        assert_eq!(store.threads(Path::new("/cfg.toml"), "demo").unwrap().len(), 2);
+        drop(store);
+        // Opening again migrates nothing twice.
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.thread(7).unwrap().messages.len(), 1);
+    }
+
+    #[test]
+    fn two_processes_worth_of_connections_write_at_once_without_locking_errors() {
+        // The window and `sidekicks prompt` share the file: each opens its own connection.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.db");
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let store = Store::open(&path).expect("open while others write");
+                    let agent = format!("agent-{w}");
+                    for i in 0..50 {
+                        let thread = store.new_thread(Path::new("/cfg.toml"), &agent, None).unwrap();
+                        let message = Message::new(Role::User, format!("message {i}"));
+                        store.save_messages(thread, 0, &[message]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().expect("no writer failed");
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.threads(Path::new("/cfg.toml"), "agent-3").unwrap().len(), 50);
     }
 }

@@ -17,6 +17,20 @@ pub fn agent_title_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
     ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
 }
 
+/// Where `agent` works, when it works for a team (`team`: id and name): its copy, and a link to
+/// the team's page. Returns the team's id when the link is clicked.
+pub fn team_line_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &AgentView,
+    team: Option<&(String, String)>,
+) -> Option<String> {
+    let (id, name) = team?;
+    let path = agent.config.workspace.display().to_string();
+    ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &path)])).small().weak());
+    ui.link(trf(lang, Key::TeamLink, &[("team", name)])).clicked().then(|| id.clone())
+}
+
 /// Start, Stop and Restart for `agent`, in that order wherever they are shown.
 pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Option<Command> {
     let (running, name) = (agent.state.is_running(), agent.config.name.clone());
@@ -33,12 +47,21 @@ pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> O
     command
 }
 
-/// Draws the header; returns the commands its buttons asked for.
-pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut Tab) -> Vec<Command> {
+/// Draws the header; returns the commands its buttons asked for, and the team to show when its
+/// link was clicked (`team`: the agent's team, id and name).
+pub fn agent_header_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &AgentView,
+    tab: &mut Tab,
+    team: Option<&(String, String)>,
+) -> (Vec<Command>, Option<String>) {
     let mut commands = Vec::new();
+    let mut open_team = None;
     // Wrapped: with usage, cost and every button it must stay whole in a narrow window.
     ui.horizontal_wrapped(|ui| {
         agent_title_ui(ui, lang, agent);
+        open_team = team_line_ui(ui, lang, agent, team);
         if let Some((used, size)) = agent.conversation.usage {
             let (used, size) = (used.to_string(), size.to_string());
             ui.label(RichText::new(trf(lang, Key::Usage, &[("used", &used), ("size", &size)])).small().weak());
@@ -52,6 +75,7 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
             };
             ui.label(RichText::new(words).small().weak());
         }
+        mcp_ui(ui, lang, agent);
         ui.separator();
         commands.extend(run_buttons_ui(ui, lang, agent));
         if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
@@ -63,5 +87,23 @@ pub fn agent_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab
         ui.selectable_value(tab, Tab::Permissions, tr(lang, Key::Permissions));
     });
     ui.separator();
-    commands
+    (commands, open_team)
+}
+
+/// The MCP servers the agent's session got: their names; one the agent does not take is struck
+/// out, with why on hover.
+fn mcp_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
+    if agent.mcp.is_empty() {
+        return;
+    }
+    ui.label(RichText::new("MCP").small().weak()).on_hover_text(tr(lang, Key::McpHint));
+    for server in &agent.mcp {
+        let text = RichText::new(&server.name).small();
+        if server.given {
+            ui.label(text).on_hover_text(format!("{} ({})", server.name, server.transport));
+        } else {
+            let why = trf(lang, Key::McpNotTaken, &[("agent", &agent.config.name), ("transport", &server.transport)]);
+            ui.label(text.strikethrough().weak()).on_hover_text(why);
+        }
+    }
 }

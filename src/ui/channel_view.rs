@@ -35,7 +35,8 @@ pub fn channel_ui(
         for member in &channel.members {
             let Some(agent) = state.agent(member) else { continue };
             state_dot(ui, &agent.state, state_text(lang, &agent.state));
-            ui.label(RichText::new(member).strong());
+            super::theme::avatar(ui, member, agent.place);
+            ui.label(RichText::new(member).strong().color(super::theme::member_color(agent.place)));
             if agent.state == AgentState::Busy
                 && ui.small_button(tr(lang, Key::StopTurn)).on_hover_text(member.as_str()).clicked()
             {
@@ -92,10 +93,14 @@ pub fn channel_ui(
     ui.separator();
     egui::Panel::bottom("channel-composer").show(ui, |ui| {
         ui.horizontal(|ui| {
-            let hint = trf(lang, Key::MessageChannel, &[("name", &channel.title)]);
+            let send_with = super::send_key::get(ui);
+            let keys = super::send_key::hint(lang, send_with);
+            let hint = trf(lang, Key::MessageChannel, &[("name", &channel.title), ("keys", keys)]);
             let width = (ui.available_width() - 90.0).max(120.0);
-            let edit = ui.add(egui::TextEdit::multiline(draft).desired_rows(2).desired_width(width).hint_text(hint));
-            let enter = edit.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter) && !i.modifiers.shift);
+            let id = ui.make_persistent_id(("channel-composer", name));
+            // The sending key is taken before the field would make a new line of it.
+            let enter = ui.memory(|m| m.has_focus(id)) && super::send_key::take(ui, send_with);
+            ui.add(egui::TextEdit::multiline(draft).id(id).desired_rows(2).desired_width(width).hint_text(hint));
             let clicked = ui.button(tr(lang, Key::Send)).clicked();
             if (enter || clicked) && !draft.trim().is_empty() {
                 let text = draft.trim().to_string();
@@ -106,6 +111,8 @@ pub fn channel_ui(
     });
     let mut actions = MessageActions::default();
     let timeline = &channel.timeline;
+    // The members' messages drawn: their permission cards are drawn with them, not again below.
+    let mut shown: std::collections::HashSet<(&str, usize)> = std::collections::HashSet::new();
     egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]).show(ui, |ui| {
         if timeline.entries.is_empty() {
             ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
@@ -117,6 +124,11 @@ pub fn channel_ui(
                     ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
                     ui.label(text);
                 }
+                Entry::Notice { text, to } => {
+                    ui.add_space(6.0);
+                    ui.label(RichText::new(trf(lang, Key::ChannelSidekicksTo, &[("to", &to.join(", "))])).strong());
+                    ui.label(text);
+                }
                 Entry::User { to, from: Some(lead), .. } => {
                     let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
                     ui.label(RichText::new(words).weak().italics());
@@ -125,14 +137,17 @@ pub fn channel_ui(
                     let Some(view) = state.agent(agent) else { continue };
                     for index in answer_messages(&view.conversation.messages, prompt, id.as_ref()) {
                         message_ui(ui, lang, markdown, view, index, &mut actions);
+                        shown.insert((agent.as_str(), index));
                     }
                 }
             }
         }
-        // Permission requests of the members, answered here too.
+        // Permission requests of the members not drawn with their messages, answered here too.
         for member in &channel.members {
             let Some(view) = state.agent(member) else { continue };
-            for card in view.permissions.iter().filter(|c| c.answer.is_none()) {
+            let drawn =
+                |c: &&crate::app::PermissionCard| c.message.is_some_and(|i| shown.contains(&(member.as_str(), i)));
+            for card in view.permissions.iter().filter(|c| c.answer.is_none()).filter(|c| !drawn(c)) {
                 if let Some(c) = permission_card_ui(ui, lang, member, &view.config.runtime, card) {
                     commands.push(c.into());
                 }

@@ -14,6 +14,11 @@ use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
 use crate::model::conversation::transcript;
 
+/// Asks the composer shown next to take the keyboard.
+pub fn focus_composer(ctx: &egui::Context) {
+    ctx.data_mut(|d| d.insert_temp(egui::Id::unique("focus-composer"), true));
+}
+
 /// Longest transcript sent to an agent that forgot the conversation.
 const TRANSCRIPT_CHARS: usize = 12_000;
 
@@ -25,19 +30,43 @@ pub fn conversation_ui(
     draft: &mut String,
     list: &mut MessageList,
     markdown: &mut CommonMarkCache,
+    find: &mut Option<super::find_bar::FindBar>,
 ) -> Vec<Request> {
     let mut actions = MessageActions::default();
     let mut requests = Vec::new();
+    let mut found = None;
+    egui::Panel::top("threads").show(ui, |ui| {
+        requests.extend(super::threads_bar::threads_bar_ui(ui, lang, agent).into_iter().map(Request::from));
+        found = super::find_bar::find_bar_ui(ui, lang, find, &agent.conversation.messages, list);
+    });
     egui::Panel::bottom("composer").show(ui, |ui| {
+        pinned_plan_ui(ui, lang, agent);
         requests.extend(super::session_settings::settings_ui(ui, lang, agent).into_iter().map(Request::from));
-        requests.extend(composer_ui(ui, lang, agent, draft));
+        let sent = composer_ui(ui, lang, agent, draft);
+        // What the person sends shows at the bottom, wherever the list was scrolled to.
+        if sent.iter().any(|r| matches!(r, Request::Command(Command::Prompt { .. }))) {
+            list.jump_to_bottom();
+        }
+        requests.extend(sent);
     });
     let view = agent;
     let messages = &view.conversation.messages;
     // The last item holds what follows the messages.
     let count = messages.len() + 1;
     let output = list.show(ui, count, |ui, index| {
-        if index < messages.len() {
+        let framed = found.as_ref().and_then(|f| {
+            if f.current == Some(index) {
+                Some(egui::Stroke::new(2.0, super::theme::WARNING))
+            } else {
+                f.matches.binary_search(&index).is_ok().then(|| egui::Stroke::new(1.0, ui.visuals().weak_text_color()))
+            }
+        });
+        if let (true, Some(stroke), Some(found)) = (index < messages.len(), framed, &found) {
+            egui::Frame::new().stroke(stroke).inner_margin(4.0).corner_radius(4.0).show(ui, |ui| {
+                let marked = Some(found.query.as_str());
+                super::message::marked_message_ui(ui, lang, markdown, view, index, &mut actions, marked);
+            });
+        } else if index < messages.len() {
             message_ui(ui, lang, markdown, view, index, &mut actions);
         } else {
             tail_ui(ui, lang, view, &mut actions);
@@ -56,18 +85,76 @@ pub fn conversation_ui(
     if actions.attach_transcript {
         requests.push(Request::AttachTranscript { agent: agent.config.name.clone(), attach: true });
     }
+    // A message to edit and send again: into the composer, which takes the keyboard.
+    if let Some(text) = actions.draft.take() {
+        *draft = text;
+        focus_composer(ui.ctx());
+    }
     requests.extend(actions.commands.into_iter().map(Request::from));
     requests
+}
+
+/// While a turn runs, its plan stays in view above the composer, however far the answer scrolls.
+fn pinned_plan_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
+    if agent.state != AgentState::Busy {
+        return;
+    }
+    let Some(last) =
+        agent.conversation.messages.iter().rev().find(|m| m.role == crate::model::conversation::Role::Agent)
+    else {
+        return;
+    };
+    if last.end.is_some() {
+        return;
+    }
+    let plan = last.parts.iter().rev().find_map(|p| match p {
+        crate::model::conversation::Part::Plan(items) if !items.is_empty() => Some(items),
+        _ => None,
+    });
+    let Some(items) = plan else { return };
+    egui::Frame::group(ui.style()).corner_radius(super::theme::RADIUS).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        egui::ScrollArea::vertical().id_salt("pinned-plan").max_height(140.0).show(ui, |ui| {
+            super::message::plan_ui(ui, lang, items);
+        });
+    });
+}
+
+/// A conversation with nothing in it yet teaches what to do: a few things to ask (a click puts
+/// one in the composer), the agent's own commands, and the keys that help.
+fn empty_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut MessageActions) {
+    ui.add_space(super::theme::TURN_GAP);
+    ui.label(RichText::new(tr(lang, Key::EmptyConversation)).strong());
+    ui.add_space(super::theme::GAP);
+    ui.label(RichText::new(tr(lang, Key::TryAsking)).weak());
+    for key in [Key::TryExplain, Key::TryPlan, Key::TryFix] {
+        let text = tr(lang, key);
+        if ui.link(format!("“{text}”")).clicked() {
+            actions.draft = Some(text.to_string());
+        }
+    }
+    if !agent.commands.is_empty() {
+        ui.add_space(super::theme::GAP);
+        let names: Vec<String> = agent.commands.iter().take(6).map(|c| format!("/{}", c.name)).collect();
+        ui.label(RichText::new(trf(lang, Key::TryCommands, &[("commands", &names.join("  "))])).weak());
+    }
+    ui.add_space(super::theme::GAP);
+    for key in [Key::TipSlash, Key::TipMention, Key::TipPalette, Key::TipStop] {
+        ui.label(RichText::new(tr(lang, key)).small().weak());
+    }
 }
 
 /// After the messages: an empty-conversation hint, permission requests about a tool call that is
 /// not in the conversation, and the crash report.
 fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut MessageActions) {
     if agent.conversation.messages.is_empty() {
-        ui.label(RichText::new(tr(lang, Key::EmptyConversation)).weak());
+        empty_ui(ui, lang, agent, actions);
     }
     for card in agent.permissions.iter().filter(|c| c.message.is_none()) {
         actions.commands.extend(permission_card_ui(ui, lang, &agent.config.name, &agent.config.runtime, card));
+    }
+    for card in &agent.elicitations {
+        actions.commands.extend(super::elicitation_card::elicitation_card_ui(ui, lang, &agent.config.name, card));
     }
     if let AgentState::Crashed(report) = &agent.state {
         ui.add_space(8.0);
@@ -82,22 +169,59 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
     ui.add_space(8.0);
 }
 
-/// The text box: Enter sends, Shift+Enter adds a line. While the agent answers, a message is
+/// The text box: Enter sends, Shift+Enter adds a line (or Ctrl+Enter sends, per the config). While the agent answers, a message is
 /// queued; Stop ends the turn.
 fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut String) -> Vec<Request> {
     let name = agent.config.name.clone();
     let mut requests = Vec::new();
     let id = ui.make_persistent_id(("composer", &name));
-    // The composer has the keyboard when nothing else does (a conversation just opened).
-    if ui.memory(|m| m.focused().is_none()) {
+    // The composer has the keyboard when nothing else does (a conversation just opened), or when
+    // asked (the palette).
+    let asked = ui.data_mut(|d| d.remove_temp::<bool>(egui::Id::unique("focus-composer"))).unwrap_or(false);
+    if asked || ui.memory(|m| m.focused().is_none()) {
         ui.memory_mut(|m| m.request_focus(id));
     }
     let focused = ui.memory(|m| m.has_focus(id));
-    // The `/` menu takes its keys first (Enter completes a command's name there).
-    let menu = super::slash_menu::keys(ui, id, focused, draft, &agent.commands);
-    let enter = focused && !menu && ui.input_mut(|i| i.consume_key(Modifiers::NONE, EguiKey::Enter));
+    requests.extend(super::attach_bar::dropped_and_pasted(ui, agent, focused));
+    // The `@` and `/` menus take their keys first (Enter completes a path or a name there).
+    let paths = match &agent.composing.paths {
+        Some(Ok(paths)) => paths.as_slice(),
+        _ => &[],
+    };
+    let (mentioning, picked) = super::mention_menu::keys(ui, id, focused, draft, paths);
+    if mentioning
+        && agent.composing.paths.is_none()
+        && !ui.data(|d| d.get_temp::<bool>(id.with("paths-asked"))).unwrap_or(false)
+    {
+        ui.data_mut(|d| d.insert_temp(id.with("paths-asked"), true));
+        let op = crate::protocol::workspace::WorkspaceOp::Paths { limit: crate::app::composing::MENTION_PATHS };
+        requests.push(Command::Workspace { agent: name.clone(), op }.into());
+    }
+    if !mentioning && ui.data(|d| d.get_temp::<bool>(id.with("paths-asked"))).unwrap_or(false) {
+        // Asked again the next time `@` is typed: the workspace may have changed.
+        ui.data_mut(|d| d.insert_temp(id.with("paths-asked"), false));
+        requests.push(Request::Attachments { agent: name.clone(), op: crate::app::composing::AttachOp::ForgetPaths });
+    }
+    let mut picked = picked;
+    let menu = mentioning || super::slash_menu::keys(ui, id, focused, draft, &agent.commands);
+    let send_with = super::send_key::get(ui);
+    let enter = focused && !menu && super::send_key::take(ui, send_with);
+    // Esc in the composer stops the turn (the menus take it first to close).
+    let escape = focused
+        && !menu
+        && agent.state == AgentState::Busy
+        && ui.input_mut(|i| i.consume_key(Modifiers::NONE, EguiKey::Escape));
     let mut send = false;
-    let mut stop = false;
+    let mut stop = escape;
+    if agent.threads.offered && !agent.attach_transcript {
+        // Before the person writes: the agent does not remember this thread.
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(trf(lang, Key::NoticeTranscript, &[("agent", &name)])).small().italics());
+            if ui.small_button(tr(lang, Key::SendTranscript)).clicked() {
+                requests.push(Request::AttachTranscript { agent: name.clone(), attach: true });
+            }
+        });
+    }
     if agent.attach_transcript {
         ui.horizontal(|ui| {
             ui.label(RichText::new(tr(lang, Key::TranscriptAttached)).small().italics());
@@ -107,6 +231,16 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         });
     }
     ui.add_space(4.0);
+    requests.extend(super::attach_bar::attach_bar_ui(ui, lang, agent));
+    let searching = tr(lang, Key::ListingFiles);
+    picked = picked.or(super::mention_menu::menu_ui(ui, id, focused, draft, agent.composing.paths.as_ref(), searching));
+    if let Some((path, dir)) = picked
+        && let Ok(path) = crate::model::rel_path::RelPath::new(&path)
+    {
+        let attachment = crate::protocol::attachments::Attachment::Mention { path, dir };
+        requests
+            .push(Request::Attachments { agent: name.clone(), op: crate::app::composing::AttachOp::Add(attachment) });
+    }
     super::slash_menu::menu_ui(ui, id, focused, draft, &agent.commands);
     ui.horizontal(|ui| {
         let busy = agent.state == AgentState::Busy;
@@ -116,7 +250,11 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
                 .id(id)
                 .desired_rows(2)
                 .desired_width(ui.available_width() - button_width)
-                .hint_text(trf(lang, Key::ComposerHint, &[("agent", &name)])),
+                .hint_text(trf(
+                    lang,
+                    Key::ComposerHint,
+                    &[("agent", &name), ("keys", super::send_key::hint(lang, send_with))],
+                )),
         );
         ui.vertical(|ui| {
             send = ui.button(tr(lang, Key::Send)).clicked() || enter;
@@ -131,14 +269,18 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         return requests;
     }
     let text = draft.trim().to_string();
-    if send && !text.is_empty() {
+    let attachments = agent.composing.pending.clone();
+    if send && (!text.is_empty() || !attachments.is_empty()) {
         draft.clear();
+        if !attachments.is_empty() {
+            requests.push(Request::Attachments { agent: name.clone(), op: crate::app::composing::AttachOp::Clear });
+        }
         // The runtime echoes it back (as queued until its turn starts), so history and view agree.
         let context = agent.attach_transcript.then(|| transcript(&agent.conversation.messages, TRANSCRIPT_CHARS));
-        if context.is_some() {
+        if context.is_some() || agent.threads.offered {
             requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
         }
-        requests.push(Command::Prompt { agent: name, text, context, id: None }.into());
+        requests.push(Command::Prompt { agent: name, text, context, id: None, attachments }.into());
     }
     requests
 }

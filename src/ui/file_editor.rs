@@ -194,16 +194,58 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
                 };
                 ui.fonts_mut(|f| f.layout_job(job))
             };
+            let id = ui.make_persistent_id(("file-editor-text", &file.path));
+            auto_indent(ui, id, &mut file.text);
+            let lines = file.text.lines().count().max(1) + usize::from(file.text.ends_with('\n'));
             egui::ScrollArea::both().id_salt("file-editor").auto_shrink([false, false]).show(ui, |ui| {
-                ui.add(
-                    egui::TextEdit::multiline(&mut file.text)
-                        .code_editor()
-                        .desired_width(f32::INFINITY)
-                        .desired_rows(30)
-                        .layouter(&mut layouter),
-                );
+                ui.horizontal_top(|ui| {
+                    ui.add(egui::Label::new(line_numbers(ui, lines)).selectable(false));
+                    ui.add(
+                        egui::TextEdit::multiline(&mut file.text)
+                            .id(id)
+                            .code_editor()
+                            .desired_width(f32::INFINITY)
+                            .desired_rows(30)
+                            .layouter(&mut layouter),
+                    );
+                });
             });
         }
     }
     action
+}
+
+/// The gutter: numbers 1 to `lines`, in the editor's font so each faces its line.
+fn line_numbers(ui: &egui::Ui, lines: usize) -> LayoutJob {
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let color = ui.visuals().weak_text_color();
+    let width = lines.to_string().len().max(3);
+    let mut numbers = String::with_capacity(lines * (width + 1));
+    for n in 1..=lines {
+        numbers.push_str(&format!("{n:>width$}\n"));
+    }
+    LayoutJob::simple(numbers, font, color, f32::INFINITY)
+}
+
+/// Enter in the editor (id `id`) starts the new line indented like the current one, a step more
+/// after a line that opens a block. Taken before the text field would insert a bare line break.
+fn auto_indent(ui: &mut egui::Ui, id: egui::Id, text: &mut String) {
+    if !ui.memory(|m| m.has_focus(id)) {
+        return;
+    }
+    let Some(mut state) = egui::TextEdit::load_state(ui.ctx(), id) else { return };
+    let Some(range) = state.cursor.char_range() else { return };
+    if !ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Enter)) {
+        return;
+    }
+    let byte = |c: usize| text.char_indices().nth(c).map_or(text.len(), |(b, _)| b);
+    let (from, to) = {
+        let [a, b] = range.sorted_cursors();
+        (byte(a.index.0), byte(b.index.0))
+    };
+    let inserted = crate::model::indent::newline_at(text, from);
+    text.replace_range(from..to, &inserted);
+    let at = text[..from + inserted.len()].chars().count();
+    state.cursor.set_char_range(Some(egui::text::CCursorRange::one(egui::text::CCursor::new(at))));
+    state.store(ui.ctx(), id);
 }

@@ -1,5 +1,7 @@
-//! Glyphs no bundled font has, drawn by hand: egui_commonmark's copy button on code blocks uses
-//! U+1F5D0 (🗐), which would otherwise show as a box.
+//! Characters the bundled fonts lack: the system's fonts are asked for them (CJK, arrows,
+//! symbols: `egui_system_font_provider`, through fontconfig on Linux), a character no font has is
+//! drawn as a box (never a panic, whatever the build), and egui_commonmark's copy button on code
+//! blocks (U+1F5D0, 🗐, which few fonts have) is drawn by hand.
 
 use egui::epaint::text::{GlyphBitmap, GlyphRasterizer, GlyphRasterizerRequest, RasterizedGlyph};
 use egui::{Color32, ColorImage, vec2};
@@ -10,6 +12,13 @@ const COPY: &str = "\u{1F5D0}";
 /// Installs the hand-drawn glyphs (idempotent: safe on every frame).
 pub fn install(ctx: &egui::Context) {
     ctx.add_glyph_rasterizer(GlyphRasterizer::new("sidekicks::copy_icon", copy_icon));
+}
+
+/// Asks the system's fonts for what the bundled ones lack, and draws a box for what none has.
+/// Once per context: the provider lists the system's fonts on a thread of its own.
+pub fn install_fallback(ctx: &egui::Context) {
+    ctx.set_missing_glyph_policy(egui::MissingGlyphPolicy::Tofu);
+    ctx.add_font_provider(std::sync::Arc::new(egui_system_font_provider::SystemFontProvider::new()));
 }
 
 /// Two overlapping page outlines, like the usual "copy" icon.

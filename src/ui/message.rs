@@ -7,8 +7,8 @@ use egui_commonmark::{CommonMarkCache, CommonMarkViewer};
 
 use super::big_text::{PLAIN_OVER, big_text_ui};
 use super::i18n::{Key, tr, trf, turn_end_text};
-use super::permission_card::permission_card_ui;
-use super::theme::{ERROR, WARNING};
+use super::permission_card::{answered_ui, permission_card_ui};
+use super::theme::{self, ERROR, WARNING};
 use super::tool_card::tool_card_ui;
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
@@ -22,6 +22,8 @@ pub struct MessageActions {
     pub commands: Vec<Command>,
     /// The person wants a transcript sent with the next message.
     pub attach_transcript: bool,
+    /// Text to put in the composer (a message to edit and send again).
+    pub draft: Option<String>,
 }
 
 /// Draws `message` of `agent`.
@@ -33,29 +35,145 @@ pub fn message_ui(
     index: usize,
     actions: &mut MessageActions,
 ) {
+    marked_message_ui(ui, lang, markdown, agent, index, actions, None);
+}
+
+/// Draws `message` of `agent`, the words of `marked` (the find bar's) marked in its text. The
+/// person's messages are blocks of their own (the agent's answers are the page), a turn starts
+/// with a rule, and each message has its actions: copy; for the person's, edit (into the composer)
+/// and, while queued, cancel; for the last answer, retry.
+pub fn marked_message_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    markdown: &mut CommonMarkCache,
+    agent: &AgentView,
+    index: usize,
+    actions: &mut MessageActions,
+    marked: Option<&str>,
+) {
     let message = &agent.conversation.messages[index];
-    ui.add_space(6.0);
-    let name = &agent.config.name;
     match message.role {
         Role::User => {
-            ui.horizontal(|ui| {
-                ui.label(RichText::new(tr(lang, Key::You)).strong());
-                match message.delivery {
-                    Delivery::Sent => {}
-                    Delivery::Queued => {
-                        ui.label(RichText::new(tr(lang, Key::Queued)).small().italics().color(WARNING));
-                    }
-                    Delivery::NotSent => {
-                        ui.label(RichText::new(tr(lang, Key::NotSent)).small().italics().color(ERROR));
-                    }
-                }
-            });
+            if index > 0 {
+                ui.add_space(theme::TURN_GAP);
+                ui.separator();
+            }
+            ui.add_space(theme::GAP);
+            egui::Frame::new()
+                .fill(theme::user_block(ui.visuals()))
+                .corner_radius(theme::RADIUS)
+                .inner_margin(theme::BLOCK_MARGIN)
+                .show(ui, |ui| {
+                    ui.set_width(ui.available_width());
+                    user_header_ui(ui, lang, agent, index, actions);
+                    parts_ui(ui, lang, markdown, agent, index, actions, marked);
+                });
         }
         Role::Agent => {
-            ui.label(RichText::new(name).strong());
+            ui.add_space(theme::GAP);
+            ui.horizontal(|ui| {
+                theme::avatar(ui, &agent.config.name, agent.place);
+                ui.label(RichText::new(&agent.config.name).strong().color(theme::member_color(agent.place)));
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    answer_actions_ui(ui, lang, agent, index, actions);
+                });
+            });
+            parts_ui(ui, lang, markdown, agent, index, actions, marked);
         }
-        Role::System => {}
+        Role::System => {
+            ui.add_space(theme::GAP);
+            parts_ui(ui, lang, markdown, agent, index, actions, marked);
+        }
     }
+}
+
+/// "You" (or "Sidekicks" for its own messages), where the message stands, and its actions.
+fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: usize, actions: &mut MessageActions) {
+    let message = &agent.conversation.messages[index];
+    ui.horizontal(|ui| {
+        let by_sidekicks = message.id.as_ref().is_some_and(|id| id.is_by_sidekicks());
+        ui.label(RichText::new(tr(lang, if by_sidekicks { Key::BySidekicks } else { Key::You })).strong());
+        match message.delivery {
+            Delivery::Sent => {}
+            Delivery::Queued => {
+                ui.label(RichText::new(tr(lang, Key::Queued)).small().italics().color(WARNING));
+            }
+            Delivery::NotSent => {
+                ui.label(RichText::new(tr(lang, Key::NotSent)).small().italics().color(ERROR));
+            }
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let text = message.text();
+            let queued = message.delivery == Delivery::Queued;
+            let take_back = |actions: &mut MessageActions| {
+                if let Some(id) = message.id.clone() {
+                    actions.commands.push(Command::Unqueue { agent: agent.config.name.clone(), id });
+                }
+            };
+            if queued && small_action(ui, tr(lang, Key::CancelQueued)).clicked() {
+                take_back(actions);
+            }
+            if !by_sidekicks
+                && small_action(ui, tr(lang, Key::EditMessage)).on_hover_text(tr(lang, Key::EditHint)).clicked()
+            {
+                // A queued message is taken back to be edited; a sent one is copied to send anew.
+                if queued {
+                    take_back(actions);
+                }
+                actions.draft = Some(text.clone());
+            }
+            if small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
+                ui.ctx().copy_text(text);
+            }
+        });
+    });
+}
+
+/// Copy, and Retry on the last answer once its turn ended (the person's last message again).
+fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: usize, actions: &mut MessageActions) {
+    let messages = &agent.conversation.messages;
+    let message = &messages[index];
+    let last_answer = messages.iter().rposition(|m| m.role == Role::Agent) == Some(index);
+    let asked = messages[..index].iter().rev().find(|m| m.role == Role::User && m.delivery == Delivery::Sent);
+    if last_answer
+        && message.end.is_some()
+        && agent.state != crate::app::AgentState::Busy
+        && let Some(asked) = asked
+        && !asked.id.as_ref().is_some_and(|id| id.is_by_sidekicks())
+        && small_action(ui, tr(lang, Key::Retry)).on_hover_text(tr(lang, Key::RetryHint)).clicked()
+    {
+        actions.commands.push(Command::Prompt {
+            agent: agent.config.name.clone(),
+            text: asked.text(),
+            context: None,
+            id: None,
+            attachments: Vec::new(),
+        });
+    }
+    let text = message.text();
+    if !text.is_empty() && small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
+        ui.ctx().copy_text(text);
+    }
+}
+
+/// A quiet button for a message's actions.
+fn small_action(ui: &mut egui::Ui, text: &str) -> egui::Response {
+    ui.add(egui::Button::new(RichText::new(text).small().color(ui.visuals().weak_text_color())).frame(false))
+}
+
+/// The parts of message `index`: text, thoughts, tool cards with their permission cards, plans,
+/// notices, images, resources; then how the turn ended.
+fn parts_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    markdown: &mut CommonMarkCache,
+    agent: &AgentView,
+    index: usize,
+    actions: &mut MessageActions,
+    marked: Option<&str>,
+) {
+    let message = &agent.conversation.messages[index];
+    let name = &agent.config.name;
     for (i, part) in message.parts.iter().enumerate() {
         match part {
             // Too long to lay out whole each frame: plain text, in pieces, folded.
@@ -63,12 +181,28 @@ pub fn message_ui(
                 big_text_ui(ui, lang, egui::Id::unique(("big", agent.config.name.as_str(), index, i)), text);
             }
             // What the person typed is shown as typed; the agent writes Markdown.
-            Part::Text(text) if message.role == Role::User => {
-                ui.label(text);
-            }
-            Part::Text(text) => {
-                CommonMarkViewer::new().show(ui, markdown, text);
-            }
+            Part::Text(text) if message.role == Role::User => match marked {
+                Some(query) => {
+                    ui.label(super::find_bar::marked_job(ui, text, query));
+                }
+                None => {
+                    ui.label(text);
+                }
+            },
+            Part::Text(text) => match marked {
+                Some(query) => {
+                    let id = egui::Id::unique(("find-md", agent.config.name.as_str(), index, i));
+                    super::find_bar::mark_markdown(ui, markdown, id, text, query);
+                    let mark = super::find_bar::MARK;
+                    CommonMarkViewer::new()
+                        .search_match_color(mark)
+                        .search_active_match_color(mark)
+                        .show_with_id(id, ui, markdown, text);
+                }
+                None => {
+                    CommonMarkViewer::new().show(ui, markdown, text);
+                }
+            },
             Part::Thought(text) => {
                 egui::CollapsingHeader::new(RichText::new(tr(lang, Key::Thinking)).weak())
                     .id_salt(("thought", i))
@@ -86,15 +220,29 @@ pub fn message_ui(
                     });
             }
             Part::Tool(call) => {
-                tool_card_ui(ui, lang, call, &agent.terminals);
+                tool_card_ui(ui, lang, call, &agent.terminals, &agent.config.workspace_path());
                 let cards =
                     agent.permissions.iter().filter(|c| c.message == Some(index) && c.request.tool.id == call.id);
+                let mut carded = false;
                 for card in cards {
+                    carded = true;
                     actions.commands.extend(permission_card_ui(ui, lang, name, &agent.config.runtime, card));
+                }
+                // An answer from before a restart: kept with the call.
+                if !carded && let Some(answered) = &call.answered {
+                    answered_ui(ui, lang, name, &agent.config.runtime, call, answered);
                 }
             }
             Part::Plan(items) => plan_ui(ui, lang, items),
-            Part::Notice(notice) => notice_ui(ui, lang, name, notice, agent.attach_transcript, actions),
+            Part::Notice(notice) => {
+                // Stop belongs to a turn still running (not to an answer of the past).
+                let live = message.end.is_none() && agent.state == crate::app::AgentState::Busy;
+                notice_ui(ui, lang, name, notice, (agent.attach_transcript, live), actions)
+            }
+            Part::Image(image) => super::attachments::image_ui(ui, lang, image),
+            Part::Resource(resource) => {
+                super::attachments::resource_ui(ui, lang, resource, (agent.config.name.as_str(), index, i));
+            }
         }
     }
     if let Some(end) = &message.end {
@@ -106,16 +254,41 @@ pub fn message_ui(
     }
 }
 
-fn plan_ui(ui: &mut egui::Ui, lang: Language, items: &[PlanItem]) {
-    ui.label(RichText::new(tr(lang, Key::Plan)).strong());
+/// A plan as a checklist: how far it is, then each step with its mark (to do, under way, done).
+pub fn plan_ui(ui: &mut egui::Ui, lang: Language, items: &[PlanItem]) {
+    let done = items.iter().filter(|i| i.status == PlanStatus::Completed).count();
+    ui.label(RichText::new(format!("{} {done}/{}", tr(lang, Key::Plan), items.len())).strong());
     for item in items {
-        let mark = match item.status {
-            PlanStatus::Pending => "[ ]",
-            PlanStatus::InProgress => "[~]",
-            PlanStatus::Completed => "[x]",
-        };
-        let text = RichText::new(format!("{mark} {}", item.content));
-        ui.label(if item.status == PlanStatus::Completed { text.weak() } else { text });
+        ui.horizontal(|ui| {
+            step_mark(ui, item.status);
+            let text = RichText::new(&item.content);
+            ui.label(match item.status {
+                PlanStatus::Completed => text.weak().strikethrough(),
+                PlanStatus::InProgress => text.strong(),
+                PlanStatus::Pending => text,
+            });
+        });
+    }
+}
+
+/// The mark of a plan step, drawn (no font needed): a ring to do, a half-filled ring under way,
+/// a filled disc done.
+fn step_mark(ui: &mut egui::Ui, status: PlanStatus) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+    let (center, r) = (rect.center(), 5.0);
+    let painter = ui.painter();
+    match status {
+        PlanStatus::Pending => {
+            painter.circle_stroke(center, r, egui::Stroke::new(1.2, ui.visuals().weak_text_color()));
+        }
+        PlanStatus::InProgress => {
+            let blue = egui::Color32::from_rgb(80, 150, 240);
+            painter.circle_stroke(center, r, egui::Stroke::new(1.2, blue));
+            painter.circle_filled(center, r * 0.5, blue);
+        }
+        PlanStatus::Completed => {
+            painter.circle_filled(center, r, theme::OK);
+        }
     }
 }
 
@@ -124,7 +297,7 @@ fn notice_ui(
     lang: Language,
     agent: &str,
     notice: &Notice,
-    attached: bool,
+    (attached, live): (bool, bool),
     actions: &mut MessageActions,
 ) {
     egui::Frame::group(ui.style()).show(ui, |ui| match notice {
@@ -137,7 +310,7 @@ fn notice_ui(
                 ui.label(
                     RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(WARNING),
                 );
-                if ui.button(tr(lang, Key::StopTurn)).clicked() {
+                if live && ui.button(tr(lang, Key::StopTurn)).clicked() {
                     actions.commands.push(Command::Cancel { agent: agent.to_string() });
                 }
             });
@@ -157,6 +330,12 @@ fn notice_ui(
             let words =
                 trf(lang, Key::NoticeSettingRefused, &[("agent", agent), ("setting", setting), ("message", message)]);
             ui.label(RichText::new(words).color(WARNING));
+        }
+        Notice::ThreadFailed { message } => {
+            ui.label(
+                RichText::new(trf(lang, Key::NoticeThreadFailed, &[("agent", agent), ("message", message)]))
+                    .color(WARNING),
+            );
         }
         Notice::AgentExited { message } => {
             ui.label(

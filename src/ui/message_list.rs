@@ -16,6 +16,8 @@ pub struct MessageList {
     width: f32,
     /// Scroll to the bottom on the next frame.
     jump: bool,
+    /// Scroll to this item (for two frames: the second with its height measured).
+    target: Option<(usize, u8)>,
 }
 
 /// What the list reports after a frame.
@@ -32,6 +34,11 @@ impl MessageList {
         self.jump = true;
     }
 
+    /// Asks for item `index` at the top of the view.
+    pub fn jump_to(&mut self, index: usize) {
+        self.target = Some((index, 2));
+    }
+
     /// Shows `count` items, calling `item` only for the visible ones (and a margin around them).
     pub fn show(&mut self, ui: &mut egui::Ui, count: usize, mut item: impl FnMut(&mut egui::Ui, usize)) -> ListOutput {
         let width = ui.available_width();
@@ -44,6 +51,12 @@ impl MessageList {
         let mut area = egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]);
         if std::mem::take(&mut self.jump) {
             area = area.vertical_scroll_offset(total);
+        } else if let Some((index, frames)) = self.target.take() {
+            let above: f32 = self.heights.iter().take(index).sum();
+            area = area.vertical_scroll_offset(above).stick_to_bottom(false);
+            if frames > 1 {
+                self.target = Some((index, frames - 1));
+            }
         }
         let heights = &mut self.heights;
         let output = area.show_viewport(ui, |ui, viewport| {

@@ -1,21 +1,33 @@
 //! egui only: the window. `SidekicksApp` applies runtime events in `logic` (on a time budget)
 //! and draws in `ui`; each view has its own file.
 
+mod about;
+mod actions;
 pub mod agent_header;
+pub mod attach_bar;
+pub mod attachments;
 pub mod big_text;
 pub mod channel_view;
 pub mod config_editor;
 pub mod conversation;
+pub mod elicitation_card;
 pub mod file_editor;
+pub mod find_bar;
 pub mod glyphs;
+pub mod icon;
+pub mod inbox_view;
 /// The words (English, French) live beside the layers: the command line uses them too.
 pub use crate::i18n;
 pub mod log;
 pub mod login_card;
+pub mod mention_menu;
 pub mod message;
 pub mod message_list;
+pub mod palette;
 pub mod permission_card;
 pub mod rules;
+pub mod search_view;
+pub mod send_key;
 pub mod session_settings;
 pub mod settings;
 pub mod sidebar;
@@ -27,6 +39,7 @@ pub mod terminal_input;
 pub mod terminal_tabs;
 pub mod terminal_view;
 pub mod theme;
+pub mod threads_bar;
 pub mod toml_highlight;
 pub mod tool_card;
 pub mod workspace_view;
@@ -67,10 +80,22 @@ pub enum View {
     NewTeam,
     /// The selected channel.
     Channel,
+    /// Everything that waits for the person.
+    Inbox,
+    /// Search every stored conversation.
+    Search,
 }
 
 /// The application window.
 pub struct SidekicksApp {
+    /// The system font fallback is installed (`glyphs::install_fallback`, on the first frame).
+    fonts_installed: bool,
+    /// The About box is shown.
+    about: bool,
+    /// The theme the config asked for, as last applied.
+    theme: Option<crate::model::config::Theme>,
+    /// The team whose copies are followed (the team page shown), as last asked.
+    followed_team: Option<(String, Vec<(String, std::path::PathBuf)>)>,
     /// What the UI draws from (public for tests).
     pub state: AppState,
     bridge: Bridge,
@@ -94,7 +119,13 @@ pub struct SidekicksApp {
     tab: Tab,
     markdown: egui_commonmark::CommonMarkCache,
     shut_down: bool,
-    frame_stats: Option<FrameStats>,
+    frame_stats: Option<crate::runtime::frame_stats::FrameStats>,
+    /// The count of things that need the person, as the window title shows it.
+    title_count: Option<usize>,
+    /// The command palette.
+    palette: palette::Palette,
+    /// Search everywhere.
+    search: search_view::SearchView,
 }
 
 /// What the window keeps for one agent while it is in the config (one record, pruned when the
@@ -109,29 +140,10 @@ struct AgentPane {
     workspace: workspace_view::WorkspaceView,
     /// What is typed in the login card (variables of an API-key login), by variable.
     login_values: HashMap<String, String>,
-}
-
-/// Counts drawn frames into a file, for the idle-repaint benchmark (`SIDEKICKS_FRAME_STATS`); a
-/// thread of its own writes the file.
-struct FrameStats {
-    frames: u64,
-    writer: std::sync::mpsc::Sender<u64>,
-}
-
-impl FrameStats {
-    fn new(path: std::path::PathBuf) -> Self {
-        let (writer, counts) = std::sync::mpsc::channel::<u64>();
-        std::thread::spawn(move || {
-            while let Ok(mut frames) = counts.recv() {
-                // Only the latest count matters.
-                while let Ok(later) = counts.try_recv() {
-                    frames = later;
-                }
-                let _ = std::fs::write(&path, frames.to_string());
-            }
-        });
-        Self { frames: 0, writer }
-    }
+    /// The find bar (Ctrl+F), while open.
+    find: Option<find_bar::FindBar>,
+    /// A search result being opened: scroll to message `.1` once thread `.0` is shown.
+    reveal: Option<(crate::protocol::threads::ThreadId, usize)>,
 }
 
 impl SidekicksApp {
@@ -152,8 +164,15 @@ impl SidekicksApp {
             tab: Tab::Conversation,
             markdown: egui_commonmark::CommonMarkCache::default(),
             shut_down: false,
+            title_count: None,
+            palette: Default::default(),
+            search: Default::default(),
             frame_stats: None,
             opened_seen: 0,
+            fonts_installed: false,
+            followed_team: None,
+            theme: None,
+            about: false,
         }
     }
 
@@ -169,7 +188,7 @@ impl SidekicksApp {
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
     pub fn with_frame_stats(mut self, path: Option<std::path::PathBuf>) -> Self {
-        self.frame_stats = path.map(FrameStats::new);
+        self.frame_stats = path.map(crate::runtime::frame_stats::FrameStats::new);
         self
     }
 
@@ -191,6 +210,11 @@ impl SidekicksApp {
     /// Applies pending runtime events; asks for another frame if the budget ran out.
     pub fn logic(&mut self, ctx: &egui::Context) {
         glyphs::install(ctx);
+        if !std::mem::replace(&mut self.fonts_installed, true) {
+            glyphs::install_fallback(ctx);
+        }
+        // Images in messages: decoded on egui_extras' own thread (idempotent).
+        egui_extras::install_image_loaders(ctx);
         if self.bridge.drain(&mut self.state, EVENT_BUDGET) {
             ctx.request_repaint();
         }
@@ -222,11 +246,16 @@ impl SidekicksApp {
                 self.submit(commands);
             }
         }
-        // Only the workspace shown is followed.
+        // Only the workspace shown is followed, and the copies of the team shown.
         let shown = if self.view == View::Workspace { self.selected.clone() } else { None };
         if shown != self.followed {
             self.followed.clone_from(&shown);
             self.bridge.send(Command::FollowWorkspace { agent: shown });
+        }
+        let team = self.team.as_deref().filter(|_| self.view == View::Team).and_then(|t| self.state.teams.copies(t));
+        if team != self.followed_team {
+            self.followed_team.clone_from(&team);
+            self.bridge.send(Command::FollowTeam { team });
         }
         // A lead's hand-over and other commands that events produced.
         let outbox = self.state.take_outbox();
@@ -237,17 +266,65 @@ impl SidekicksApp {
         {
             self.bridge.send(Command::OpenFile { path });
         }
+        // The folder dialog answered: the new-team form's project.
+        if let Some(folder) = self.state.picked_folder.take() {
+            self.team_views.form.project = folder.display().to_string();
+        }
     }
 
     /// Draws the window.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         if let Some(stats) = &mut self.frame_stats {
-            stats.frames += 1;
-            let _ = stats.writer.send(stats.frames);
+            stats.frame();
         }
-        egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state));
+        // The inbox's shortcut (not while a terminal has the keyboard: its keys are the shell's).
+        let inbox_key = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::I);
+        if !terminal_view::has_focus(ui.ctx()) && ui.input_mut(|i| i.consume_shortcut(&inbox_key)) {
+            self.view = View::Inbox;
+        }
+        let send_with = self.state.config.as_ref().map(|c| c.defaults.send_with).unwrap_or_default();
+        send_key::set(ui.ctx(), send_with);
+        let theme = self.state.config.as_ref().map(|c| c.defaults.theme).unwrap_or_default();
+        if self.theme != Some(theme) {
+            self.theme = Some(theme);
+            ui.ctx().set_theme(match theme {
+                crate::model::config::Theme::System => egui::ThemePreference::System,
+                crate::model::config::Theme::Light => egui::ThemePreference::Light,
+                crate::model::config::Theme::Dark => egui::ThemePreference::Dark,
+            });
+        }
+        self.shortcuts(ui.ctx());
+        self.notifications(ui.ctx());
+        let shown = self.selected.clone().filter(|_| self.view == View::Agent);
+        about::about_ui(ui.ctx(), &self.state, &mut self.about);
+        if let Some(action) = palette::palette_ui(ui.ctx(), &self.state, shown.as_deref(), &mut self.palette) {
+            self.run(ui.ctx(), action);
+        }
+        // The title says how many things wait for the person: visible in the task bar.
+        let needs = self.state.needs_you();
+        if self.title_count != Some(needs) {
+            self.title_count = Some(needs);
+            let title = if needs == 0 { "Sidekicks".to_string() } else { format!("Sidekicks ({needs})") };
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Title(title));
+        }
+        // The status bar's branch, read off the UI thread for the agent shown (again after a turn).
+        if let Some(name) = self.selected.clone()
+            && let Some(agent) = self.state.agents.iter_mut().find(|a| a.config.name == name)
+            && !agent.branch_asked
+        {
+            agent.branch_asked = true;
+            self.bridge.send(Command::ReadBranch { agent: name });
+        }
+        let shown = self.selected.as_deref().filter(|_| matches!(self.view, View::Agent | View::Workspace));
+        egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state, shown));
         egui::Panel::left("sidebar").resizable(true).default_size(220.0).show(ui, |ui| {
-            match sidebar::sidebar_ui(ui, &self.state, &mut self.selected) {
+            let shown = sidebar::Shown {
+                inbox: self.view == View::Inbox,
+                agent: matches!(self.view, View::Agent | View::Workspace),
+                team: self.team.as_deref().filter(|_| self.view == View::Team),
+            };
+            match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown) {
+                sidebar::SidebarClick::Inbox => self.view = View::Inbox,
                 sidebar::SidebarClick::Agent => self.view = View::Agent,
                 sidebar::SidebarClick::Files => self.view = View::Workspace,
                 sidebar::SidebarClick::Team(id) => {
@@ -265,6 +342,11 @@ impl SidekicksApp {
                 let lang = self.state.language;
                 if ui.selectable_label(self.view == View::Settings, i18n::tr(lang, i18n::Key::Settings)).clicked() {
                     self.view = View::Settings;
+                }
+                let search = ui.selectable_label(self.view == View::Search, i18n::tr(lang, i18n::Key::Search));
+                if search.on_hover_text("Ctrl+Shift+F").clicked() {
+                    self.view = View::Search;
+                    self.search.opened();
                 }
             });
         });
@@ -285,6 +367,31 @@ impl SidekicksApp {
                 self.submit(requests);
                 return;
             }
+            if self.view == View::Search {
+                let (command, opened) = search_view::search_ui(ui, &self.state, &mut self.search);
+                self.submit(command);
+                if let Some(hit) = opened {
+                    self.reveal(ui.ctx(), hit);
+                }
+                return;
+            }
+            if self.view == View::Inbox {
+                let (requests, go) = inbox_view::inbox_ui(ui, &self.state);
+                self.submit(requests);
+                match go {
+                    Some(inbox_view::Go::Agent(name)) => {
+                        self.selected = Some(name);
+                        self.tab = Tab::Conversation;
+                        self.view = View::Agent;
+                    }
+                    Some(inbox_view::Go::Team(id)) => {
+                        self.team = Some(id);
+                        self.view = View::Team;
+                    }
+                    None => {}
+                }
+                return;
+            }
             if self.view == View::NewTeam {
                 let commands = team_view::new_team_ui(ui, lang, &self.state, &mut self.team_views.form);
                 self.submit(commands);
@@ -296,6 +403,11 @@ impl SidekicksApp {
             {
                 let commands = team_view::team_ui(ui, lang, &self.state, &id, &mut self.team_views);
                 self.submit(commands);
+                if let Some(agent) = self.team_views.open_agent.take() {
+                    self.selected = Some(agent);
+                    self.tab = Tab::Conversation;
+                    self.view = View::Agent;
+                }
                 return;
             }
             if self.view == View::Settings {
@@ -309,11 +421,16 @@ impl SidekicksApp {
                 && let Some(agent) = self.state.agent(&name)
             {
                 let lang = self.state.language;
+                let team = self.state.teams.team_of(&name);
                 let view = &mut self.panes.entry(name).or_default().workspace;
                 let mut commands = Vec::new();
-                for action in view.ui(ui, lang, agent) {
+                for action in view.ui(ui, lang, agent, team.as_ref()) {
                     match action {
                         workspace_view::HeaderAction::Conversation => self.view = View::Agent,
+                        workspace_view::HeaderAction::Team(id) => {
+                            self.team = Some(id);
+                            self.view = View::Team;
+                        }
                         workspace_view::HeaderAction::Command(c) => commands.push(c),
                     }
                 }
@@ -331,8 +448,22 @@ impl SidekicksApp {
                 ui.label(i18n::tr(lang, i18n::Key::PickAgent));
                 return;
             };
-            let AgentPane { draft, list, workspace, login_values } = self.panes.entry(name.clone()).or_default();
-            let actions = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab);
+            let AgentPane { draft, list, workspace, login_values, find, reveal } =
+                self.panes.entry(name.clone()).or_default();
+            // A search result: its message, once its thread is shown.
+            if let Some((thread, seq)) = *reveal
+                && agent.threads.current == Some(thread)
+                && agent.conversation.messages.len() > seq
+            {
+                list.jump_to(seq);
+                *reveal = None;
+            }
+            let team = self.state.teams.team_of(&name);
+            let (actions, open_team) = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab, team.as_ref());
+            if let Some(id) = open_team {
+                self.team = Some(id);
+                self.view = View::Team;
+            }
             let mut requests: Vec<Request> = actions.into_iter().map(Request::from).collect();
             let asked = login_card::login_card_ui(ui, lang, agent, login_values);
             requests.extend(asked.requests);
@@ -344,13 +475,29 @@ impl SidekicksApp {
             }
             match self.tab {
                 Tab::Conversation => {
-                    requests.extend(conversation::conversation_ui(ui, lang, agent, draft, list, &mut self.markdown))
+                    if agent.read != agent.conversation.messages.len() {
+                        requests.push(Request::Seen { agent: name.clone() });
+                    }
+                    requests.extend(conversation::conversation_ui(
+                        ui,
+                        lang,
+                        agent,
+                        draft,
+                        list,
+                        &mut self.markdown,
+                        find,
+                    ))
                 }
                 Tab::Log => log::log_ui(ui, lang, agent),
                 Tab::Permissions => requests.extend(rules::rules_ui(ui, lang, agent).into_iter().map(Request::from)),
             }
             self.submit(requests);
         });
+    }
+
+    /// The agent shown, if any (tests).
+    pub fn shown_agent(&self) -> Option<&str> {
+        self.selected.as_deref().filter(|_| self.view == View::Agent)
     }
 
     /// Stops every agent and closes every terminal (the runtime does both) before the window goes

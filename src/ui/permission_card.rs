@@ -9,7 +9,8 @@ use super::theme::{ERROR, WARNING};
 use super::tool_card::diff_ui;
 use crate::app::{Command, PermissionCard};
 use crate::model::config::{Language, RuntimeConfig};
-use crate::model::permission::{Ask, OptionKind, PermissionAnswer, PermissionOption, PermissionRequest, ask};
+use crate::model::permission::{Answered, Ask, OptionKind, PermissionAnswer, PermissionOption, ask};
+use crate::model::tool::ToolCall;
 
 /// Our own words for an option (the agent's for a kind we do not know).
 fn option_label(lang: Language, option: &PermissionOption) -> String {
@@ -23,19 +24,32 @@ fn option_label(lang: Language, option: &PermissionOption) -> String {
     tr(lang, key).to_string()
 }
 
-fn answered_label(lang: Language, request: &PermissionRequest, answer: &PermissionAnswer) -> String {
-    let key = match answer {
-        PermissionAnswer::Selected { kind: OptionKind::AllowOnce, .. } => Key::AnsweredAllowOnce,
-        PermissionAnswer::Selected { kind: OptionKind::AllowAlways, .. } => Key::AnsweredAllowAlways,
-        PermissionAnswer::Selected { kind: OptionKind::RejectAlways, .. } => Key::AnsweredRejectAlways,
-        PermissionAnswer::Selected { kind: OptionKind::RejectOnce, .. } => Key::AnsweredRejectOnce,
-        PermissionAnswer::Selected { kind: OptionKind::Other, option_id } => {
-            let name = request.options.iter().find(|o| &o.id == option_id).map_or(option_id, |o| &o.agent_label);
-            return trf(lang, Key::AnsweredOther, &[("name", name)]);
+fn answered_label(lang: Language, answered: &Answered) -> String {
+    let key = match answered {
+        Answered::Selected { kind: OptionKind::AllowOnce, .. } => Key::AnsweredAllowOnce,
+        Answered::Selected { kind: OptionKind::AllowAlways, .. } => Key::AnsweredAllowAlways,
+        Answered::Selected { kind: OptionKind::RejectAlways, .. } => Key::AnsweredRejectAlways,
+        Answered::Selected { kind: OptionKind::RejectOnce, .. } => Key::AnsweredRejectOnce,
+        Answered::Selected { kind: OptionKind::Other, label } => {
+            return trf(lang, Key::AnsweredOther, &[("name", label)]);
         }
-        PermissionAnswer::Cancelled => Key::AnsweredCancelled,
+        Answered::Cancelled => Key::AnsweredCancelled,
     };
     tr(lang, key).to_string()
+}
+
+/// The line that says how a request about `call` was answered (a card once answered, or the
+/// answer kept with the call in the history).
+pub fn answered_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &str,
+    runtime: &RuntimeConfig,
+    call: &ToolCall,
+    answered: &Answered,
+) {
+    let words = format!("{} — {}", ask_text(lang, agent, runtime, &ask(call)), answered_label(lang, answered));
+    ui.label(RichText::new(words).small().weak());
 }
 
 /// Draws the card; returns the command its buttons asked for.
@@ -48,15 +62,7 @@ pub fn permission_card_ui(
 ) -> Option<Command> {
     let what = ask(&card.request.tool);
     if let Some(answer) = &card.answer {
-        ui.label(
-            RichText::new(format!(
-                "{} — {}",
-                ask_text(lang, agent, runtime, &what),
-                answered_label(lang, &card.request, answer)
-            ))
-            .small()
-            .weak(),
-        );
+        answered_ui(ui, lang, agent, runtime, &card.request.tool, &Answered::of(&card.request, answer));
         return None;
     }
     let mut command = None;
@@ -72,7 +78,7 @@ pub fn permission_card_ui(
             }
             _ => {
                 for diff in &card.request.tool.diffs {
-                    diff_ui(ui, diff);
+                    diff_ui(ui, &diff.path, diff);
                 }
             }
         }

@@ -23,7 +23,7 @@ pub fn settings_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<
             match &option.kind {
                 OptionKind::Select { current, choices } => {
                     let shown = choices.iter().find(|c| c.value == *current).map_or(current.as_str(), |c| &c.name);
-                    ui.label(RichText::new(&option.name).small().weak());
+                    let heading = ui.label(RichText::new(&option.name).small().weak());
                     let combo = egui::ComboBox::from_id_salt(salt).selected_text(shown).show_ui(ui, |ui| {
                         let mut group = None;
                         for choice in choices {
@@ -46,8 +46,9 @@ pub fn settings_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<
                             }
                         }
                     });
+                    let combo = combo.response.labelled_by(heading.id);
                     if let Some(d) = &option.description {
-                        combo.response.on_hover_text(d);
+                        combo.on_hover_text(d);
                     }
                 }
                 OptionKind::Boolean { current } => {
@@ -64,8 +65,8 @@ pub fn settings_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<
         if let (true, Some(modes)) = (agent.options.is_empty(), &agent.modes) {
             let shown =
                 modes.available.iter().find(|m| m.value == modes.current).map_or(modes.current.as_str(), |m| &m.name);
-            ui.label(RichText::new(tr(lang, Key::Mode)).small().weak());
-            egui::ComboBox::from_id_salt(("mode", name.as_str())).selected_text(shown).show_ui(ui, |ui| {
+            let heading = ui.label(RichText::new(tr(lang, Key::Mode)).small().weak());
+            let combo = egui::ComboBox::from_id_salt(("mode", name.as_str())).selected_text(shown).show_ui(ui, |ui| {
                 for mode in &modes.available {
                     if ui.selectable_label(mode.value == modes.current, &mode.name).clicked()
                         && mode.value != modes.current
@@ -75,6 +76,7 @@ pub fn settings_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<
                     }
                 }
             });
+            combo.response.labelled_by(heading.id);
         }
     });
     commands

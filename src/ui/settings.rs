@@ -142,7 +142,11 @@ impl SettingsView {
                 self.is_dirty() && !checking && !self.has_errors() && self.conflict.is_none() && self.saving.is_none();
             let save = ui.add_enabled(can_save, egui::Button::new(tr(lang, Key::Save)));
             let save = if self.has_errors() { save.on_disabled_hover_text(tr(lang, Key::SaveRefused)) } else { save };
-            if save.clicked()
+            let save = save.on_hover_text("Ctrl+S");
+            // Ctrl+S saves here as in the file editor (taken only when saving is possible).
+            let shortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S);
+            let keyed = can_save && ui.input_mut(|i| i.consume_shortcut(&shortcut));
+            if (save.clicked() || keyed)
                 && let Some(path) = self.path.clone()
             {
                 self.saving = Some(state.saves);
@@ -213,7 +217,10 @@ impl SettingsView {
             }
         });
         let known: Vec<&str> = state.config.iter().flat_map(|c| &c.agents).map(|a| a.command.as_str()).collect();
-        for found in &state.found_agents {
+        if state.found_agents.as_ref().is_some_and(Vec::is_empty) {
+            ui.label(RichText::new(tr(lang, Key::NoAgentsFound)).weak());
+        }
+        for found in state.found_agents.iter().flatten() {
             ui.horizontal(|ui| {
                 let from = match &found.source {
                     Source::Path(p) => p.display().to_string(),

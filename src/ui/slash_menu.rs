@@ -31,15 +31,7 @@ pub fn keys(
         return false;
     }
     state.selected = state.selected.min(matches.len() - 1);
-    let (down, up, tab, enter, escape) = ui.input_mut(|i| {
-        (
-            i.consume_key(Modifiers::NONE, Key::ArrowDown),
-            i.consume_key(Modifiers::NONE, Key::ArrowUp),
-            i.consume_key(Modifiers::NONE, Key::Tab),
-            i.consume_key(Modifiers::NONE, Key::Enter),
-            i.consume_key(Modifiers::NONE, Key::Escape),
-        )
-    });
+    let (down, up, tab, enter, escape) = menu_keys(ui);
     if down {
         state.selected = (state.selected + 1) % matches.len();
     }
@@ -55,6 +47,19 @@ pub fn keys(
     }
     ui.data_mut(|d| d.insert_temp(id, state));
     true
+}
+
+/// The keys a completion list takes before the text box: (down, up, Tab, Enter, Esc).
+pub fn menu_keys(ui: &mut egui::Ui) -> (bool, bool, bool, bool, bool) {
+    ui.input_mut(|i| {
+        (
+            i.consume_key(Modifiers::NONE, Key::ArrowDown),
+            i.consume_key(Modifiers::NONE, Key::ArrowUp),
+            i.consume_key(Modifiers::NONE, Key::Tab),
+            i.consume_key(Modifiers::NONE, Key::Enter),
+            i.consume_key(Modifiers::NONE, Key::Escape),
+        )
+    })
 }
 
 /// Draws the menu when it is open.

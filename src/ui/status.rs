@@ -7,10 +7,32 @@ use super::theme::{ERROR, WARNING};
 use crate::app::AppState;
 use crate::model::problem::Severity;
 
-/// The status line at the bottom of the window.
-pub fn status_ui(ui: &mut egui::Ui, state: &AppState) {
+/// The status line at the bottom of the window: the config file and its problems; how many
+/// agents run and work; for the agent `shown`, its workspace's branch and its context use.
+pub fn status_ui(ui: &mut egui::Ui, state: &AppState, shown: Option<&str>) {
     let lang = state.language;
     ui.horizontal(|ui| {
+        let running = state.agents.iter().filter(|a| a.state.is_running()).count().to_string();
+        let busy = state.agents.iter().filter(|a| a.state == crate::app::AgentState::Busy).count().to_string();
+        ui.label(RichText::new(trf(lang, Key::StatusRunning, &[("running", &running), ("busy", &busy)])).small());
+        ui.separator();
+        if let Some(agent) = shown.and_then(|name| state.agent(name)) {
+            if let Some(branch) = &agent.branch {
+                ui.label(RichText::new(trf(lang, Key::StatusBranch, &[("branch", branch)])).small())
+                    .on_hover_text(agent.config.workspace.display().to_string());
+                ui.separator();
+            }
+            if let Some((used, size)) = agent.conversation.usage {
+                let percent = (used as f64 * 100.0 / (size.max(1)) as f64).round().to_string();
+                let words = trf(
+                    lang,
+                    Key::StatusContext,
+                    &[("used", &thousands(used)), ("size", &thousands(size)), ("percent", &percent)],
+                );
+                ui.label(RichText::new(words).small());
+                ui.separator();
+            }
+        }
         let path = state.config_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         ui.label(RichText::new(trf(lang, Key::ConfigFile, &[("path", &path)])).small());
         ui.separator();
@@ -29,8 +51,11 @@ pub fn problems_ui(ui: &mut egui::Ui, state: &AppState) {
         return;
     }
     let lang = state.language;
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, ERROR)).show(ui, |ui| {
-        ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(ERROR));
+    // Warnings only (a command not found): the config was taken, nothing "stays in force".
+    let blocking = state.problems.iter().any(|p| p.severity() == Severity::Error);
+    let color = if blocking { ERROR } else { WARNING };
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, color)).show(ui, |ui| {
+        ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(color));
         for p in &state.problems {
             let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
             match p.severity() {
@@ -38,9 +63,18 @@ pub fn problems_ui(ui: &mut egui::Ui, state: &AppState) {
                 Severity::Warning => ui.label(RichText::new(text).color(WARNING)),
             };
         }
-        if state.config.is_some() {
+        if blocking && state.config.is_some() {
             ui.label(RichText::new(tr(lang, Key::KeptLastGood)).weak());
         }
     });
     ui.add_space(6.0);
+}
+
+/// `n` in thousands (`12.3k`), as a status bar has room for.
+fn thousands(n: u64) -> String {
+    match n {
+        0..1000 => n.to_string(),
+        1000..10_000 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{}k", n / 1000),
+    }
 }

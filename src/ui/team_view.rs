@@ -18,7 +18,8 @@ use crate::protocol::teams::{ChangeKind, ProviderKind, TeamCommand};
 /// The new-team form.
 pub struct NewTeamForm {
     name: String,
-    project: String,
+    /// The project folder, as typed, picked or prefilled.
+    pub(super) project: String,
     provider: ProviderKind,
     members: BTreeSet<String>,
     lead: Option<String>,
@@ -45,6 +46,8 @@ pub struct TeamViews {
     selected: HashMap<(String, String), BTreeSet<String>>,
     /// A discard waiting for confirmation: (team, member or none for the whole team).
     confirm: Option<(String, Option<String>)>,
+    /// A member whose conversation the person asked for (its name), for the window to show.
+    pub open_agent: Option<String>,
 }
 
 fn change_text(lang: Language, kind: &ChangeKind) -> String {
@@ -84,7 +87,13 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
         ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
         ui.end_row();
         ui.label(tr(lang, Key::ProjectFolder));
-        ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
+        ui.horizontal(|ui| {
+            ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
+            if ui.button(tr(lang, Key::ChooseFolder)).clicked() {
+                let start_in = Some(form.project.trim()).filter(|p| !p.is_empty()).map(Into::into);
+                commands.push(Command::PickFolder { start_in });
+            }
+        });
         ui.end_row();
         ui.label(tr(lang, Key::IsolationKind));
         ui.vertical(|ui| {
@@ -104,6 +113,10 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
                 let mut on = form.members.contains(&name);
                 if ui.checkbox(&mut on, &name).changed() {
                     if on {
+                        // The project is where the first member chosen works, until changed.
+                        if form.project.trim().is_empty() {
+                            form.project = agent.config.workspace.display().to_string();
+                        }
                         form.members.insert(name);
                     } else {
                         form.members.remove(&name);
@@ -179,7 +192,10 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {
         for (agent, copy) in &members {
             ui.add_space(4.0);
-            ui.label(RichText::new(agent).strong());
+            // The member's name goes to its conversation.
+            if ui.link(RichText::new(agent).strong()).on_hover_text(tr(lang, Key::Conversation)).clicked() {
+                views.open_agent = Some(agent.clone());
+            }
             let member = match copy {
                 Ok(member) => member.clone(),
                 Err(e) => {
@@ -284,6 +300,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                 match mine {
                     Some(new_text) => super::tool_card::diff_ui(
                         ui,
+                        path,
                         &FileDiff { path: path.clone(), old_text: base.clone(), new_text: new_text.clone() },
                     ),
                     None => {

@@ -96,6 +96,8 @@ impl TerminalView {
         let mut s = session.screen().lock();
         let mut out = Vec::new();
         if response.has_focus() {
+            // The window's shortcuts stand aside while a terminal has the keyboard.
+            ui.data_mut(|d| d.insert_temp(egui::Id::unique(FOCUSED), self.id));
             let filter = egui::EventFilter { tab: true, horizontal_arrows: true, vertical_arrows: true, escape: true };
             ui.memory_mut(|m| m.set_focus_lock_filter(self.id, filter));
             self.keyboard(ui, &mut s, &mut out);
@@ -452,4 +454,12 @@ pub fn output_ui(ui: &mut egui::Ui, key: (&str, &str), output: &crate::app::Comm
     });
     let layout = Layout { rect, char_w, row_h, cols: COLS, rows: ROWS };
     draw(ui, &layout, &font, screen, false);
+}
+
+/// Where the terminal that last had the keyboard leaves its id.
+const FOCUSED: &str = "terminal-with-focus";
+
+/// Whether a terminal has the keyboard (its keys are then the shell's, not the window's).
+pub fn has_focus(ctx: &egui::Context) -> bool {
+    ctx.data(|d| d.get_temp::<egui::Id>(egui::Id::unique(FOCUSED))).is_some_and(|id| ctx.memory(|m| m.has_focus(id)))
 }

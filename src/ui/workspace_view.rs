@@ -40,6 +40,8 @@ enum Dialog {
 pub enum HeaderAction {
     /// Back to the conversation.
     Conversation,
+    /// The page of the agent's team (its id).
+    Team(String),
     /// A command for the runtime.
     Command(Command),
 }
@@ -76,6 +78,8 @@ impl WorkspaceView {
     pub fn apply(&mut self, agent: &AgentView, event: WorkspaceEvent) {
         match event {
             WorkspaceEvent::TerminalOpened { result } => self.terminals.opened(result),
+            // The composer's, for `@` (the app state keeps them).
+            WorkspaceEvent::Paths { .. } => {}
             WorkspaceEvent::Listed { dir, result } => {
                 self.dirs.insert(dir, result);
             }
@@ -137,7 +141,13 @@ impl WorkspaceView {
     }
 
     /// Draws the view; the header's requests are returned (the runtime's in `take_commands`).
-    pub fn ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<HeaderAction> {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        lang: Language,
+        agent: &AgentView,
+        team: Option<&(String, String)>,
+    ) -> Vec<HeaderAction> {
         if !self.started {
             self.started = true;
             self.root = Some(agent.config.workspace_path());
@@ -151,7 +161,7 @@ impl WorkspaceView {
             self.dirs.clear();
             self.apply(agent, WorkspaceEvent::Changed);
         }
-        let actions = header_ui(ui, lang, agent, &mut self.tab);
+        let actions = header_ui(ui, lang, agent, &mut self.tab, team);
         let tab = self.tab;
         let mut terminal_drawn = false;
         match self.tab {
@@ -353,10 +363,19 @@ impl WorkspaceView {
 }
 
 /// The header: name, state, where it runs, channels, and the buttons.
-fn header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, tab: &mut WsTab) -> Vec<HeaderAction> {
+fn header_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &AgentView,
+    tab: &mut WsTab,
+    team: Option<&(String, String)>,
+) -> Vec<HeaderAction> {
     let mut actions = Vec::new();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         super::agent_header::agent_title_ui(ui, lang, agent);
+        if let Some(id) = super::agent_header::team_line_ui(ui, lang, agent, team) {
+            actions.push(HeaderAction::Team(id));
+        }
         for channel in &agent.config.channels {
             ui.label(RichText::new(format!("#{channel}")).small());
         }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod docker;
+pub mod fake_model;
 pub mod history;
 pub mod window;
 
@@ -23,11 +24,19 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_sidekicks");
 pub fn fast_settings() -> ManagerSettings {
     ManagerSettings {
         stop: StopTimeouts { after_eof: Duration::from_millis(1500), after_term: Duration::from_millis(1500) },
-        handshake_timeout: Duration::from_secs(3),
+        // Published adapters (node, a native binary) and agents in containers can take several
+        // seconds to answer `initialize` on a loaded machine: 3 s failed the Codex test there.
+        // Tests of a handshake that never comes use `short_handshake`.
+        handshake_timeout: Duration::from_secs(30),
         tick: Duration::from_millis(200),
         cancel_grace: Duration::from_millis(1500),
         host_exe: std::path::Path::new(BIN),
     }
+}
+
+/// `fast_settings` with a 3 s handshake: for agents that never finish it.
+pub fn short_handshake() -> ManagerSettings {
+    ManagerSettings { handshake_timeout: Duration::from_secs(3), ..fast_settings() }
 }
 
 /// A manager and the events it sends.
@@ -130,7 +139,14 @@ pub async fn demo_rig(dir: &Path) -> Rig {
 impl Rig {
     /// Sends `text` to `agent` and waits for the end of that turn.
     pub async fn turn(&mut self, agent: &str, text: &str) -> sidekicks::model::conversation::TurnEnd {
-        self.send(Command::Prompt { agent: agent.into(), text: text.into(), context: None, id: None }).await;
+        self.send(Command::Prompt {
+            agent: agent.into(),
+            text: text.into(),
+            context: None,
+            id: None,
+            attachments: Vec::new(),
+        })
+        .await;
         self.wait_turn_end(agent).await
     }
 

@@ -115,6 +115,20 @@ impl ConfigFile {
         self.checks.send_replace(Some((path, text)));
     }
 
+    /// Opens the native folder dialog without waiting for it (→ `FolderPicked` when one is picked).
+    pub(super) fn pick_folder(&self, start_in: Option<PathBuf>) {
+        let sink = self.sink.clone();
+        tokio::spawn(async move {
+            let mut dialog = rfd::AsyncFileDialog::new().set_title("The project folder");
+            if let Some(dir) = start_in {
+                dialog = dialog.set_directory(dir);
+            }
+            if let Some(folder) = dialog.pick_folder().await {
+                sink.send(Event::FolderPicked { path: folder.path().to_path_buf() }).await;
+            }
+        });
+    }
+
     /// Opens the native file dialog without waiting for it (→ `FilePicked`).
     pub(super) fn pick_file(&self, start_in: Option<PathBuf>) {
         let sink = self.sink.clone();

@@ -1,7 +1,8 @@
 //! The runtime's front door: every `Command` from the window comes here. Agent commands go on to
 //! the agent [`Manager`](super::agents); the rest is served here, on the runtime, and answered
 //! with an `Event`: the config file (open, follow, save, check, the file dialog, finding and adding
-//! agents, the recent files), the agents' workspaces and the one followed, teams, team channels.
+//! agents, the recent files), the agents' workspaces and the one followed, teams, team channels,
+//! desktop notifications.
 //! The window only sends commands and applies events; it never does this work itself.
 
 mod config;
@@ -19,7 +20,7 @@ use super::config_file::AppDirs;
 use super::events::EventSink;
 use super::store::Store;
 use crate::model::config::Config;
-use crate::protocol::Command;
+use crate::protocol::{Command, Event};
 
 /// What the runtime needs to start.
 #[derive(Clone)]
@@ -63,6 +64,9 @@ struct Services {
     config: config::ConfigFile,
     workspaces: workspaces::Workspaces,
     terminals: terminals::Terminals,
+    notifier: super::notifier::Notifier,
+    /// The team whose members' copies are followed, and their followers.
+    team_followed: Option<(String, Vec<super::workspace::Follower>)>,
 }
 
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
@@ -78,6 +82,8 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         config: config::ConfigFile::new(startup.dirs.clone(), sink.clone()),
         workspaces: workspaces::Workspaces::new(sink.clone()),
         terminals: terminals::Terminals::new(startup.terminal_host, sink.clone()),
+        notifier: super::notifier::Notifier::spawn(sink.clone()),
+        team_followed: None,
         manager,
         applied,
         sink,
@@ -127,7 +133,18 @@ impl Services {
             Command::SaveConfig { path, text } => self.config.save(path, text),
             Command::CheckConfig { path, text } => self.config.check(path, text),
             Command::PickConfigFile { start_in } => self.config.pick_file(start_in),
+            Command::PickFolder { start_in } => self.config.pick_folder(start_in),
             Command::DiscoverAgents => self.config.discover(),
+            Command::ReadBranch { agent } => {
+                // The folder on this computer (a container sees it mounted).
+                let folder = self.agent(&agent).map(|c| c.workspace.clone());
+                let sink = self.sink.clone();
+                tokio::spawn(async move {
+                    let read = move || folder.and_then(|f| crate::runtime::git_head::branch(&f));
+                    let branch = tokio::task::spawn_blocking(read).await.ok().flatten();
+                    sink.send(Event::Branch { agent, branch }).await;
+                });
+            }
             Command::AddAgent { path, agent } => self.config.add_agent(path, agent),
             Command::Workspace { agent, op } => match self.agent(&agent) {
                 Some(config) => self.workspaces.run(&config, op),
@@ -137,6 +154,7 @@ impl Services {
                 let config = agent.and_then(|a| self.agent(&a));
                 self.workspaces.follow(config.as_ref());
             }
+            Command::FollowTeam { team } => self.follow_team(team),
             Command::Team(command) => self.team(*command),
             Command::OpenTerminal { agent } => match self.agent(&agent) {
                 Some(config) => {
@@ -146,6 +164,21 @@ impl Services {
                 None => tracing::warn!("terminal for {agent}, who is not in the config"),
             },
             Command::CloseTerminal { id } => self.terminals.close(id),
+            Command::Notify(note) => self.notifier.show(*note),
+            Command::Search { config_path, query } => {
+                let (store, sink) = (self.store.clone(), self.sink.clone());
+                tokio::spawn(async move {
+                    let asked = query.clone();
+                    let hits = match store {
+                        Some(store) => tokio::task::spawn_blocking(move || store.search(&config_path, &query, 50))
+                            .await
+                            .map_err(|e| e.to_string())
+                            .and_then(|r| r.map_err(|e| e.to_string())),
+                        None => Err("no history is kept in this run".to_string()),
+                    };
+                    sink.send(Event::SearchResults { query: asked, hits }).await;
+                });
+            }
             Command::LoginTerminal { agent, args, env } => match self.agent(&agent) {
                 Some(config) => {
                     let workspace = self.workspaces.workspace(&config);

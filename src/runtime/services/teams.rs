@@ -11,6 +11,35 @@ use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::teams::{self, ConflictText, MemberCopy, TeamError, create_team, reattach_team};
 
 impl Services {
+    /// Follows the copies of team `team`'s members, and no other team's (`None`: none). A copy
+    /// that cannot be watched is left unfollowed (its page still has Refresh).
+    pub(super) fn follow_team(&mut self, team: Option<(String, Vec<(String, PathBuf)>)>) {
+        let Some((id, copies)) = team else {
+            self.team_followed = None;
+            return;
+        };
+        self.team_followed = None;
+        let rt = tokio::runtime::Handle::current();
+        let mut followers = Vec::new();
+        for (agent, copy) in copies {
+            let (sink, handle, team) = (self.sink.clone(), rt.clone(), id.clone());
+            let name = agent.clone();
+            // Called from the watcher's own thread: the event goes through this runtime.
+            let on_change = std::sync::Arc::new(move || {
+                let (sink, team, agent) = (sink.clone(), team.clone(), agent.clone());
+                handle.spawn(async move { sink.send(Event::Team(TeamEvent::CopyChanged { team, agent })).await });
+            });
+            match crate::runtime::workspace::watch_dir(&copy, on_change) {
+                Ok(follower) => followers.push(follower),
+                Err(e) => tracing::warn!("cannot follow the copy {}: {e}", copy.display()),
+            }
+            // What changed before the watch began is looked at once it has.
+            let (sink, team) = (self.sink.clone(), id.clone());
+            rt.spawn(async move { sink.send(Event::Team(TeamEvent::CopyChanged { team, agent: name })).await });
+        }
+        self.team_followed = Some((id, followers));
+    }
+
     /// Runs `op` on a blocking thread and sends its event.
     fn team_op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
         let sink = self.sink.clone();
@@ -31,12 +60,14 @@ impl Services {
             if let TeamEvent::Merged { agent, result: Ok(report), told, .. } = &mut event
                 && !report.conflicts.is_empty()
             {
-                let message = Told { id: MessageId::new(), text: ConflictText::new(&report.conflicts).to_string() };
+                let message =
+                    Told { id: MessageId::by_sidekicks(), text: ConflictText::new(&report.conflicts).to_string() };
                 let prompt = Command::Prompt {
                     agent: agent.clone(),
                     text: message.text.clone(),
                     context: None,
                     id: Some(message.id.clone()),
+                    attachments: Vec::new(),
                 };
                 let _ = commands.send(prompt).await;
                 *told = Some(message);

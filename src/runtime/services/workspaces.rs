@@ -100,6 +100,7 @@ async fn serve(ws: Arc<dyn Workspace>, op: WorkspaceOp) -> WorkspaceEvent {
             let result = ws.list(&dir).await;
             WorkspaceEvent::Listed { dir, result }
         }
+        WorkspaceOp::Paths { limit } => WorkspaceEvent::Paths { result: ws.paths(limit).await },
         WorkspaceOp::Read { path } => {
             let result = ws.read(&path).await;
             WorkspaceEvent::Read { path, result }

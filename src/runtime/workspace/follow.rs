@@ -36,20 +36,23 @@ fn ignored(path: &Path) -> bool {
     path.components().any(|c| matches!(c, Component::Normal(n) if n == ".git" || n == "node_modules"))
 }
 
+/// Calls `on_change` after each change of the folder `root` on this computer (debounced).
+pub fn watch_dir(root: &Path, on_change: Arc<dyn Fn() + Send + Sync>) -> std::io::Result<Follower> {
+    let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
+        let Ok(events) = result else { return };
+        if events.iter().any(|e| e.paths.iter().any(|p| !ignored(p))) {
+            on_change();
+        }
+    })
+    .map_err(std::io::Error::other)?;
+    debouncer.watch(root, RecursiveMode::Recursive).map_err(std::io::Error::other)?;
+    Ok(Follower::Watch(Box::new(debouncer)))
+}
+
 /// Calls `on_change` after each change of `workspace` (must be called within a tokio runtime).
 pub fn follow(workspace: Arc<dyn Workspace>, on_change: Arc<dyn Fn() + Send + Sync>) -> std::io::Result<Follower> {
     match workspace.location() {
-        Location::Local(root) => {
-            let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
-                let Ok(events) = result else { return };
-                if events.iter().any(|e| e.paths.iter().any(|p| !ignored(p))) {
-                    on_change();
-                }
-            })
-            .map_err(std::io::Error::other)?;
-            debouncer.watch(&root, RecursiveMode::Recursive).map_err(std::io::Error::other)?;
-            Ok(Follower::Watch(Box::new(debouncer)))
-        }
+        Location::Local(root) => watch_dir(&root, on_change),
         Location::Remote { .. } => {
             let task = tokio::spawn(async move {
                 let mut last = workspace.fingerprint().await.ok();

@@ -337,6 +337,32 @@ impl Workspace for LocalWorkspace {
         self.blocking(|ws| ws.fingerprint_sync())
     }
 
+    fn paths(&self, limit: usize) -> BoxFuture<'static, WsResult<Vec<(String, bool)>>> {
+        self.blocking(move |ws| {
+            let root = ws.root.as_path();
+            let walk = ignore::WalkBuilder::new(root)
+                .hidden(true)
+                .git_ignore(true)
+                .require_git(false)
+                .follow_links(false)
+                .filter_entry(|e| e.file_name() != "node_modules")
+                .build();
+            let mut paths = Vec::new();
+            for entry in walk.flatten() {
+                let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+                if rel.as_os_str().is_empty() {
+                    continue;
+                }
+                let dir = entry.file_type().is_some_and(|t| t.is_dir());
+                paths.push((rel.to_string_lossy().into_owned(), dir));
+                if paths.len() >= limit {
+                    break;
+                }
+            }
+            Ok(paths)
+        })
+    }
+
     fn program_command(&self, argv: Vec<String>, env: Vec<(String, String)>) -> super::ShellCommand {
         let mut vars = vec![("TERM".to_string(), "xterm-256color".to_string())];
         vars.extend(env);

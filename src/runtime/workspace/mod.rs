@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use futures::future::BoxFuture;
 
-pub use follow::{Follower, follow};
+pub use follow::{Follower, follow, watch_dir};
 pub use local::LocalWorkspace;
 pub use remote::{RemoteWorkspace, read_script};
 
@@ -62,6 +62,10 @@ pub trait Workspace: Send + Sync {
     fn create_dir(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>>;
     /// Renames (moves) `from` to `to`; `to` must not exist.
     fn rename(&self, from: &RelPath, to: &RelPath) -> BoxFuture<'static, WsResult<()>>;
+    /// Every file and folder below the root (relative, with "is a folder"), at most `limit`,
+    /// skipping hidden entries and what `.gitignore` ignores where it can tell (on this computer),
+    /// `.git` and `node_modules` everywhere: what `@` in the composer completes.
+    fn paths(&self, limit: usize) -> BoxFuture<'static, WsResult<Vec<(String, bool)>>>;
     /// A fingerprint of every path, size and date below the root (changes when anything does).
     fn fingerprint(&self) -> BoxFuture<'static, WsResult<u64>>;
     /// The command line that opens a login shell in the workspace folder (`tty`: for a terminal, so

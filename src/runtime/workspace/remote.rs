@@ -97,6 +97,13 @@ mv "$from" "$to""#;
 const FINGERPRINT: &str = r#"cd "$1" || exit 5
 find . \( -path ./.git -o -path ./node_modules \) -prune -o -exec stat -c '%s %Y %n' {} +"#;
 
+/// Every file and folder below `$1` (hidden ones, `node_modules` skipped), at most `$2`: a type
+/// letter (`d` folder, else file) and the path, one per line; folders first. (busybox's `find`
+/// has no `-printf`.)
+const PATHS: &str = r#"cd "$1" || exit 5
+only() { find . -mindepth 1 \( -name '.*' -o -name node_modules \) -prune -o -type "$1" -print; }
+{ only d | sed 's/^/d /'; only f | sed 's/^/f /'; } | head -n "$2""#;
+
 /// Opens the shell of a terminal: `$1` folder, `$2` session mark. Every process the shell starts
 /// inherits `SIDEKICKS_TERMINAL`, even one started with `setsid` or `nohup`; the pid is recorded too.
 const SHELL: &str = r#"cd "$1" || exit 1
@@ -379,6 +386,22 @@ impl Workspace for RemoteWorkspace {
             env: vec![("TERM".into(), "xterm-256color".into())],
             teardown,
         }
+    }
+
+    fn paths(&self, limit: usize) -> BoxFuture<'static, WsResult<Vec<(String, bool)>>> {
+        let run = self.script(PATHS, vec![limit.to_string()], None);
+        Box::pin(async move {
+            match run.await? {
+                (0, out, _) => Ok(String::from_utf8_lossy(&out)
+                    .lines()
+                    .filter_map(|l| {
+                        let (kind, path) = l.split_once(' ')?;
+                        Some((path.strip_prefix("./").unwrap_or(path).to_string(), kind == "d"))
+                    })
+                    .collect()),
+                (code, out, err) => Err(failure(code, &RelPath::root(), &out, err)),
+            }
+        })
     }
 
     fn fingerprint(&self) -> BoxFuture<'static, WsResult<u64>> {

@@ -1,0 +1,264 @@
+//! Search across every stored conversation (issue 18): a history of 1,000,000 generated messages
+//! (words drawn, with a Zipf law, from the vocabulary of this project's own documents), stored the
+//! way the recorder stores them (`Store::save_messages`, a thread of 100 messages at a time), then:
+//! - query latency: 200 queries (rare words, common words, two words, a 3-letter prefix as typed),
+//!   p50 / p95 / max — goal p95 ≤ 50 ms;
+//! - indexing while streaming: 1,000 answers of 20 fragments each, saved after every fragment (the
+//!   recorder's worst case: one event per batch) into the full history, the last one ending the
+//!   turn — goal ≥ 10,000 fragments/s; then each answer is found by its last words;
+//! - the recorder (the app's own path: events in, batches saved and indexed): 20,000 fragments sent
+//!   as fast as it takes them, until all are saved;
+//! - size: the database file (WAL checkpointed) against the bytes of text it holds — goal ≤ 1.5×.
+//!
+//! Run: `cargo bench --bench search` (`SEARCH_MESSAGES=100000` for a smaller history,
+//! `SEARCH_ANSWER_WORDS=50-400` for longer answers).
+
+use std::path::Path;
+use std::time::Instant;
+
+use sidekicks::model::conversation::{Message, Role, TurnEnd, Update};
+use sidekicks::model::search::Place;
+use sidekicks::protocol::Event;
+use sidekicks::runtime::store::Store;
+
+/// A small, fast generator (xorshift): the same history every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The words of the project's documents, most frequent first.
+fn vocabulary() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut counts = std::collections::HashMap::<String, usize>::new();
+    let mut files = vec![root.join("README.md"), root.join("../shared/DESIGN.md")];
+    for dir in [root.join("docs"), root.join("docs/adr")] {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "md") {
+                files.push(entry.path());
+            }
+        }
+    }
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1) {
+            *counts.entry(word.to_lowercase()).or_default() += 1;
+        }
+    }
+    let mut words: Vec<(String, usize)> = counts.into_iter().collect();
+    words.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    words.into_iter().map(|(w, _)| w).collect()
+}
+
+/// Draws word ranks with a Zipf law (s = 1) by inverting the cumulative weights.
+struct Zipf {
+    cumulative: Vec<f64>,
+}
+
+impl Zipf {
+    fn new(n: usize) -> Self {
+        let mut total = 0.0;
+        let cumulative = (1..=n)
+            .map(|k| {
+                total += 1.0 / k as f64;
+                total
+            })
+            .collect();
+        Self { cumulative }
+    }
+
+    fn draw(&self, rng: &mut Rng) -> usize {
+        let total = *self.cumulative.last().unwrap();
+        let x = (rng.next() as f64 / u64::MAX as f64) * total;
+        self.cumulative.partition_point(|&c| c < x).min(self.cumulative.len() - 1)
+    }
+}
+
+fn sentence(rng: &mut Rng, zipf: &Zipf, words: &[String], count: usize) -> String {
+    let mut out = String::new();
+    for i in 0..count {
+        if i > 0 {
+            out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+        }
+        out.push_str(&words[zipf.draw(rng)]);
+    }
+    out
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn main() {
+    let total: usize = std::env::var("SEARCH_MESSAGES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    // Words in an answer: 10–80 by default (`SEARCH_ANSWER_WORDS=50-400` for longer ones).
+    let (short, long) = std::env::var("SEARCH_ANSWER_WORDS")
+        .ok()
+        .and_then(|v| v.split_once('-').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))))
+        .unwrap_or((10usize, 80usize));
+    let words = vocabulary();
+    let zipf = Zipf::new(words.len());
+    println!("vocabulary: {} words from the project's documents", words.len());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.db");
+    let store = Store::open(&path).unwrap();
+    let cfg = Path::new("/bench/sidekicks.toml");
+    let mut rng = Rng(0x5eed_1234_abcd_9876);
+
+    // The history, a thread at a time.
+    let started = Instant::now();
+    let mut text_bytes = 0usize;
+    let agents = ["ada", "bob", "cyd", "dee", "eve"];
+    for t in 0..total.div_ceil(100) {
+        let agent = agents[t % agents.len()];
+        let thread = store.new_thread(cfg, agent, None).unwrap();
+        let messages: Vec<Message> = (0..100.min(total - t * 100))
+            .map(|i| {
+                let (role, count) = if i % 2 == 0 {
+                    (Role::User, 4 + rng.below(20))
+                } else {
+                    (Role::Agent, short + rng.below(long - short))
+                };
+                let text = sentence(&mut rng, &zipf, &words, count);
+                text_bytes += text.len();
+                let mut message = Message::new(role, text);
+                if role == Role::Agent {
+                    // A stored answer is a finished one (its turn ended).
+                    message.end = Some(TurnEnd::EndTurn);
+                }
+                message
+            })
+            .collect();
+        store.save_messages(thread, 0, &messages).unwrap();
+    }
+    let fill = started.elapsed().as_secs_f64();
+    println!(
+        "history: {total} messages, {:.1} MB of text, stored in {fill:.1} s ({:.0} messages/s)",
+        text_bytes as f64 / 1e6,
+        total as f64 / fill
+    );
+
+    // Queries.
+    let mut queries: Vec<String> = Vec::new();
+    for i in 0..50 {
+        queries.push(words[words.len() / 2 + i * 7].clone()); // rare
+        queries.push(words[i * 3].clone()); // common
+        queries.push(format!("{} {}", words[20 + i], words[300 + i * 5])); // two words
+        let w = &words[100 + i * 11];
+        queries.push(w.chars().take(3).collect()); // typed so far
+    }
+    let mut times = Vec::new();
+    let mut by_kind: [Vec<f64>; 4] = Default::default();
+    let mut found = 0;
+    for (i, q) in queries.iter().enumerate() {
+        let t = Instant::now();
+        found += store.search(cfg, q, 50).unwrap().len();
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        times.push(ms);
+        by_kind[i % 4].push(ms);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "queries: {} (limit 50, {found} results in all): p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+        queries.len(),
+        percentile(&times, 0.5),
+        percentile(&times, 0.95),
+        times.last().unwrap()
+    );
+    for (kind, mut t) in ["rare word", "common word", "two words", "3-letter prefix"].into_iter().zip(by_kind) {
+        t.sort_by(f64::total_cmp);
+        println!("  {kind}: p50 {:.2} ms, p95 {:.2} ms", percentile(&t, 0.5), percentile(&t, 0.95));
+    }
+
+    // Streaming into the full history: each fragment saved as it comes.
+    let thread = store.new_thread(cfg, "ada", None).unwrap();
+    let mut conversation: Vec<Message> = Vec::new();
+    let started = Instant::now();
+    let mut fragments = 0;
+    for _ in 0..1000 {
+        conversation.push(Message::new(Role::Agent, ""));
+        let seq = conversation.len() - 1;
+        for f in 0..20 {
+            let piece = sentence(&mut rng, &zipf, &words, 3);
+            let message = &mut conversation[seq];
+            let mut text = message.text();
+            text.push(' ');
+            text.push_str(&piece);
+            *message = Message::new(Role::Agent, text);
+            if f == 19 {
+                // The turn ends: the whole answer is indexed.
+                message.end = Some(TurnEnd::EndTurn);
+            }
+            store.save_messages(thread, seq, &conversation).unwrap();
+            fragments += 1;
+        }
+    }
+    let streamed = started.elapsed().as_secs_f64();
+    let last = conversation.last().unwrap().text();
+    let tail: Vec<&str> = last.split_whitespace().rev().take(3).collect();
+    let hits = store.search(cfg, &tail.join(" "), 50).unwrap();
+    assert!(
+        hits.iter().any(|h| matches!(h.place, Place::Thread { thread: t, .. } if t == thread)),
+        "the streamed answer is found by its last words"
+    );
+    println!(
+        "streaming: {fragments} fragments saved one by one in {streamed:.2} s: {:.0} fragments/s",
+        fragments as f64 / streamed
+    );
+
+    // The recorder itself (what the app runs): fragments of 200 answers sent as fast as it takes
+    // them, then a flush; it saves after each batch of what arrived meanwhile.
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let history = sidekicks::runtime::history::spawn_recorder(store.clone());
+    let started = Instant::now();
+    let mut sent = 0usize;
+    rt.block_on(async {
+        let loaded = sidekicks::model::config_check::LoadResult::default();
+        history.record(Event::ConfigLoaded { path: cfg.to_path_buf(), result: loaded }).await;
+        for _ in 0..200 {
+            for _ in 0..100 {
+                let piece = format!(" {}", sentence(&mut rng, &zipf, &words, 3));
+                history.record(Event::AgentUpdate { agent: "eve".into(), update: Update::Text(piece) }).await;
+                sent += 1;
+            }
+            history.record(Event::TurnEnded { agent: "eve".into(), end: TurnEnd::EndTurn }).await;
+        }
+        assert!(history.flush().await);
+    });
+    let recorded = started.elapsed().as_secs_f64();
+    println!(
+        "recorder: {sent} fragments recorded, saved and indexed in {recorded:.2} s: {:.0} fragments/s",
+        sent as f64 / recorded
+    );
+
+    // Size, once every connection is closed (the recorder's thread ends with its channel; the last
+    // connection to close folds the WAL back into the file).
+    drop(history);
+    while std::sync::Arc::strong_count(&store) > 1 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    drop(store);
+    let size = std::fs::metadata(&path).unwrap().len()
+        + std::fs::metadata(path.with_extension("db-wal")).map_or(0, |m| m.len());
+    println!(
+        "size: {:.1} MB for {:.1} MB of text: {:.2}× the text",
+        size as f64 / 1e6,
+        text_bytes as f64 / 1e6,
+        size as f64 / text_bytes as f64
+    );
+    if let Some(keep) = std::env::var_os("SEARCH_KEEP") {
+        std::fs::copy(&path, keep).unwrap();
+    }
+}

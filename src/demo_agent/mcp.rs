@@ -1,0 +1,124 @@
+//! MCP for the demo: a tiny MCP server (`sidekicks demo-mcp`: tools `echo` and `add`, JSON-RPC
+//! lines on stdin/stdout), and the demo agent's side: it keeps the MCP servers each session got
+//! and, for the word `mcp`, starts each stdio one, asks for its tools (`initialize`,
+//! `tools/list`) and says what it found; http and sse servers are listed by address.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::v1::schema::{McpServer, SessionId};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// The MCP servers each session got.
+pub type Servers = Arc<Mutex<HashMap<SessionId, Vec<McpServer>>>>;
+
+/// Runs the demo MCP server on stdin/stdout until stdin closes.
+pub async fn run_server() -> anyhow::Result<()> {
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdout = tokio::io::stdout();
+    while let Some(line) = lines.next_line().await? {
+        let Ok(request) = serde_json::from_str::<Value>(&line) else { continue };
+        let Some(id) = request.get("id").cloned() else { continue };
+        let result = match request["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({
+                "protocolVersion": request["params"]["protocolVersion"].as_str().unwrap_or("2025-06-18"),
+                "capabilities": {"tools": {}},
+                // Where it runs (a container's own name when it runs in one).
+                "serverInfo": {"name": "sidekicks-demo-mcp", "version": env!("CARGO_PKG_VERSION"),
+                    "title": std::fs::read_to_string("/etc/hostname").unwrap_or_default().trim()},
+            }),
+            "tools/list" => json!({"tools": [
+                {"name": "echo", "description": "Says the text back", "inputSchema": {"type": "object",
+                    "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+                {"name": "add", "description": "Adds two numbers", "inputSchema": {"type": "object",
+                    "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}},
+            ]}),
+            "tools/call" => {
+                let args = &request["params"]["arguments"];
+                let text = match request["params"]["name"].as_str() {
+                    Some("echo") => args["text"].as_str().unwrap_or_default().to_string(),
+                    Some("add") => (args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0)).to_string(),
+                    _ => "no such tool".into(),
+                };
+                json!({"content": [{"type": "text", "text": text}]})
+            }
+            _ => {
+                let error =
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "method not found"}});
+                stdout.write_all(format!("{error}\n").as_bytes()).await?;
+                continue;
+            }
+        };
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        stdout.write_all(format!("{answer}\n").as_bytes()).await?;
+        stdout.flush().await?;
+    }
+    Ok(())
+}
+
+/// What the session's MCP servers offer, in words.
+pub async fn describe(servers: Vec<McpServer>) -> String {
+    if servers.is_empty() {
+        return "I was given no MCP server.".into();
+    }
+    let mut lines = vec![format!("I was given {} MCP server(s):", servers.len())];
+    for server in servers {
+        lines.push(match server {
+            McpServer::Stdio(s) => {
+                let env: Vec<(String, String)> = s.env.iter().map(|e| (e.name.clone(), e.value.clone())).collect();
+                let tools = match tokio::time::timeout(Duration::from_secs(20), tools(&s.command, &s.args, &env)).await
+                {
+                    Ok(Ok((tools, host))) => format!("tools {} (running on {host})", tools.join(", ")),
+                    Ok(Err(e)) => format!("it failed: {e}"),
+                    Err(_) => "it did not answer within 20 s".into(),
+                };
+                format!("- {} (stdio, `{}`): {tools}", s.name, s.command.display())
+            }
+            McpServer::Http(h) => format!("- {} (http, {})", h.name, h.url),
+            McpServer::Sse(h) => format!("- {} (sse, {})", h.name, h.url),
+            _ => "- a server of a kind I do not know".into(),
+        });
+    }
+    lines.join("\n")
+}
+
+/// Starts a stdio MCP server and lists its tools; also the title it gives (where it runs).
+async fn tools(
+    command: &std::path::Path,
+    args: &[String],
+    env: &[(String, String)],
+) -> anyhow::Result<(Vec<String>, String)> {
+    let mut child = tokio::process::Command::new(command)
+        .args(args)
+        .envs(env.iter().cloned())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut stdin = child.stdin.take().ok_or_else(|| anyhow::anyhow!("no stdin"))?;
+    let mut out = BufReader::new(child.stdout.take().ok_or_else(|| anyhow::anyhow!("no stdout"))?).lines();
+    let mut ask = async |id: u64, method: &str, params: Value| -> anyhow::Result<Value> {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        stdin.write_all(format!("{request}\n").as_bytes()).await?;
+        loop {
+            let line = out.next_line().await?.ok_or_else(|| anyhow::anyhow!("it exited"))?;
+            let answer: Value = serde_json::from_str(&line)?;
+            if answer["id"] == json!(id) {
+                return Ok(answer);
+            }
+        }
+    };
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "sidekicks-demo-agent", "version": env!("CARGO_PKG_VERSION")}});
+    let initialized = ask(1, "initialize", init).await?;
+    let host = initialized["result"]["serverInfo"]["title"].as_str().unwrap_or("?").to_string();
+    let listed = ask(2, "tools/list", json!({})).await?;
+    let names = listed["result"]["tools"]
+        .as_array()
+        .map_or_else(Vec::new, |tools| tools.iter().filter_map(|t| t["name"].as_str().map(String::from)).collect());
+    let _ = child.kill().await;
+    Ok((names, host))
+}

@@ -1,0 +1,178 @@
+//! The command palette (Ctrl+K or Ctrl+Shift+P): every action of the window, found by typing
+//! (fuzzy), with its shortcut; arrows move, Enter runs, Esc closes.
+
+use egui::{Key as EguiKey, Modifiers, RichText};
+
+use super::i18n::{Key, tr, trf};
+use crate::app::AppState;
+use crate::model::fuzzy::score;
+
+/// What the palette can do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Show an agent's conversation.
+    Agent(String),
+    /// Show a channel.
+    Channel(String),
+    /// Show a team (its id).
+    Team(String),
+    /// Switch the shown agent to a thread.
+    Thread(i64),
+    /// Start, stop or restart the shown agent.
+    Start,
+    /// Stop it.
+    Stop,
+    /// Restart it.
+    Restart,
+    /// A new thread with the shown agent.
+    NewThread,
+    /// The new-team form.
+    NewTeam,
+    /// The settings.
+    Settings,
+    /// Open another config file.
+    OpenConfig,
+    /// The inbox.
+    Inbox,
+    /// Put the keyboard in the composer.
+    FocusComposer,
+    /// Find in the conversation shown.
+    Find,
+    /// Search every stored conversation.
+    Search,
+    /// The About box.
+    About,
+}
+
+/// The palette's own state.
+#[derive(Clone, Debug, Default)]
+pub struct Palette {
+    /// Shown.
+    pub open: bool,
+    query: String,
+    selected: usize,
+}
+
+/// The palette's shortcuts (Ctrl+K, Ctrl+Shift+P).
+pub fn opened(ctx: &egui::Context) -> bool {
+    let k = egui::KeyboardShortcut::new(Modifiers::COMMAND, EguiKey::K);
+    let p = egui::KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, EguiKey::P);
+    ctx.input_mut(|i| i.consume_shortcut(&k) || i.consume_shortcut(&p))
+}
+
+/// Every action, with its words and shortcut, for the state as it is (`agent`: the one shown).
+fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'static str)> {
+    let lang = state.language;
+    let mut all = Vec::new();
+    for (i, a) in state.agents.iter().enumerate() {
+        let shortcut = ["Alt+1", "Alt+2", "Alt+3", "Alt+4", "Alt+5", "Alt+6", "Alt+7", "Alt+8", "Alt+9"];
+        let words = trf(lang, Key::PaletteAgent, &[("agent", &a.config.name)]);
+        all.push((Action::Agent(a.config.name.clone()), words, shortcut.get(i).copied().unwrap_or("")));
+    }
+    for c in &state.channels.channels {
+        all.push((Action::Channel(c.name.clone()), trf(lang, Key::PaletteChannel, &[("channel", &c.title)]), ""));
+    }
+    for t in &state.teams.teams {
+        let words = trf(lang, Key::PaletteTeam, &[("team", &t.info.record.name)]);
+        all.push((Action::Team(t.info.record.id.clone()), words, ""));
+    }
+    if let Some(view) = agent.and_then(|a| state.agent(a)) {
+        for t in &view.threads.list {
+            if Some(t.id) != view.threads.current {
+                let title = if t.title.is_empty() { tr(lang, Key::UntitledThread) } else { t.title.as_str() };
+                all.push((Action::Thread(t.id), trf(lang, Key::PaletteThread, &[("title", title)]), ""));
+            }
+        }
+        let name = view.config.name.as_str();
+        all.push((Action::NewThread, trf(lang, Key::PaletteNewThread, &[("agent", name)]), "Ctrl+N"));
+        all.push((Action::Start, trf(lang, Key::PaletteStart, &[("agent", name)]), ""));
+        all.push((Action::Stop, trf(lang, Key::PaletteStop, &[("agent", name)]), ""));
+        all.push((Action::Restart, trf(lang, Key::PaletteRestart, &[("agent", name)]), ""));
+        all.push((Action::FocusComposer, tr(lang, Key::PaletteFocus).to_string(), ""));
+        all.push((Action::Find, tr(lang, Key::FindHint).to_string(), "Ctrl+F"));
+    }
+    all.push((Action::Inbox, tr(lang, Key::Inbox).to_string(), "Ctrl+Shift+I"));
+    all.push((Action::Search, tr(lang, Key::PaletteSearch).to_string(), "Ctrl+Shift+F"));
+    all.push((Action::NewTeam, tr(lang, Key::NewTeam).to_string(), ""));
+    all.push((Action::Settings, tr(lang, Key::Settings).to_string(), ""));
+    all.push((Action::OpenConfig, tr(lang, Key::PaletteOpenConfig).to_string(), ""));
+    all.push((Action::About, tr(lang, Key::AboutTitle).to_string(), ""));
+    all
+}
+
+/// The palette, when open; the action chosen.
+pub fn palette_ui(ctx: &egui::Context, state: &AppState, agent: Option<&str>, palette: &mut Palette) -> Option<Action> {
+    if !palette.open {
+        return None;
+    }
+    let lang = state.language;
+    let query = palette.query.to_lowercase();
+    let mut found: Vec<(u32, usize, (Action, String, &str))> = actions(state, agent)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, a)| score(&a.1, &query).map(|s| (s, i, a)))
+        .collect();
+    found.sort_by_key(|(s, i, _)| (*s, *i));
+    let (down, up, enter, escape) = ctx.input_mut(|i| {
+        (
+            i.consume_key(Modifiers::NONE, EguiKey::ArrowDown),
+            i.consume_key(Modifiers::NONE, EguiKey::ArrowUp),
+            i.consume_key(Modifiers::NONE, EguiKey::Enter),
+            i.consume_key(Modifiers::NONE, EguiKey::Escape),
+        )
+    });
+    if !found.is_empty() {
+        palette.selected = palette.selected.min(found.len() - 1);
+        if down {
+            palette.selected = (palette.selected + 1) % found.len();
+        }
+        if up {
+            palette.selected = (palette.selected + found.len() - 1) % found.len();
+        }
+    }
+    let mut chosen = enter.then(|| found.get(palette.selected).map(|f| f.2.0.clone())).flatten();
+    egui::Area::new(egui::Id::unique("palette"))
+        .anchor(egui::Align2::CENTER_TOP, egui::vec2(0.0, 60.0))
+        .order(egui::Order::Foreground)
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.set_width(520.0);
+                let edit = ui.add(
+                    egui::TextEdit::singleline(&mut palette.query)
+                        .id(egui::Id::unique("palette-query"))
+                        .hint_text(tr(lang, Key::PaletteHint))
+                        .desired_width(f32::INFINITY),
+                );
+                edit.request_focus();
+                if edit.changed() {
+                    palette.selected = 0;
+                }
+                ui.separator();
+                egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+                    if found.is_empty() {
+                        ui.label(RichText::new(tr(lang, Key::PaletteNothing)).weak());
+                    }
+                    for (i, (_, _, (action, words, shortcut))) in found.iter().enumerate() {
+                        ui.horizontal(|ui| {
+                            let row = ui.selectable_label(i == palette.selected, words);
+                            if i == palette.selected && (down || up) {
+                                row.scroll_to_me(None);
+                            }
+                            if row.clicked() {
+                                chosen = Some(action.clone());
+                            }
+                            if !shortcut.is_empty() {
+                                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                                    ui.label(RichText::new(*shortcut).small().weak());
+                                });
+                            }
+                        });
+                    }
+                });
+            });
+        });
+    if chosen.is_some() || escape {
+        *palette = Palette::default();
+    }
+    chosen
+}

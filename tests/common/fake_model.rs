@@ -1,0 +1,94 @@
+//! A stand-in for the OpenAI Responses endpoint on loopback, for published agents run offline:
+//! every `POST …/responses` is recorded (its JSON body) and answered with a short SSE stream
+//! ("Hello from the fake model."); other requests get an empty JSON list. HTTP/1.1, one request
+//! per connection.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+/// The text every answer says.
+pub const ANSWER: &str = "Hello from the fake model.";
+
+/// A running stand-in; it stops with the test process.
+pub struct FakeModel {
+    /// `http://127.0.0.1:PORT/v1`.
+    pub base_url: String,
+    bodies: Arc<Mutex<Vec<String>>>,
+}
+
+impl FakeModel {
+    /// Starts it on a free port.
+    pub fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let bodies: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = bodies.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let seen = seen.clone();
+                std::thread::spawn(move || serve(stream, &seen));
+            }
+        });
+        Self { base_url, bodies }
+    }
+
+    /// The bodies of the requests for responses so far.
+    pub fn bodies(&self) -> Vec<String> {
+        self.bodies.lock().unwrap().clone()
+    }
+}
+
+fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let mut out = stream;
+    let (content_type, reply) = if request_line.starts_with("POST") && request_line.contains("/responses") {
+        seen.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
+        ("text/event-stream", sse())
+    } else {
+        ("application/json", r#"{"data":[],"models":[]}"#.to_string())
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        reply.len()
+    );
+    let _ = out.write_all(head.as_bytes());
+    let _ = out.write_all(reply.as_bytes());
+}
+
+fn sse() -> String {
+    let message = serde_json::json!({"type": "message", "role": "assistant", "id": "msg_1",
+        "content": [{"type": "output_text", "text": ANSWER}]});
+    let events = [
+        serde_json::json!({"type": "response.created", "response": {"id": "resp_1"}}),
+        serde_json::json!({"type": "response.output_item.added", "output_index": 0,
+            "item": {"type": "message", "role": "assistant", "id": "msg_1", "content": []}}),
+        serde_json::json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+            "content_index": 0, "delta": ANSWER}),
+        serde_json::json!({"type": "response.output_item.done", "output_index": 0, "item": message}),
+        serde_json::json!({"type": "response.completed", "response": {"id": "resp_1", "usage": {
+            "input_tokens": 10, "input_tokens_details": null, "output_tokens": 5,
+            "output_tokens_details": null, "total_tokens": 15}}}),
+    ];
+    events.iter().map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap())).collect()
+}
