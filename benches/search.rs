@@ -132,6 +132,8 @@ fn main() {
                 let text = sentence(&mut rng, &zipf, &words, count);
                 text_bytes += text.len();
                 let mut message = Message::new(role, text);
+                // When it was written, as the app keeps it: a minute apart, from late 2026.
+                message.at = Some(1_796_000_000 + (t * 100 + i) as u64 * 60);
                 if role == Role::Agent {
                     // A stored answer is a finished one (its turn ended).
                     message.end = Some(TurnEnd::EndTurn);

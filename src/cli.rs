@@ -116,6 +116,7 @@ pub enum CliCommand {
 pub fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     init_logging(&cli.command);
+    crate::runtime::clock::init_time_zone();
     match cli.command {
         Some(CliCommand::TerminalHost { argv }) => {
             let code = crate::runtime::terminal::run_host(&argv);

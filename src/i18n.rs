@@ -353,6 +353,7 @@ strings! {
     PaletteThread => ("Switch to thread “{title}”", "Passer au fil « {title} »"),
     PaletteNewThread => ("New thread with {agent}", "Nouveau fil avec {agent}"),
     PaletteStart => ("Start {agent}", "Démarrer {agent}"),
+    PalettePage => ("{agent}: {page}", "{agent} : {page}"),
     PaletteStop => ("Stop {agent}", "Arrêter {agent}"),
     PaletteRestart => ("Restart {agent}", "Redémarrer {agent}"),
     PaletteFocus => ("Focus the composer", "Aller à la zone de saisie"),

@@ -60,14 +60,17 @@ fn a_channel_routes_catches_up_and_stops_per_member() {
     let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
     let rt = runtime();
     let mut h = window(&config(dir.path()), dir.path(), &rt, Some(store.clone()));
-    step_until(&mut h, LONG, "the channel", |h| h.query_by_label("#design").is_some());
+    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
     let marked = |h: &Harness<'static, SidekicksApp>, label: &str| {
         h.get_all_by_label(label).any(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
     };
     assert!(marked(&h, "ada"), "the agent shown is marked in the sidebar");
     // Each member its colour: its place in the config picks it.
     assert_eq!([h.state().state.agent("ada").unwrap().place, h.state().state.agent("bob").unwrap().place], [0, 1]);
-    h.get_by_label("#design").click();
+    // The channel's link in Ada's header (right of the sidebar's) opens it.
+    let links: Vec<_> = h.get_all_by_label("#design").collect();
+    assert_eq!(links.len(), 2, "the sidebar's entry and the header's link");
+    links.into_iter().max_by(|a, b| a.rect().left().total_cmp(&b.rect().left())).unwrap().click();
     step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
     assert!(marked(&h, "#design"));
     assert!(!marked(&h, "ada"), "an agent stays marked while the channel is shown");
@@ -143,8 +146,8 @@ fn a_members_permission_shows_one_card_in_the_channel() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let mut h = window(&config(dir.path()), dir.path(), &rt, None);
-    step_until(&mut h, LONG, "the channel", |h| h.query_by_label("#design").is_some());
-    h.get_by_label("#design").click();
+    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
+    h.get_all_by_label("#design").next().unwrap().click();
     step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
     say(&mut h, "@ada run the tests, permission please");
     step_until(&mut h, LONG, "ada's permission card", |h| h.query_by_label("Allow once").is_some());

@@ -52,7 +52,7 @@ fn always_allow_here_approves_the_same_request_without_a_card_next_time() {
     h.get_by_label("Forget").click();
     step_until(&mut h, LONG, "forgotten", |h| h.query_by_label_contains("No remembered answers").is_some());
     h.get_by_label("Conversation").click();
-    h.step();
+    step_until(&mut h, LONG, "the conversation", |h| h.query_by_label_contains("No remembered answers").is_none());
     send(&mut h, "run it");
     step_until(&mut h, LONG, "the card again", |h| h.query_by_label("Always allow here").is_some());
 }
@@ -167,6 +167,18 @@ fn history_is_shown_again_after_restarting_the_app_state() {
     assert!(h.query_by_label("think").is_some());
     assert!(h.query_by_label_contains("the answer is").is_some());
     assert!(h.query_by_label("Thinking").is_some(), "the thought is restored, folded");
+    // When each message was written is kept, and shown over its author's name.
+    let (asked, answered) = (demo.conversation.messages[0].at, demo.conversation.messages[1].at);
+    let (asked, answered) = (asked.expect("the question's time"), answered.expect("the answer's time"));
+    let now = sidekicks::model::when::now();
+    assert!(asked <= answered && now - asked < 600, "{asked} {answered} {now}");
+    // Its hour and minute ("Today 14:05"; the day's word depends on when the test runs).
+    let civil = sidekicks::model::when::civil(asked as i64, sidekicks::model::when::utc_offset());
+    let time = format!("{:02}:{:02}", civil.hour, civil.minute);
+    assert!(h.query_all_by_label_contains(&time).next().is_none(), "no time before the pointer is there");
+    h.get_by_label("You").hover();
+    step_until(&mut h, LONG, "the time", |h| h.query_all_by_label_contains(&time).next().is_some());
+    h.state_mut().shutdown();
 }
 
 #[test]

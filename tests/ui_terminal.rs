@@ -18,7 +18,7 @@ const LONG: Duration = Duration::from_secs(20);
 
 fn open_terminal(h: &mut Harness<'static, SidekicksApp>) {
     step_until(h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
-    h.get_by_label("Files").click();
+    h.get_all_by_label("Files").next().unwrap().click();
     h.step();
     h.get_by_label("Terminal").click();
     step_until(h, LONG, "a shell", |h| h.state().terminal_text("demo").is_some());

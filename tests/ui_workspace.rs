@@ -4,9 +4,11 @@
 use std::time::Duration;
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
 use sidekicks::app::Command;
 use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
+use sidekicks::ui::SidekicksApp;
 
 mod common;
 use common::window::{runtime, step_until, window};
@@ -21,7 +23,7 @@ fn edit_next_to_a_working_agent() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
-    h.get_by_label("Files").click();
+    h.get_all_by_label("Files").next().unwrap().click();
     step_until(&mut h, LONG, "the tree", |h| h.query_by_label("notes.md").is_some());
     assert!(h.query_by_label("sidekicks.toml").is_some());
 
@@ -69,7 +71,7 @@ fn the_terminal_tab_runs_a_shell_in_the_workspace() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
-    h.get_by_label("Files").click();
+    h.get_all_by_label("Files").next().unwrap().click();
     h.step();
     h.get_by_label("Terminal").click();
     step_until(&mut h, LONG, "a shell", |h| h.state().terminal_text("demo").is_some());
@@ -103,7 +105,7 @@ fn the_files_follow_an_agent_into_its_team_copy() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
-    h.get_by_label("Files").click();
+    h.get_all_by_label("Files").next().unwrap().click();
     step_until(&mut h, LONG, "the tree", |h| h.query_by_label("own.txt").is_some());
 
     // The agent joins a team: it works in its copy of the project from now on.
@@ -136,7 +138,7 @@ fn the_file_editor_numbers_lines_and_indents_new_ones() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
-    h.get_by_label("Files").click();
+    h.get_all_by_label("Files").next().unwrap().click();
     step_until(&mut h, LONG, "the tree", |h| h.query_by_label("main.rs").is_some());
     h.get_by_label("main.rs").click();
     step_until(&mut h, LONG, "the file", |h| {
@@ -161,5 +163,49 @@ fn the_file_editor_numbers_lines_and_indents_new_ones() {
     let text = h.get_by_role(Role::MultilineTextInput).value().unwrap_or_default();
     assert_eq!(text, "fn main() {\n    run();\n    }", "Enter keeps the indentation, one step in after `{{`");
     step_until(&mut h, LONG, "the gutter grows", |h| h.query_by_label("  1\n  2\n  3\n").is_some());
+    h.state_mut().shutdown();
+}
+
+/// Where each of the agent header's buttons is drawn (the rightmost of a label: the sidebar has
+/// a "Files" button of its own, left of the header).
+fn header_buttons(h: &Harness<'static, SidekicksApp>) -> Vec<(String, egui::Pos2)> {
+    ["Start agent", "Stop agent", "Restart agent", "Conversation", "Files", "Terminal", "Log", "Permissions"]
+        .iter()
+        .map(|label| {
+            let rects = h.get_all_by_label(label).map(|n| n.rect());
+            let rect = rects.max_by(|a, b| a.left().total_cmp(&b.left())).unwrap_or_else(|| panic!("no {label}"));
+            (label.to_string(), rect.left_top())
+        })
+        .collect()
+}
+
+#[test]
+fn the_conversation_and_the_workspace_have_one_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    let over_conversation = header_buttons(&h);
+    // In the header's order: the run buttons on the first line, then the pages, left to right.
+    let ordered = |a: &egui::Pos2, b: &egui::Pos2| a.y < b.y || (a.y == b.y && a.x < b.x);
+    assert!(over_conversation.windows(2).all(|w| ordered(&w[0].1, &w[1].1)), "{over_conversation:?}");
+    let selected = |h: &Harness<'static, SidekicksApp>, label: &str| {
+        h.get_all_by_label(label).any(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+    };
+    assert!(selected(&h, "Conversation") && !selected(&h, "Files"));
+    // The header's Files page: the same buttons at the same places, Files marked.
+    let files = h.get_all_by_label("Files").max_by(|a, b| a.rect().left().total_cmp(&b.rect().left())).unwrap();
+    files.click();
+    step_until(&mut h, LONG, "the files", |h| h.query_by_label("sidekicks.toml").is_some());
+    assert_eq!(header_buttons(&h), over_conversation);
+    assert!(selected(&h, "Files") && !selected(&h, "Conversation"));
+    // From the workspace to the Log and back to the conversation, through the same header.
+    h.get_by_label("Log").click();
+    step_until(&mut h, LONG, "the log", |h| selected(h, "Log"));
+    assert_eq!(header_buttons(&h), over_conversation);
+    h.get_by_label("Conversation").click();
+    step_until(&mut h, LONG, "the conversation", |h| {
+        h.state().shown_agent() == Some("demo") && selected(h, "Conversation")
+    });
     h.state_mut().shutdown();
 }

@@ -24,6 +24,9 @@ pub enum Entry {
         /// The lead who handed work over; `None`: the person.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<String>,
+        /// When it was said (Unix seconds; none in timelines stored before times were kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<u64>,
     },
     /// A message Sidekicks itself sent members `to` (a merge's conflicts, to the member whose
     /// work it was).
@@ -102,7 +105,9 @@ impl Timeline {
         let mut lines = Vec::new();
         for entry in self.entries.iter().skip(from) {
             match entry {
-                Entry::User { text, to, from } if !to.iter().any(|t| t == agent) && from.as_deref() != Some(agent) => {
+                Entry::User { text, to, from, .. }
+                    if !to.iter().any(|t| t == agent) && from.as_deref() != Some(agent) =>
+                {
                     let who = from.as_deref().unwrap_or("the person");
                     lines.push(format!("[{who}, to {}] {text}", to.join(", ")));
                 }
@@ -136,7 +141,8 @@ impl Timeline {
 
     /// [`Timeline::say`] by `from` (a lead handing work over; `None`: the person).
     pub fn say_as(&mut self, from: Option<&str>, channel: &str, text: &str, to: &[String]) -> Vec<Prompt> {
-        self.entries.push(Entry::User { text: text.into(), to: to.to_vec(), from: from.map(String::from) });
+        let at = Some(super::when::now());
+        self.entries.push(Entry::User { text: text.into(), to: to.to_vec(), from: from.map(String::from), at });
         // They have seen everything up to this message; the other answers to it are news next time.
         let seen = self.entries.len();
         let mut prompts = Vec::new();

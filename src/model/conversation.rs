@@ -143,8 +143,9 @@ impl MessageId {
     }
 }
 
-/// One message of a conversation.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// One message of a conversation. Two messages are equal when they say the same (their time is
+/// not compared: the window and the history recorder each stamp their copy as they see it).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     /// Its id (messages of the person; older stored ones have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -160,14 +161,26 @@ pub struct Message {
     /// history holds less than the text beside each one.
     #[serde(default, skip_serializing_if = "Delivery::is_sent")]
     pub delivery: Delivery,
+    /// When it was written (Unix seconds); messages stored before times were kept have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<u64>,
 }
+
+impl PartialEq for Message {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.id, &self.role, &self.parts, &self.end, &self.delivery)
+            == (&other.id, &other.role, &other.parts, &other.end, &other.delivery)
+    }
+}
+
+impl Eq for Message {}
 
 impl Message {
     /// A new message with one text part (none if `text` is empty).
     pub fn new(role: Role, text: impl Into<String>) -> Self {
         let text = text.into();
         let parts = if text.is_empty() { Vec::new() } else { vec![Part::Text(text)] };
-        Self { id: None, role, parts, end: None, delivery: Delivery::Sent }
+        Self { id: None, role, parts, end: None, delivery: Delivery::Sent, at: None }
     }
 
     /// All its text parts joined (what a transcript or a test reads).
@@ -369,6 +382,7 @@ impl Conversation {
         message.parts.extend(attached);
         message.delivery = delivery;
         message.id = id;
+        message.at = Some(super::when::now());
         self.messages.push(message);
         self.touch(self.messages.len() - 1);
     }
@@ -381,6 +395,7 @@ impl Conversation {
             parts: vec![Part::Notice(notice)],
             end: None,
             delivery: Delivery::Sent,
+            at: Some(super::when::now()),
         });
         self.touch(self.messages.len() - 1);
     }
@@ -416,7 +431,7 @@ impl Conversation {
     /// The agent message being streamed, created after the last message if none is open.
     fn open_agent_message(&mut self) -> &mut Message {
         if self.open_index().is_none() {
-            self.messages.push(Message::new(Role::Agent, ""));
+            self.messages.push(Message { at: Some(super::when::now()), ..Message::new(Role::Agent, "") });
         }
         let i = self.open_index().expect("just pushed");
         self.touch(i);
@@ -523,7 +538,7 @@ impl Conversation {
         self.failures_in_a_row = 0;
         // A cancelled message that got late updates is not the turn ending now.
         if self.open_index().is_some_and(|i| self.messages[i].end.is_some()) {
-            self.messages.push(Message::new(Role::Agent, ""));
+            self.messages.push(Message { at: Some(super::when::now()), ..Message::new(Role::Agent, "") });
         }
         let message = self.open_agent_message();
         if end != TurnEnd::EndTurn {

@@ -22,3 +22,4 @@ pub mod search;
 pub mod session_config;
 pub mod terminal;
 pub mod tool;
+pub mod when;

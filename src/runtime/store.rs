@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS current_threads (
 );
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY, -- the message's place: thread << 24 | seq (see `place`)
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    at INTEGER -- when it was written (Unix seconds) if its body is tagged text (JSON holds its own)
 );
 CREATE TABLE IF NOT EXISTS permission_rules (
     agent TEXT NOT NULL,
@@ -99,8 +100,8 @@ CREATE TABLE IF NOT EXISTS teams (
 
 /// The version of the schema above (`PRAGMA user_version`). 2: the full-text index. 3: a
 /// message's place is its rowid (no second index on `(conversation_id, seq)`), and the index keeps
-/// no per-message sizes (see `search`).
-const SCHEMA_VERSION: i64 = 3;
+/// no per-message sizes (see `search`). 4: when each message was written (`messages.at`).
+const SCHEMA_VERSION: i64 = 4;
 
 /// The place of message `seq` of thread `thread`: the `messages` rowid, and its index entry's.
 /// A thread holds up to 2^24 messages.
@@ -133,6 +134,16 @@ fn migrate_messages(conn: &Connection) -> Result<(), StoreError> {
              DROP TABLE messages;
              ALTER TABLE messages_v3 RENAME TO messages;",
         )?;
+    }
+    Ok(())
+}
+
+/// Version 3 kept no time per message: the column is added (older messages have none).
+fn add_times(conn: &Connection) -> Result<(), StoreError> {
+    let has: bool =
+        conn.query_row("SELECT count(*) > 0 FROM pragma_table_info('messages') WHERE name = 'at'", [], |r| r.get(0))?;
+    if !has {
+        conn.execute_batch("ALTER TABLE messages ADD COLUMN at INTEGER")?;
     }
     Ok(())
 }
@@ -244,6 +255,9 @@ impl Store {
             migrate_messages(&tx)?;
         }
         tx.execute_batch(SCHEMA)?;
+        if version < 4 {
+            add_times(&tx)?;
+        }
         tx.execute_batch(search::SCHEMA)?;
         if version < 3 {
             search::backfill(&tx)?;
@@ -287,10 +301,16 @@ impl Store {
         let conn = self.conn();
         let session_id: Option<String> =
             conn.query_row("SELECT session_id FROM conversations WHERE id = ?1", [id], |r| r.get(0))?;
-        let mut stmt = conn.prepare_cached("SELECT body FROM messages WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
+        let mut stmt = conn.prepare_cached("SELECT body, at FROM messages WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
         let (first, last) = places(id);
-        let bodies: Vec<String> = stmt.query_map([first, last], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        let messages = bodies.iter().map(|b| body::decode(b)).collect::<Result<_, _>>()?;
+        let rows: Vec<(String, Option<i64>)> =
+            stmt.query_map([first, last], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+        let mut messages = Vec::with_capacity(rows.len());
+        for (body, at) in rows {
+            let mut message = body::decode(&body)?;
+            message.at = message.at.or(at.map(|at| at as u64));
+            messages.push(message);
+        }
         Ok(StoredConversation { id, messages, session_id })
     }
 
@@ -382,11 +402,14 @@ impl Store {
         {
             // The index first: replacing an entry needs the text it was made of (the old body).
             let mut streaming = self.streaming.lock().unwrap_or_else(|e| e.into_inner());
-            let mut stmt = tx.prepare_cached("INSERT OR REPLACE INTO messages (id, body) VALUES (?1, ?2)")?;
+            let mut stmt = tx.prepare_cached("INSERT OR REPLACE INTO messages (id, body, at) VALUES (?1, ?2, ?3)")?;
             for (i, message) in messages.iter().enumerate().skip(from) {
                 let id = place(conversation, i as i64);
                 search::index(&tx, &mut streaming, id, message)?;
-                stmt.execute(params![id, body::encode(message)?])?;
+                let body = body::encode(message)?;
+                // A JSON body holds its time; tagged text has it beside.
+                let at = message.at.filter(|_| body::is_tagged(&body)).map(|at| at as i64);
+                stmt.execute(params![id, body, at])?;
             }
         }
         tx.execute("UPDATE conversations SET updated_at = ?2 WHERE id = ?1", params![conversation, now()])?;
@@ -647,14 +670,19 @@ mod tests {
             store.save_messages(c.id, 0, &m).unwrap();
             m[1] = Message::new(Role::Agent, "hello");
             m[0].delivery = Delivery::Sent;
+            // Times: beside tagged text, inside a JSON body (a queued message).
+            (m[0].at, m[1].at) = (Some(1_000), Some(2_000));
+            m.push(Message { delivery: Delivery::Queued, at: Some(3_000), ..Message::new(Role::User, "later") });
             store.save_messages(c.id, 1, &m).unwrap();
             store.set_session(c.id, Some("s-1")).unwrap();
             store.set_rule("demo", Path::new("/ws"), "execute:ls", Some(Decision::Allow)).unwrap();
         }
         let store = Store::open(&path).unwrap();
         let c = store.conversation(config, "demo").unwrap();
-        assert_eq!(c.messages.len(), 2);
+        assert_eq!(c.messages.len(), 3);
         assert_eq!(c.messages[1].text(), "hello");
+        let times: Vec<Option<u64>> = c.messages.iter().map(|m| m.at).collect();
+        assert_eq!(times, [None, Some(2_000), Some(3_000)], "message 0 was saved before it had a time");
         assert_eq!(c.session_id.as_deref(), Some("s-1"));
         let rules = StoredRules { store: store.clone(), agent: "demo".into(), workspace: "/ws".into() };
         assert_eq!(rules.decide("execute:ls"), Some(Decision::Allow));
@@ -725,10 +753,14 @@ mod tests {
         let second = store.new_thread(Path::new("/cfg.toml"), "demo", None).unwrap();
         assert_ne!(second, 7);
         assert_eq!(store.threads(Path::new("/cfg.toml"), "demo").unwrap().len(), 2);
+        // The moved table keeps times too (the column added by version 4).
+        let said = Message { at: Some(42), ..Message::new(Role::User, "new words") };
+        store.save_messages(7, 1, &[c.messages[0].clone(), said]).unwrap();
         drop(store);
         // Opening again migrates nothing twice.
         let store = Store::open(&path).unwrap();
-        assert_eq!(store.thread(7).unwrap().messages.len(), 1);
+        let times: Vec<Option<u64>> = store.thread(7).unwrap().messages.iter().map(|m| m.at).collect();
+        assert_eq!(times, [None, Some(42)]);
     }
 
     #[test]

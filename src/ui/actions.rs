@@ -115,6 +115,12 @@ impl SidekicksApp {
                 self.search.opened();
                 None
             }
+            Action::Page(page) => {
+                if let Some(name) = shown {
+                    self.show_page(&name, page);
+                }
+                None
+            }
             Action::FocusComposer => {
                 self.view = View::Agent;
                 self.tab = Tab::Conversation;

@@ -1,9 +1,9 @@
-//! The header of the selected agent: name, state, where it runs, token usage, Start / Stop /
-//! Restart, and the Conversation / Log tabs.
+//! The header of the selected agent, the same over its conversation and its workspace: name,
+//! state, where it runs (its team copy, with a link to the team), channels, token usage, Start /
+//! Stop / Restart, and its pages: Conversation, Files, Terminal, Log, Permissions.
 
 use egui::RichText;
 
-use super::Tab;
 use super::i18n::{Key, state_text, tr, trf, where_text};
 use super::theme::state_dot;
 use crate::app::{AgentView, Command};
@@ -47,21 +47,68 @@ pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> O
     command
 }
 
-/// Draws the header; returns the commands its buttons asked for, and the team to show when its
-/// link was clicked (`team`: the agent's team, id and name).
+/// The pages of an agent, in the header's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Page {
+    /// The conversation.
+    Conversation,
+    /// The workspace's files.
+    Files,
+    /// The workspace's terminals.
+    Terminal,
+    /// The agent's stderr.
+    Log,
+    /// Its remembered permission answers.
+    Permissions,
+}
+
+impl Page {
+    /// Every page, in order.
+    pub const ALL: [Page; 5] = [Page::Conversation, Page::Files, Page::Terminal, Page::Log, Page::Permissions];
+
+    /// Its name's key.
+    pub fn key(self) -> Key {
+        match self {
+            Page::Conversation => Key::Conversation,
+            Page::Files => Key::Files,
+            Page::Terminal => Key::Terminal,
+            Page::Log => Key::Log,
+            Page::Permissions => Key::Permissions,
+        }
+    }
+}
+
+/// What the header asked for.
+#[derive(Default)]
+pub struct HeaderAsked {
+    /// Commands of its buttons.
+    pub commands: Vec<Command>,
+    /// The team whose link was clicked (its id).
+    pub team: Option<String>,
+    /// The channel whose link was clicked.
+    pub channel: Option<String>,
+    /// The page to show instead of the one shown.
+    pub page: Option<Page>,
+}
+
+/// Draws the header of `agent` over its page `shown` (`team`: the agent's team, id and name).
 pub fn agent_header_ui(
     ui: &mut egui::Ui,
     lang: Language,
     agent: &AgentView,
-    tab: &mut Tab,
+    shown: Page,
     team: Option<&(String, String)>,
-) -> (Vec<Command>, Option<String>) {
-    let mut commands = Vec::new();
-    let mut open_team = None;
+) -> HeaderAsked {
+    let mut asked = HeaderAsked::default();
     // Wrapped: with usage, cost and every button it must stay whole in a narrow window.
     ui.horizontal_wrapped(|ui| {
         agent_title_ui(ui, lang, agent);
-        open_team = team_line_ui(ui, lang, agent, team);
+        asked.team = team_line_ui(ui, lang, agent, team);
+        for channel in &agent.config.channels {
+            if ui.link(RichText::new(format!("#{channel}")).small()).clicked() {
+                asked.channel = Some(channel.clone());
+            }
+        }
         if let Some((used, size)) = agent.conversation.usage {
             let (used, size) = (used.to_string(), size.to_string());
             ui.label(RichText::new(trf(lang, Key::Usage, &[("used", &used), ("size", &size)])).small().weak());
@@ -77,17 +124,21 @@ pub fn agent_header_ui(
         }
         mcp_ui(ui, lang, agent);
         ui.separator();
-        commands.extend(run_buttons_ui(ui, lang, agent));
+        asked.commands.extend(run_buttons_ui(ui, lang, agent));
         if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
-            commands.push(Command::Logout { agent: agent.config.name.clone() });
+            asked.commands.push(Command::Logout { agent: agent.config.name.clone() });
         }
-        ui.separator();
-        ui.selectable_value(tab, Tab::Conversation, tr(lang, Key::Conversation));
-        ui.selectable_value(tab, Tab::Log, tr(lang, Key::Log));
-        ui.selectable_value(tab, Tab::Permissions, tr(lang, Key::Permissions));
+    });
+    // The pages on a line of their own: always in the same place, whatever the first line holds.
+    ui.horizontal(|ui| {
+        for page in Page::ALL {
+            if ui.selectable_label(page == shown, tr(lang, page.key())).clicked() && page != shown {
+                asked.page = Some(page);
+            }
+        }
     });
     ui.separator();
-    (commands, open_team)
+    asked
 }
 
 /// The MCP servers the agent's session got: their names; one the agent does not take is struck

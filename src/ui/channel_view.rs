@@ -119,9 +119,10 @@ pub fn channel_ui(
         }
         for entry in &timeline.entries {
             match entry {
-                Entry::User { text, to, from: None } => {
+                Entry::User { text, to, from: None, at } => {
                     ui.add_space(6.0);
-                    ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
+                    let who = ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
+                    super::message::time_on_hover(&who, lang, *at);
                     ui.label(text);
                 }
                 Entry::Notice { text, to } => {

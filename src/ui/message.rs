@@ -73,7 +73,8 @@ pub fn marked_message_ui(
             ui.add_space(theme::GAP);
             ui.horizontal(|ui| {
                 theme::avatar(ui, &agent.config.name, agent.place);
-                ui.label(RichText::new(&agent.config.name).strong().color(theme::member_color(agent.place)));
+                let name = ui.label(RichText::new(&agent.config.name).strong().color(theme::member_color(agent.place)));
+                time_on_hover(&name, lang, message.at);
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     answer_actions_ui(ui, lang, agent, index, actions);
                 });
@@ -92,7 +93,8 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
     let message = &agent.conversation.messages[index];
     ui.horizontal(|ui| {
         let by_sidekicks = message.id.as_ref().is_some_and(|id| id.is_by_sidekicks());
-        ui.label(RichText::new(tr(lang, if by_sidekicks { Key::BySidekicks } else { Key::You })).strong());
+        let who = ui.label(RichText::new(tr(lang, if by_sidekicks { Key::BySidekicks } else { Key::You })).strong());
+        time_on_hover(&who, lang, message.at);
         match message.delivery {
             Delivery::Sent => {}
             Delivery::Queued => {
@@ -153,6 +155,14 @@ fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index
     let text = message.text();
     if !text.is_empty() && small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
         ui.ctx().copy_text(text);
+    }
+}
+
+/// When a message was written, shown while the pointer is over `response` (its author's name).
+pub fn time_on_hover(response: &egui::Response, lang: Language, at: Option<u64>) {
+    if let Some(at) = at {
+        let offset = crate::model::when::utc_offset();
+        response.clone().on_hover_text(crate::model::when::text(lang, at, crate::model::when::now(), offset));
     }
 }
 

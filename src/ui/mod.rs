@@ -422,20 +422,17 @@ impl SidekicksApp {
             {
                 let lang = self.state.language;
                 let team = self.state.teams.team_of(&name);
-                let view = &mut self.panes.entry(name).or_default().workspace;
-                let mut commands = Vec::new();
-                for action in view.ui(ui, lang, agent, team.as_ref()) {
-                    match action {
-                        workspace_view::HeaderAction::Conversation => self.view = View::Agent,
-                        workspace_view::HeaderAction::Team(id) => {
-                            self.team = Some(id);
-                            self.view = View::Team;
-                        }
-                        workspace_view::HeaderAction::Command(c) => commands.push(c),
-                    }
-                }
+                let shown = match self.panes.entry(name.clone()).or_default().workspace.tab {
+                    workspace_view::WsTab::Files => agent_header::Page::Files,
+                    workspace_view::WsTab::Terminal => agent_header::Page::Terminal,
+                };
+                let mut asked = agent_header::agent_header_ui(ui, lang, agent, shown, team.as_ref());
+                let view = &mut self.panes.entry(name.clone()).or_default().workspace;
+                view.ui(ui, lang, agent);
+                let mut commands = std::mem::take(&mut asked.commands);
                 commands.extend(view.take_commands());
                 self.submit(commands);
+                self.follow_header(ui.ctx(), &name, asked);
                 return;
             }
             status::problems_ui(ui, &self.state);
@@ -459,12 +456,14 @@ impl SidekicksApp {
                 *reveal = None;
             }
             let team = self.state.teams.team_of(&name);
-            let (actions, open_team) = agent_header::agent_header_ui(ui, lang, agent, &mut self.tab, team.as_ref());
-            if let Some(id) = open_team {
-                self.team = Some(id);
-                self.view = View::Team;
-            }
-            let mut requests: Vec<Request> = actions.into_iter().map(Request::from).collect();
+            let shown = match self.tab {
+                Tab::Conversation => agent_header::Page::Conversation,
+                Tab::Log => agent_header::Page::Log,
+                Tab::Permissions => agent_header::Page::Permissions,
+            };
+            let mut header = agent_header::agent_header_ui(ui, lang, agent, shown, team.as_ref());
+            let mut requests: Vec<Request> =
+                std::mem::take(&mut header.commands).into_iter().map(Request::from).collect();
             let asked = login_card::login_card_ui(ui, lang, agent, login_values);
             requests.extend(asked.requests);
             if asked.terminal {
@@ -492,7 +491,42 @@ impl SidekicksApp {
                 Tab::Permissions => requests.extend(rules::rules_ui(ui, lang, agent).into_iter().map(Request::from)),
             }
             self.submit(requests);
+            self.follow_header(ui.ctx(), &name, header);
         });
+    }
+
+    /// Follows a click in the agent header: to its team's page, a channel, or another page of the
+    /// agent.
+    fn follow_header(&mut self, ctx: &egui::Context, agent: &str, asked: agent_header::HeaderAsked) {
+        if asked.team.is_some() || asked.channel.is_some() || asked.page.is_some() {
+            // Drawn already this frame: the next one shows where the click leads, at once.
+            ctx.request_repaint();
+        }
+        if let Some(id) = asked.team {
+            self.team = Some(id);
+            self.view = View::Team;
+        } else if let Some(name) = asked.channel {
+            self.channel = Some(name);
+            self.view = View::Channel;
+        } else if let Some(page) = asked.page {
+            self.show_page(agent, page);
+        }
+    }
+
+    /// Shows page `page` of `agent`.
+    fn show_page(&mut self, agent: &str, page: agent_header::Page) {
+        use agent_header::Page;
+        let workspace = &mut self.panes.entry(agent.to_string()).or_default().workspace;
+        (self.view, self.tab) = match page {
+            Page::Conversation => (View::Agent, Tab::Conversation),
+            Page::Log => (View::Agent, Tab::Log),
+            Page::Permissions => (View::Agent, Tab::Permissions),
+            Page::Files | Page::Terminal => {
+                workspace.tab =
+                    if page == Page::Files { workspace_view::WsTab::Files } else { workspace_view::WsTab::Terminal };
+                (View::Workspace, self.tab)
+            }
+        };
     }
 
     /// The agent shown, if any (tests).

@@ -42,6 +42,8 @@ pub enum Action {
     Search,
     /// The About box.
     About,
+    /// A page of the shown agent (its files, terminal, log…).
+    Page(super::agent_header::Page),
 }
 
 /// The palette's own state.
@@ -88,6 +90,10 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
         all.push((Action::Start, trf(lang, Key::PaletteStart, &[("agent", name)]), ""));
         all.push((Action::Stop, trf(lang, Key::PaletteStop, &[("agent", name)]), ""));
         all.push((Action::Restart, trf(lang, Key::PaletteRestart, &[("agent", name)]), ""));
+        for page in super::agent_header::Page::ALL {
+            let words = trf(lang, Key::PalettePage, &[("agent", name), ("page", tr(lang, page.key()))]);
+            all.push((Action::Page(page), words, ""));
+        }
         all.push((Action::FocusComposer, tr(lang, Key::PaletteFocus).to_string(), ""));
         all.push((Action::Find, tr(lang, Key::FindHint).to_string(), "Ctrl+F"));
     }

@@ -1,5 +1,5 @@
-//! The workspace view of an agent: header (state, where it runs, channels, Conversation / Start /
-//! Restart / Stop), tabs Files / Terminal / Log. Files: a lazy tree (folders listed when opened),
+//! The workspace view of an agent, under the agent's header (`agent_header`): its Files and
+//! Terminal pages. Files: a lazy tree (folders listed when opened),
 //! the open file in the editor, new file / new folder / rename / delete with the right confirmation.
 //! Only the workspace shown is followed; a change reloads the open folders and the open file.
 
@@ -23,8 +23,6 @@ pub enum WsTab {
     Files,
     /// The workspace's terminals.
     Terminal,
-    /// The agent's stderr.
-    Log,
 }
 
 /// A dialog of the Files tab.
@@ -34,16 +32,6 @@ enum Dialog {
     NewFolder { dir: RelPath, name: String },
     Rename { path: RelPath, name: String },
     Delete { path: RelPath },
-}
-
-/// What the header asked for.
-pub enum HeaderAction {
-    /// Back to the conversation.
-    Conversation,
-    /// The page of the agent's team (its id).
-    Team(String),
-    /// A command for the runtime.
-    Command(Command),
 }
 
 /// The workspace view of one agent (kept while the app runs, so the tabs keep their state).
@@ -140,14 +128,8 @@ impl WorkspaceView {
         }
     }
 
-    /// Draws the view; the header's requests are returned (the runtime's in `take_commands`).
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        lang: Language,
-        agent: &AgentView,
-        team: Option<&(String, String)>,
-    ) -> Vec<HeaderAction> {
+    /// Draws the page shown (its requests for the runtime are in `take_commands`).
+    pub fn ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
         if !self.started {
             self.started = true;
             self.root = Some(agent.config.workspace_path());
@@ -161,17 +143,14 @@ impl WorkspaceView {
             self.dirs.clear();
             self.apply(agent, WorkspaceEvent::Changed);
         }
-        let actions = header_ui(ui, lang, agent, &mut self.tab, team);
         let tab = self.tab;
         let mut terminal_drawn = false;
         match self.tab {
             WsTab::Files => self.files_ui(ui, lang, agent),
             WsTab::Terminal => terminal_drawn = self.terminal_tab_ui(ui, lang, agent),
-            WsTab::Log => super::log::log_ui(ui, lang, agent),
         }
         // The terminal's tab counts as seen once the terminal was drawn (and took the keyboard).
         self.last_tab = if tab == WsTab::Terminal && !terminal_drawn { None } else { Some(tab) };
-        actions
     }
 
     /// The Terminal tab; true when a terminal was drawn.
@@ -360,37 +339,4 @@ impl WorkspaceView {
             Err(e) => self.error = Some(e.into()),
         }
     }
-}
-
-/// The header: name, state, where it runs, channels, and the buttons.
-fn header_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    agent: &AgentView,
-    tab: &mut WsTab,
-    team: Option<&(String, String)>,
-) -> Vec<HeaderAction> {
-    let mut actions = Vec::new();
-    ui.horizontal_wrapped(|ui| {
-        super::agent_header::agent_title_ui(ui, lang, agent);
-        if let Some(id) = super::agent_header::team_line_ui(ui, lang, agent, team) {
-            actions.push(HeaderAction::Team(id));
-        }
-        for channel in &agent.config.channels {
-            ui.label(RichText::new(format!("#{channel}")).small());
-        }
-        ui.separator();
-        if ui.button(tr(lang, Key::Conversation)).clicked() {
-            actions.push(HeaderAction::Conversation);
-        }
-        if let Some(command) = super::agent_header::run_buttons_ui(ui, lang, agent) {
-            actions.push(HeaderAction::Command(command));
-        }
-        ui.separator();
-        ui.selectable_value(tab, WsTab::Files, tr(lang, Key::Files));
-        ui.selectable_value(tab, WsTab::Terminal, tr(lang, Key::Terminal));
-        ui.selectable_value(tab, WsTab::Log, tr(lang, Key::Log));
-    });
-    ui.separator();
-    actions
 }

@@ -32,7 +32,12 @@ pub(super) fn encode(message: &Message) -> Result<String, serde_json::Error> {
     }
 }
 
-/// The message kept as `body`.
+/// Whether `body` is tagged text (not JSON): its time is kept beside it.
+pub(super) fn is_tagged(body: &str) -> bool {
+    body.starts_with(TAG)
+}
+
+/// The message kept as `body` (a tagged one without its time, which is kept beside).
 pub(super) fn decode(body: &str) -> Result<Message, serde_json::Error> {
     let Some(rest) = body.strip_prefix(TAG) else { return serde_json::from_str(body) };
     let mut chars = rest.chars();

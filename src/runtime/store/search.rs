@@ -470,6 +470,7 @@ mod tests {
             text: "Who owns the deploy script?".into(),
             to: vec!["ada".into()],
             from: None,
+            at: None,
         });
         store.save_channel(cfg, "ops", &timeline).unwrap();
         store.save_channel(Path::new("/other.toml"), "ops", &timeline).unwrap();
