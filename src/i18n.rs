@@ -697,6 +697,14 @@ pub fn config_doc(lang: Language, path: &[&str], key: &str) -> Option<String> {
         ("notifications", _, "finished") => "Un agent a fini son tour.",
         ("notifications", _, "crashed") => "Un agent s’est arrêté brutalement.",
         ("notifications", _, "conflict") => "Une fusion dans le projet d’une équipe est en conflit.",
+        ("", _, "checkpoints") => {
+            "Avant chaque tour d’un agent sur cet ordinateur, l’état de son espace de travail est enregistré pour pouvoir y revenir (« Revenir à avant ce tour ») ; les plus anciens sont oubliés."
+        }
+        ("checkpoints", _, "enabled") => "Les enregistrer (`false` : ni point de reprise ni retour).",
+        ("checkpoints", _, "keep") => {
+            "Le nombre le plus grand gardé par espace de travail (les plus anciens partent d’abord)."
+        }
+        ("checkpoints", _, "max_age_days") => "Le nombre de jours pendant lesquels un point de reprise est gardé.",
         ("defaults", _, "idle_stop") => {
             "Secondes pendant lesquelles un agent inactif reste lancé avant d’être arrêté (0 = jamais)."
         }
@@ -744,9 +752,16 @@ mod config_doc_tests {
 
     #[test]
     fn every_config_key_is_described_in_french() {
-        for path in
-            [&[][..], &["defaults"], &["agent"], &["agent", "runtime"], &["channel"], &["mcp"], &["notifications"]]
-        {
+        for path in [
+            &[][..],
+            &["defaults"],
+            &["agent"],
+            &["agent", "runtime"],
+            &["channel"],
+            &["mcp"],
+            &["notifications"],
+            &["checkpoints"],
+        ] {
             for doc in keys_at(path) {
                 assert!(!doc.description.is_empty(), "{path:?}.{} has no English description", doc.key);
                 assert!(

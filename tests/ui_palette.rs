@@ -76,6 +76,22 @@ fn the_palette_and_shortcuts_drive_the_window() {
     keys(&mut h, egui::Modifiers::NONE, egui::Key::Enter);
     step_until(&mut h, LONG, "another new thread", |h| current_thread(h, "alpha") != second);
 
+    // The agent's pages, from any of them: its files, then its log from the files.
+    keys(&mut h, egui::Modifiers::COMMAND, egui::Key::K);
+    type_text(&mut h, "alpha: files");
+    keys(&mut h, egui::Modifiers::NONE, egui::Key::Enter);
+    step_until(&mut h, LONG, "the files", |h| h.query_by_label("New folder").is_some());
+    assert_eq!(h.state().shown_agent(), None, "the workspace, not the conversation");
+    keys(&mut h, egui::Modifiers::COMMAND, egui::Key::K);
+    type_text(&mut h, "alpha: log");
+    keys(&mut h, egui::Modifiers::NONE, egui::Key::Enter);
+    step_until(&mut h, LONG, "the log", |h| {
+        h.query_by_label("New folder").is_none() && h.state().shown_agent().is_some()
+    });
+    keys(&mut h, egui::Modifiers::COMMAND, egui::Key::K);
+    type_text(&mut h, "alpha: conversation");
+    keys(&mut h, egui::Modifiers::NONE, egui::Key::Enter);
+
     // Esc in the composer stops the turn.
     send(&mut h, "wait");
     step_until(&mut h, LONG, "the turn running", |h| {

@@ -26,6 +26,9 @@ pub struct Config {
     /// Desktop notifications.
     #[serde(default)]
     pub notifications: Notifications,
+    /// Checkpoints of agents' workspaces.
+    #[serde(default)]
+    pub checkpoints: CheckpointsConfig,
 }
 
 impl Config {
@@ -210,6 +213,36 @@ pub struct Notifications {
 
 fn yes() -> bool {
     true
+}
+
+/// The `[checkpoints]` table: before each turn of an agent on this computer its workspace's state
+/// is recorded, to restore it ("Restore to before this turn"); older ones are pruned.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointsConfig {
+    /// Record them (`false`: no checkpoint, no restore).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// The most kept per workspace (the oldest go first).
+    #[serde(default = "default_keep")]
+    pub keep: u32,
+    /// Days one is kept.
+    #[serde(default = "default_max_age_days")]
+    pub max_age_days: u32,
+}
+
+fn default_keep() -> u32 {
+    100
+}
+
+fn default_max_age_days() -> u32 {
+    14
+}
+
+impl Default for CheckpointsConfig {
+    fn default() -> Self {
+        Self { enabled: true, keep: default_keep(), max_age_days: default_max_age_days() }
+    }
 }
 
 impl Default for Notifications {

@@ -10,17 +10,19 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::config::{
-    AgentConfig, ChannelConfig, Config, Defaults, Language, McpConfig, McpTransport, Notifications, RuntimeConfig,
-    RuntimeKind, SendKey,
+    AgentConfig, ChannelConfig, CheckpointsConfig, Config, Defaults, Language, McpConfig, McpTransport, Notifications,
+    RuntimeConfig, RuntimeKind, SendKey,
 };
 use super::problem::{Problem, ProblemKind, Severity, ValueType};
 
 /// Keys of the top level.
-pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel", "mcp", "notifications"];
+pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel", "mcp", "notifications", "checkpoints"];
 /// Keys of `[defaults]`.
 pub const DEFAULTS_KEYS: &[&str] = &["idle_stop", "max_running", "language", "send_with", "theme"];
 /// Keys of `[notifications]`.
 pub const NOTIFICATIONS_KEYS: &[&str] = &["enabled", "needs_you", "finished", "crashed", "conflict"];
+/// Keys of `[checkpoints]`.
+pub const CHECKPOINTS_KEYS: &[&str] = &["enabled", "keep", "max_age_days"];
 /// Keys of an `[[agent]]`.
 pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels"];
 /// Keys of an agent's `runtime`.
@@ -253,6 +255,10 @@ impl Checker<'_> {
             Some(t) => self.notifications(t),
             None => Notifications::default(),
         };
+        let checkpoints = match self.sub_table(&mut top, "checkpoints") {
+            Some(t) => self.checkpoints(t),
+            None => CheckpointsConfig::default(),
+        };
         self.finish(top, TOP_KEYS);
 
         let mut channels: Vec<ChannelConfig> = Vec::new();
@@ -284,7 +290,7 @@ impl Checker<'_> {
             }
             mcp.push(server);
         }
-        Config { defaults, agents, channels, mcp, notifications }
+        Config { defaults, agents, channels, mcp, notifications, checkpoints }
     }
 
     /// One MCP server and the span of its name. `None` when it has no usable name.
@@ -416,6 +422,21 @@ impl Checker<'_> {
         }
         self.finish(t, NOTIFICATIONS_KEYS);
         n
+    }
+
+    fn checkpoints(&mut self, mut t: Table<'_, '_>) -> CheckpointsConfig {
+        let mut c = CheckpointsConfig::default();
+        if let Some(v) = self.boolean(&mut t, "enabled") {
+            c.enabled = v;
+        }
+        if let Some(v) = self.integer(&mut t, "keep", 1, 100_000) {
+            c.keep = v as u32;
+        }
+        if let Some(v) = self.integer(&mut t, "max_age_days", 1, 36_500) {
+            c.max_age_days = v as u32;
+        }
+        self.finish(t, CHECKPOINTS_KEYS);
+        c
     }
 
     /// One agent and the span of its name (for duplicate reports). `None` when it has no usable name.

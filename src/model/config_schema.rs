@@ -128,10 +128,11 @@ mod tests {
     #[test]
     fn keys_and_values_come_from_the_schema() {
         let top: Vec<String> = keys_at(&[]).into_iter().map(|k| k.key).collect();
-        assert_eq!(top, ["defaults", "agent", "channel", "mcp", "notifications"]);
+        assert_eq!(top, ["defaults", "agent", "channel", "mcp", "notifications", "checkpoints"]);
         assert_eq!(key_doc(&["defaults"], "send_with").unwrap().values, ["enter", "ctrl+enter"]);
         assert_eq!(key_doc(&["defaults"], "theme").unwrap().values, ["system", "light", "dark"]);
         assert_eq!(keys_at(&["notifications"]).len(), 5);
+        assert_eq!(keys_at(&["checkpoints"]).len(), 3);
         let runtime = keys_at(&["agent", "runtime"]);
         let kind = runtime.iter().find(|k| k.key == "type").unwrap();
         assert_eq!(kind.values, ["local", "container", "sbx", "podman", "kubectl"]);

@@ -14,6 +14,7 @@ pub mod agent_fs;
 pub mod agent_terminals;
 pub mod agents;
 pub mod attach;
+pub mod checkpoint;
 pub mod clock;
 pub mod config_file;
 pub mod config_watch;

@@ -295,7 +295,7 @@ impl SidekicksApp {
         }
         self.shortcuts(ui.ctx());
         self.notifications(ui.ctx());
-        let shown = self.selected.clone().filter(|_| self.view == View::Agent);
+        let shown = self.selected.clone().filter(|_| matches!(self.view, View::Agent | View::Workspace));
         about::about_ui(ui.ctx(), &self.state, &mut self.about);
         if let Some(action) = palette::palette_ui(ui.ctx(), &self.state, shown.as_deref(), &mut self.palette) {
             self.run(ui.ctx(), action);

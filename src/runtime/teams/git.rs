@@ -8,31 +8,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use super::git_snapshot::{git, head};
 use super::{Capabilities, Dependencies, IsolationProvider, MemberCopy, ProviderKind, TeamError, deps};
 use crate::model::merge::Side;
 
 /// The git worktree provider.
 pub struct GitWorktreeProvider;
-
-/// Runs git in `dir` with `env`; its stdout, or its stderr as the error.
-fn git(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<Vec<u8>, TeamError> {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C").arg(dir).args(args).stdin(Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let command = args.first().copied().unwrap_or("").to_string();
-    let out = cmd.output().map_err(|e| TeamError::Git { command: command.clone(), message: e.to_string() })?;
-    if !out.status.success() {
-        let message = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        return Err(TeamError::Git { command, message });
-    }
-    Ok(out.stdout)
-}
-
-fn text(bytes: Vec<u8>) -> String {
-    String::from_utf8_lossy(&bytes).trim().to_string()
-}
 
 fn nul_list(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
     bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned())
@@ -42,86 +23,9 @@ fn base_ref(id: &str) -> String {
     format!("refs/sidekicks/members/{id}")
 }
 
-/// Pathspecs that leave the dependency folders out.
-fn excludes(folders: &[String]) -> Vec<String> {
-    folders.iter().map(|f| format!(":(exclude,top){f}")).collect()
-}
-
 /// True when `path` is a dependency folder or inside one.
 fn in_dependency(path: &str, folders: &[String]) -> bool {
     folders.iter().any(|f| path == f || path.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with('/')))
-}
-
-impl GitWorktreeProvider {
-    /// The commit checked out in `project`, when it is the top folder of a repository with one
-    /// (one git process when all is well).
-    fn head(project: &Path) -> Result<String, TeamError> {
-        use super::Unavailable as U;
-        let unavailable = |reason| TeamError::Unavailable { reason };
-        let found = git(project, &["rev-parse", "--show-toplevel", "HEAD"], &[]);
-        let Ok(found) = found else {
-            // Tell a folder outside git from a repository without a commit.
-            git(project, &["rev-parse", "--show-toplevel"], &[]).map_err(|_| unavailable(U::NotGit))?;
-            return Err(unavailable(U::NoCommit));
-        };
-        let found = text(found);
-        let mut lines = found.lines();
-        let top = std::path::PathBuf::from(lines.next().unwrap_or_default());
-        let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
-        if !same(&top, project) {
-            return Err(unavailable(U::NotTopFolder));
-        }
-        Ok(lines.next().unwrap_or_default().trim().to_string())
-    }
-
-    /// Makes the base commit of `project` as it is now, without touching its index or folder.
-    fn base_commit(
-        project: &Path,
-        state: &Path,
-        name: &str,
-        folders: &[String],
-        head: &str,
-    ) -> Result<String, TeamError> {
-        let index = state.join("base.index");
-        let paths =
-            text(git(project, &["rev-parse", "--path-format=absolute", "--git-path", "index", "HEAD^{tree}"], &[])?);
-        let mut paths = paths.lines();
-        let (real, head_tree) =
-            (paths.next().unwrap_or_default().to_string(), paths.next().unwrap_or_default().to_string());
-        // Starting from the real index keeps git's stat cache: only changed files are hashed.
-        if std::fs::copy(&real, &index).is_err() {
-            git(project, &["read-tree", "HEAD"], &[("GIT_INDEX_FILE", &index)])?;
-        }
-        let mut add = vec!["add", "-A", "--", "."];
-        // Dependency folders git does not ignore are left out explicitly (naming an ignored one
-        // in a pathspec is an error).
-        let mut check = vec!["check-ignore", "--"];
-        check.extend(folders.iter().map(String::as_str));
-        let ignored = git(project, &check, &[]).map(text).unwrap_or_default();
-        let tracked: Vec<String> = folders
-            .iter()
-            .filter(|f| !ignored.lines().any(|l| l.trim_end_matches('/') == f.as_str()))
-            .cloned()
-            .collect();
-        let excluded = excludes(&tracked);
-        add.extend(excluded.iter().map(String::as_str));
-        git(project, &add, &[("GIT_INDEX_FILE", &index)])?;
-        let tree = text(git(project, &["write-tree"], &[("GIT_INDEX_FILE", &index)])?);
-        let _ = std::fs::remove_file(&index);
-        if tree == head_tree {
-            return Ok(head.to_string());
-        }
-        let message = format!("Sidekicks: the base of {name}");
-        let who = Path::new("Sidekicks");
-        let mail = Path::new("sidekicks@localhost");
-        let env = [
-            ("GIT_AUTHOR_NAME", who),
-            ("GIT_AUTHOR_EMAIL", mail),
-            ("GIT_COMMITTER_NAME", who),
-            ("GIT_COMMITTER_EMAIL", mail),
-        ];
-        Ok(text(git(project, &["commit-tree", &tree, "-p", "HEAD", "-m", &message], &env)?))
-    }
 }
 
 impl IsolationProvider for GitWorktreeProvider {
@@ -139,11 +43,11 @@ impl IsolationProvider for GitWorktreeProvider {
     }
 
     fn available(&self, project: &Path) -> Result<(), TeamError> {
-        Self::head(project).map(|_| ())
+        head(project).map(|_| ())
     }
 
     fn create(&self, project: &Path, copy: &Path, state: &Path, id: &str, name: &str) -> Result<MemberCopy, TeamError> {
-        let head = Self::head(project)?;
+        let head = head(project)?;
         std::fs::create_dir_all(state).map_err(|e| TeamError::io(state, e))?;
         let folders = deps::dependency_folders(project);
         let copy_arg = copy.to_string_lossy();
@@ -152,7 +56,19 @@ impl IsolationProvider for GitWorktreeProvider {
         let (base, added) = std::thread::scope(|scope| {
             let added =
                 scope.spawn(|| git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &head], &[]));
-            let base = Self::base_commit(project, state, name, &folders, &head);
+            let base = {
+                let index = state.join("base.index");
+                let made = super::git_snapshot::commit(
+                    project,
+                    &index,
+                    &format!("Sidekicks: the base of {name}"),
+                    &folders,
+                    &head,
+                    false,
+                );
+                let _ = std::fs::remove_file(&index);
+                made
+            };
             (base, added.join().expect("git thread"))
         });
         let undo = |e: TeamError| {

@@ -7,6 +7,7 @@
 mod copy;
 mod deps;
 mod git;
+pub(crate) mod git_snapshot;
 pub mod journal;
 mod merge;
 mod sides;

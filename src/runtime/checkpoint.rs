@@ -1,0 +1,505 @@
+//! Checkpoints: the state of an agent's workspace before each of its turns, to go back to.
+//!
+//! In a folder at the top of a git repository with a commit, a checkpoint is a commit of the
+//! working tree — tracked files as they are and new files git does not ignore — made with a private
+//! index (the person's index, branch and files are not touched) and kept by a hidden ref
+//! `refs/sidekicks/checkpoints/<commit>`. Anywhere else it is a snapshot: a list of the files
+//! (not ignored, outside dependency folders) with the hash of each, their contents kept once each
+//! in Sidekicks' data folder; a file whose size and time did not change since the last snapshot is
+//! not read again.
+//!
+//! A restore first records the present (so it can be undone), then writes back every file that
+//! differs and deletes those the checkpoint did not have. Ignored files and dependency folders are
+//! never touched.
+//!
+//! Everything here is blocking file and process work: callers run it on a blocking thread.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::teams::git_snapshot;
+
+/// Where snapshots are kept and how many checkpoints are kept.
+#[derive(Clone, Debug)]
+pub struct Checkpoints {
+    /// Snapshots' folder (`<data>/checkpoints`).
+    pub root: PathBuf,
+    /// The most checkpoints kept per workspace (older ones are pruned first).
+    pub keep: usize,
+    /// Checkpoints older than this are pruned (seconds).
+    pub max_age: u64,
+}
+
+/// One checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Its id: `g` for a commit or `s` for a snapshot, the time it was made in nanoseconds (20
+    /// digits: ids sort as their times), `-`, the commit or the snapshot's hash.
+    pub id: String,
+    /// When it was made (Unix seconds).
+    pub at: u64,
+}
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// git failed.
+    #[error("git {command} failed: {message}")]
+    Git {
+        /// The git command.
+        command: String,
+        /// What it said.
+        message: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// No checkpoint has this id here.
+    #[error("no checkpoint {0} in this workspace")]
+    Unknown(String),
+}
+
+fn io(path: &Path, e: impl std::fmt::Display) -> CheckpointError {
+    CheckpointError::Io { path: path.display().to_string(), message: e.to_string() }
+}
+
+impl From<super::teams::TeamError> for CheckpointError {
+    fn from(e: super::teams::TeamError) -> Self {
+        match e {
+            super::teams::TeamError::Git { command, message } => CheckpointError::Git { command, message },
+            other => CheckpointError::Io { path: String::new(), message: other.to_string() },
+        }
+    }
+}
+
+const REFS: &str = "refs/sidekicks/checkpoints/";
+
+/// The time now in nanoseconds, 20 digits, later than any this process gave before.
+fn stamp() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let previous = LAST.fetch_max(now, Ordering::Relaxed);
+    let ns = if previous >= now { LAST.fetch_add(1, Ordering::Relaxed) + 1 } else { now };
+    format!("{ns:020}")
+}
+
+/// A checkpoint from its id's name part (`<ns>-<hash>`) and kind.
+fn named(kind: char, name: &str) -> Checkpoint {
+    let ns: u64 = name.split('-').next().and_then(|t| t.parse().ok()).unwrap_or(0);
+    Checkpoint { id: format!("{kind}{name}"), at: ns / 1_000_000_000 }
+}
+
+/// The commit or snapshot hash of a checkpoint id, and whether it is a commit.
+fn parts(id: &str) -> Option<(bool, &str, &str)> {
+    let git = id.starts_with('g');
+    let name = id.get(1..)?;
+    let (_, hash) = name.split_once('-')?;
+    Some((git, name, hash))
+}
+
+/// How a workspace is checkpointed.
+enum Kind {
+    /// A git repository's top folder whose HEAD is this commit.
+    Git { head: String },
+    /// Snapshots.
+    Files,
+}
+
+fn kind(workspace: &Path) -> Kind {
+    match git_snapshot::head(workspace) {
+        Ok(head) => Kind::Git { head },
+        Err(_) => Kind::Files,
+    }
+}
+
+impl Checkpoints {
+    /// Records the state of `workspace` now, and forgets checkpoints past the count and age kept.
+    pub fn record(&self, workspace: &Path) -> Result<Checkpoint, CheckpointError> {
+        let checkpoint = self.record_only(workspace, true)?;
+        self.prune(workspace)?;
+        Ok(checkpoint)
+    }
+
+    fn record_only(&self, workspace: &Path, keep: bool) -> Result<Checkpoint, CheckpointError> {
+        let checkpoint = match kind(workspace) {
+            Kind::Git { head } => {
+                let folders = super::teams::dependency_folders(workspace);
+                let index = private_index(workspace)?;
+                let message = format!("Sidekicks: checkpoint of {}", workspace.display());
+                let made = git_snapshot::commit(workspace, &index, &message, &folders, &head, true);
+                let _ = std::fs::remove_file(&index);
+                let commit = made?;
+                let name = format!("{}-{commit}", stamp());
+                if keep {
+                    git_snapshot::git(workspace, &["update-ref", &format!("{REFS}{name}"), &commit], &[])?;
+                }
+                named('g', &name)
+            }
+            Kind::Files => snapshot::record(&self.folder(workspace), workspace)?,
+        };
+        Ok(checkpoint)
+    }
+
+    /// Makes `workspace` as it was at checkpoint `id`; returns the checkpoint of how it was just
+    /// before (to undo the restore).
+    pub fn restore(&self, workspace: &Path, id: &str) -> Result<Checkpoint, CheckpointError> {
+        if !self.list(workspace)?.iter().any(|c| c.id == id) {
+            return Err(CheckpointError::Unknown(id.to_string()));
+        }
+        // Not pruned before the restore: the checkpoint restored may be the oldest kept.
+        let before = self.record_only(workspace, true)?;
+        let unknown = || CheckpointError::Unknown(id.to_string());
+        match (parts(id).ok_or_else(unknown)?, parts(&before.id).ok_or_else(unknown)?) {
+            ((true, _, target), (true, _, now)) => restore_git(workspace, target, now)?,
+            ((false, target, _), (false, now, _)) => {
+                snapshot::restore(&self.folder(workspace), workspace, target, now)?
+            }
+            _ => return Err(unknown()),
+        }
+        self.prune(workspace)?;
+        Ok(before)
+    }
+
+    /// The checkpoints of `workspace`, oldest first.
+    pub fn list(&self, workspace: &Path) -> Result<Vec<Checkpoint>, CheckpointError> {
+        let mut all = match kind(workspace) {
+            Kind::Git { .. } => {
+                let out = git_snapshot::git(workspace, &["for-each-ref", "--format=%(refname:lstrip=3)", REFS], &[])?;
+                String::from_utf8_lossy(&out)
+                    .lines()
+                    .filter(|l| l.contains('-'))
+                    .map(|l| named('g', l.trim()))
+                    .collect()
+            }
+            Kind::Files => snapshot::list(&self.folder(workspace))?,
+        };
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(all)
+    }
+
+    /// The paths that differ between checkpoint `id` and the workspace now.
+    pub fn changed_since(&self, workspace: &Path, id: &str) -> Result<Vec<String>, CheckpointError> {
+        // A git commit of the present needs no ref: it is not a checkpoint to come back to.
+        let now = self.record_only(workspace, false)?;
+        let unknown = || CheckpointError::Unknown(id.to_string());
+        match (parts(id).ok_or_else(unknown)?, parts(&now.id).ok_or_else(unknown)?) {
+            ((true, _, then), (true, _, now)) => {
+                Ok(git_changes(workspace, then, now)?.into_iter().map(|(_, p)| p).collect())
+            }
+            ((false, then, _), (false, now, _)) => snapshot::changed(&self.folder(workspace), then, now),
+            _ => Err(unknown()),
+        }
+    }
+
+    /// Forgets checkpoints past the count or age kept (the newest is always kept).
+    fn prune(&self, workspace: &Path) -> Result<(), CheckpointError> {
+        let all = self.list(workspace)?;
+        let now = crate::model::when::now();
+        let excess = all.len().saturating_sub(self.keep.max(1));
+        let old = |c: &Checkpoint| now.saturating_sub(c.at) > self.max_age;
+        let gone: Vec<&Checkpoint> =
+            all.iter().take(all.len() - 1).enumerate().filter(|(i, c)| *i < excess || old(c)).map(|(_, c)| c).collect();
+        if gone.is_empty() {
+            return Ok(());
+        }
+        match kind(workspace) {
+            Kind::Git { .. } => {
+                let mut input = String::new();
+                for c in &gone {
+                    input.push_str(&format!("delete {REFS}{}\n", &c.id[1..]));
+                }
+                git_snapshot::git_with_input(workspace, &["update-ref", "--stdin"], input.as_bytes())?;
+            }
+            Kind::Files => snapshot::forget(&self.folder(workspace), &gone)?,
+        }
+        Ok(())
+    }
+
+    /// The snapshot folder of `workspace`.
+    fn folder(&self, workspace: &Path) -> PathBuf {
+        let key = Sha256::digest(workspace.to_string_lossy().as_bytes());
+        let key: String = key.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        self.root.join(key)
+    }
+}
+
+/// A fresh file name for a private index in the repository's git folder.
+fn private_index(workspace: &Path) -> Result<PathBuf, CheckpointError> {
+    let out = git_snapshot::git(workspace, &["rev-parse", "--path-format=absolute", "--git-dir"], &[])?;
+    let dir = PathBuf::from(String::from_utf8_lossy(&out).trim());
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(dir.join(format!("sidekicks-checkpoint-{}-{n}.index", std::process::id())))
+}
+
+/// The paths that differ between two commits, with git's status letter (A, M, D, T).
+fn git_changes(workspace: &Path, from: &str, to: &str) -> Result<Vec<(char, String)>, CheckpointError> {
+    let out = git_snapshot::git(workspace, &["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to], &[])?;
+    let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
+    let mut changes = Vec::new();
+    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+        let status = status.first().map_or('M', |b| *b as char);
+        changes.push((status, String::from_utf8_lossy(path).into_owned()));
+    }
+    Ok(changes)
+}
+
+/// Writes back the files of commit `target` that differ from commit `now` (the workspace as it
+/// is) and deletes those `target` lacks.
+fn restore_git(workspace: &Path, target: &str, now: &str) -> Result<(), CheckpointError> {
+    let changes = git_changes(workspace, now, target)?;
+    let (gone, written): (Vec<_>, Vec<_>) = changes.into_iter().partition(|(s, _)| *s == 'D');
+    for (_, path) in &gone {
+        remove(workspace, path)?;
+    }
+    if written.is_empty() {
+        return Ok(());
+    }
+    // Written through a private index holding the target's tree: the person's is not touched.
+    let index = private_index(workspace)?;
+    let env = [("GIT_INDEX_FILE", index.as_path())];
+    let done = git_snapshot::git(workspace, &["read-tree", target], &env).and_then(|_| {
+        let mut input = Vec::new();
+        for (_, path) in &written {
+            // A file where a folder of the same name stands now (or the reverse) is replaced.
+            let full = workspace.join(path);
+            if full.is_dir() && !full.is_symlink() {
+                let _ = std::fs::remove_dir_all(&full);
+            }
+            input.extend_from_slice(path.as_bytes());
+            input.push(0);
+        }
+        git_snapshot::git_with_input_env(workspace, &["checkout-index", "-f", "-z", "--stdin"], &input, &env)
+    });
+    let _ = std::fs::remove_file(&index);
+    done?;
+    Ok(())
+}
+
+/// Deletes `path` of `workspace` and the folders it leaves empty.
+fn remove(workspace: &Path, path: &str) -> Result<(), CheckpointError> {
+    let full = workspace.join(path);
+    match std::fs::remove_file(&full) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(&full, e)),
+    }
+    let mut dir = full.parent();
+    while let Some(d) = dir {
+        if d == workspace || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed over it (never seen half written).
+fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), CheckpointError> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    }
+    if path.is_dir() && !path.is_symlink() {
+        std::fs::remove_dir_all(path).map_err(|e| io(path, e))?;
+    }
+    let tmp =
+        path.with_file_name(format!(".{}.sidekicks-restore", path.file_name().unwrap_or_default().to_string_lossy()));
+    let mut file = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
+    file.write_all(bytes).map_err(|e| io(&tmp, e))?;
+    file.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(|e| io(&tmp, e))?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+}
+
+/// Snapshots of folders outside git.
+mod snapshot {
+    use super::*;
+
+    /// One file of a snapshot.
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+    pub(super) struct FileEntry {
+        hash: String,
+        size: u64,
+        /// Modification time, nanoseconds (to skip reading unchanged files next time).
+        mtime: i128,
+        mode: u32,
+    }
+
+    /// A snapshot: its time and files.
+    #[derive(Debug, Default, Serialize, Deserialize)]
+    struct Manifest {
+        at: u64,
+        files: BTreeMap<String, FileEntry>,
+    }
+
+    fn manifests(folder: &Path) -> PathBuf {
+        folder.join("manifests")
+    }
+
+    fn object(folder: &Path, hash: &str) -> PathBuf {
+        folder.join("objects").join(&hash[..2]).join(&hash[2..])
+    }
+
+    fn load(folder: &Path, id: &str) -> Result<Manifest, CheckpointError> {
+        let path = manifests(folder).join(format!("{id}.json"));
+        let bytes = std::fs::read(&path).map_err(|_| CheckpointError::Unknown(format!("s{id}")))?;
+        serde_json::from_slice(&bytes).map_err(|e| io(&path, e))
+    }
+
+    pub(super) fn list(folder: &Path) -> Result<Vec<Checkpoint>, CheckpointError> {
+        let dir = manifests(folder);
+        let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
+        let mut all = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(name) = name.strip_suffix(".json") {
+                all.push(named('s', name));
+            }
+        }
+        Ok(all)
+    }
+
+    /// The files of `workspace` a snapshot holds: not ignored, outside `.git` and dependency
+    /// folders, regular files and symbolic links.
+    fn walk(workspace: &Path) -> Vec<(String, std::fs::Metadata)> {
+        let folders = crate::runtime::teams::dependency_folders(workspace);
+        let mut found = Vec::new();
+        let walker = ignore::WalkBuilder::new(workspace)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(|e| e.file_name() != ".git")
+            .build();
+        for entry in walker.flatten() {
+            let Ok(rel) = entry.path().strip_prefix(workspace) else { continue };
+            let rel = rel.to_string_lossy().into_owned();
+            let in_folder = |f: &String| rel == *f || rel.starts_with(&format!("{f}/"));
+            if rel.is_empty() || folders.iter().any(in_folder) {
+                continue;
+            }
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else { continue };
+            if meta.is_file() || meta.is_symlink() {
+                found.push((rel, meta));
+            }
+        }
+        found
+    }
+
+    fn mtime(meta: &std::fs::Metadata) -> i128 {
+        use std::os::unix::fs::MetadataExt;
+        i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
+    }
+
+    /// The bytes a snapshot keeps of a file (a link's target for a symbolic link).
+    fn contents(path: &Path, meta: &std::fs::Metadata) -> Result<Vec<u8>, CheckpointError> {
+        use std::os::unix::ffi::OsStrExt;
+        if meta.is_symlink() {
+            return std::fs::read_link(path).map(|t| t.as_os_str().as_bytes().to_vec()).map_err(|e| io(path, e));
+        }
+        std::fs::read(path).map_err(|e| io(path, e))
+    }
+
+    pub(super) fn record(folder: &Path, workspace: &Path) -> Result<Checkpoint, CheckpointError> {
+        use std::os::unix::fs::PermissionsExt;
+        // The newest snapshot tells which files are unchanged (same size and time): not read again.
+        let last = list(folder)?.into_iter().max_by(|a, b| a.id.cmp(&b.id));
+        let last = last.and_then(|c| load(folder, &c.id[1..]).ok()).unwrap_or_default();
+        let mut manifest = Manifest { at: crate::model::when::now(), files: BTreeMap::new() };
+        for (rel, meta) in walk(workspace) {
+            let mode = if meta.is_symlink() { 0o120000 } else { meta.permissions().mode() & 0o777 };
+            let (size, time) = (meta.len(), mtime(&meta));
+            let unchanged = last.files.get(&rel).filter(|e| e.size == size && e.mtime == time && e.mode == mode);
+            let hash = match unchanged {
+                Some(e) => e.hash.clone(),
+                None => {
+                    let bytes = contents(&workspace.join(&rel), &meta)?;
+                    let hash: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+                    let kept = object(folder, &hash);
+                    if !kept.exists() {
+                        write_atomic(&kept, &bytes, 0o600)?;
+                    }
+                    hash
+                }
+            };
+            manifest.files.insert(rel, FileEntry { hash, size, mtime: time, mode });
+        }
+        let text = serde_json::to_vec(&manifest).map_err(|e| io(folder, e))?;
+        let digest: String = Sha256::digest(&text).iter().take(6).map(|b| format!("{b:02x}")).collect();
+        let name = format!("{}-{digest}", stamp());
+        write_atomic(&manifests(folder).join(format!("{name}.json")), &text, 0o600)?;
+        Ok(named('s', &name))
+    }
+
+    pub(super) fn restore(folder: &Path, workspace: &Path, target: &str, now: &str) -> Result<(), CheckpointError> {
+        let (target, now) = (load(folder, target)?, load(folder, now)?);
+        for path in now.files.keys().filter(|p| !target.files.contains_key(*p)) {
+            remove(workspace, path)?;
+        }
+        for (path, entry) in &target.files {
+            if now.files.get(path).is_some_and(|e| e.hash == entry.hash && e.mode == entry.mode) {
+                continue;
+            }
+            let kept = object(folder, &entry.hash);
+            let bytes = std::fs::read(&kept).map_err(|e| io(&kept, e))?;
+            let full = workspace.join(path);
+            if entry.mode == 0o120000 {
+                use std::os::unix::ffi::OsStrExt;
+                let _ = std::fs::remove_file(&full);
+                if let Some(dir) = full.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+                }
+                let target = std::ffi::OsStr::from_bytes(&bytes);
+                std::os::unix::fs::symlink(target, &full).map_err(|e| io(&full, e))?;
+            } else {
+                write_atomic(&full, &bytes, entry.mode)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn changed(folder: &Path, then: &str, now: &str) -> Result<Vec<String>, CheckpointError> {
+        let (then, now) = (load(folder, then)?, load(folder, now)?);
+        let mut paths: Vec<String> = now
+            .files
+            .iter()
+            .filter(|(p, e)| then.files.get(*p).is_none_or(|t| t.hash != e.hash || t.mode != e.mode))
+            .map(|(p, _)| p.clone())
+            .chain(then.files.keys().filter(|p| !now.files.contains_key(*p)).cloned())
+            .collect();
+        paths.sort();
+        Ok(paths)
+    }
+
+    /// Deletes the manifests of `gone` and the contents no snapshot left refers to.
+    pub(super) fn forget(folder: &Path, gone: &[&Checkpoint]) -> Result<(), CheckpointError> {
+        for c in gone {
+            let path = manifests(folder).join(format!("{}.json", &c.id[1..]));
+            std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+        }
+        let mut used = std::collections::HashSet::new();
+        for c in list(folder)? {
+            used.extend(load(folder, &c.id[1..])?.files.into_values().map(|e| e.hash));
+        }
+        let objects = folder.join("objects");
+        for dir in std::fs::read_dir(&objects).map_err(|e| io(&objects, e))?.flatten() {
+            let prefix = dir.file_name().to_string_lossy().into_owned();
+            for file in std::fs::read_dir(dir.path()).map_err(|e| io(&dir.path(), e))?.flatten() {
+                let hash = format!("{prefix}{}", file.file_name().to_string_lossy());
+                if !used.contains(&hash) {
+                    let _ = std::fs::remove_file(file.path());
+                }
+            }
+        }
+        Ok(())
+    }
+}

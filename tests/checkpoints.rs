@@ -1,0 +1,186 @@
+//! Checkpoints against real git and real folders: a restore gives back byte-identical files (and
+//! modes, and links), deletes what was added since, leaves ignored files, dependency folders and
+//! the person's index and branch alone, and is itself undone by the checkpoint it returns.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use sidekicks::runtime::checkpoint::{CheckpointError, Checkpoints};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=T", "-c", "user.email=t@x"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every file under `dir` but `.git`: its bytes (a link's target) and mode.
+fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
+    let mut all = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if rel == ".git" {
+                continue;
+            } else if meta.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                all.insert(rel, (target.to_string_lossy().as_bytes().to_vec(), 0o120000));
+            } else if meta.is_dir() {
+                stack.push(path);
+            } else {
+                all.insert(rel, (std::fs::read(&path).unwrap(), meta.permissions().mode() & 0o777));
+            }
+        }
+    }
+    all
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A project as a person leaves it: committed files, uncommitted changes, a new file, an ignored
+/// file, a dependency folder, a script and a link.
+fn project(dir: &Path) {
+    write(dir, "src/main.rs", "fn main() {}\n");
+    write(dir, "src/lib.rs", "pub fn a() {}\n");
+    write(dir, "README.md", "# Shop\n");
+    write(dir, ".gitignore", "*.log\nnode_modules/\n");
+    write(dir, "run.sh", "#!/bin/sh\necho hi\n");
+    std::fs::set_permissions(dir.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink("src/main.rs", dir.join("main-link")).unwrap();
+    write(dir, "node_modules/pkg/index.js", "module.exports = 1;\n");
+    write(dir, "build.log", "old log\n");
+}
+
+/// What an agent's turn does: edits, deletes, adds, makes a script plain, fills a new folder.
+fn agent_turn(dir: &Path) {
+    write(dir, "src/main.rs", "fn main() { println!(\"changed\"); }\n");
+    std::fs::remove_file(dir.join("src/lib.rs")).unwrap();
+    write(dir, "src/new.rs", "// new\n");
+    write(dir, "docs/deep/notes.md", "notes\n");
+    std::fs::set_permissions(dir.join("run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::remove_file(dir.join("main-link")).unwrap();
+    std::os::unix::fs::symlink("README.md", dir.join("main-link")).unwrap();
+    write(dir, "build.log", "new log\n");
+    write(dir, "node_modules/pkg/index.js", "module.exports = 2;\n");
+}
+
+fn checkpoints(data: &Path) -> Checkpoints {
+    Checkpoints { root: data.join("checkpoints"), keep: 50, max_age: 30 * 86_400 }
+}
+
+/// Restore, check, undo, check: for both kinds of workspace.
+fn restore_round_trip(dir: &Path, data: &Path) {
+    let cps = checkpoints(data);
+    let before_turn = tree(dir);
+    let checkpoint = cps.record(dir).unwrap();
+    agent_turn(dir);
+    let after_turn = tree(dir);
+    let mut changed = cps.changed_since(dir, &checkpoint.id).unwrap();
+    changed.sort();
+    assert_eq!(changed, ["docs/deep/notes.md", "main-link", "run.sh", "src/lib.rs", "src/main.rs", "src/new.rs"]);
+
+    let undo = cps.restore(dir, &checkpoint.id).unwrap();
+    let restored = tree(dir);
+    // Ignored files and dependency folders keep what the turn left.
+    let mut expected = before_turn.clone();
+    expected.insert("build.log".into(), after_turn["build.log"].clone());
+    expected.insert("node_modules/pkg/index.js".into(), after_turn["node_modules/pkg/index.js"].clone());
+    assert_eq!(restored, expected, "byte-identical to before the turn");
+    assert!(!dir.join("docs").exists(), "a folder the turn made is gone with its files");
+
+    // The restore is undone by the checkpoint it made first.
+    cps.restore(dir, &undo.id).unwrap();
+    assert_eq!(tree(dir), after_turn, "byte-identical to after the turn");
+    assert!(cps.list(dir).unwrap().len() >= 3);
+}
+
+#[test]
+fn a_git_project_is_restored_without_touching_the_index_or_the_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project_dir, data) = (dir.path().join("p"), dir.path().join("data"));
+    std::fs::create_dir(&project_dir).unwrap();
+    project(&project_dir);
+    git(&project_dir, &["init", "-q", "-b", "main"]);
+    git(&project_dir, &["add", "src", "README.md", ".gitignore", "run.sh", "main-link"]);
+    git(&project_dir, &["commit", "-qm", "start"]);
+    // Uncommitted: a change staged, a change not staged, a file never added.
+    write(&project_dir, "README.md", "# Shop\n\nstaged\n");
+    git(&project_dir, &["add", "README.md"]);
+    write(&project_dir, "src/main.rs", "fn main() { /* not staged */ }\n");
+    write(&project_dir, "untracked.txt", "new, not added\n");
+    let index = std::fs::read(project_dir.join(".git/index")).unwrap();
+    let (head, branch) = (git(&project_dir, &["rev-parse", "HEAD"]), git(&project_dir, &["branch", "--show-current"]));
+
+    restore_round_trip(&project_dir, &data);
+
+    assert_eq!(std::fs::read(project_dir.join(".git/index")).unwrap(), index, "the person's index is untouched");
+    assert_eq!(git(&project_dir, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git(&project_dir, &["branch", "--show-current"]), branch);
+    assert!(git(&project_dir, &["for-each-ref", "refs/sidekicks/checkpoints/"]).lines().count() >= 3);
+    assert!(git(&project_dir, &["branch", "--list"]).lines().count() == 1, "no branch made");
+    assert!(!data.join("checkpoints").exists(), "git keeps a git project's checkpoints");
+}
+
+#[test]
+fn a_folder_outside_git_is_restored_from_snapshots() {
+    let dir = tempfile::tempdir().unwrap();
+    let (folder, data) = (dir.path().join("f"), dir.path().join("data"));
+    std::fs::create_dir(&folder).unwrap();
+    project(&folder);
+    restore_round_trip(&folder, &data);
+    assert!(data.join("checkpoints").is_dir());
+}
+
+#[test]
+fn checkpoints_past_the_count_kept_are_pruned_and_unknown_ones_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (folder, data) = (dir.path().join("f"), dir.path().join("data"));
+    std::fs::create_dir(&folder).unwrap();
+    write(&folder, "a.txt", "0");
+    let cps = Checkpoints { keep: 3, ..checkpoints(&data) };
+    let mut made = Vec::new();
+    for i in 0..5 {
+        write(&folder, "a.txt", &i.to_string());
+        made.push(cps.record(&folder).unwrap().id);
+    }
+    let kept: Vec<String> = cps.list(&folder).unwrap().into_iter().map(|c| c.id).collect();
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    assert!(kept.contains(made.last().unwrap()), "the newest is kept");
+    assert!(matches!(cps.restore(&folder, &made[0]), Err(CheckpointError::Unknown(_))), "pruned");
+    // The contents only pruned snapshots held are gone too: three versions of a.txt are left.
+    let objects = walk_files(&data.join("checkpoints"), "objects");
+    assert_eq!(objects, 3, "objects left");
+    cps.restore(&folder, &kept[0]).unwrap();
+    assert_eq!(std::fs::read_to_string(folder.join("a.txt")).unwrap(), "2");
+}
+
+/// How many files are under a folder named `name` somewhere below `dir`.
+fn walk_files(dir: &Path, name: &str) -> usize {
+    let mut count = 0;
+    let mut stack = vec![(dir.to_path_buf(), false)];
+    while let Some((d, inside)) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let inside = inside || entry.file_name() == name;
+            if entry.path().is_dir() {
+                stack.push((entry.path(), inside));
+            } else if inside {
+                count += 1;
+            }
+        }
+    }
+    count
+}
