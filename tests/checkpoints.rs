@@ -184,3 +184,22 @@ fn walk_files(dir: &Path, name: &str) -> usize {
     }
     count
 }
+
+#[test]
+fn snapshots_kept_inside_the_workspace_are_not_snapshotted_nor_restored_away() {
+    // A workspace that holds Sidekicks' data folder (a home folder, say).
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("home");
+    std::fs::create_dir(&folder).unwrap();
+    write(&folder, "notes.txt", "mine\n");
+    let cps = checkpoints(&folder.join(".local/share/sidekicks"));
+    let before = cps.record(&folder).unwrap();
+    write(&folder, "notes.txt", "the agent's\n");
+    let undo = cps.restore(&folder, &before.id).unwrap();
+    assert_eq!(std::fs::read_to_string(folder.join("notes.txt")).unwrap(), "mine\n");
+    // The snapshot made just before the restore is still there to undo it.
+    cps.restore(&folder, &undo.id).unwrap();
+    assert_eq!(std::fs::read_to_string(folder.join("notes.txt")).unwrap(), "the agent's\n");
+    let changed = cps.changed_since(&folder, &before.id).unwrap();
+    assert_eq!(changed, ["notes.txt"], "the data folder is not part of the workspace's changes");
+}

@@ -492,6 +492,11 @@ impl AppState {
                     a.conversation.unqueue(&id);
                 }
             }
+            Event::Checkpoint(e) => {
+                if let Some(a) = self.agent_mut(e.agent()) {
+                    e.apply_to(&mut a.conversation);
+                }
+            }
             Event::TurnEnded { agent, end } => {
                 // The agent may have switched branches: read again.
                 if let Some(a) = self.agent_mut(&agent) {

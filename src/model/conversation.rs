@@ -94,6 +94,18 @@ pub enum Notice {
         /// The message, in the words of whoever gave it.
         message: String,
     },
+    /// The workspace was restored to `checkpoint`; `undo` brings back how it was just before.
+    Restored {
+        /// The checkpoint restored.
+        checkpoint: String,
+        /// The checkpoint that undoes the restore.
+        undo: String,
+    },
+    /// A restore failed: why.
+    RestoreFailed {
+        /// The message, in the words of whoever gave it.
+        message: String,
+    },
 }
 
 /// One part of a message.
@@ -164,12 +176,16 @@ pub struct Message {
     /// When it was written (Unix seconds); messages stored before times were kept have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<u64>,
+    /// The checkpoint of the agent's workspace recorded before the turn this message started
+    /// (messages of the person; see `runtime::checkpoint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
 }
 
 impl PartialEq for Message {
     fn eq(&self, other: &Self) -> bool {
-        (&self.id, &self.role, &self.parts, &self.end, &self.delivery)
-            == (&other.id, &other.role, &other.parts, &other.end, &other.delivery)
+        (&self.id, &self.role, &self.parts, &self.end, &self.delivery, &self.checkpoint)
+            == (&other.id, &other.role, &other.parts, &other.end, &other.delivery, &other.checkpoint)
     }
 }
 
@@ -180,7 +196,7 @@ impl Message {
     pub fn new(role: Role, text: impl Into<String>) -> Self {
         let text = text.into();
         let parts = if text.is_empty() { Vec::new() } else { vec![Part::Text(text)] };
-        Self { id: None, role, parts, end: None, delivery: Delivery::Sent, at: None }
+        Self { id: None, role, parts, end: None, delivery: Delivery::Sent, at: None, checkpoint: None }
     }
 
     /// All its text parts joined (what a transcript or a test reads).
@@ -396,6 +412,7 @@ impl Conversation {
             end: None,
             delivery: Delivery::Sent,
             at: Some(super::when::now()),
+            checkpoint: None,
         });
         self.touch(self.messages.len() - 1);
     }
@@ -413,6 +430,14 @@ impl Conversation {
         let found = self.messages.iter().position(|m| m.delivery == Delivery::Queued && m.id.as_ref() == Some(id));
         if let Some(i) = found {
             self.messages[i].delivery = Delivery::NotSent;
+            self.touch(i);
+        }
+    }
+
+    /// The person's message `id` gets the checkpoint recorded before its turn.
+    pub fn checkpointed(&mut self, id: &MessageId, checkpoint: &str) {
+        if let Some(i) = self.messages.iter().rposition(|m| m.id.as_ref() == Some(id)) {
+            self.messages[i].checkpoint = Some(checkpoint.to_string());
             self.touch(i);
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod attachments;
 pub mod auth;
+pub mod checkpoints;
 pub mod discovery;
 pub mod notify;
 pub mod teams;
@@ -236,6 +237,8 @@ pub enum Command {
         /// Where from.
         source: attachments::AttachSource,
     },
+    /// About checkpoints (restore one).
+    Checkpoint(checkpoints::CheckpointCommand),
     /// Take back one message still waiting for the agent (→ `Event::Unqueued` if it was waiting).
     Unqueue {
         /// The agent (its name).
@@ -528,6 +531,8 @@ pub enum Event {
         /// The agent (its name).
         agent: String,
     },
+    /// A checkpoint recorded, a restore done.
+    Checkpoint(checkpoints::CheckpointEvent),
     /// One message waiting for the agent was taken back by the person: it was not sent.
     Unqueued {
         /// The agent (its name).
@@ -747,6 +752,7 @@ impl Event {
                 | Event::TurnStarted { .. }
                 | Event::QueueDropped { .. }
                 | Event::Unqueued { .. }
+                | Event::Checkpoint(_)
                 | Event::TurnEnded { .. }
                 | Event::PermissionRequested { .. }
                 | Event::PermissionResolved { .. }

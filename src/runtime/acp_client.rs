@@ -17,7 +17,7 @@ use agent_client_protocol::v1::schema::{
     Implementation, InitializeRequest, LogoutRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
     SessionConfigOptionValue, SessionId, SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest,
-    StopReason, WriteTextFileRequest, WriteTextFileResponse,
+    WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::schema::{
     CreateTerminalRequest, CreateTerminalResponse, KillTerminalRequest, KillTerminalResponse, ReleaseTerminalRequest,
@@ -415,15 +415,19 @@ impl AcpConnection {
     pub fn prompt(&self, text: String, attachments: Vec<Attachment>) -> impl Future<Output = TurnEnd> + Send + 'static {
         let session = self.sid();
         self.gate.set_cancelling(false);
-        let (cx, fs, prompts) = (self.cx.clone(), self.ctx.fs.clone(), self.prompts);
+        let (cx, fs, prompts, gate) = (self.cx.clone(), self.ctx.fs.clone(), self.prompts, self.gate.clone());
         let agent = self.ctx.agent.clone();
         async move {
             let blocks = match super::acp_content::prompt_blocks(&agent, text, attachments, &fs, prompts).await {
                 Ok(blocks) => blocks,
                 Err(message) => return TurnEnd::Failed { message },
             };
+            // Stopped before it went out (while the workspace's checkpoint was being made).
+            if gate.cancelling() {
+                return TurnEnd::Cancelled;
+            }
             match cx.send_request(PromptRequest::new(session, blocks)).block_task().await {
-                Ok(response) => stop_reason_end(response.stop_reason),
+                Ok(response) => super::acp_convert::stop_reason_end(response.stop_reason),
                 // The agent went away mid-turn (its exit is reported on its own).
                 Err(e)
                     if agent_client_protocol::is_incoming_transport_closed(&e)
@@ -783,16 +787,5 @@ pub(super) async fn with_timeout<T>(
         Err(_) => Err(AcpError::Timeout { step, seconds: limit.as_secs() }),
         Ok(Err(e)) => Err(AcpError::Protocol { step, message: acp_convert::error_text(&e) }),
         Ok(Ok(v)) => Ok(v),
-    }
-}
-
-fn stop_reason_end(reason: StopReason) -> TurnEnd {
-    match reason {
-        StopReason::EndTurn => TurnEnd::EndTurn,
-        StopReason::MaxTokens => TurnEnd::MaxTokens,
-        StopReason::MaxTurnRequests => TurnEnd::MaxTurnRequests,
-        StopReason::Refusal => TurnEnd::Refusal,
-        StopReason::Cancelled => TurnEnd::Cancelled,
-        _ => TurnEnd::EndTurn,
     }
 }

@@ -299,6 +299,22 @@ pub fn modes(state: agent_client_protocol::v1::schema::SessionModeState) -> crat
     }
 }
 
+/// How a turn ended, from the agent's stop reason.
+pub(super) fn stop_reason_end(
+    reason: agent_client_protocol::v1::schema::StopReason,
+) -> crate::model::conversation::TurnEnd {
+    use crate::model::conversation::TurnEnd;
+    use agent_client_protocol::v1::schema::StopReason;
+    match reason {
+        StopReason::EndTurn => TurnEnd::EndTurn,
+        StopReason::MaxTokens => TurnEnd::MaxTokens,
+        StopReason::MaxTurnRequests => TurnEnd::MaxTurnRequests,
+        StopReason::Refusal => TurnEnd::Refusal,
+        StopReason::Cancelled => TurnEnd::Cancelled,
+        _ => TurnEnd::EndTurn,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

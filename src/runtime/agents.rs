@@ -28,6 +28,7 @@ use super::launch::{CRASH_TAIL, Running, SessionPlan, exit_reason, launch};
 use crate::protocol::threads::SessionAbilities;
 
 mod answers;
+mod checkpoints;
 mod lifecycle;
 mod threads;
 
@@ -323,6 +324,7 @@ impl Manager {
                 }
             }
             Command::Cancel { agent } => self.cancel(&agent).await,
+            Command::Checkpoint(command) => self.checkpoint_command(command).await,
             Command::Unqueue { agent, id } => {
                 let Some(slot) = self.slot(&agent) else { return };
                 let before = slot.queue.len();
@@ -558,8 +560,9 @@ impl Manager {
     }
 
     async fn dispatch(&mut self, name: &str) {
+        let (checkpointer, events) = (self.checkpointer(name), self.events.clone());
         let Some(slot) = self.slot(name) else { return };
-        let (Some(running), Some((_, text, attachments))) = (&slot.running, slot.queue.pop_front()) else {
+        let (Some(running), Some((id, text, attachments))) = (&slot.running, slot.queue.pop_front()) else {
             return;
         };
         let prompt = running.conn.prompt(text, attachments);
@@ -572,6 +575,8 @@ impl Manager {
         let internal = self.internal_tx.clone();
         let agent = name.to_string();
         tokio::spawn(async move {
+            // The workspace as the turn finds it, before the agent hears the prompt.
+            checkpoints::record_before_turn(&events, &agent, id, checkpointer).await;
             let end = prompt.await;
             let _ = internal.send(Internal::TurnDone { agent, turn, end }).await;
         });

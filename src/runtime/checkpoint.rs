@@ -370,15 +370,18 @@ mod snapshot {
         Ok(all)
     }
 
-    /// The files of `workspace` a snapshot holds: not ignored, outside `.git` and dependency
-    /// folders, regular files and symbolic links.
-    fn walk(workspace: &Path) -> Vec<(String, std::fs::Metadata)> {
+    /// The files of `workspace` a snapshot holds: not ignored, outside `.git`, dependency folders
+    /// and the snapshots' own folder `folder` (a workspace may hold Sidekicks' data folder),
+    /// regular files and symbolic links.
+    fn walk(workspace: &Path, folder: &Path) -> Vec<(String, std::fs::Metadata)> {
         let folders = crate::runtime::teams::dependency_folders(workspace);
         let mut found = Vec::new();
+        // The snapshots' root (`folder` is one workspace's folder in it).
+        let root = folder.parent().unwrap_or(folder).to_path_buf();
         let walker = ignore::WalkBuilder::new(workspace)
             .hidden(false)
             .require_git(false)
-            .filter_entry(|e| e.file_name() != ".git")
+            .filter_entry(move |e| e.file_name() != ".git" && e.path() != root)
             .build();
         for entry in walker.flatten() {
             let Ok(rel) = entry.path().strip_prefix(workspace) else { continue };
@@ -415,7 +418,7 @@ mod snapshot {
         let last = list(folder)?.into_iter().max_by(|a, b| a.id.cmp(&b.id));
         let last = last.and_then(|c| load(folder, &c.id[1..]).ok()).unwrap_or_default();
         let mut manifest = Manifest { at: crate::model::when::now(), files: BTreeMap::new() };
-        for (rel, meta) in walk(workspace) {
+        for (rel, meta) in walk(workspace, folder) {
             let mode = if meta.is_symlink() { 0o120000 } else { meta.permissions().mode() & 0o777 };
             let (size, time) = (meta.len(), mtime(&meta));
             let unchanged = last.files.get(&rel).filter(|e| e.size == size && e.mtime == time && e.mode == mode);

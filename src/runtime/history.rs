@@ -155,6 +155,11 @@ impl Recorder {
                     c.unqueue(&id);
                 }
             }
+            Event::Checkpoint(e) => {
+                if let Some(c) = self.conversation(e.agent()) {
+                    e.apply_to(c);
+                }
+            }
             Event::TurnEnded { agent, end } => {
                 if let Some(c) = self.conversation(&agent) {
                     c.end_turn(end);

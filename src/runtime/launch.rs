@@ -30,6 +30,9 @@ pub struct ManagerSettings {
     pub cancel_grace: Duration,
     /// This binary: it hosts the commands agents run on this computer (`terminal-host`).
     pub host_exe: &'static std::path::Path,
+    /// Where snapshots of workspaces outside git are kept (`<data>/checkpoints`); `None`: beside
+    /// the config file (tests).
+    pub checkpoints_root: Option<&'static std::path::Path>,
 }
 
 impl Default for ManagerSettings {
@@ -40,6 +43,7 @@ impl Default for ManagerSettings {
             tick: Duration::from_secs(1),
             cancel_grace: Duration::from_secs(10),
             host_exe: Box::leak(std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()).into_boxed_path()),
+            checkpoints_root: None,
         }
     }
 }

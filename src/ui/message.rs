@@ -14,6 +14,7 @@ use crate::app::{AgentView, Command};
 use crate::model::config::Language;
 use crate::model::conversation::{Delivery, Notice, Part, Role, TurnEnd};
 use crate::model::tool::{PlanItem, PlanStatus};
+use crate::protocol::checkpoints::CheckpointCommand;
 
 /// What drawing a message asked for.
 #[derive(Default)]
@@ -126,6 +127,17 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             }
             if small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
                 ui.ctx().copy_text(text);
+            }
+            if let Some(checkpoint) = &message.checkpoint {
+                // Not while a turn runs: the agent would be writing over what comes back.
+                let idle = agent.state != crate::app::AgentState::Busy;
+                let button = egui::Button::new(RichText::new(tr(lang, Key::RestoreTurn)).small()).frame(false);
+                let hint = tr(lang, if idle { Key::RestoreTurnHint } else { Key::RestoreTurnBusy });
+                if ui.add_enabled(idle, button).on_hover_text(hint).on_disabled_hover_text(hint).clicked() {
+                    let restore =
+                        CheckpointCommand::Restore { agent: agent.config.name.clone(), checkpoint: checkpoint.clone() };
+                    actions.commands.push(Command::Checkpoint(restore));
+                }
             }
         });
     });
@@ -351,6 +363,18 @@ fn notice_ui(
             ui.label(
                 RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(ERROR),
             );
+        }
+        Notice::Restored { undo, .. } => {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(trf(lang, Key::NoticeRestored, &[("agent", agent)])).italics());
+                if ui.button(tr(lang, Key::UndoRestore)).on_hover_text(tr(lang, Key::UndoRestoreHint)).clicked() {
+                    let restore = CheckpointCommand::Restore { agent: agent.to_string(), checkpoint: undo.clone() };
+                    actions.commands.push(Command::Checkpoint(restore));
+                }
+            });
+        }
+        Notice::RestoreFailed { message } => {
+            ui.label(RichText::new(trf(lang, Key::NoticeRestoreFailed, &[("message", message)])).color(ERROR));
         }
     });
 }

@@ -31,6 +31,7 @@ pub fn fast_settings() -> ManagerSettings {
         tick: Duration::from_millis(200),
         cancel_grace: Duration::from_millis(1500),
         host_exe: std::path::Path::new(BIN),
+        checkpoints_root: None,
     }
 }
 

@@ -72,7 +72,12 @@ struct Services {
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
 /// config file and reattaches the stored teams. Returns where to send commands.
 pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command> {
-    let (manager, applied) = spawn_manager_watched(startup.settings, sink.clone(), startup.store.clone());
+    let mut settings = startup.settings;
+    if let Some(dirs) = &startup.dirs {
+        // Once per process: the window's runtime.
+        settings.checkpoints_root = Some(Box::leak(dirs.data_dir.join("checkpoints").into_boxed_path()));
+    }
+    let (manager, applied) = spawn_manager_watched(settings, sink.clone(), startup.store.clone());
     let teams_dir = match &startup.dirs {
         Some(dirs) => dirs.data_dir.join("teams"),
         None => startup.config_path.parent().unwrap_or(Path::new(".")).join("sidekicks-teams"),

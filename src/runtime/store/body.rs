@@ -13,7 +13,7 @@ pub(super) const IS_USER: &str = "CASE WHEN substr(m.body, 1, 1) = '{' THEN json
 
 /// The body of `message`.
 pub(super) fn encode(message: &Message) -> Result<String, serde_json::Error> {
-    let plain = message.id.is_none() && message.delivery == Delivery::Sent;
+    let plain = message.id.is_none() && message.delivery == Delivery::Sent && message.checkpoint.is_none();
     let tag = match (&message.role, &message.end, message.parts.as_slice()) {
         (Role::User, None, [Part::Text(_)]) => Some('u'),
         (Role::Agent, None, [Part::Text(_)]) => Some('a'),
