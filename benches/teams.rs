@@ -3,6 +3,7 @@
 //! - member creation (git worktree provider) vs `git worktree add --detach` + `ln -s node_modules`,
 //!   and vs `cp -a` of the project;
 //! - the change scan of a member (50 files changed) vs `git status --porcelain` in its copy;
+//! - a checkpoint of the project (50 files changed) vs `git stash create`;
 //! - merging 1,000 files changed on both sides (different lines) vs one `git merge-file` process per
 //!   file.
 //!
@@ -12,6 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use sidekicks::runtime::checkpoint::Checkpoints;
 use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, changes, merge};
 
 #[path = "../tests/common/history.rs"]
@@ -136,6 +138,8 @@ fn main() {
     );
     provider.discard(&member).unwrap();
 
+    checkpoints(&project, dir.path());
+
     // Merging 1,000 files changed on both sides, on different lines: against one `git merge-file`
     // per file, and against what peers do (commit the member's copy and `git merge` it), in a clone.
     let clone = dir.path().join("clone");
@@ -194,6 +198,37 @@ fn main() {
     provider.discard(&member).unwrap();
     provider.discard(&peer).unwrap();
     real_merges(dir.path());
+}
+
+/// A checkpoint before a turn (issue 20) of the project with 50 files changed, against
+/// `git stash create` (a commit of the working tree, no ref) in the same run; alternating, best
+/// of 5 each. The project is put back after.
+fn checkpoints(project: &Path, dir: &Path) {
+    let checkpoints = Checkpoints { root: dir.join("checkpoints"), keep: 100, max_age: 86_400 };
+    for i in 0..50 {
+        let path = project.join(format!("src/mod{}/file{i}.rs", i % 180));
+        std::fs::write(&path, file_text(i).replace("line 7:", "line 7 (turn):")).unwrap();
+    }
+    let (mut ours, mut stash) = (Vec::new(), Vec::new());
+    for round in 0..10 {
+        if round % 2 == 0 {
+            let t = Instant::now();
+            checkpoints.record(project).unwrap();
+            ours.push(secs(t));
+        } else {
+            let t = Instant::now();
+            let out = Command::new("git").arg("-C").arg(project).args(["stash", "create"]).output().unwrap();
+            assert!(out.status.success() && !out.stdout.is_empty());
+            stash.push(secs(t));
+        }
+    }
+    println!(
+        "checkpoint (3,600 files, 50 changed): Sidekicks {:.1} ms, git stash create {:.1} ms (ratio {:.2})",
+        best(&ours) * 1000.0,
+        best(&stash) * 1000.0,
+        best(&ours) / best(&stash)
+    );
+    git(project, &["checkout", "--quiet", "--", "src"]);
 }
 
 /// Flushes what earlier steps wrote, so neither side of a measure pays for the other's writeback.

@@ -297,7 +297,13 @@ async fn an_agent_that_ignores_cancel_is_stopped_after_a_grace() {
         attachments: Vec::new(),
     })
     .await;
-    rig.wait_for(Duration::from_secs(20), "turn start", |e| matches!(e, Event::TurnStarted { .. })).await;
+    // Once the agent has the prompt (a Stop before that ends the turn without sending it).
+    rig.wait_for(
+        Duration::from_secs(20),
+        "the agent's words",
+        |e| matches!(e, Event::AgentUpdate { update: Update::Text(t), .. } if t.contains("will not answer")),
+    )
+    .await;
     rig.send(Command::Cancel { agent: "demo".into() }).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);
     assert!(rig.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::Unresponsive, .. })));

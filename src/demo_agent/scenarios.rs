@@ -183,6 +183,8 @@ impl Scenario {
             }
             Scenario::Files => files(&t).await,
             Scenario::Ignore => {
+                // Said first, so a client can tell the prompt arrived.
+                t.say("I will not answer, nor stop.")?;
                 tokio::time::sleep(Duration::from_secs(600)).await;
                 Ok(StopReason::EndTurn)
             }

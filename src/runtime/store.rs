@@ -225,7 +225,21 @@ impl Store {
                 std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
             }
         }
-        Self::init(Connection::open(path)?)
+        // Several processes opening a new file at once race to switch it to WAL: SQLite answers
+        // "busy" at once (not after waiting) where waiting could deadlock. Opening again succeeds
+        // once the first has switched it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match Self::init(Connection::open(path)?) {
+                Err(StoreError::Sqlite(e))
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                opened => return opened,
+            }
+        }
     }
 
     /// A store in memory (tests, or when the file cannot be opened).
