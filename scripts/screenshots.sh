@@ -30,6 +30,8 @@ palette() { key ctrl+k; typed "$1"; key Return; pause 1; }
 # Says TEXT in the composer (which has the keyboard when a conversation opens).
 say() { typed "$1"; key Return; pause "${2:-2}"; }
 shoot() { import -display "$DISPLAY" -window root "$out/$name-$1.png"; echo "$out/$name-$1.png"; }
+# The palette's words in the language shown: `words EN FR`.
+words() { if [ "$lang" = fr ]; then echo "$2"; else echo "$1"; fi; }
 
 run_one() { # SIZE LANG THEME
   local size=$1 lang=$2 theme=$3 w=${1%x*} h=${1#*x}
@@ -88,12 +90,12 @@ EOF
   key ctrl+shift+i
   shoot inbox
   # The agent's pages (the palette offers them while the agent is shown).
-  palette "go to alpha"
-  palette "alpha: files"
+  palette "$(words "go to alpha" "aller alpha")"
+  palette "$(words "alpha: files" "alpha : fichiers")"
   shoot files
-  palette "alpha: log"
+  palette "$(words "alpha: log" "alpha : journal")"
   shoot log
-  palette "alpha: permissions"
+  palette "$(words "alpha: permissions" "alpha : permissions")"
   shoot permissions
   palette "design"
   say "@beta what do you think of the plan?" 3
@@ -102,20 +104,30 @@ EOF
   typed "greeting"
   pause 2
   shoot search
-  palette "settings"
+  palette "$(words "settings" "glages")"
   shoot settings
-  palette "new team"
+  palette "$(words "new team" "nouvelle")"
   shoot new-team
-  palette "about"
+  # The team, made with the keyboard: the name, then Tab to each member (the project is where the
+  # first one works), the lead, Create.
+  typed "Shop"
+  key Tab Tab Tab Tab Tab Tab space Tab space Tab Tab space
+  pause 3
+  palette "$(words "go to beta" "aller beta")"
+  say "files" 3
+  palette "$(words "go to team shop" "quipe shop")"
+  pause 2
+  shoot team
+  palette "$(words "about" "propos")"
   shoot about
   key Escape
   key ctrl+k
-  typed "go"
+  typed "$(words "go" "aller")"
   shoot palette
   key Escape
   # Last: the terminal keeps the keyboard (the window's shortcuts stand aside).
-  palette "go to alpha"
-  palette "alpha: terminal"
+  palette "$(words "go to alpha" "aller alpha")"
+  palette "$(words "alpha: terminal" "alpha : terminal")"
   pause 2
   typed "ls -la && git log --oneline"
   key Return

@@ -136,5 +136,18 @@ fn the_about_box_says_the_versions_of_sidekicks_the_protocol_and_each_agent() {
     common::window::step_until(&mut h, std::time::Duration::from_secs(30), "closed", |h| {
         h.query_by_label(&version).is_none()
     });
+    // Esc closes it too.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::K);
+    h.step();
+    h.event(egui::Event::Text("about".into()));
+    h.step();
+    h.key_press(egui::Key::Enter);
+    common::window::step_until(&mut h, std::time::Duration::from_secs(30), "open again", |h| {
+        h.query_by_label(&version).is_some()
+    });
+    h.key_press(egui::Key::Escape);
+    common::window::step_until(&mut h, std::time::Duration::from_secs(30), "closed by Esc", |h| {
+        h.query_by_label(&version).is_none()
+    });
     h.state_mut().shutdown();
 }

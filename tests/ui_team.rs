@@ -165,6 +165,12 @@ fn the_new_team_form_starts_from_the_first_members_workspace() {
     h.get_by_label("New team…").click();
     h.step();
     assert!(h.query_by_label("Choose…").is_some(), "a folder picker next to the field");
+    // The form has the keyboard: the name is typed at once.
+    h.step();
+    h.event(egui::Event::Text("Shop".into()));
+    h.step();
+    let name = h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap().value().unwrap_or_default();
+    assert_eq!(name, "Shop", "typed into the team's name");
     h.get_all_by_label("ada").last().unwrap().click();
     // (The field is drawn before the members: it shows the change on the next frame.)
     h.step();
@@ -177,5 +183,85 @@ fn the_new_team_form_starts_from_the_first_members_workspace() {
     h.step();
     let project = h.get_all_by_role(egui::accesskit::Role::TextInput).nth(1).unwrap().value().unwrap_or_default();
     assert_eq!(project, home.display().to_string());
+    h.state_mut().shutdown();
+}
+
+fn git_out(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
+    use sidekicks::app::Command as AppCommand;
+    use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    // The person's own uncommitted work, staged and not: it stays as it is.
+    std::fs::write(project.join("notes.txt"), "first\nmine, staged\n").unwrap();
+    git(&project, &["add", "notes.txt"]);
+    std::fs::write(project.join("draft.txt"), "mine, untracked\n").unwrap();
+    let (head, index) = (git_out(&project, &["rev-parse", "HEAD"]), std::fs::read(project.join(".git/index")).unwrap());
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
+    let create = TeamCommand::Create {
+        name: "T".into(),
+        project: project.clone(),
+        provider: ProviderKind::GitWorktree,
+        agents: vec!["ada".into()],
+        lead: None,
+    };
+    h.state_mut().send(AppCommand::Team(Box::new(create)));
+    step_until(&mut h, LONG, "ada in her copy", |h| {
+        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
+    });
+    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    std::fs::write(copy.join("feature.txt"), "ada's feature\n").unwrap();
+    std::fs::write(copy.join("notes.txt"), "first\nmine, staged\nada's line\n").unwrap();
+    h.get_all_by_label("T").next().unwrap().click();
+    // Once her changes are listed (the buttons wait while they are read).
+    step_until(&mut h, LONG, "her changes", |h| {
+        h.query_by_label("feature.txt").is_some() && h.query_by_label("notes.txt").is_some()
+    });
+
+    let enabled = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        use egui_kittest::kittest::NodeT;
+        !h.get_by_label("Commit as branch…").accesskit_node().is_disabled()
+    };
+    step_until(&mut h, LONG, "the button", enabled);
+    h.get_by_label("Commit as branch…").click();
+    step_until(&mut h, LONG, "the form", |h| h.query_by_label("Make the branch").is_some());
+    let name = h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap().value().unwrap_or_default();
+    assert_eq!(name, "sidekicks/ada", "the name is prefilled");
+    h.get_by_label("Make the branch").click();
+    step_until(&mut h, LONG, "the branch", |h| h.query_by_label_contains("Branch sidekicks/ada made").is_some());
+
+    // The branch holds the member's files as they are, on top of the member's base.
+    assert_eq!(git_out(&project, &["show", "sidekicks/ada:feature.txt"]), "ada's feature\n");
+    assert_eq!(git_out(&project, &["show", "sidekicks/ada:notes.txt"]), "first\nmine, staged\nada's line\n");
+    let changed = git_out(&project, &["diff", "--name-only", "sidekicks/ada~1", "sidekicks/ada"]);
+    assert_eq!(changed, "feature.txt\nnotes.txt\n", "only the member's changes");
+    // The person's checkout: same commit, same branch, same index, same files.
+    assert_eq!(git_out(&project, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git_out(&project, &["branch", "--show-current"]), "main\n");
+    assert_eq!(std::fs::read(project.join(".git/index")).unwrap(), index);
+    assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first\nmine, staged\n");
+    assert!(!project.join("feature.txt").exists());
+
+    // Again with the same name: refused in words, nothing changed.
+    step_until(&mut h, LONG, "the button", enabled);
+    h.get_by_label("Commit as branch…").click();
+    step_until(&mut h, LONG, "the form", |h| h.query_by_label("Make the branch").is_some());
+    h.get_by_label("Make the branch").click();
+    step_until(&mut h, LONG, "the refusal", |h| h.query_by_label_contains("exists already").is_some());
     h.state_mut().shutdown();
 }

@@ -22,6 +22,8 @@ pub struct TeamState {
     /// Members whose copy changed while their change list was being read: the list that comes
     /// back may miss the change, so it is read again.
     pub stale: HashSet<String>,
+    /// Each member's latest "Commit as branch": the branch and its commit, or why not.
+    pub branches: HashMap<String, (String, Result<String, TeamError>)>,
 }
 
 impl TeamState {
@@ -93,6 +95,7 @@ impl TeamsState {
             busy: HashSet::new(),
             diff: None,
             stale: HashSet::new(),
+            branches: HashMap::new(),
         });
     }
 
@@ -106,7 +109,9 @@ impl TeamsState {
                 return;
             }
             TeamCommand::Diff { .. } | TeamCommand::Discard { member: None, .. } => return,
-            TeamCommand::Changes { team, member } | TeamCommand::Merge { team, member, .. } => (team, member),
+            TeamCommand::Changes { team, member }
+            | TeamCommand::Merge { team, member, .. }
+            | TeamCommand::CommitBranch { team, member, .. } => (team, member),
             TeamCommand::Discard { record, member: Some(member) } => (&record.id, member),
         };
         if let Some(t) = self.team_mut(team) {
@@ -161,6 +166,12 @@ impl TeamsState {
                     t.merges.insert(agent.clone(), result);
                 }
                 self.diff_again(&team, &agent);
+            }
+            TeamEvent::Branched { team, agent, branch, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.busy.remove(&agent);
+                    t.branches.insert(agent, (branch, result));
+                }
             }
             TeamEvent::Discarded { team, agents, whole_team } => {
                 if whole_team {

@@ -229,6 +229,17 @@ pub enum TeamCommand {
         /// The member.
         member: Option<MemberCopy>,
     },
+    /// Make branch `branch` of the project from the member's work, with `message`.
+    CommitBranch {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+        /// The branch's name.
+        branch: String,
+        /// The commit's message.
+        message: String,
+    },
 }
 
 /// A message Sidekicks sent a member (about its merge's conflicts).
@@ -303,6 +314,17 @@ pub enum TeamEvent {
         result: Result<MergeReport, TeamError>,
         /// What the member was told of the conflicts (sent as its next message).
         told: Option<Told>,
+    },
+    /// A member's work was made a branch of the project (its commit), or could not be.
+    Branched {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// The branch.
+        branch: String,
+        /// The commit, or why not.
+        result: Result<String, TeamError>,
     },
     /// Members (or the whole team) were discarded; they work in their own folders again.
     Discarded {

@@ -16,7 +16,8 @@ pub fn about_ui(ctx: &egui::Context, state: &AppState, open: &mut bool) {
     }
     let lang = state.language;
     let mut still_open = true;
-    let mut close = false;
+    // Esc closes it, as it does the palette.
+    let mut close = ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
     egui::Window::new(tr(lang, Key::AboutTitle))
         .open(&mut still_open)
         .collapsible(false)

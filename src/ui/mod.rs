@@ -33,6 +33,7 @@ pub mod settings;
 pub mod sidebar;
 pub mod slash_menu;
 pub mod status;
+pub mod team_branch;
 pub mod team_view;
 pub mod terminal_colors;
 pub mod terminal_input;

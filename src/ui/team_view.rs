@@ -48,6 +48,8 @@ pub struct TeamViews {
     confirm: Option<(String, Option<String>)>,
     /// A member whose conversation the person asked for (its name), for the window to show.
     pub open_agent: Option<String>,
+    /// The "Commit as branch…" form, when open.
+    branch: Option<super::team_branch::BranchForm>,
 }
 
 fn change_text(lang: Language, kind: &ChangeKind) -> String {
@@ -84,7 +86,11 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
     ui.add_space(6.0);
     egui::Grid::new("new-team").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
         ui.label(tr(lang, Key::TeamName));
-        ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
+        let name = ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
+        // The form takes the keyboard when it opens (nothing else has it): type the name, Tab on.
+        if ui.memory(|m| m.focused().is_none()) {
+            name.request_focus();
+        }
         ui.end_row();
         ui.label(tr(lang, Key::ProjectFolder));
         ui.horizontal(|ui| {
@@ -235,8 +241,19 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                     if ui.button(tr(lang, Key::Discard)).clicked() {
                         views.confirm = Some((id.to_string(), Some(agent.clone())));
                     }
+                    if ui
+                        .button(tr(lang, Key::CommitAsBranch))
+                        .on_hover_text(tr(lang, Key::CommitAsBranchHint))
+                        .clicked()
+                    {
+                        views.branch = Some(super::team_branch::BranchForm::new(state, id, agent));
+                    }
                 });
             });
+            if let Some(command) = super::team_branch::form_ui(ui, lang, &mut views.branch, &member, id) {
+                ask(command);
+            }
+            super::team_branch::result_ui(ui, lang, team, agent);
             if views.confirm == Some((id.to_string(), Some(agent.clone()))) {
                 ui.horizontal(|ui| {
                     ui.label(RichText::new(trf(lang, Key::DiscardMemberQuestion, &[("member", agent)])).color(ERROR));

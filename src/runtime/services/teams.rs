@@ -130,6 +130,10 @@ impl Services {
                 result: teams::merge(&member, selected.as_deref()),
                 told: None,
             }),
+            TeamCommand::CommitBranch { team, member, branch, message } => self.team_op(move || {
+                let result = teams::commit_as_branch(&member, &branch, &message);
+                TeamEvent::Branched { team, agent: member.name.clone(), branch, result }
+            }),
             TeamCommand::Discard { record, member } => {
                 let store = self.store.clone();
                 self.team_op(move || {

@@ -6,6 +6,7 @@
 
 mod copy;
 mod deps;
+mod export;
 mod git;
 pub(crate) mod git_snapshot;
 pub mod journal;
@@ -22,6 +23,7 @@ pub use crate::protocol::teams::{
     Change, ChangeKind, MemberCopy, MemberRecord, MergeReport, ProviderKind, TeamError, TeamRecord, Unavailable,
 };
 pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
+pub use export::commit_as_branch;
 pub use git::GitWorktreeProvider;
 pub use merge::{ConflictText, merge};
 pub use sides::read_side;

@@ -1,0 +1,31 @@
+//! "Commit as branch…": a member's work becomes a branch of the project, for people who review
+//! through pull requests. The commit is made from the member's copy with a private index (its
+//! parent is the member's base, so the branch holds exactly the member's changes); the branch is
+//! made with `git branch`, which never touches the person's checkout, index or files.
+
+use super::git_snapshot::{commit, git, text};
+use super::{MemberCopy, ProviderKind, TeamError};
+
+/// Makes branch `branch` of the project from `member`'s copy as it is now, with `message`.
+/// Returns the commit. Refused for copies that are not git worktrees, for a name git refuses and
+/// for a branch that exists.
+pub fn commit_as_branch(member: &MemberCopy, branch: &str, message: &str) -> Result<String, TeamError> {
+    let refused = |message: String| TeamError::Git { command: "branch".into(), message };
+    if member.provider != ProviderKind::GitWorktree {
+        return Err(refused("only a team made of git worktrees can give a branch".into()));
+    }
+    member.ensure_copy()?;
+    git(&member.project, &["check-ref-format", "--branch", branch], &[])
+        .map_err(|_| refused(format!("“{branch}” is not a name git takes for a branch")))?;
+    let exists = git(&member.project, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")], &[]);
+    if exists.is_ok() {
+        return Err(refused(format!("a branch “{branch}” exists already")));
+    }
+    let head = text(git(&member.copy, &["rev-parse", "HEAD"], &[])?);
+    let index = member.state.join("branch.index");
+    let made = commit(&member.copy, &index, message, &member.dependencies, &head, true);
+    let _ = std::fs::remove_file(&index);
+    let made = made?;
+    git(&member.project, &["branch", branch, &made], &[])?;
+    Ok(made)
+}
