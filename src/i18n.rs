@@ -292,6 +292,8 @@ strings! {
     NoticeRestored => ("{agent}'s workspace is back as it was before that turn.", "L’espace de travail de {agent} est revenu à son état d’avant ce tour."),
     NoticeRestoreFailed => ("The workspace could not be restored: {message}", "L’espace de travail n’a pas pu être restauré : {message}"),
     UndoRestore => ("Undo", "Annuler"),
+    MovedToTrash => ("{path} went to the trash.", "{path} est parti à la corbeille."),
+    UndoDelete => ("Undo", "Annuler"),
     CommitAsBranch => ("Commit as branch…", "Commit dans une branche…"),
     CommitAsBranchHint => ("Make this member's work a branch of the project (your checkout is not touched)", "Faire du travail de ce membre une branche du projet (votre copie de travail n’est pas touchée)"),
     BranchName => ("Branch", "Branche"),

@@ -177,6 +177,11 @@ pub enum WorkspaceOp {
         /// The path it is about.
         path: RelPath,
     },
+    /// Bring back from the system's trash what was removed last at `path` (→ `Done`).
+    Restore {
+        /// The path it is about.
+        path: RelPath,
+    },
 }
 
 /// What a workspace reports to the view.
@@ -208,8 +213,15 @@ pub enum WorkspaceEvent {
         /// How it went: paths relative to the root, each with "is a folder".
         result: Result<Vec<(String, bool)>, WorkspaceError>,
     },
-    /// A create, rename or remove finished.
+    /// A create, rename or restore finished.
     Done {
+        /// How it went.
+        result: Result<(), WorkspaceError>,
+    },
+    /// A remove finished (on this computer it went to the trash: `Restore` brings it back).
+    Removed {
+        /// The path it is about.
+        path: RelPath,
         /// How it went.
         result: Result<(), WorkspaceError>,
     },

@@ -54,6 +54,8 @@ pub struct WorkspaceView {
     outbox: Vec<Command>,
     /// The folder the tree shows (an agent put to work in its team copy moves).
     root: Option<std::path::PathBuf>,
+    /// What was deleted last (to the trash), for Undo.
+    removed: Option<RelPath>,
 }
 
 impl WorkspaceView {
@@ -95,6 +97,13 @@ impl WorkspaceView {
                 self.refresh(agent);
             }
             WorkspaceEvent::Done { result } => {
+                self.error = result.err();
+                self.refresh(agent);
+            }
+            WorkspaceEvent::Removed { path, result } => {
+                // On this computer it is in the trash: offered back until the next delete.
+                let local = agent.config.runtime.kind == RuntimeKind::Local;
+                self.removed = result.is_ok().then_some(path).filter(|_| local);
                 self.error = result.err();
                 self.refresh(agent);
             }
@@ -171,6 +180,15 @@ impl WorkspaceView {
                 RichText::new(trf(lang, Key::WorkspaceError, &[("message", &workspace_error_text(lang, error))]))
                     .color(ERROR),
             );
+        }
+        if let Some(path) = self.removed.clone() {
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(trf(lang, Key::MovedToTrash, &[("path", path.as_str())])).weak());
+                if ui.button(tr(lang, Key::UndoDelete)).clicked() {
+                    self.removed = None;
+                    self.ask(agent, WorkspaceOp::Restore { path });
+                }
+            });
         }
         egui::Panel::left("ws-tree").resizable(true).default_size(260.0).show(ui, |ui| {
             ui.horizontal(|ui| {

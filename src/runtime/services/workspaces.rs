@@ -114,6 +114,10 @@ async fn serve(ws: Arc<dyn Workspace>, op: WorkspaceOp) -> WorkspaceEvent {
         }
         WorkspaceOp::CreateDir { path } => WorkspaceEvent::Done { result: ws.create_dir(&path).await },
         WorkspaceOp::Rename { from, to } => WorkspaceEvent::Done { result: ws.rename(&from, &to).await },
-        WorkspaceOp::Remove { path } => WorkspaceEvent::Done { result: ws.remove(&path).await },
+        WorkspaceOp::Remove { path } => {
+            let result = ws.remove(&path).await;
+            WorkspaceEvent::Removed { path, result }
+        }
+        WorkspaceOp::Restore { path } => WorkspaceEvent::Done { result: ws.restore(&path).await },
     }
 }

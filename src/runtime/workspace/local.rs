@@ -205,6 +205,23 @@ impl LocalWorkspace {
         trash::delete(&real).map_err(|e| WorkspaceError::Io { path: path.as_str().into(), message: e.to_string() })
     }
 
+    /// The newest item of the system's trash that was `path` of this workspace, put back.
+    fn restore_sync(&self, path: &RelPath) -> WsResult<()> {
+        let io = |message: String| WorkspaceError::Io { path: path.as_str().into(), message };
+        let real = resolve_inside(&self.root, path)?;
+        let (Some(parent), Some(name)) = (real.parent(), real.file_name()) else { return Err(WorkspaceError::IsRoot) };
+        let items = trash::os_limited::list().map_err(|e| io(e.to_string()))?;
+        let newest = items
+            .into_iter()
+            .filter(|i| i.original_parent == parent && i.name == name)
+            .max_by_key(|i| i.time_deleted)
+            .ok_or_else(|| io("it is no longer in the trash".into()))?;
+        if std::fs::symlink_metadata(&real).is_ok() {
+            return Err(WorkspaceError::Exists { path: path.as_str().into() });
+        }
+        trash::os_limited::restore_all([newest]).map_err(|e| io(e.to_string()))
+    }
+
     fn fingerprint_sync(&self) -> WsResult<u64> {
         let mut hash = FNV_START;
         let mut stack = vec![RelPath::root()];
@@ -312,6 +329,11 @@ impl Workspace for LocalWorkspace {
     fn remove(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {
         let path = path.clone();
         self.blocking(move |ws| ws.remove_sync(&path))
+    }
+
+    fn restore(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {
+        let path = path.clone();
+        self.blocking(move |ws| ws.restore_sync(&path))
     }
 
     fn create_dir(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {

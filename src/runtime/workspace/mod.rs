@@ -58,6 +58,11 @@ pub trait Workspace: Send + Sync {
     fn overwrite(&self, path: &RelPath, bytes: Vec<u8>) -> BoxFuture<'static, WsResult<Version>>;
     /// Removes a file or folder (to the trash on this computer; for good in a container).
     fn remove(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>>;
+    /// Brings back from the trash what was removed last at `path` (this computer only).
+    fn restore(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>> {
+        let _ = path;
+        Box::pin(async { Err(WorkspaceError::NotSupported { what: "bring back what was deleted".into() }) })
+    }
     /// Creates a folder (and its parents).
     fn create_dir(&self, path: &RelPath) -> BoxFuture<'static, WsResult<()>>;
     /// Renames (moves) `from` to `to`; `to` must not exist.
