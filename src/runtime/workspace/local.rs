@@ -205,7 +205,15 @@ impl LocalWorkspace {
         trash::delete(&real).map_err(|e| WorkspaceError::Io { path: path.as_str().into(), message: e.to_string() })
     }
 
+    /// The newest item of the system's trash that was `path` of this workspace, put back (the
+    /// trash can be listed on Linux and Windows only).
+    #[cfg(any(target_os = "macos", target_os = "ios", target_os = "android"))]
+    fn restore_sync(&self, _path: &RelPath) -> WsResult<()> {
+        Err(WorkspaceError::NotSupported { what: "take back from the trash here (use the Finder)".into() })
+    }
+
     /// The newest item of the system's trash that was `path` of this workspace, put back.
+    #[cfg(not(any(target_os = "macos", target_os = "ios", target_os = "android")))]
     fn restore_sync(&self, path: &RelPath) -> WsResult<()> {
         let io = |message: String| WorkspaceError::Io { path: path.as_str().into(), message };
         let real = resolve_inside(&self.root, path)?;
