@@ -19,7 +19,7 @@ use common::{BIN, Rig, config_text, fast_settings, load_config};
 
 const WAIT: Duration = Duration::from_secs(20);
 /// A real image: the README's screenshot.
-const SCREENSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/screenshot.png");
+const SCREENSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/screenshot.png");
 
 async fn rig(dir: &Path, args: &[&str], store: Option<std::sync::Arc<Store>>) -> Rig {
     let rig = Rig::with_store(fast_settings(), store);

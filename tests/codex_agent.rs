@@ -169,7 +169,7 @@ fn images_files_and_mcp_servers_reach_the_codex_adapter_and_its_model() {
     ));
     let config = dir.path().join("sidekicks.toml");
     std::fs::write(&config, text).unwrap();
-    let screenshot = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/screenshot.png");
+    let screenshot = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/screenshot.png");
     let out = Process::new(common::BIN)
         .args(["prompt", "--agent", "codex", "what do these show?", "--config"])
         .arg(&config)

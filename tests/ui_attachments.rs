@@ -18,7 +18,7 @@ use common::window::{runtime, send, step_until, window};
 use common::{BIN, config_text};
 
 const LONG: Duration = Duration::from_secs(30);
-const SCREENSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/screenshot.png");
+const SCREENSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/screenshot.png");
 
 type H = Harness<'static, SidekicksApp>;
 
