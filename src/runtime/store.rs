@@ -449,15 +449,7 @@ impl Store {
         config_path: &Path,
         agent: &str,
     ) -> Result<Vec<crate::model::session_config::Chosen>, StoreError> {
-        let body: Option<String> = self
-            .conn()
-            .query_row(
-                "SELECT body FROM agent_choices WHERE config_path = ?1 AND agent = ?2",
-                params![config_path.display().to_string(), agent],
-                |r| r.get(0),
-            )
-            .optional()?;
-        Ok(body.map(|b| serde_json::from_str(&b)).transpose()?.unwrap_or_default())
+        Ok(self.agent_body("agent_choices", config_path, agent)?.unwrap_or_default())
     }
 
     /// Remembers the choices for agent `agent` of the config file `config_path`.
@@ -467,12 +459,7 @@ impl Store {
         agent: &str,
         chosen: &[crate::model::session_config::Chosen],
     ) -> Result<(), StoreError> {
-        let body = serde_json::to_string(chosen)?;
-        self.conn().execute(
-            "INSERT OR REPLACE INTO agent_choices (config_path, agent, body) VALUES (?1, ?2, ?3)",
-            params![config_path.display().to_string(), agent, body],
-        )?;
-        Ok(())
+        self.save_agent_body("agent_choices", config_path, agent, &chosen)
     }
 
     /// What agent `agent` of the config file `config_path` said it can do with sessions when it
@@ -482,15 +469,7 @@ impl Store {
         config_path: &Path,
         agent: &str,
     ) -> Result<Option<crate::protocol::threads::SessionAbilities>, StoreError> {
-        let body: Option<String> = self
-            .conn()
-            .query_row(
-                "SELECT body FROM agent_abilities WHERE config_path = ?1 AND agent = ?2",
-                params![config_path.display().to_string(), agent],
-                |r| r.get(0),
-            )
-            .optional()?;
-        Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+        self.agent_body("agent_abilities", config_path, agent)
     }
 
     /// Remembers what agent `agent` can do with sessions.
@@ -500,10 +479,38 @@ impl Store {
         agent: &str,
         abilities: &crate::protocol::threads::SessionAbilities,
     ) -> Result<(), StoreError> {
-        let body = serde_json::to_string(abilities)?;
+        self.save_agent_body("agent_abilities", config_path, agent, abilities)
+    }
+
+    /// The JSON kept for `agent` of `config_path` in `table` (one of this file's per-agent tables).
+    fn agent_body<T: serde::de::DeserializeOwned>(
+        &self,
+        table: &'static str,
+        config_path: &Path,
+        agent: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let body: Option<String> = self
+            .conn()
+            .query_row(
+                &format!("SELECT body FROM {table} WHERE config_path = ?1 AND agent = ?2"),
+                params![config_path.display().to_string(), agent],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
+    }
+
+    /// Keeps `value` as JSON for `agent` of `config_path` in `table`.
+    fn save_agent_body(
+        &self,
+        table: &'static str,
+        config_path: &Path,
+        agent: &str,
+        value: &impl serde::Serialize,
+    ) -> Result<(), StoreError> {
         self.conn().execute(
-            "INSERT OR REPLACE INTO agent_abilities (config_path, agent, body) VALUES (?1, ?2, ?3)",
-            params![config_path.display().to_string(), agent, body],
+            &format!("INSERT OR REPLACE INTO {table} (config_path, agent, body) VALUES (?1, ?2, ?3)"),
+            params![config_path.display().to_string(), agent, serde_json::to_string(value)?],
         )?;
         Ok(())
     }
