@@ -5,21 +5,11 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
 use sidekicks::runtime::checkpoint::{CheckpointError, Checkpoints};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=T", "-c", "user.email=t@x"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+mod common;
+use common::git;
 
 /// Every file under `dir` but `.git`: its bytes (a link's target) and mode.
 fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {

@@ -12,7 +12,7 @@ use sidekicks::runtime::store::Store;
 
 mod common;
 use common::window::{runtime, send, step_until, window};
-use common::{BIN, config_text};
+use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(30);
 
@@ -33,17 +33,6 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         }
     }
     all
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=T", "-c", "user.email=t@x"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// The demo agent writes `notes/demo.md` in `project`; Restore, then Undo, through the window.

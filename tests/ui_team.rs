@@ -4,8 +4,6 @@
 //! told in its conversation; after a restart the team is there again, its members in their copies;
 //! discarding the team puts the agents back in their own folders.
 
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
@@ -13,14 +11,9 @@ use sidekicks::runtime::store::Store;
 
 mod common;
 use common::window::{runtime, step_until, window};
-use common::{BIN, config_text};
+use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(30);
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
 
 #[test]
 fn a_team_is_made_merged_and_told_of_conflicts() {
@@ -186,12 +179,6 @@ fn the_new_team_form_starts_from_the_first_members_workspace() {
     h.state_mut().shutdown();
 }
 
-fn git_out(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     use sidekicks::app::Command as AppCommand;
@@ -207,7 +194,7 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     std::fs::write(project.join("notes.txt"), "first\nmine, staged\n").unwrap();
     git(&project, &["add", "notes.txt"]);
     std::fs::write(project.join("draft.txt"), "mine, untracked\n").unwrap();
-    let (head, index) = (git_out(&project, &["rev-parse", "HEAD"]), std::fs::read(project.join(".git/index")).unwrap());
+    let (head, index) = (git(&project, &["rev-parse", "HEAD"]), std::fs::read(project.join(".git/index")).unwrap());
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let rt = runtime();
@@ -246,13 +233,13 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     step_until(&mut h, LONG, "the branch", |h| h.query_by_label_contains("Branch sidekicks/ada made").is_some());
 
     // The branch holds the member's files as they are, on top of the member's base.
-    assert_eq!(git_out(&project, &["show", "sidekicks/ada:feature.txt"]), "ada's feature\n");
-    assert_eq!(git_out(&project, &["show", "sidekicks/ada:notes.txt"]), "first\nmine, staged\nada's line\n");
-    let changed = git_out(&project, &["diff", "--name-only", "sidekicks/ada~1", "sidekicks/ada"]);
+    assert_eq!(git(&project, &["show", "sidekicks/ada:feature.txt"]), "ada's feature\n");
+    assert_eq!(git(&project, &["show", "sidekicks/ada:notes.txt"]), "first\nmine, staged\nada's line\n");
+    let changed = git(&project, &["diff", "--name-only", "sidekicks/ada~1", "sidekicks/ada"]);
     assert_eq!(changed, "feature.txt\nnotes.txt\n", "only the member's changes");
     // The person's checkout: same commit, same branch, same index, same files.
-    assert_eq!(git_out(&project, &["rev-parse", "HEAD"]), head);
-    assert_eq!(git_out(&project, &["branch", "--show-current"]), "main\n");
+    assert_eq!(git(&project, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git(&project, &["branch", "--show-current"]), "main\n");
     assert_eq!(std::fs::read(project.join(".git/index")).unwrap(), index);
     assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first\nmine, staged\n");
     assert!(!project.join("feature.txt").exists());

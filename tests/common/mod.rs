@@ -217,3 +217,16 @@ pub fn wait_screen(t: &sidekicks::runtime::terminal::TerminalSession, what: &str
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Runs git in `dir` (as a committer named T) and gives its output; fails the test if git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=T", "-c", "user.email=t@x"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
