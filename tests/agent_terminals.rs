@@ -49,9 +49,16 @@ fn check(answer: &str) {
     assert!(answer.contains("Outside the workspace: refused"), "{answer}");
 }
 
-fn sleepers_here() -> Vec<String> {
+/// The demo's long commands still running in `dir` (the container test's, running alongside in
+/// its own folder, are not these).
+fn sleepers_here(dir: &std::path::Path) -> Vec<String> {
     let mut found = Vec::new();
+    let dir = dir.canonicalize().unwrap();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let in_dir = std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&dir));
+        if !in_dir {
+            continue;
+        }
         if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
             let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
             if cmd.starts_with("sleep 300") || cmd.starts_with("sleep 301") {
@@ -71,8 +78,8 @@ async fn the_demo_agent_runs_streams_kills_and_releases_commands() {
     let answer = run(&mut rig, "demo").await;
     check(&answer);
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !sleepers_here().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "left running: {:?}", sleepers_here());
+    while !sleepers_here(dir.path()).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "left running: {:?}", sleepers_here(dir.path()));
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
