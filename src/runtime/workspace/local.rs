@@ -400,12 +400,60 @@ impl Workspace for LocalWorkspace {
     }
 
     fn shell_command(&self, _tty: bool) -> super::ShellCommand {
-        let shell = std::env::var("SHELL").ok().filter(|s| Path::new(s).is_file()).unwrap_or_else(|| "/bin/sh".into());
         super::ShellCommand {
-            argv: vec![shell, "-l".into()],
+            argv: vec![login_shell(), "-l".into()],
             cwd: (*self.root).clone(),
             env: vec![("TERM".into(), "xterm-256color".into())],
             teardown: Vec::new(),
         }
+    }
+}
+
+/// The person's shell: `$SHELL`, else their account's (CI and services often leave `$SHELL` unset),
+/// else bash where there is one (`sh` may have no line editing: arrows would be echoed as `^[[D`).
+fn login_shell() -> String {
+    let usable = |s: &str| Path::new(s).is_file();
+    if let Some(shell) = std::env::var("SHELL").ok().filter(|s| usable(s)) {
+        return shell;
+    }
+    if let Some(shell) = account_shell().filter(|s| usable(s)) {
+        return shell;
+    }
+    ["/bin/bash", "/usr/bin/bash"].into_iter().find(|s| usable(s)).unwrap_or("/bin/sh").to_string()
+}
+
+/// The shell of this process's user in the account database (`getpwuid_r`: NSS included).
+#[cfg(unix)]
+fn account_shell() -> Option<String> {
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to storage that outlives the call; `found` is set to `&pwd` or null.
+    let rc = unsafe { libc::getpwuid_r(libc::getuid(), &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut found) };
+    if rc != 0 || found.is_null() || pwd.pw_shell.is_null() {
+        return None;
+    }
+    // SAFETY: on success `pw_shell` points to a NUL-terminated string inside `buf`.
+    let shell = unsafe { std::ffi::CStr::from_ptr(pwd.pw_shell) };
+    Some(shell.to_string_lossy().into_owned()).filter(|s| !s.is_empty())
+}
+
+#[cfg(not(unix))]
+fn account_shell() -> Option<String> {
+    None
+}
+
+#[cfg(all(test, unix))]
+mod shell_tests {
+    /// The account database's answer is the one `getent` gives (CI runs with `$SHELL` unset).
+    #[test]
+    fn the_account_shell_is_the_one_getent_gives() {
+        let uid = unsafe { libc::getuid() };
+        let Ok(out) = std::process::Command::new("getent").args(["passwd", &uid.to_string()]).output() else {
+            return; // no getent here: nothing to compare with
+        };
+        let line = String::from_utf8_lossy(&out.stdout);
+        let expected = line.trim().rsplit(':').next().filter(|s| !s.is_empty()).map(str::to_string);
+        assert_eq!(super::account_shell(), expected);
     }
 }
