@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::protocol::teams::{Change, MemberCopy, MergeReport, TeamCommand, TeamError};
+use crate::protocol::teams::{Change, DiscardedWork, MemberCopy, MergeReport, TeamCommand, TeamError};
 use crate::protocol::{TeamEvent, TeamInfo};
 
 /// One team.
@@ -24,6 +24,8 @@ pub struct TeamState {
     pub stale: HashSet<String>,
     /// Each member's latest "Commit as branch": the branch and its commit, or why not.
     pub branches: HashMap<String, (String, Result<String, TeamError>)>,
+    /// Each member's latest "Undo merge": the paths put back, or why not.
+    pub undone: HashMap<String, Result<Vec<String>, TeamError>>,
 }
 
 impl TeamState {
@@ -46,6 +48,14 @@ pub struct TeamsState {
     pub created: Option<String>,
     /// Commands events produced (a diff to read again), for the runtime.
     pub outbox: Vec<crate::protocol::Command>,
+    /// Work kept from discarded members, newest first.
+    pub discarded: Vec<DiscardedWork>,
+    /// The kept work of the last discard (the team page offers to restore it).
+    pub last_kept: Option<DiscardedWork>,
+    /// Why the last discard or restore did not happen.
+    pub discard_error: Option<TeamError>,
+    /// Kept work being restored (its id).
+    pub restoring: Option<String>,
 }
 
 impl TeamsState {
@@ -96,6 +106,7 @@ impl TeamsState {
             diff: None,
             stale: HashSet::new(),
             branches: HashMap::new(),
+            undone: HashMap::new(),
         });
     }
 
@@ -108,10 +119,20 @@ impl TeamsState {
                 self.create_error = None;
                 return;
             }
-            TeamCommand::Diff { .. } | TeamCommand::Discard { member: None, .. } => return,
+            TeamCommand::Diff { .. }
+            | TeamCommand::Discard { member: None, .. }
+            | TeamCommand::ForgetDiscarded { .. } => {
+                return;
+            }
+            TeamCommand::RestoreDiscarded { id, .. } => {
+                self.restoring = Some(id.clone());
+                self.discard_error = None;
+                return;
+            }
             TeamCommand::Changes { team, member }
             | TeamCommand::Merge { team, member, .. }
-            | TeamCommand::CommitBranch { team, member, .. } => (team, member),
+            | TeamCommand::CommitBranch { team, member, .. }
+            | TeamCommand::UndoMerge { team, member } => (team, member),
             TeamCommand::Discard { record, member: Some(member) } => (&record.id, member),
         };
         if let Some(t) = self.team_mut(team) {
@@ -122,7 +143,37 @@ impl TeamsState {
     /// Applies a team event.
     pub fn apply(&mut self, event: TeamEvent) {
         match event {
-            TeamEvent::Loaded { teams } => teams.into_iter().for_each(|t| self.add(t)),
+            TeamEvent::Loaded { teams, discarded } => {
+                teams.into_iter().for_each(|t| self.add(t));
+                self.discarded = discarded;
+            }
+            TeamEvent::DiscardRefused { team, error } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.busy.clear();
+                }
+                self.discard_error = Some(error);
+            }
+            TeamEvent::WorkRestored { id, result } => {
+                self.restoring = None;
+                match result {
+                    Ok(info) => {
+                        self.discarded.retain(|w| w.id != id);
+                        if self.last_kept.as_ref().is_some_and(|w| w.id == id) {
+                            self.last_kept = None;
+                        }
+                        self.created = Some(info.record.id.clone());
+                        self.discard_error = None;
+                        self.add(info);
+                    }
+                    Err(e) => self.discard_error = Some(e),
+                }
+            }
+            TeamEvent::WorkForgotten { id } => {
+                self.discarded.retain(|w| w.id != id);
+                if self.last_kept.as_ref().is_some_and(|w| w.id == id) {
+                    self.last_kept = None;
+                }
+            }
             TeamEvent::Created { result } => {
                 self.creating = false;
                 match result {
@@ -163,7 +214,24 @@ impl TeamsState {
                 if let Some(t) = self.team_mut(&team) {
                     t.busy.remove(&agent);
                     t.changes.remove(&agent);
+                    // Any merge attempt ends the chance to undo the one before; one that applied
+                    // files can be undone itself.
+                    let applied = matches!(&result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
+                    t.info.undoable = applied.then(|| agent.clone());
+                    t.undone.clear();
                     t.merges.insert(agent.clone(), result);
+                }
+                self.diff_again(&team, &agent);
+            }
+            TeamEvent::MergeUndone { team, agent, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.busy.remove(&agent);
+                    t.changes.remove(&agent);
+                    if result.is_ok() {
+                        t.info.undoable = None;
+                        t.merges.remove(&agent);
+                    }
+                    t.undone.insert(agent.clone(), result);
                 }
                 self.diff_again(&team, &agent);
             }
@@ -173,7 +241,12 @@ impl TeamsState {
                     t.branches.insert(agent, (branch, result));
                 }
             }
-            TeamEvent::Discarded { team, agents, whole_team } => {
+            TeamEvent::Discarded { team, agents, whole_team, kept } => {
+                self.discard_error = None;
+                self.last_kept = kept.clone();
+                if let Some(kept) = kept {
+                    self.discarded.insert(0, kept);
+                }
                 if whole_team {
                     self.teams.retain(|t| t.info.record.id != team);
                 } else if let Some(t) = self.team_mut(&team) {
@@ -182,6 +255,9 @@ impl TeamsState {
                         t.info.members.retain(|(a, _)| *a != agent);
                         t.info.record.members.retain(|m| m.agent != agent);
                         t.changes.remove(&agent);
+                        if t.info.undoable.as_ref() == Some(&agent) {
+                            t.info.undoable = None;
+                        }
                     }
                 }
             }

@@ -105,6 +105,15 @@ pub enum TeamError {
     /// A path that leads out of the folder.
     #[error("refused path {0}")]
     BadPath(String),
+    /// The agent is a member of the team already.
+    #[error("{0} is a member of the team already")]
+    AlreadyMember(String),
+    /// No merge of this member to undo (another merge came after it, or it was undone).
+    #[error("there is no merge of this member to undo")]
+    NothingToUndo,
+    /// The project's files changed after the merge: undoing it would lose those changes.
+    #[error("these files changed after the merge, undoing it would lose that: {}", .0.join(", "))]
+    ChangedSinceMerge(Vec<String>),
 }
 
 /// Why a provider cannot work for a project.
@@ -181,6 +190,23 @@ pub struct MergeReport {
     pub conflicts: Vec<(String, ConflictKind)>,
 }
 
+/// Work not merged that was kept when its members were discarded ("Restore discarded work").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiscardedWork {
+    /// Its id (a folder name).
+    pub id: String,
+    /// The team's id.
+    pub team: String,
+    /// The team's name.
+    pub team_name: String,
+    /// The team's project.
+    pub project: PathBuf,
+    /// The members kept, each with the number of paths kept.
+    pub members: Vec<(String, usize)>,
+    /// When it was discarded (seconds since the epoch).
+    pub at: u64,
+}
+
 /// A team operation the UI asks of the runtime (the answer is a `TeamEvent`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TeamCommand {
@@ -222,12 +248,32 @@ pub enum TeamCommand {
         /// The paths chosen (`None`: all).
         selected: Option<Vec<String>>,
     },
+    /// Undo the team's last merge, which was this member's.
+    UndoMerge {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+    },
     /// Discard one member's copy (`Some`) or the whole team.
     Discard {
         /// The team record.
         record: TeamRecord,
         /// The member.
         member: Option<MemberCopy>,
+    },
+    /// Bring kept work back into its team (`team`: as it is now), or a team made again (`None`:
+    /// the team is gone).
+    RestoreDiscarded {
+        /// The kept work (its id).
+        id: String,
+        /// Its team, if it is still there.
+        team: Option<TeamRecord>,
+    },
+    /// Remove kept work for good.
+    ForgetDiscarded {
+        /// The kept work (its id).
+        id: String,
     },
     /// Make branch `branch` of the project from the member's work, with `message`.
     CommitBranch {
@@ -260,6 +306,8 @@ pub struct TeamInfo {
     pub members: Vec<(String, Result<MemberCopy, TeamError>)>,
     /// The team channel's stored timeline.
     pub channel: Option<crate::model::channel::Timeline>,
+    /// The member whose merge can still be undone (the team's last merge), if any.
+    pub undoable: Option<String>,
 }
 
 /// Results of team operations.
@@ -272,10 +320,12 @@ pub enum TeamEvent {
         /// The member.
         agent: String,
     },
-    /// The stored teams, reattached (at start).
+    /// The stored teams, reattached (at start), and the work kept from discarded members.
     Loaded {
         /// The teams.
         teams: Vec<TeamInfo>,
+        /// Kept work, newest first.
+        discarded: Vec<DiscardedWork>,
     },
     /// A team was made (or could not be).
     Created {
@@ -315,6 +365,15 @@ pub enum TeamEvent {
         /// What the member was told of the conflicts (sent as its next message).
         told: Option<Told>,
     },
+    /// The team's last merge (this member's) was undone: the paths put back, or why not.
+    MergeUndone {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// The paths put back.
+        result: Result<Vec<String>, TeamError>,
+    },
     /// A member's work was made a branch of the project (its commit), or could not be.
     Branched {
         /// The team.
@@ -334,5 +393,26 @@ pub enum TeamEvent {
         agents: Vec<String>,
         /// The whole team is gone.
         whole_team: bool,
+        /// Their work not merged, kept (none when there was none).
+        kept: Option<DiscardedWork>,
+    },
+    /// Nothing was discarded: the members' work could not be kept.
+    DiscardRefused {
+        /// The team.
+        team: String,
+        /// Why.
+        error: TeamError,
+    },
+    /// Kept work was brought back into its team (made again if it was gone), or could not be.
+    WorkRestored {
+        /// The kept work (its id).
+        id: String,
+        /// The team as it is now.
+        result: Result<TeamInfo, TeamError>,
+    },
+    /// Kept work was removed for good.
+    WorkForgotten {
+        /// The kept work (its id).
+        id: String,
     },
 }

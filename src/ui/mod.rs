@@ -34,6 +34,7 @@ pub mod sidebar;
 pub mod slash_menu;
 pub mod status;
 pub mod team_branch;
+pub mod team_discarded;
 pub mod team_view;
 pub mod terminal_colors;
 pub mod terminal_input;
@@ -393,8 +394,13 @@ impl SidekicksApp {
                 }
                 return;
             }
+            // A team discarded while shown: its kept work is listed on the new-team page.
+            if self.view == View::Team && self.team.as_ref().is_some_and(|id| self.state.teams.team(id).is_none()) {
+                self.view = View::NewTeam;
+            }
             if self.view == View::NewTeam {
-                let commands = team_view::new_team_ui(ui, lang, &self.state, &mut self.team_views.form);
+                let mut commands = team_view::new_team_ui(ui, lang, &self.state, &mut self.team_views.form);
+                commands.extend(team_discarded::list_ui(ui, lang, &self.state));
                 self.submit(commands);
                 return;
             }

@@ -78,6 +78,12 @@ fn conflict_text(lang: Language, kind: ConflictKind) -> &'static str {
     )
 }
 
+/// "Undo merge"; true when clicked.
+fn undo_merge_button(ui: &mut egui::Ui, lang: Language, busy: bool) -> bool {
+    let button = ui.add_enabled(!busy, egui::Button::new(tr(lang, Key::UndoMerge)));
+    button.on_hover_text(tr(lang, Key::UndoMergeHint)).clicked()
+}
+
 /// The new-team form; returns the commands to send (the created team opens when the runtime
 /// reports it).
 pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) -> Vec<Command> {
@@ -193,6 +199,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             }
         });
     }
+    commands.extend(super::team_discarded::kept_notice(ui, lang, state, id));
     ui.separator();
     let members = team.info.members.clone();
     egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {
@@ -256,7 +263,13 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             super::team_branch::result_ui(ui, lang, team, agent);
             if views.confirm == Some((id.to_string(), Some(agent.clone()))) {
                 ui.horizontal(|ui| {
-                    ui.label(RichText::new(trf(lang, Key::DiscardMemberQuestion, &[("member", agent)])).color(ERROR));
+                    // Work not merged is kept, and the question says so.
+                    let unmerged = team.changes.get(agent).and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
+                    let question = match unmerged {
+                        0 => trf(lang, Key::DiscardMemberQuestion, &[("member", agent)]),
+                        n => trf(lang, Key::DiscardMemberUnmerged, &[("member", agent), ("count", &n.to_string())]),
+                    };
+                    ui.label(RichText::new(question).color(ERROR));
                     if ui.button(tr(lang, Key::Discard)).clicked() {
                         ask(TeamCommand::Discard { record: record.clone(), member: Some(member.clone()) });
                         views.confirm = None;
@@ -269,13 +282,33 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             match team.merges.get(agent) {
                 Some(Ok(report)) if report.conflicts.is_empty() => {
                     let applied = report.applied.len().to_string();
-                    ui.label(RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(OK));
+                    ui.horizontal(|ui| {
+                        ui.label(RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(OK));
+                        let undoable = team.info.undoable.as_ref() == Some(agent);
+                        if undoable && undo_merge_button(ui, lang, busy) {
+                            ask(TeamCommand::UndoMerge { team: team_id.clone(), member: member.clone() });
+                        }
+                    });
                 }
                 Some(Ok(report)) => {
                     ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(ERROR));
                     for (path, kind) in &report.conflicts {
                         ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(ERROR));
                     }
+                }
+                Some(Err(e)) => {
+                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                }
+                // After a restart the report is gone, but the last merge can still be undone.
+                None if team.info.undoable.as_ref() == Some(agent) && undo_merge_button(ui, lang, busy) => {
+                    ask(TeamCommand::UndoMerge { team: team_id.clone(), member: member.clone() });
+                }
+                None => {}
+            }
+            match team.undone.get(agent) {
+                Some(Ok(paths)) => {
+                    let count = paths.len().to_string();
+                    ui.label(RichText::new(trf(lang, Key::MergeUndone, &[("count", &count)])).color(OK));
                 }
                 Some(Err(e)) => {
                     ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));

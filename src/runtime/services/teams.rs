@@ -2,13 +2,14 @@
 //! `TeamEvent`. Members work in their copies (`Command::SetWorkspace` to the manager); a merge with
 //! conflicts tells the member in its conversation.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Services;
 use crate::model::conversation::MessageId;
 use crate::protocol::teams::{TeamCommand, Told};
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
-use crate::runtime::teams::{self, ConflictText, MemberCopy, TeamError, create_team, reattach_team};
+use crate::runtime::store::Store;
+use crate::runtime::teams::{self, ConflictText, MemberCopy, TeamError, TeamRecord, create_team, reattach_team};
 
 impl Services {
     /// Follows the copies of team `team`'s members, and no other team's (`None`: none). A copy
@@ -48,8 +49,10 @@ impl Services {
             let Ok(mut event) = tokio::task::spawn_blocking(op).await else { return };
             // Members work in their copies; discarded ones go back to their own folder.
             let moves: Vec<(String, Option<PathBuf>)> = match &event {
-                TeamEvent::Loaded { teams } => teams.iter().flat_map(member_folders).collect(),
-                TeamEvent::Created { result: Ok(team) } => member_folders(team),
+                TeamEvent::Loaded { teams, .. } => teams.iter().flat_map(member_folders).collect(),
+                TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
+                    member_folders(team)
+                }
                 TeamEvent::Discarded { agents, .. } => agents.iter().map(|a| (a.clone(), None)).collect(),
                 _ => Vec::new(),
             };
@@ -79,6 +82,7 @@ impl Services {
     /// Loads the stored teams and reattaches their members (at start).
     pub(super) fn load_teams(&self) {
         let Some(store) = self.store.clone() else { return };
+        let dir = self.teams_dir.clone();
         self.team_op(move || {
             let records = store.teams().unwrap_or_else(|e| {
                 tracing::warn!("cannot read the teams: {e}");
@@ -90,9 +94,10 @@ impl Services {
                     record: r.clone(),
                     members: reattach_team(r),
                     channel: store.team_channel(&r.id).ok().flatten(),
+                    undoable: teams::undoable(r),
                 })
                 .collect();
-            TeamEvent::Loaded { teams }
+            TeamEvent::Loaded { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)) }
         });
     }
 
@@ -113,6 +118,7 @@ impl Services {
                                 record,
                                 members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
                                 channel: None,
+                                undoable: None,
                             }
                         });
                     TeamEvent::Created { result }
@@ -130,45 +136,91 @@ impl Services {
                 result: teams::merge(&member, selected.as_deref()),
                 told: None,
             }),
+            TeamCommand::UndoMerge { team, member } => self.team_op(move || TeamEvent::MergeUndone {
+                team,
+                agent: member.name.clone(),
+                result: teams::undo_merge(&member),
+            }),
             TeamCommand::CommitBranch { team, member, branch, message } => self.team_op(move || {
                 let result = teams::commit_as_branch(&member, &branch, &message);
                 TeamEvent::Branched { team, agent: member.name.clone(), branch, result }
             }),
             TeamCommand::Discard { record, member } => {
-                let store = self.store.clone();
+                let (store, dir) = (self.store.clone(), self.teams_dir.clone());
+                self.team_op(move || discard(&dir, store.as_deref(), record, member));
+            }
+            TeamCommand::RestoreDiscarded { id, team } => {
+                let (store, dir) = (self.store.clone(), self.teams_dir.clone());
                 self.team_op(move || {
-                    let mut record = record;
-                    let discard = |m: &MemberCopy| -> Result<(), TeamError> { m.provider().discard(m) };
-                    match member {
-                        Some(m) => {
-                            if let Err(e) = discard(&m) {
-                                tracing::warn!("discarding {}: {e}", m.name);
-                            }
-                            record.members.retain(|r| r.agent != m.name);
-                            if let Some(store) = &store {
-                                let _ = store.save_team(&record);
-                            }
-                            TeamEvent::Discarded { team: record.id, agents: vec![m.name], whole_team: false }
-                        }
-                        None => {
-                            let agents = record.members.iter().map(|m| m.agent.clone()).collect();
-                            for (_, m) in reattach_team(&record) {
-                                if let Ok(m) = m
-                                    && let Err(e) = discard(&m)
-                                {
-                                    tracing::warn!("discarding {}: {e}", m.name);
-                                }
-                            }
-                            if let Some(store) = &store {
-                                let _ = store.delete_team(&record.id);
-                            }
-                            TeamEvent::Discarded { team: record.id, agents, whole_team: true }
-                        }
+                    let result = restore(&dir, store.as_deref(), &id, team);
+                    TeamEvent::WorkRestored { id, result }
+                });
+            }
+            TeamCommand::ForgetDiscarded { id } => {
+                let dir = self.teams_dir.clone();
+                self.team_op(move || {
+                    if let Err(e) = teams::discarded::forget(&dir, &id) {
+                        tracing::warn!("removing kept work {id}: {e}");
                     }
+                    TeamEvent::WorkForgotten { id }
                 });
             }
         }
     }
+}
+
+/// How long the work of discarded members is kept.
+const KEEP_DISCARDED: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
+/// Discards one member (`Some`) or the whole team, keeping first what they did not merge: when
+/// that cannot be kept, nothing is discarded.
+fn discard(dir: &Path, store: Option<&Store>, mut record: TeamRecord, member: Option<MemberCopy>) -> TeamEvent {
+    let members: Vec<MemberCopy> = match &member {
+        Some(m) => vec![m.clone()],
+        None => reattach_team(&record).into_iter().filter_map(|(_, m)| m.ok()).collect(),
+    };
+    let kept = match teams::discarded::keep(dir, &record, &members) {
+        Ok(kept) => kept,
+        Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
+    };
+    for m in &members {
+        if let Err(e) = m.provider().discard(m) {
+            tracing::warn!("discarding {}: {e}", m.name);
+        }
+    }
+    match member {
+        Some(m) => {
+            record.members.retain(|r| r.agent != m.name);
+            if let Some(store) = store {
+                let _ = store.save_team(&record);
+            }
+            TeamEvent::Discarded { team: record.id, agents: vec![m.name], whole_team: false, kept }
+        }
+        None => {
+            let agents = record.members.iter().map(|m| m.agent.clone()).collect();
+            if let Some(store) = store {
+                let _ = store.delete_team(&record.id);
+            }
+            TeamEvent::Discarded { team: record.id, agents, whole_team: true, kept }
+        }
+    }
+}
+
+/// Brings kept work `id` back: into its team if it is still there, else into a team made again;
+/// the team is remembered.
+fn restore(dir: &Path, store: Option<&Store>, id: &str, team: Option<TeamRecord>) -> Result<TeamInfo, TeamError> {
+    let (record, _) = teams::discarded::restore(dir, id, team)?;
+    if let Some(store) = store
+        && let Err(e) = store.save_team(&record)
+    {
+        tracing::warn!("cannot remember the team: {e}");
+    }
+    Ok(TeamInfo {
+        members: reattach_team(&record),
+        channel: store.and_then(|s| s.team_channel(&record.id).ok().flatten()),
+        undoable: teams::undoable(&record),
+        record,
+    })
 }
 
 /// A changed file's base and member versions for the diff view (text; `None` when absent or binary).

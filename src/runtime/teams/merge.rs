@@ -19,6 +19,8 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
     let started = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge of {}: {what} after {:?}", member.name, started.elapsed());
     journal::recover(&member.project, &member.state)?;
+    // Any merge attempt ends the chance to undo the one before.
+    super::undo::forget(member)?;
     let mut paths: Vec<String> = match selected {
         // Everything: the provider's list of changed paths is enough (no kinds, no renames).
         None => {
@@ -95,6 +97,10 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
         report.applied.clear();
         report.unchanged.clear();
         return Ok(report);
+    }
+    let before: Vec<(String, Side)> = steps.iter().map(|s| (s.path.clone(), sides[&s.path].0.clone())).collect();
+    if !steps.is_empty() {
+        super::undo::record(member, &steps, &before)?;
     }
     let id = format!("{}-{}", member.id, std::process::id());
     journal::apply(&member.project, &member.state, &id, &steps)?;

@@ -6,6 +6,7 @@
 
 mod copy;
 mod deps;
+pub mod discarded;
 mod export;
 mod git;
 pub(crate) mod git_snapshot;
@@ -13,6 +14,7 @@ pub mod journal;
 mod merge;
 mod sides;
 mod team;
+mod undo;
 
 use std::path::Path;
 
@@ -27,7 +29,8 @@ pub use export::commit_as_branch;
 pub use git::GitWorktreeProvider;
 pub use merge::{ConflictText, merge};
 pub use sides::read_side;
-pub use team::{create_team, reattach_team};
+pub use team::{add_members, create_team, reattach_team};
+pub use undo::{undo_merge, undoable};
 
 impl ProviderKind {
     /// The provider of this kind.

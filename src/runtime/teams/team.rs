@@ -26,21 +26,13 @@ pub fn create_team(
     isolation.available(&project)?;
     let id = new_id();
     let dir = teams_dir.join(&id);
-    let mut members = Vec::new();
-    for agent in agents {
-        let safe: String = agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
-        let state = dir.join(".state").join(&safe);
-        match isolation.create(&project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent) {
-            Ok(member) => members.push(member),
-            Err(e) => {
-                for member in &members {
-                    let _ = isolation.discard(member);
-                }
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(e);
-            }
+    let members = match make_members(&dir, &id, &project, provider, agents) {
+        Ok(members) => members,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(e);
         }
-    }
+    };
     let record = TeamRecord {
         id,
         name: name.into(),
@@ -50,6 +42,45 @@ pub fn create_team(
         lead,
     };
     Ok((record, members))
+}
+
+/// Makes a copy of `project` for each agent in team folder `dir`; if one fails, the ones made are
+/// discarded.
+fn make_members(
+    dir: &Path,
+    id: &str,
+    project: &Path,
+    provider: ProviderKind,
+    agents: &[String],
+) -> Result<Vec<MemberCopy>, TeamError> {
+    let isolation = provider.provider();
+    let mut members = Vec::new();
+    for agent in agents {
+        let safe: String = agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let state = dir.join(".state").join(&safe);
+        match isolation.create(project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent) {
+            Ok(member) => members.push(member),
+            Err(e) => {
+                for member in &members {
+                    let _ = isolation.discard(member);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(members)
+}
+
+/// Adds members `agents` to `team` (in `teams_dir/<id>`), each with a new copy of the project.
+pub fn add_members(
+    teams_dir: &Path,
+    mut team: TeamRecord,
+    agents: &[String],
+) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
+    team.provider.provider().available(&team.project)?;
+    let members = make_members(&teams_dir.join(&team.id), &team.id, &team.project, team.provider, agents)?;
+    team.members.extend(members.iter().map(|m| MemberRecord { agent: m.name.clone(), state: m.state.clone() }));
+    Ok((team, members))
 }
 
 /// Loads and reattaches each member of a stored team (after an app restart), first finishing or
