@@ -18,6 +18,7 @@ pub mod merge;
 pub mod permission;
 pub mod problem;
 pub mod rel_path;
+pub mod review;
 pub mod search;
 pub mod session_config;
 pub mod terminal;
