@@ -26,7 +26,8 @@ fn check(origin: &str, old: &str, new: &str) {
             assert!(line.emph.iter().all(|r| r.end <= line.text.len() && line.text.is_char_boundary(r.start)));
         }
         let rows = split_rows(hunk);
-        let shown: usize = rows.iter().map(|(l, r)| usize::from(l.is_some()) + usize::from(r.is_some() && r != l)).sum();
+        let shown: usize =
+            rows.iter().map(|(l, r)| usize::from(l.is_some()) + usize::from(r.is_some() && r != l)).sum();
         assert_eq!(shown, hunk.lines.len(), "{origin}: side by side shows each line once");
     }
     assert_eq!(apply_hunks(old, new, |_| true), new, "{origin}: every hunk");

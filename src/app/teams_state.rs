@@ -3,8 +3,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::protocol::teams::{Change, DiscardedWork, MemberCopy, MergeReport, TeamCommand, TeamError};
+use crate::protocol::teams::{Change, DiscardedWork, MemberCopy, MergeReport, ReviewFile, TeamCommand, TeamError};
 use crate::protocol::{TeamEvent, TeamInfo};
+
+/// A member's files under review, or why they could not be read.
+pub type ReviewResult = Result<Vec<ReviewFile>, TeamError>;
 
 /// One team.
 #[derive(Clone, Debug)]
@@ -26,6 +29,10 @@ pub struct TeamState {
     pub branches: HashMap<String, (String, Result<String, TeamError>)>,
     /// Each member's latest "Undo merge": the paths put back, or why not.
     pub undone: HashMap<String, Result<Vec<String>, TeamError>>,
+    /// The member under review and its files with their diffs (`None` inside: being read).
+    pub review: Option<(String, Option<ReviewResult>)>,
+    /// Why the last review decision (accept or reject) was not carried out.
+    pub decision_error: Option<TeamError>,
 }
 
 impl TeamState {
@@ -78,6 +85,7 @@ impl TeamsState {
     /// The diff shown, if it is of member `agent` of team `team`, is read again (its copy or
     /// the project changed).
     fn diff_again(&mut self, team: &str, agent: &str) {
+        self.review_again(team, agent);
         let Some(t) = self.team(team) else { return };
         let Some((who, path, ..)) = &t.diff else { return };
         if who != agent {
@@ -86,6 +94,23 @@ impl TeamsState {
         let Some(member) = t.member(agent).cloned() else { return };
         let diff = TeamCommand::Diff { team: team.to_string(), member, path: path.clone() };
         self.outbox.push(crate::protocol::Command::Team(Box::new(diff)));
+    }
+
+    /// The review of team `team` is closed: not read again as members write.
+    pub fn close_review(&mut self, team: &str) {
+        if let Some(t) = self.team_mut(team) {
+            t.review = None;
+        }
+    }
+
+    /// The review of member `agent` of team `team`, if open, is read again.
+    fn review_again(&mut self, team: &str, agent: &str) {
+        let Some(t) = self.team(team) else { return };
+        if t.review.as_ref().is_none_or(|(who, _)| who != agent) {
+            return;
+        }
+        let Some(member) = t.member(agent).cloned() else { return };
+        self.outbox.push(crate::protocol::Command::Team(Box::new(TeamCommand::Review { team: team.into(), member })));
     }
 
     /// What the page shows of team `team`, to follow while it is shown: its id and each usable
@@ -107,6 +132,8 @@ impl TeamsState {
             stale: HashSet::new(),
             branches: HashMap::new(),
             undone: HashMap::new(),
+            review: None,
+            decision_error: None,
         });
     }
 
@@ -124,6 +151,14 @@ impl TeamsState {
             | TeamCommand::ForgetDiscarded { .. } => {
                 return;
             }
+            TeamCommand::Review { team, member } => {
+                if let Some(t) = self.team_mut(team) {
+                    // The files shown stay until the new ones come (no flicker as a member writes).
+                    let old = t.review.take().filter(|(who, _)| *who == member.name).and_then(|(_, files)| files);
+                    t.review = Some((member.name.clone(), old));
+                }
+                return;
+            }
             TeamCommand::RestoreDiscarded { id, .. } => {
                 self.restoring = Some(id.clone());
                 self.discard_error = None;
@@ -132,7 +167,9 @@ impl TeamsState {
             TeamCommand::Changes { team, member }
             | TeamCommand::Merge { team, member, .. }
             | TeamCommand::CommitBranch { team, member, .. }
-            | TeamCommand::UndoMerge { team, member } => (team, member),
+            | TeamCommand::UndoMerge { team, member }
+            | TeamCommand::DecideHunk { team, member, .. }
+            | TeamCommand::RejectFiles { team, member, .. } => (team, member),
             TeamCommand::Discard { record, member: Some(member) } => (&record.id, member),
         };
         if let Some(t) = self.team_mut(team) {
@@ -219,7 +256,23 @@ impl TeamsState {
                     let applied = matches!(&result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
                     t.info.undoable = applied.then(|| agent.clone());
                     t.undone.clear();
+                    t.decision_error = result.as_ref().err().cloned();
                     t.merges.insert(agent.clone(), result);
+                }
+                self.diff_again(&team, &agent);
+            }
+            TeamEvent::Review { team, agent, result } => {
+                if let Some(t) = self.team_mut(&team)
+                    && t.review.as_ref().is_some_and(|(who, _)| *who == agent)
+                {
+                    t.review = Some((agent, Some(result)));
+                }
+            }
+            TeamEvent::Rejected { team, agent, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.busy.remove(&agent);
+                    t.changes.remove(&agent);
+                    t.decision_error = result.err();
                 }
                 self.diff_again(&team, &agent);
             }

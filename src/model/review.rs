@@ -110,26 +110,31 @@ pub fn diff(old: &str, new: &str) -> FileDiff {
             match *op {
                 DiffOp::Equal { old_index, new_index, len } => {
                     for i in 0..len {
-                        hunk.lines.push(line(LineKind::Context, Some(old_index + i), Some(new_index + i), a[old_index + i]));
+                        hunk.lines.push(line(
+                            LineKind::Context,
+                            Some(old_index + i),
+                            Some(new_index + i),
+                            a[old_index + i],
+                        ));
                     }
                 }
                 DiffOp::Delete { old_index, old_len, .. } => {
-                    for i in old_index..old_index + old_len {
-                        hunk.lines.push(line(LineKind::Removed, Some(i), None, a[i]));
+                    for (i, text) in a.iter().enumerate().skip(old_index).take(old_len) {
+                        hunk.lines.push(line(LineKind::Removed, Some(i), None, text));
                     }
                 }
                 DiffOp::Insert { new_index, new_len, .. } => {
-                    for i in new_index..new_index + new_len {
-                        hunk.lines.push(line(LineKind::Added, None, Some(i), b[i]));
+                    for (i, text) in b.iter().enumerate().skip(new_index).take(new_len) {
+                        hunk.lines.push(line(LineKind::Added, None, Some(i), text));
                     }
                 }
                 DiffOp::Replace { old_index, old_len, new_index, new_len } => {
                     let start = hunk.lines.len();
-                    for i in old_index..old_index + old_len {
-                        hunk.lines.push(line(LineKind::Removed, Some(i), None, a[i]));
+                    for (i, text) in a.iter().enumerate().skip(old_index).take(old_len) {
+                        hunk.lines.push(line(LineKind::Removed, Some(i), None, text));
                     }
-                    for i in new_index..new_index + new_len {
-                        hunk.lines.push(line(LineKind::Added, None, Some(i), b[i]));
+                    for (i, text) in b.iter().enumerate().skip(new_index).take(new_len) {
+                        hunk.lines.push(line(LineKind::Added, None, Some(i), text));
                     }
                     // Pair the n-th removed line with the n-th added one.
                     for k in 0..old_len.min(new_len) {
@@ -191,7 +196,8 @@ pub fn apply_hunks(old: &str, new: &str, take: impl Fn(usize) -> bool) -> String
     let mut at = 0;
     for (i, group) in ops(&a, &b).iter().enumerate() {
         let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
-        let (old_r, new_r) = (first.old_range().start..last.old_range().end, first.new_range().start..last.new_range().end);
+        let (old_r, new_r) =
+            (first.old_range().start..last.old_range().end, first.new_range().start..last.new_range().end);
         a[at..old_r.start].iter().for_each(|l| out.push_str(l));
         match take(i) {
             true => b[new_r].iter().for_each(|l| out.push_str(l)),
@@ -220,9 +226,11 @@ pub fn split_rows(hunk: &Hunk) -> Vec<SplitRow> {
                 i += 1;
             }
             _ => {
-                let removed: Vec<usize> = (i..lines.len()).take_while(|&j| lines[j].kind == LineKind::Removed).collect();
+                let removed: Vec<usize> =
+                    (i..lines.len()).take_while(|&j| lines[j].kind == LineKind::Removed).collect();
                 let after = i + removed.len();
-                let added: Vec<usize> = (after..lines.len()).take_while(|&j| lines[j].kind == LineKind::Added).collect();
+                let added: Vec<usize> =
+                    (after..lines.len()).take_while(|&j| lines[j].kind == LineKind::Added).collect();
                 for k in 0..removed.len().max(added.len()) {
                     rows.push((removed.get(k).copied(), added.get(k).copied()));
                 }
@@ -362,7 +370,12 @@ mod tests {
         let shown: Vec<_> = rows.iter().map(|r| (r.depth, r.name.as_str(), r.file, r.added, r.removed)).collect();
         assert_eq!(
             shown,
-            vec![(0, "src/ui", None, 4, 1), (1, "a.rs", Some(0), 3, 1), (1, "b.rs", Some(1), 1, 0), (0, "README.md", Some(2), 2, 2)]
+            vec![
+                (0, "src/ui", None, 4, 1),
+                (1, "a.rs", Some(0), 3, 1),
+                (1, "b.rs", Some(1), 1, 0),
+                (0, "README.md", Some(2), 2, 2)
+            ]
         );
     }
 

@@ -105,6 +105,14 @@ pub enum TeamError {
     /// A path that leads out of the folder.
     #[error("refused path {0}")]
     BadPath(String),
+    /// The file changed since the person saw the hunk: nothing was done.
+    #[error("{0} changed since it was shown; look at it again")]
+    ReviewStale(String),
+    /// The hunk does not merge cleanly with the project's version.
+    #[error(
+        "this change to {0} conflicts with the project's version; merge the file to send the conflict to the member"
+    )]
+    HunkConflicts(String),
     /// The agent is a member of the team already.
     #[error("{0} is a member of the team already")]
     AlreadyMember(String),
@@ -190,6 +198,16 @@ pub struct MergeReport {
     pub conflicts: Vec<(String, ConflictKind)>,
 }
 
+/// A changed file under review: the change and its diff (none for binary files, links and very
+/// large files: those are decided per file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReviewFile {
+    /// What changed.
+    pub change: Change,
+    /// The diff against the member's base.
+    pub diff: Option<crate::model::review::FileDiff>,
+}
+
 /// Work not merged that was kept when its members were discarded ("Restore discarded work").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiscardedWork {
@@ -261,6 +279,35 @@ pub enum TeamCommand {
         record: TeamRecord,
         /// The member.
         member: Option<MemberCopy>,
+    },
+    /// Read every changed file of a member with its diff, for the review panel.
+    Review {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+    },
+    /// Accept (merge into the project) or reject (take out of the member's copy) one hunk.
+    DecideHunk {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+        /// The file.
+        path: String,
+        /// The hunk as the person saw it.
+        hunk: crate::model::review::Hunk,
+        /// Accept (true) or reject.
+        accept: bool,
+    },
+    /// Put these files of the member's copy back as in its base.
+    RejectFiles {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+        /// The changes to take back.
+        changes: Vec<Change>,
     },
     /// Bring kept work back into its team (`team`: as it is now), or a team made again (`None`:
     /// the team is gone).
@@ -364,6 +411,24 @@ pub enum TeamEvent {
         result: Result<MergeReport, TeamError>,
         /// What the member was told of the conflicts (sent as its next message).
         told: Option<Told>,
+    },
+    /// A member's changed files with their diffs.
+    Review {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// The files, or why they could not be read.
+        result: Result<Vec<ReviewFile>, TeamError>,
+    },
+    /// A hunk or files were taken out of a member's copy, or could not be.
+    Rejected {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// How it went.
+        result: Result<(), TeamError>,
     },
     /// The team's last merge (this member's) was undone: the paths put back, or why not.
     MergeUndone {

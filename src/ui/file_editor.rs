@@ -103,7 +103,12 @@ impl OpenFile {
 }
 
 fn language(path: &RelPath) -> Option<&'static str> {
-    let ext = path.name().rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    language_of(path.name())
+}
+
+/// The highlighter's language for a file named `name` (by its extension), if it knows one.
+pub(super) fn language_of(name: &str) -> Option<&'static str> {
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
     Some(match ext.as_str() {
         "rs" => "rs",
         "py" => "py",

@@ -25,6 +25,8 @@ pub mod message;
 pub mod message_list;
 pub mod palette;
 pub mod permission_card;
+pub mod review;
+pub mod review_rows;
 pub mod rules;
 pub mod search_view;
 pub mod send_key;
@@ -410,6 +412,10 @@ impl SidekicksApp {
             {
                 let commands = team_view::team_ui(ui, lang, &self.state, &id, &mut self.team_views);
                 self.submit(commands);
+                // A review closed is not read again as the member writes.
+                if self.team_views.review.as_ref().is_none_or(|r| r.team != id) {
+                    self.state.teams.close_review(&id);
+                }
                 if let Some(agent) = self.team_views.open_agent.take() {
                     self.selected = Some(agent);
                     self.tab = Tab::Conversation;

@@ -50,9 +50,12 @@ pub struct TeamViews {
     pub open_agent: Option<String>,
     /// The "Commit as branch…" form, when open.
     branch: Option<super::team_branch::BranchForm>,
+    /// The review panel, when open.
+    pub review: Option<super::review::ReviewView>,
 }
 
-fn change_text(lang: Language, kind: &ChangeKind) -> String {
+/// A change's kind in words.
+pub(super) fn change_text(lang: Language, kind: &ChangeKind) -> String {
     match kind {
         ChangeKind::Added => tr(lang, Key::ChangeAdded).into(),
         ChangeKind::Modified => tr(lang, Key::ChangeModified).into(),
@@ -178,6 +181,13 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
 pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, views: &mut TeamViews) -> Vec<Command> {
     let mut commands = Vec::new();
     let Some(team) = state.teams.team(id) else { return commands };
+    if let Some(view) = views.review.as_mut().filter(|v| v.team == id) {
+        let (asked, close) = super::review::review_ui(ui, lang, state, view);
+        if close {
+            views.review = None;
+        }
+        return asked;
+    }
     let record = team.info.record.clone();
     ui.horizontal(|ui| {
         ui.heading(&record.name);
@@ -234,6 +244,10 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                 ui.add_enabled_ui(!busy, |ui| {
                     if ui.button(tr(lang, Key::Refresh)).clicked() {
                         ask(TeamCommand::Changes { team: team_id.clone(), member: member.clone() });
+                    }
+                    if ui.button(tr(lang, Key::Review)).on_hover_text(tr(lang, Key::ReviewHint)).clicked() {
+                        views.review = Some(super::review::ReviewView::new(id, agent));
+                        ask(TeamCommand::Review { team: team_id.clone(), member: member.clone() });
                     }
                     if ui.button(tr(lang, Key::MergeAll)).clicked() {
                         ask(TeamCommand::Merge { team: team_id.clone(), member: member.clone(), selected: None });

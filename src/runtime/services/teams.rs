@@ -136,6 +136,31 @@ impl Services {
                 result: teams::merge(&member, selected.as_deref()),
                 told: None,
             }),
+            TeamCommand::Review { team, member } => self.team_op(move || TeamEvent::Review {
+                team,
+                agent: member.name.clone(),
+                result: teams::review::review(&member),
+            }),
+            TeamCommand::DecideHunk { team, member, path, hunk, accept: true } => {
+                self.team_op(move || TeamEvent::Merged {
+                    team,
+                    agent: member.name.clone(),
+                    result: teams::review::accept_hunk(&member, &path, &hunk),
+                    told: None,
+                })
+            }
+            TeamCommand::DecideHunk { team, member, path, hunk, accept: false } => {
+                self.team_op(move || TeamEvent::Rejected {
+                    team,
+                    agent: member.name.clone(),
+                    result: teams::review::reject_hunk(&member, &path, &hunk),
+                })
+            }
+            TeamCommand::RejectFiles { team, member, changes } => self.team_op(move || TeamEvent::Rejected {
+                team,
+                agent: member.name.clone(),
+                result: teams::review::reject_files(&member, &changes),
+            }),
             TeamCommand::UndoMerge { team, member } => self.team_op(move || TeamEvent::MergeUndone {
                 team,
                 agent: member.name.clone(),

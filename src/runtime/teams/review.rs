@@ -1,0 +1,119 @@
+//! Reviewing a member's work: every changed file with its diff against the member's base, and the
+//! per-hunk and per-file decisions. Accepting a hunk merges the base plus that hunk into the
+//! project with the same three-way merge as a whole merge (and the same undo); the hunk becomes
+//! part of the member's base, so it leaves the review. Rejecting a hunk or a file writes the
+//! member's copy without it (through the copy's journal). A hunk is named by its content as the
+//! person saw it: if the file changed since, the decision is refused rather than applied to
+//! other lines.
+
+use super::journal::{self, Step};
+use super::{Change, ChangeKind, MemberCopy, MergeReport, TeamError, changes, read_bases, read_side};
+use crate::model::merge::{Outcome, Side, decide, is_binary};
+use crate::model::review::{Hunk, apply_hunks, diff};
+use crate::protocol::teams::ReviewFile;
+
+/// Texts larger than this are reviewed per file only (no line diff).
+const REVIEW_SIZE_LIMIT: usize = 4 * 1024 * 1024;
+
+fn text(side: &Side) -> Option<&str> {
+    match side {
+        Side::Absent => Some(""),
+        Side::File { content, .. } if content.len() <= REVIEW_SIZE_LIMIT && !is_binary(content) => {
+            std::str::from_utf8(content).ok()
+        }
+        _ => None,
+    }
+}
+
+/// Every changed file of the member with its diff (none for binary, links and huge files).
+pub fn review(member: &MemberCopy) -> Result<Vec<ReviewFile>, TeamError> {
+    let list = changes(member)?;
+    let from: Vec<String> = list
+        .iter()
+        .map(|c| match &c.kind {
+            ChangeKind::Renamed { from } => from.clone(),
+            _ => c.path.clone(),
+        })
+        .collect();
+    let bases = read_bases(member, &from)?;
+    let mut out = Vec::with_capacity(list.len());
+    for (change, base) in list.into_iter().zip(bases) {
+        let mine = read_side(&member.copy, &change.path)?;
+        let diff = match (text(&base), text(&mine)) {
+            (Some(old), Some(new)) => Some(diff(old, new)),
+            _ => None,
+        };
+        out.push(ReviewFile { change, diff });
+    }
+    Ok(out)
+}
+
+/// The base and member versions of a modified text file, and the index of `shown` among its hunks.
+fn locate(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(Side, Side, String, String, usize), TeamError> {
+    let base = read_bases(member, &[path.to_string()])?.pop().unwrap_or(Side::Absent);
+    let mine = read_side(&member.copy, path)?;
+    let (Side::File { content: old, .. }, Side::File { content: new, .. }) = (&base, &mine) else {
+        return Err(TeamError::ReviewStale(path.into()));
+    };
+    let (Ok(old), Ok(new)) = (String::from_utf8(old.clone()), String::from_utf8(new.clone())) else {
+        return Err(TeamError::ReviewStale(path.into()));
+    };
+    let i =
+        diff(&old, &new).hunks.iter().position(|h| h == shown).ok_or_else(|| TeamError::ReviewStale(path.into()))?;
+    Ok((base, mine, old, new, i))
+}
+
+fn file_like(mine: &Side, text: String) -> Side {
+    let executable = matches!(mine, Side::File { executable: true, .. });
+    Side::File { content: text.into_bytes(), executable }
+}
+
+/// Merges the base plus hunk `shown` of `path` into the project; the hunk joins the member's base.
+pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<MergeReport, TeamError> {
+    journal::recover(&member.project, &member.state)?;
+    let (base, mine, old, new, i) = locate(member, path, shown)?;
+    let partial = file_like(&mine, apply_hunks(&old, &new, |j| j == i));
+    let main = read_side(&member.project, path)?;
+    super::undo::forget(member)?;
+    let mut report = MergeReport::default();
+    match decide(&base, &main, &partial, &member.name) {
+        Outcome::Unchanged => report.unchanged.push(path.into()),
+        Outcome::Apply(side) => {
+            let steps = [Step { path: path.into(), side }];
+            if let Some(blocked) = journal::obstacles(&member.project, &steps).pop() {
+                return Err(TeamError::HunkConflicts(blocked));
+            }
+            super::undo::record(member, &steps, &[(path.into(), main)])?;
+            let id = format!("hunk-{}-{}", member.id, std::process::id());
+            journal::apply(&member.project, &member.state, &id, &steps)?;
+            report.applied.push(path.into());
+        }
+        Outcome::Conflict { .. } => return Err(TeamError::HunkConflicts(path.into())),
+    }
+    super::rebase_paths(member, &[(path.into(), partial)])?;
+    Ok(report)
+}
+
+/// Writes `steps` into the member's copy, all or nothing.
+fn write_copy(member: &MemberCopy, steps: &[Step]) -> Result<(), TeamError> {
+    let dir = member.state.join("member-journal");
+    std::fs::create_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))?;
+    journal::recover(&member.copy, &dir)?;
+    let id = format!("reject-{}", std::process::id());
+    journal::apply(&member.copy, &dir, &id, steps)
+}
+
+/// Takes hunk `shown` of `path` out of the member's copy.
+pub fn reject_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(), TeamError> {
+    let (_, mine, old, new, i) = locate(member, path, shown)?;
+    let side = file_like(&mine, apply_hunks(&old, &new, |j| j != i));
+    write_copy(member, &[Step { path: path.into(), side }])
+}
+
+/// Puts the member's copy of the files of `changes` back as in its base (both ends of a rename).
+pub fn reject_files(member: &MemberCopy, changes: &[Change]) -> Result<(), TeamError> {
+    let paths: Vec<String> = changes.iter().flat_map(Change::paths).collect();
+    let bases = read_bases(member, &paths)?;
+    let steps: Vec<Step> = paths.into_iter().zip(bases).map(|(path, side)| Step { path, side }).collect();
+    write_copy(member, &steps)
+}

@@ -1,0 +1,379 @@
+//! The review panel of a team member's work: the changed files as a tree with counts (left), and
+//! every file's diff one after another (right), unified or side by side, with line numbers, hunk
+//! headers, syntax colours and the changed words emphasised. Files and hunks are accepted (merged
+//! into the project) or rejected (taken out of the member's copy) one by one; n and p go to the
+//! next and previous file; a click on a line's number comments on it, and "Send review" sends all
+//! comments to the member as one message. Only the rows on screen are laid out.
+
+use std::collections::HashSet;
+
+use egui::RichText;
+
+use super::i18n::{Key, team_error_text, tr, trf};
+use super::review_rows::{Anchor, Row, anchor, line_ui, rows};
+use super::theme::{ERROR, OK};
+use crate::app::{AppState, Command};
+use crate::model::config::Language;
+use crate::model::review::{Comment, TreeRow, review_message, tree};
+use crate::protocol::teams::{ChangeKind, MemberCopy, ReviewFile, TeamCommand};
+
+/// The colour of a hunk's header.
+const HUNK: egui::Color32 = egui::Color32::from_rgb(110, 150, 220);
+
+/// What the review panel remembers.
+pub struct ReviewView {
+    /// The team (its id).
+    pub team: String,
+    /// The member under review.
+    pub agent: String,
+    split: bool,
+    current: usize,
+    scroll_to: Option<usize>,
+    folded: HashSet<String>,
+    comments: Vec<Comment>,
+    editing: Option<(Anchor, String)>,
+    sent: bool,
+}
+
+impl ReviewView {
+    /// A review of `agent`'s work in team `team`.
+    pub fn new(team: &str, agent: &str) -> Self {
+        Self {
+            team: team.into(),
+            agent: agent.into(),
+            split: false,
+            current: 0,
+            scroll_to: None,
+            folded: HashSet::new(),
+            comments: Vec::new(),
+            editing: None,
+            sent: false,
+        }
+    }
+
+    fn go(&mut self, file: usize) {
+        self.current = file;
+        self.scroll_to = Some(file);
+    }
+}
+
+/// The review panel; returns the commands to send and whether the person closed it.
+pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut ReviewView) -> (Vec<Command>, bool) {
+    let mut commands = Vec::new();
+    let Some(team) = state.teams.team(&view.team) else { return (commands, true) };
+    let Some(member) = team.member(&view.agent).cloned() else { return (commands, true) };
+    let busy = team.busy.contains(&view.agent);
+    let files: &[ReviewFile] = match team.review.as_ref().and_then(|(_, r)| r.as_ref()) {
+        Some(Ok(files)) => files,
+        _ => &[],
+    };
+    let mut close = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.heading(trf(lang, Key::ReviewTitle, &[("agent", &view.agent)]));
+        let (added, removed) =
+            files.iter().filter_map(|f| f.diff.as_ref()).fold((0, 0), |(a, r), d| (a + d.added, r + d.removed));
+        let counts =
+            [("files", files.len().to_string()), ("added", added.to_string()), ("removed", removed.to_string())];
+        let counts: Vec<(&str, &str)> = counts.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        ui.label(RichText::new(trf(lang, Key::ReviewCounts, &counts)).weak());
+        ui.separator();
+        ui.selectable_value(&mut view.split, false, tr(lang, Key::Unified));
+        ui.selectable_value(&mut view.split, true, tr(lang, Key::SideBySide));
+        ui.separator();
+        let last = files.len().saturating_sub(1);
+        if ui.add_enabled(view.current > 0, egui::Button::new(tr(lang, Key::PrevFile))).clicked() {
+            view.go(view.current - 1);
+        }
+        if ui.add_enabled(view.current < last, egui::Button::new(tr(lang, Key::NextFile))).clicked() {
+            view.go(view.current + 1);
+        }
+        ui.separator();
+        let count = view.comments.len().to_string();
+        let send = egui::Button::new(trf(lang, Key::SendReview, &[("count", &count)]));
+        if ui.add_enabled(!view.comments.is_empty(), send).clicked() {
+            let text = review_message(&view.comments);
+            commands.push(Command::Prompt {
+                agent: view.agent.clone(),
+                text,
+                context: None,
+                id: None,
+                attachments: Vec::new(),
+            });
+            view.comments.clear();
+            view.sent = true;
+        }
+        if ui.button(tr(lang, Key::CloseReview)).clicked() {
+            close = true;
+        }
+    });
+    // n and p, unless a text field has the keyboard.
+    if !ui.ctx().egui_wants_keyboard_input() && !files.is_empty() {
+        let (next, prev) = ui.input_mut(|i| {
+            (i.consume_key(egui::Modifiers::NONE, egui::Key::N), i.consume_key(egui::Modifiers::NONE, egui::Key::P))
+        });
+        if next && view.current + 1 < files.len() {
+            view.go(view.current + 1);
+        }
+        if prev && view.current > 0 {
+            view.go(view.current - 1);
+        }
+    }
+    if view.sent {
+        ui.label(RichText::new(trf(lang, Key::ReviewSent, &[("agent", &view.agent)])).color(OK));
+    }
+    if let Some(e) = &team.decision_error {
+        ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+    }
+    match team.review.as_ref().and_then(|(_, r)| r.as_ref()) {
+        None => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(tr(lang, Key::ReadingReview));
+            });
+            return (commands, close);
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+            return (commands, close);
+        }
+        Some(Ok(files)) if files.is_empty() => {
+            ui.label(RichText::new(tr(lang, Key::NothingToReview)).weak());
+            return (commands, close);
+        }
+        Some(Ok(_)) => {}
+    }
+    view.current = view.current.min(files.len() - 1);
+    ui.label(RichText::new(tr(lang, Key::CommentHow)).weak().small());
+    ui.separator();
+    egui::Panel::left("review-tree").resizable(true).default_size(260.0).show(ui, |ui| tree_ui(ui, files, view));
+    egui::CentralPanel::default().show(ui, |ui| {
+        let team = view.team.clone();
+        let mut ctx = Ctx { lang, member: &member, team: &team, busy, commands: &mut commands };
+        diff_ui(ui, files, view, &mut ctx);
+    });
+    (commands, close)
+}
+
+fn tree_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView) {
+    let counts: Vec<(&str, usize, usize)> = files
+        .iter()
+        .map(|f| {
+            let (a, r) = f.diff.as_ref().map_or((0, 0), |d| (d.added, d.removed));
+            (f.change.path.as_str(), a, r)
+        })
+        .collect();
+    let rows: Vec<TreeRow> = tree(&counts);
+    let height = ui.text_style_height(&egui::TextStyle::Body) + 2.0;
+    egui::ScrollArea::vertical().id_salt("review-tree-rows").auto_shrink([false, false]).show_rows(
+        ui,
+        height,
+        rows.len(),
+        |ui, range| {
+            for row in &rows[range] {
+                ui.horizontal(|ui| {
+                    ui.add_space(row.depth as f32 * 12.0);
+                    let counts = RichText::new(format!("+{} -{}", row.added, row.removed)).weak().small();
+                    match row.file {
+                        Some(i) => {
+                            if ui.selectable_label(view.current == i, &row.name).clicked() {
+                                view.go(i);
+                            }
+                        }
+                        None => {
+                            ui.label(RichText::new(format!("{}/", row.name)).strong());
+                        }
+                    }
+                    ui.label(counts);
+                });
+            }
+        },
+    );
+}
+
+/// What the diff rows need besides the view.
+struct Ctx<'a> {
+    lang: Language,
+    member: &'a MemberCopy,
+    team: &'a str,
+    busy: bool,
+    commands: &'a mut Vec<Command>,
+}
+
+impl Ctx<'_> {
+    fn ask(&mut self, command: TeamCommand) {
+        self.commands.push(Command::Team(Box::new(command)));
+    }
+}
+
+fn diff_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, ctx: &mut Ctx) {
+    let editing = view.editing.as_ref().map(|(a, _)| a);
+    let all = rows(files, view.split, &view.folded, &view.comments, editing);
+    let mono = ui.text_style_height(&egui::TextStyle::Monospace);
+    let height = (mono + 4.0).max(ui.spacing().interact_size.y);
+    let mut area = egui::ScrollArea::vertical().id_salt(("review-rows", &view.agent)).auto_shrink([false, false]);
+    if let Some(file) = view.scroll_to.take()
+        && let Some(at) = all.iter().position(|r| *r == Row::File(file))
+    {
+        area = area.vertical_scroll_offset(at as f32 * (height + ui.spacing().item_spacing.y));
+    }
+    let jumped = view.scroll_to.is_none();
+    area.show_rows(ui, height, all.len(), |ui, range| {
+        // The file at the top of the view is the current one (the tree shows it).
+        if jumped && let Some(file) = all[..=range.start.min(all.len() - 1)].iter().rev().find_map(file_of) {
+            view.current = file;
+        }
+        let width = ui.available_width();
+        for row in &all[range] {
+            row_ui(ui, *row, files, view, ctx, width, height);
+        }
+    });
+}
+
+fn file_of(row: &Row) -> Option<usize> {
+    match row {
+        Row::File(f) => Some(*f),
+        _ => None,
+    }
+}
+
+fn row_ui(
+    ui: &mut egui::Ui,
+    row: Row,
+    files: &[ReviewFile],
+    view: &mut ReviewView,
+    ctx: &mut Ctx,
+    width: f32,
+    height: f32,
+) {
+    let lang = ctx.lang;
+    let language = |f: usize| super::file_editor::language_of(&files[f].change.path);
+    match row {
+        Row::File(f) => {
+            let file = &files[f];
+            let path = file.change.path.clone();
+            ui.horizontal(|ui| {
+                ui.set_height(height);
+                let folded = view.folded.contains(&path);
+                if ui.small_button(tr(lang, if folded { Key::ShowFile } else { Key::HideFile })).clicked() {
+                    if folded {
+                        view.folded.remove(&path);
+                    } else {
+                        view.folded.insert(path.clone());
+                    }
+                }
+                ui.label(RichText::new(&path).monospace().strong());
+                ui.label(RichText::new(super::team_view::change_text(lang, &file.change.kind)).weak());
+                if let Some(d) = &file.diff {
+                    ui.label(RichText::new(format!("+{}", d.added)).color(OK));
+                    ui.label(RichText::new(format!("-{}", d.removed)).color(ERROR));
+                }
+                ui.add_enabled_ui(!ctx.busy, |ui| {
+                    let accept =
+                        ui.small_button(tr(lang, Key::AcceptFile)).on_hover_text(tr(lang, Key::AcceptFileHint));
+                    if accept.clicked() {
+                        let (team, member) = (ctx.team.to_string(), ctx.member.clone());
+                        ctx.ask(TeamCommand::Merge { team, member, selected: Some(file.change.paths()) });
+                    }
+                    let reject =
+                        ui.small_button(tr(lang, Key::RejectFile)).on_hover_text(tr(lang, Key::RejectFileHint));
+                    if reject.clicked() {
+                        let (team, member) = (ctx.team.to_string(), ctx.member.clone());
+                        ctx.ask(TeamCommand::RejectFiles { team, member, changes: vec![file.change.clone()] });
+                    }
+                });
+            });
+        }
+        Row::NoDiff(_) => {
+            ui.add_sized([width, height], egui::Label::new(RichText::new(tr(lang, Key::NoLineDiff)).weak()));
+        }
+        Row::Hunk(f, h) => {
+            let (file, hunk) = (&files[f], &files[f].diff.as_ref().expect("a diff").hunks[h]);
+            ui.horizontal(|ui| {
+                ui.set_height(height);
+                ui.label(RichText::new(hunk.header()).monospace().color(HUNK));
+                // Hunks are decided one by one in a file both sides have as text.
+                if file.change.kind == ChangeKind::Modified {
+                    ui.add_enabled_ui(!ctx.busy, |ui| {
+                        for (key, hint, accept) in [
+                            (Key::AcceptHunk, Key::AcceptHunkHint, true),
+                            (Key::RejectHunk, Key::RejectHunkHint, false),
+                        ] {
+                            if ui.small_button(tr(lang, key)).on_hover_text(tr(lang, hint)).clicked() {
+                                let (team, member) = (ctx.team.to_string(), ctx.member.clone());
+                                let (path, hunk) = (file.change.path.clone(), hunk.clone());
+                                ctx.ask(TeamCommand::DecideHunk { team, member, path, hunk, accept });
+                            }
+                        }
+                    });
+                }
+            });
+        }
+        Row::Line(f, h, l) => {
+            let line = &files[f].diff.as_ref().expect("a diff").hunks[h].lines[l];
+            if line_ui(ui, line, (true, true), language(f), width, height).clicked() {
+                view.editing = Some((anchor(&files[f].change.path, line), String::new()));
+            }
+        }
+        Row::Pair(f, h, left, right) => {
+            let hunk = &files[f].diff.as_ref().expect("a diff").hunks[h];
+            let half = (width / 2.0 - 2.0).max(80.0);
+            ui.horizontal(|ui| {
+                ui.spacing_mut().item_spacing.x = 4.0;
+                for (side, numbers) in [(left, (true, false)), (right, (false, true))] {
+                    match side {
+                        Some(i) => {
+                            let line = &hunk.lines[i];
+                            if line_ui(ui, line, numbers, language(f), half, height).clicked() {
+                                view.editing = Some((anchor(&files[f].change.path, line), String::new()));
+                            }
+                        }
+                        None => {
+                            ui.allocate_exact_size(egui::vec2(half, height), egui::Sense::hover());
+                        }
+                    }
+                }
+            });
+        }
+        Row::Comment(i) => {
+            let mut remove = false;
+            if let Some(c) = view.comments.get(i) {
+                ui.horizontal(|ui| {
+                    ui.set_height(height);
+                    ui.add_space(48.0);
+                    ui.label(RichText::new(tr(lang, Key::CommentLabel)).strong());
+                    ui.label(&c.text);
+                    remove = ui.small_button(tr(lang, Key::RemoveComment)).clicked();
+                });
+            }
+            if remove {
+                view.comments.remove(i);
+            }
+        }
+        Row::Editor => editor_ui(ui, lang, view, height),
+    }
+}
+
+fn editor_ui(ui: &mut egui::Ui, lang: Language, view: &mut ReviewView, height: f32) {
+    let Some(((path, line, removed), draft)) = &mut view.editing else { return };
+    let (mut add, mut cancel) = (false, false);
+    ui.horizontal(|ui| {
+        ui.set_height(height);
+        ui.add_space(48.0);
+        let hint = trf(lang, Key::CommentHint, &[("line", &line.to_string())]);
+        let field = ui.add(egui::TextEdit::singleline(draft).hint_text(hint).desired_width(480.0));
+        if !field.has_focus() && !field.lost_focus() && draft.is_empty() {
+            field.request_focus();
+        }
+        add = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        add |= ui.small_button(tr(lang, Key::AddComment)).clicked();
+        cancel = ui.small_button(tr(lang, Key::Cancel)).clicked();
+    });
+    if add && !draft.trim().is_empty() {
+        let comment = Comment { path: path.clone(), line: *line, removed: *removed, text: draft.trim().to_string() };
+        view.comments.push(comment);
+        view.sent = false;
+        view.editing = None;
+    } else if cancel {
+        view.editing = None;
+    }
+}
