@@ -301,6 +301,7 @@ strings! {
     HunkConflicts => ("This change to {path} conflicts with the project's version: merge the whole file to send the conflict to the member.", "Ce changement de {path} est en conflit avec la version du projet : fusionnez le fichier entier pour envoyer le conflit au membre."),
     AlreadyMember => ("{agent} is a member of the team already: discard it first to restore its earlier work.", "{agent} est déjà membre de l’équipe : abandonnez-le d’abord pour restaurer son travail d’avant."),
     Review => ("Review…", "Relire…"),
+    PaletteReview => ("Review {agent}'s work (team {team})", "Relire le travail de {agent} (équipe {team})"),
     ReviewHint => ("Go through this member's changes file by file and hunk by hunk: accept, reject, comment", "Parcourir les changements de ce membre fichier par fichier et bloc par bloc : accepter, refuser, commenter"),
     ReviewTitle => ("Review of {agent}'s work", "Relecture du travail de {agent}"),
     ReviewCounts => ("{files} file(s), +{added} -{removed}", "{files} fichier(s), +{added} -{removed}"),

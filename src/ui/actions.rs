@@ -77,6 +77,15 @@ impl SidekicksApp {
                 self.view = View::Team;
                 None
             }
+            Action::Review(team, agent) => {
+                let member = self.state.teams.team(&team).and_then(|t| t.member(&agent)).cloned();
+                self.team = Some(team.clone());
+                self.view = View::Team;
+                self.team_views.review = Some(super::review::ReviewView::new(&team, &agent));
+                let review = member.map(|member| crate::protocol::teams::TeamCommand::Review { team, member });
+                self.submit(review.map(|r| Command::Team(Box::new(r))));
+                None
+            }
             Action::Thread(id) => shown.map(|agent| Command::Thread { agent, op: ThreadOp::Open(id) }),
             Action::NewThread => shown.map(|agent| Command::Thread { agent, op: ThreadOp::New }),
             Action::Start => command(|agent| Command::Start { agent }),

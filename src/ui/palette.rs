@@ -44,6 +44,8 @@ pub enum Action {
     About,
     /// A page of the shown agent (its files, terminal, log…).
     Page(super::agent_header::Page),
+    /// Review a team member's work (team id, member).
+    Review(String, String),
 }
 
 /// The palette's own state.
@@ -77,6 +79,12 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
     for t in &state.teams.teams {
         let words = trf(lang, Key::PaletteTeam, &[("team", &t.info.record.name)]);
         all.push((Action::Team(t.info.record.id.clone()), words, ""));
+        for (agent, copy) in &t.info.members {
+            if copy.is_ok() {
+                let words = trf(lang, Key::PaletteReview, &[("agent", agent), ("team", &t.info.record.name)]);
+                all.push((Action::Review(t.info.record.id.clone(), agent.clone()), words, ""));
+            }
+        }
     }
     if let Some(view) = agent.and_then(|a| state.agent(a)) {
         for t in &view.threads.list {

@@ -33,6 +33,8 @@ pub struct ReviewView {
     comments: Vec<Comment>,
     editing: Option<(Anchor, String)>,
     sent: bool,
+    /// The current file follows the scroll (the person scrolled since the last jump).
+    follow_scroll: bool,
 }
 
 impl ReviewView {
@@ -48,6 +50,7 @@ impl ReviewView {
             comments: Vec::new(),
             editing: None,
             sent: false,
+            follow_scroll: false,
         }
     }
 
@@ -215,18 +218,27 @@ fn diff_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, ctx: 
         && let Some(at) = all.iter().position(|r| *r == Row::File(file))
     {
         area = area.vertical_scroll_offset(at as f32 * (height + ui.spacing().item_spacing.y));
+        // Where the jump lands (the end of the content may stop it short) is not the person's
+        // scroll: the current file stays the one asked for until they scroll themselves.
+        view.follow_scroll = false;
     }
-    let jumped = view.scroll_to.is_none();
-    area.show_rows(ui, height, all.len(), |ui, range| {
-        // The file at the top of the view is the current one (the tree shows it).
-        if jumped && let Some(file) = all[..=range.start.min(all.len() - 1)].iter().rev().find_map(file_of) {
-            view.current = file;
-        }
+    let out = area.show_rows(ui, height, all.len(), |ui, range| {
         let width = ui.available_width();
         for row in &all[range] {
             row_ui(ui, *row, files, view, ctx, width, height);
         }
     });
+    // Scrolled by the person (wheel, or a drag on the bar): the file at the top of the view
+    // becomes the current one.
+    let pointer_in = ui.input(|i| i.pointer.hover_pos()).is_some_and(|p| out.inner_rect.expand(16.0).contains(p));
+    view.follow_scroll |= pointer_in && ui.input(|i| i.smooth_scroll_delta().y != 0.0 || i.pointer.primary_down());
+    if view.follow_scroll {
+        let offset = out.state.clamped_offset().y;
+        let top = ((offset / (height + ui.spacing().item_spacing.y)) as usize).min(all.len().saturating_sub(1));
+        if let Some(file) = all[..=top].iter().rev().find_map(file_of) {
+            view.current = file;
+        }
+    }
 }
 
 fn file_of(row: &Row) -> Option<usize> {
