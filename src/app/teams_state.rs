@@ -31,6 +31,8 @@ pub struct TeamState {
     pub undone: HashMap<String, Result<Vec<String>, TeamError>>,
     /// The member under review and its files with their diffs (`None` inside: being read).
     pub review: Option<(String, Option<ReviewResult>)>,
+    /// Counts the review results received (the panel lays out its rows again when it changes).
+    pub review_generation: u64,
     /// Why the last review decision (accept or reject) was not carried out.
     pub decision_error: Option<TeamError>,
 }
@@ -133,6 +135,7 @@ impl TeamsState {
             branches: HashMap::new(),
             undone: HashMap::new(),
             review: None,
+            review_generation: 0,
             decision_error: None,
         });
     }
@@ -266,6 +269,7 @@ impl TeamsState {
                     && t.review.as_ref().is_some_and(|(who, _)| *who == agent)
                 {
                     t.review = Some((agent, Some(result)));
+                    t.review_generation += 1;
                 }
             }
             TeamEvent::Rejected { team, agent, result } => {

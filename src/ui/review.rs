@@ -35,6 +35,21 @@ pub struct ReviewView {
     sent: bool,
     /// The current file follows the scroll (the person scrolled since the last jump).
     follow_scroll: bool,
+    /// The tree laid out last, and the review it was made from.
+    tree: (Option<u64>, std::rc::Rc<Vec<TreeRow>>),
+    /// Counts the folds and comments changed (the rows are made again).
+    edits: u64,
+    /// The rows laid out last, and what they were made from.
+    rows: (Option<RowsKey>, std::rc::Rc<Vec<Row>>),
+}
+
+/// What the rows depend on: the review received, the mode, what is folded, the comments.
+#[derive(Clone, PartialEq)]
+struct RowsKey {
+    generation: u64,
+    split: bool,
+    edits: u64,
+    editing: Option<Anchor>,
 }
 
 impl ReviewView {
@@ -51,7 +66,15 @@ impl ReviewView {
             editing: None,
             sent: false,
             follow_scroll: false,
+            edits: 0,
+            tree: (None, Default::default()),
+            rows: (None, Default::default()),
         }
+    }
+
+    /// Side by side (true) or unified.
+    pub fn set_split(&mut self, split: bool) {
+        self.split = split;
     }
 
     fn go(&mut self, file: usize) {
@@ -66,6 +89,7 @@ pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut
     let Some(team) = state.teams.team(&view.team) else { return (commands, true) };
     let Some(member) = team.member(&view.agent).cloned() else { return (commands, true) };
     let busy = team.busy.contains(&view.agent);
+    let generation = team.review_generation;
     let files: &[ReviewFile] = match team.review.as_ref().and_then(|(_, r)| r.as_ref()) {
         Some(Ok(files)) => files,
         _ => &[],
@@ -103,6 +127,7 @@ pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut
                 attachments: Vec::new(),
             });
             view.comments.clear();
+            view.edits += 1;
             view.sent = true;
         }
         if ui.button(tr(lang, Key::CloseReview)).clicked() {
@@ -148,24 +173,30 @@ pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut
     view.current = view.current.min(files.len() - 1);
     ui.label(RichText::new(tr(lang, Key::CommentHow)).weak().small());
     ui.separator();
-    egui::Panel::left("review-tree").resizable(true).default_size(260.0).show(ui, |ui| tree_ui(ui, files, view));
+    egui::Panel::left("review-tree")
+        .resizable(true)
+        .default_size(260.0)
+        .show(ui, |ui| tree_ui(ui, files, view, generation));
     egui::CentralPanel::default().show(ui, |ui| {
         let team = view.team.clone();
         let mut ctx = Ctx { lang, member: &member, team: &team, busy, commands: &mut commands };
-        diff_ui(ui, files, view, &mut ctx);
+        diff_ui(ui, files, view, &mut ctx, generation);
     });
     (commands, close)
 }
 
-fn tree_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView) {
-    let counts: Vec<(&str, usize, usize)> = files
-        .iter()
-        .map(|f| {
-            let (a, r) = f.diff.as_ref().map_or((0, 0), |d| (d.added, d.removed));
-            (f.change.path.as_str(), a, r)
-        })
-        .collect();
-    let rows: Vec<TreeRow> = tree(&counts);
+fn tree_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, generation: u64) {
+    if view.tree.0 != Some(generation) {
+        let counts: Vec<(&str, usize, usize)> = files
+            .iter()
+            .map(|f| {
+                let (a, r) = f.diff.as_ref().map_or((0, 0), |d| (d.added, d.removed));
+                (f.change.path.as_str(), a, r)
+            })
+            .collect();
+        view.tree = (Some(generation), std::rc::Rc::new(tree(&counts)));
+    }
+    let rows: std::rc::Rc<Vec<TreeRow>> = view.tree.1.clone();
     let height = ui.text_style_height(&egui::TextStyle::Body) + 2.0;
     egui::ScrollArea::vertical().id_salt("review-tree-rows").auto_shrink([false, false]).show_rows(
         ui,
@@ -208,9 +239,19 @@ impl Ctx<'_> {
     }
 }
 
-fn diff_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, ctx: &mut Ctx) {
-    let editing = view.editing.as_ref().map(|(a, _)| a);
-    let all = rows(files, view.split, &view.folded, &view.comments, editing);
+fn diff_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, ctx: &mut Ctx, generation: u64) {
+    // The rows are made again only when what they show changed, not on every frame.
+    let key = RowsKey {
+        generation,
+        split: view.split,
+        edits: view.edits,
+        editing: view.editing.as_ref().map(|(a, _)| a.clone()),
+    };
+    if view.rows.0.as_ref() != Some(&key) {
+        let made = rows(files, view.split, &view.folded, &view.comments, key.editing.as_ref());
+        view.rows = (Some(key), std::rc::Rc::new(made));
+    }
+    let all = view.rows.1.clone();
     let mono = ui.text_style_height(&egui::TextStyle::Monospace);
     let height = (mono + 4.0).max(ui.spacing().interact_size.y);
     let mut area = egui::ScrollArea::vertical().id_salt(("review-rows", &view.agent)).auto_shrink([false, false]);
@@ -269,8 +310,10 @@ fn row_ui(
                 if ui.small_button(tr(lang, if folded { Key::ShowFile } else { Key::HideFile })).clicked() {
                     if folded {
                         view.folded.remove(&path);
+                        view.edits += 1;
                     } else {
                         view.folded.insert(path.clone());
+                        view.edits += 1;
                     }
                 }
                 ui.label(RichText::new(&path).monospace().strong());
@@ -359,6 +402,7 @@ fn row_ui(
             }
             if remove {
                 view.comments.remove(i);
+                view.edits += 1;
             }
         }
         Row::Editor => editor_ui(ui, lang, view, height),
@@ -383,6 +427,7 @@ fn editor_ui(ui: &mut egui::Ui, lang: Language, view: &mut ReviewView, height: f
     if add && !draft.trim().is_empty() {
         let comment = Comment { path: path.clone(), line: *line, removed: *removed, text: draft.trim().to_string() };
         view.comments.push(comment);
+        view.edits += 1;
         view.sent = false;
         view.editing = None;
     } else if cancel {

@@ -79,9 +79,12 @@ pub fn rows(
             if split {
                 for (left, right) in split_rows(hunk) {
                     out.push(Row::Pair(f, h, left, right));
-                    // Comments of both lines of the pair, after it.
-                    for side in [left, right].into_iter().flatten().collect::<std::collections::BTreeSet<_>>() {
-                        after(&mut out, &hunk.lines[side]);
+                    // Comments of both lines of the pair, after it (a context line once).
+                    if !mine.is_empty() || editing.is_some() {
+                        let right = right.filter(|r| Some(*r) != left);
+                        for side in [left, right].into_iter().flatten() {
+                            after(&mut out, &hunk.lines[side]);
+                        }
                     }
                 }
             } else {
