@@ -204,7 +204,12 @@ fn main() {
 /// `git stash create` (a commit of the working tree, no ref) in the same run; alternating, best
 /// of 5 each. The project is put back after.
 fn checkpoints(project: &Path, dir: &Path) {
-    let checkpoints = Checkpoints { root: dir.join("checkpoints"), keep: 100, max_age: 86_400 };
+    let checkpoints = Checkpoints {
+        root: dir.join("checkpoints"),
+        keep: 100,
+        max_age: 86_400,
+        max_file: sidekicks::runtime::checkpoint::MAX_FILE,
+    };
     for i in 0..50 {
         let path = project.join(format!("src/mod{}/file{i}.rs", i % 180));
         std::fs::write(&path, file_text(i).replace("line 7:", "line 7 (turn):")).unwrap();

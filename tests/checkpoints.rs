@@ -69,7 +69,7 @@ fn agent_turn(dir: &Path) {
 }
 
 fn checkpoints(data: &Path) -> Checkpoints {
-    Checkpoints { root: data.join("checkpoints"), keep: 50, max_age: 30 * 86_400 }
+    Checkpoints { root: data.join("checkpoints"), keep: 50, max_age: 30 * 86_400, max_file: 1024 * 1024 }
 }
 
 /// Restore, check, undo, check: for both kinds of workspace.
@@ -192,4 +192,63 @@ fn snapshots_kept_inside_the_workspace_are_not_snapshotted_nor_restored_away() {
     assert_eq!(std::fs::read_to_string(folder.join("notes.txt")).unwrap(), "the agent's\n");
     let changed = cps.changed_since(&folder, &before.id).unwrap();
     assert_eq!(changed, ["notes.txt"], "the data folder is not part of the workspace's changes");
+}
+
+#[test]
+fn outside_git_a_file_over_the_size_kept_is_left_alone_and_the_rest_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let (folder, data) = (dir.path().join("f"), dir.path().join("data"));
+    std::fs::create_dir(&folder).unwrap();
+    project(&folder);
+    let cps = checkpoints(&data); // keeps files up to 1 MB
+    let big = vec![b'x'; 2 * 1024 * 1024];
+    std::fs::write(folder.join("big.bin"), &big).unwrap();
+    let checkpoint = cps.record(&folder).unwrap();
+    assert_eq!(cps.read_at(&folder, &checkpoint.id, "README.md").unwrap().as_deref(), Some(&b"# Shop\n"[..]));
+    assert_eq!(cps.read_at(&folder, &checkpoint.id, "absent.txt").unwrap(), None);
+    assert!(cps.read_at(&folder, &checkpoint.id, "big.bin").is_err(), "not kept: said, not made up");
+    // The turn changes the big file, makes another one, and edits a small file.
+    let big2 = vec![b'y'; 3 * 1024 * 1024];
+    std::fs::write(folder.join("big.bin"), &big2).unwrap();
+    std::fs::write(folder.join("big-new.bin"), &big2).unwrap();
+    write(&folder, "README.md", "changed\n");
+    let mut changed = cps.changed_since(&folder, &checkpoint.id).unwrap();
+    changed.sort();
+    assert_eq!(changed, ["README.md", "big-new.bin", "big.bin"], "large files' changes are seen");
+    cps.restore(&folder, &checkpoint.id).unwrap();
+    assert_eq!(std::fs::read_to_string(folder.join("README.md")).unwrap(), "# Shop\n");
+    // Neither large file can be brought back to another state, so neither is touched.
+    assert_eq!(std::fs::read(folder.join("big.bin")).unwrap(), big2);
+    assert_eq!(std::fs::read(folder.join("big-new.bin")).unwrap(), big2);
+    let kept: u64 = walkdir(&data).into_iter().map(|p| std::fs::metadata(p).unwrap().len()).max().unwrap_or(0);
+    assert!(kept < 1024 * 1024, "a large file's content was kept ({kept} bytes)");
+}
+
+fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walkdir(&path)) } else { out.push(path) }
+    }
+    out
+}
+
+#[test]
+fn a_git_checkpoint_reads_a_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let (project_dir, data) = (dir.path().join("p"), dir.path().join("data"));
+    std::fs::create_dir(&project_dir).unwrap();
+    project(&project_dir);
+    git(&project_dir, &["init", "-q", "-b", "main"]);
+    git(&project_dir, &["add", "-A"]);
+    git(&project_dir, &["commit", "-qm", "start"]);
+    write(&project_dir, "untracked.txt", "new, not added\n");
+    let cps = checkpoints(&data);
+    let checkpoint = cps.record(&project_dir).unwrap();
+    write(&project_dir, "untracked.txt", "changed\n");
+    assert_eq!(
+        cps.read_at(&project_dir, &checkpoint.id, "untracked.txt").unwrap().as_deref(),
+        Some(&b"new, not added\n"[..])
+    );
+    assert_eq!(cps.read_at(&project_dir, &checkpoint.id, "nothing.txt").unwrap(), None);
 }

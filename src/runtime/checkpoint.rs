@@ -32,7 +32,13 @@ pub struct Checkpoints {
     pub keep: usize,
     /// Checkpoints older than this are pruned (seconds).
     pub max_age: u64,
+    /// Outside git, files larger than this (bytes) are listed but not kept: a restore leaves
+    /// them as they are.
+    pub max_file: u64,
 }
+
+/// The default of [`Checkpoints::max_file`].
+pub const MAX_FILE: u64 = 64 * 1024 * 1024;
 
 /// One checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,7 +151,7 @@ impl Checkpoints {
                 }
                 named('g', &name)
             }
-            Kind::Files => snapshot::record(&self.folder(workspace), workspace)?,
+            Kind::Files => snapshot::record(&self.folder(workspace), workspace, self.max_file)?,
         };
         Ok(checkpoint)
     }
@@ -198,6 +204,22 @@ impl Checkpoints {
             }
             ((false, then, _), (false, now, _)) => snapshot::changed(&self.folder(workspace), then, now),
             _ => Err(unknown()),
+        }
+    }
+
+    /// What `path` was at checkpoint `id`: its bytes (a link's target for a link), `None` when it
+    /// was not there; an error when the checkpoint did not keep it (a file over the size kept).
+    pub fn read_at(&self, workspace: &Path, id: &str, path: &str) -> Result<Option<Vec<u8>>, CheckpointError> {
+        let unknown = || CheckpointError::Unknown(id.to_string());
+        match parts(id).ok_or_else(unknown)? {
+            (true, _, commit) => {
+                let listed = git_snapshot::git(workspace, &["ls-tree", "-z", "--name-only", commit, "--", path], &[])?;
+                if listed.is_empty() {
+                    return Ok(None);
+                }
+                Ok(Some(git_snapshot::git(workspace, &["cat-file", "blob", &format!("{commit}:{path}")], &[])?))
+            }
+            (false, name, _) => snapshot::read(&self.folder(workspace), name, path),
         }
     }
 
@@ -343,6 +365,11 @@ mod snapshot {
         files: BTreeMap<String, FileEntry>,
     }
 
+    /// Whether a snapshot keeps the contents of a file with this hash (not one too large).
+    fn kept(hash: &str) -> bool {
+        !hash.starts_with('-')
+    }
+
     fn manifests(folder: &Path) -> PathBuf {
         folder.join("manifests")
     }
@@ -412,7 +439,7 @@ mod snapshot {
         std::fs::read(path).map_err(|e| io(path, e))
     }
 
-    pub(super) fn record(folder: &Path, workspace: &Path) -> Result<Checkpoint, CheckpointError> {
+    pub(super) fn record(folder: &Path, workspace: &Path, max_file: u64) -> Result<Checkpoint, CheckpointError> {
         use std::os::unix::fs::PermissionsExt;
         // The newest snapshot tells which files are unchanged (same size and time): not read again.
         let last = list(folder)?.into_iter().max_by(|a, b| a.id.cmp(&b.id));
@@ -424,6 +451,9 @@ mod snapshot {
             let unchanged = last.files.get(&rel).filter(|e| e.size == size && e.mtime == time && e.mode == mode);
             let hash = match unchanged {
                 Some(e) => e.hash.clone(),
+                // Too large to keep: its size and time stand for it (changes are seen, a restore
+                // leaves it as it is).
+                None if size > max_file => format!("-{size}-{time}"),
                 None => {
                     let bytes = contents(&workspace.join(&rel), &meta)?;
                     let hash: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
@@ -445,11 +475,12 @@ mod snapshot {
 
     pub(super) fn restore(folder: &Path, workspace: &Path, target: &str, now: &str) -> Result<(), CheckpointError> {
         let (target, now) = (load(folder, target)?, load(folder, now)?);
-        for path in now.files.keys().filter(|p| !target.files.contains_key(*p)) {
+        // A file too large to be kept is not deleted either: what was there cannot be put back.
+        for (path, _) in now.files.iter().filter(|(p, e)| !target.files.contains_key(*p) && kept(&e.hash)) {
             remove(workspace, path)?;
         }
         for (path, entry) in &target.files {
-            if now.files.get(path).is_some_and(|e| e.hash == entry.hash && e.mode == entry.mode) {
+            if now.files.get(path).is_some_and(|e| e.hash == entry.hash && e.mode == entry.mode) || !kept(&entry.hash) {
                 continue;
             }
             let kept = object(folder, &entry.hash);
@@ -468,6 +499,17 @@ mod snapshot {
             }
         }
         Ok(())
+    }
+
+    /// The bytes snapshot `id` keeps of `path` (`None`: it had no such file).
+    pub(super) fn read(folder: &Path, id: &str, path: &str) -> Result<Option<Vec<u8>>, CheckpointError> {
+        let manifest = load(folder, id)?;
+        let Some(entry) = manifest.files.get(path) else { return Ok(None) };
+        if !kept(&entry.hash) {
+            return Err(io(Path::new(path), "too large to be kept in checkpoints"));
+        }
+        let object = object(folder, &entry.hash);
+        std::fs::read(&object).map(Some).map_err(|e| io(&object, e))
     }
 
     pub(super) fn changed(folder: &Path, then: &str, now: &str) -> Result<Vec<String>, CheckpointError> {
@@ -491,7 +533,7 @@ mod snapshot {
         }
         let mut used = std::collections::HashSet::new();
         for c in list(folder)? {
-            used.extend(load(folder, &c.id[1..])?.files.into_values().map(|e| e.hash));
+            used.extend(load(folder, &c.id[1..])?.files.into_values().map(|e| e.hash).filter(|h| kept(h)));
         }
         let objects = folder.join("objects");
         for dir in std::fs::read_dir(&objects).map_err(|e| io(&objects, e))?.flatten() {

@@ -23,8 +23,12 @@ impl Manager {
             Some(root) => root.to_path_buf(),
             None => self.config_path.as_ref()?.parent()?.join("sidekicks-checkpoints"),
         };
-        let checkpoints =
-            Checkpoints { root, keep: config.keep as usize, max_age: u64::from(config.max_age_days) * 86_400 };
+        let checkpoints = Checkpoints {
+            root,
+            keep: config.keep as usize,
+            max_age: u64::from(config.max_age_days) * 86_400,
+            max_file: crate::runtime::checkpoint::MAX_FILE,
+        };
         Some((checkpoints, slot.config.workspace_path()))
     }
 
