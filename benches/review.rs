@@ -14,7 +14,7 @@ use sidekicks::model::config::Language;
 use sidekicks::model::review::diff;
 use sidekicks::protocol::teams::{Change, ChangeKind, MemberCopy, ProviderKind, ReviewFile, TeamCommand};
 use sidekicks::protocol::{TeamEvent, TeamInfo, teams::MemberRecord, teams::TeamRecord};
-use sidekicks::ui::review::{ReviewView, review_ui};
+use sidekicks::ui::review::{ReviewView, team_review_ui};
 
 const FILES: usize = 1_000;
 
@@ -102,7 +102,7 @@ fn run(state: &AppState, split: bool, frames: usize) -> (f64, f64, f64) {
         |ui, view: &mut ReviewView| {
             // As the window does: fonts for every glyph, and no panic on one missing.
             sidekicks::ui::glyphs::install(ui.ctx());
-            let _ = review_ui(ui, Language::En, state, view);
+            let _ = team_review_ui(ui, Language::En, state, view);
         },
         view,
     );

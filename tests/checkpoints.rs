@@ -252,3 +252,47 @@ fn a_git_checkpoint_reads_a_file_as_it_was() {
     );
     assert_eq!(cps.read_at(&project_dir, &checkpoint.id, "nothing.txt").unwrap(), None);
 }
+
+/// The changes since a checkpoint, for review: listed with their diffs; one hunk, then a whole
+/// file, put back as they were (in a git project and in a plain folder).
+fn review_and_revert(dir: &Path, data: &Path) {
+    use sidekicks::runtime::checkpoint_review::{revert, review_since};
+    let numbered: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    write(dir, "long.txt", &numbered);
+    let cps = checkpoints(data);
+    let checkpoint = cps.record(dir).unwrap();
+    let changed = numbered.replace("line 3\n", "line three\n").replace("line 25\n", "line twenty-five\n");
+    write(dir, "long.txt", &changed);
+    write(dir, "src/new.rs", "// new\n");
+    let files = review_since(&cps, dir, &checkpoint.id).unwrap();
+    let listed: Vec<&str> = files.iter().map(|f| f.change.path.as_str()).collect();
+    assert_eq!(listed, ["long.txt", "src/new.rs"]);
+    let hunks = files[0].diff.as_ref().unwrap().hunks.clone();
+    assert_eq!(hunks.len(), 2);
+    // The second hunk put back: line 25 as it was, line three stays.
+    revert(&cps, dir, &checkpoint.id, "long.txt", Some(&hunks[1])).unwrap();
+    assert_eq!(std::fs::read_to_string(dir.join("long.txt")).unwrap(), numbered.replace("line 3\n", "line three\n"));
+    // The same hunk again: it is not there any more, refused.
+    assert!(revert(&cps, dir, &checkpoint.id, "long.txt", Some(&hunks[1])).is_err());
+    // Whole files: the new one goes, the other is as it was.
+    revert(&cps, dir, &checkpoint.id, "src/new.rs", None).unwrap();
+    revert(&cps, dir, &checkpoint.id, "long.txt", None).unwrap();
+    assert!(!dir.join("src/new.rs").exists());
+    assert_eq!(std::fs::read_to_string(dir.join("long.txt")).unwrap(), numbered);
+    assert!(review_since(&cps, dir, &checkpoint.id).unwrap().is_empty());
+}
+
+#[test]
+fn changes_since_a_checkpoint_are_reviewed_and_reverted_in_git_and_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let (git_dir, plain, data) = (dir.path().join("g"), dir.path().join("p"), dir.path().join("data"));
+    for d in [&git_dir, &plain] {
+        std::fs::create_dir(d).unwrap();
+        project(d);
+    }
+    git(&git_dir, &["init", "-q", "-b", "main"]);
+    git(&git_dir, &["add", "-A"]);
+    git(&git_dir, &["commit", "-qm", "start"]);
+    review_and_revert(&git_dir, &data);
+    review_and_revert(&plain, &data);
+}

@@ -117,6 +117,8 @@ pub struct AgentView {
     pub elicitations: Vec<ElicitationCard>,
     /// How many of its messages the person has seen (shown with its conversation).
     pub read: usize,
+    /// Its changes since a checkpoint, when the person reviews them.
+    pub review: Option<super::review_state::WorkspaceReview>,
 }
 
 impl AgentView {
@@ -170,6 +172,7 @@ impl AgentView {
             mcp: Vec::new(),
             elicitations: Vec::new(),
             read: 0,
+            review: None,
             rules: Vec::new(),
             login: None,
             auth_methods: Vec::new(),
@@ -207,6 +210,8 @@ pub struct AppState {
     pub shutdown_complete: bool,
     /// Restored threads waiting for their agent's view.
     pub(super) pending_history: std::collections::HashMap<String, super::threads_state::Threads>,
+    /// Reviews to read again (after a revert, after a turn), for the runtime.
+    pub(super) review_outbox: Vec<Command>,
     /// Counts the loads of the config file (the settings editor compares it to see a change on disk).
     pub config_loads: u64,
     /// The outcome of the last save of the settings editor: `Some(None)` saved, `Some(Some(e))` failed.
@@ -256,6 +261,11 @@ pub enum Request {
     },
     /// Put an inbox item off: it goes to the end, unanswered.
     NotNow(super::inbox::InboxKey),
+    /// The person closed the review of this agent's changes.
+    CloseReview {
+        /// The agent.
+        agent: String,
+    },
     /// The person sees this agent's conversation: what it wrote is read.
     Seen {
         /// The agent.
@@ -292,11 +302,18 @@ impl AppState {
                 if let Command::Team(team) = &command {
                     self.teams.requested(team);
                 }
+                if let Command::Checkpoint(checkpoint) = &command {
+                    self.review_requested(checkpoint);
+                }
                 vec![command]
             }
             Request::Say { channel, text } => self.channels.say(&self.agents, &channel, &text),
             Request::NotNow(key) => {
                 self.not_now(key);
+                Vec::new()
+            }
+            Request::CloseReview { agent } => {
+                self.close_review(&agent);
                 Vec::new()
             }
             Request::Seen { agent } => {
@@ -322,6 +339,7 @@ impl AppState {
     pub fn take_outbox(&mut self) -> Vec<Command> {
         let mut out = std::mem::take(&mut self.channels.outbox);
         out.append(&mut self.teams.outbox);
+        out.append(&mut self.review_outbox);
         out
     }
 
@@ -493,11 +511,14 @@ impl AppState {
                 }
             }
             Event::Checkpoint(e) => {
+                self.apply_review_event(&e);
                 if let Some(a) = self.agent_mut(e.agent()) {
                     e.apply_to(&mut a.conversation);
                 }
             }
             Event::TurnEnded { agent, end } => {
+                // What the turn wrote shows in an open review.
+                self.review_again(&agent);
                 // The agent may have switched branches: read again.
                 if let Some(a) = self.agent_mut(&agent) {
                     a.branch_asked = false;

@@ -1,6 +1,7 @@
 //! Checkpoints between the window and the runtime: each turn of an agent on this computer starts
 //! with one (`Recorded`, tied to the person's message), and the person can restore one
-//! (`CheckpointCommand::Restore` → `Restored`, which carries the checkpoint that undoes it).
+//! (`CheckpointCommand::Restore` → `Restored`, which carries the checkpoint that undoes it), or
+//! review what changed since one (`Review` → `Review`) and revert a file or a hunk of it.
 
 use crate::model::conversation::{Conversation, MessageId, Notice};
 
@@ -13,6 +14,24 @@ pub enum CheckpointCommand {
         agent: String,
         /// The checkpoint's id.
         checkpoint: String,
+    },
+    /// Read what changed in `agent`'s workspace since `checkpoint`, with diffs, for review.
+    Review {
+        /// The agent (its name).
+        agent: String,
+        /// The checkpoint's id.
+        checkpoint: String,
+    },
+    /// Put `path` back as it was at `checkpoint` (`hunk`: only that hunk of it, as the person saw it).
+    Revert {
+        /// The agent (its name).
+        agent: String,
+        /// The checkpoint's id.
+        checkpoint: String,
+        /// The file.
+        path: String,
+        /// One hunk only.
+        hunk: Option<crate::model::review::Hunk>,
     },
 }
 
@@ -38,13 +57,32 @@ pub enum CheckpointEvent {
         /// The undo checkpoint, or the error.
         result: Result<String, String>,
     },
+    /// What changed since a checkpoint, or why it could not be read.
+    Review {
+        /// The agent (its name).
+        agent: String,
+        /// The checkpoint's id.
+        checkpoint: String,
+        /// The changed files with their diffs.
+        result: Result<Vec<crate::protocol::teams::ReviewFile>, String>,
+    },
+    /// A file or a hunk was put back, or why not.
+    Reverted {
+        /// The agent (its name).
+        agent: String,
+        /// How it went.
+        result: Result<(), String>,
+    },
 }
 
 impl CheckpointEvent {
     /// The agent it is about.
     pub fn agent(&self) -> &str {
         match self {
-            CheckpointEvent::Recorded { agent, .. } | CheckpointEvent::Restored { agent, .. } => agent,
+            CheckpointEvent::Recorded { agent, .. }
+            | CheckpointEvent::Restored { agent, .. }
+            | CheckpointEvent::Review { agent, .. }
+            | CheckpointEvent::Reverted { agent, .. } => agent,
         }
     }
 
@@ -57,6 +95,8 @@ impl CheckpointEvent {
                 Ok(undo) => Notice::Restored { checkpoint: checkpoint.clone(), undo: undo.clone() },
                 Err(message) => Notice::RestoreFailed { message: message.clone() },
             }),
+            // The review panel's, not the conversation's.
+            CheckpointEvent::Review { .. } | CheckpointEvent::Reverted { .. } => {}
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod agent_terminals;
 pub mod agents;
 pub mod attach;
 pub mod checkpoint;
+pub mod checkpoint_review;
 pub mod clock;
 pub mod config_file;
 pub mod config_watch;

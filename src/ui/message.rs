@@ -138,6 +138,12 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
                         CheckpointCommand::Restore { agent: agent.config.name.clone(), checkpoint: checkpoint.clone() };
                     actions.commands.push(Command::Checkpoint(restore));
                 }
+                let review = egui::Button::new(RichText::new(tr(lang, Key::ReviewTurn)).small()).frame(false);
+                if ui.add(review).on_hover_text(tr(lang, Key::ReviewTurnHint)).clicked() {
+                    let review =
+                        CheckpointCommand::Review { agent: agent.config.name.clone(), checkpoint: checkpoint.clone() };
+                    actions.commands.push(Command::Checkpoint(review));
+                }
             }
         });
     });

@@ -148,6 +148,8 @@ struct AgentPane {
     find: Option<find_bar::FindBar>,
     /// A search result being opened: scroll to message `.1` once thread `.0` is shown.
     reveal: Option<(crate::protocol::threads::ThreadId, usize)>,
+    /// The review of its changes since a checkpoint, while open.
+    review: Option<review::ReviewView>,
 }
 
 impl SidekicksApp {
@@ -458,7 +460,7 @@ impl SidekicksApp {
                 ui.label(i18n::tr(lang, i18n::Key::PickAgent));
                 return;
             };
-            let AgentPane { draft, list, workspace, login_values, find, reveal } =
+            let AgentPane { draft, list, workspace, login_values, find, reveal, review } =
                 self.panes.entry(name.clone()).or_default();
             // A search result: its message, once its thread is shown.
             if let Some((thread, seq)) = *reveal
@@ -486,7 +488,17 @@ impl SidekicksApp {
                 self.view = View::Workspace;
             }
             match self.tab {
+                // Its changes since a checkpoint, while reviewed, in place of the conversation.
+                Tab::Conversation if agent.review.is_some() => {
+                    let view = review.get_or_insert_with(|| review::ReviewView::new("", &name));
+                    let (asked, close) = review::workspace_review_ui(ui, lang, agent, view);
+                    requests.extend(asked);
+                    if close {
+                        *review = None;
+                    }
+                }
                 Tab::Conversation => {
+                    *review = None;
                     if agent.read != agent.conversation.messages.len() {
                         requests.push(Request::Seen { agent: name.clone() });
                     }

@@ -14,8 +14,9 @@ use super::review_rows::{Anchor, Row, anchor, line_ui, rows};
 use super::theme::{ERROR, OK};
 use crate::app::{AppState, Command};
 use crate::model::config::Language;
+use crate::model::review::Hunk;
 use crate::model::review::{Comment, TreeRow, review_message, tree};
-use crate::protocol::teams::{ChangeKind, MemberCopy, ReviewFile, TeamCommand};
+use crate::protocol::teams::{Change, ChangeKind, ReviewFile, TeamCommand};
 
 /// The colour of a hunk's header.
 const HUNK: egui::Color32 = egui::Color32::from_rgb(110, 150, 220);
@@ -83,20 +84,102 @@ impl ReviewView {
     }
 }
 
-/// The review panel; returns the commands to send and whether the person closed it.
-pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut ReviewView) -> (Vec<Command>, bool) {
-    let mut commands = Vec::new();
-    let Some(team) = state.teams.team(&view.team) else { return (commands, true) };
-    let Some(member) = team.member(&view.agent).cloned() else { return (commands, true) };
-    let busy = team.busy.contains(&view.agent);
-    let generation = team.review_generation;
-    let files: &[ReviewFile] = match team.review.as_ref().and_then(|(_, r)| r.as_ref()) {
+/// What the panel reviews, from whichever source (a team member's copy, an agent's workspace
+/// since a checkpoint).
+pub struct ReviewInput<'a> {
+    /// The heading.
+    pub title: String,
+    /// The changed files (`None`: being read), or why they could not be read.
+    pub files: Option<Result<&'a [ReviewFile], String>>,
+    /// Changes each time new files come (the rows are laid out again).
+    pub generation: u64,
+    /// A decision is being carried out: the buttons wait.
+    pub busy: bool,
+    /// Why the last decision was not carried out.
+    pub error: Option<String>,
+    /// Files and hunks can be accepted (merged into the team's project).
+    pub accept: bool,
+    /// The words of "reject": its label and hint for a file, for a hunk.
+    pub reject: [(Key, Key); 2],
+    /// The words of the button that closes the panel.
+    pub close: Key,
+}
+
+/// What the person decided in the panel, for its source to carry out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Accept a whole file (both ends of a rename).
+    AcceptFile(Change),
+    /// Reject a whole file.
+    RejectFile(Change),
+    /// Accept one hunk of a file.
+    AcceptHunk(String, Hunk),
+    /// Reject one hunk of a file.
+    RejectHunk(String, Hunk),
+    /// Send the comments, as this message.
+    Send(String),
+}
+
+/// A team member's work under review; returns the commands to send and whether it was closed.
+pub fn team_review_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &AppState,
+    view: &mut ReviewView,
+) -> (Vec<Command>, bool) {
+    let Some(team) = state.teams.team(&view.team) else { return (Vec::new(), true) };
+    let Some(member) = team.member(&view.agent).cloned() else { return (Vec::new(), true) };
+    let input = ReviewInput {
+        title: trf(lang, Key::ReviewTitle, &[("agent", &view.agent)]),
+        files: team.review.as_ref().and_then(|(_, r)| r.as_ref()).map(|r| match r {
+            Ok(files) => Ok(files.as_slice()),
+            Err(e) => Err(team_error_text(lang, e)),
+        }),
+        generation: team.review_generation,
+        busy: team.busy.contains(&view.agent),
+        error: team.decision_error.as_ref().map(|e| team_error_text(lang, e)),
+        accept: true,
+        reject: [(Key::RejectFile, Key::RejectFileHint), (Key::RejectHunk, Key::RejectHunkHint)],
+        close: Key::CloseReview,
+    };
+    let (decisions, close) = review_ui(ui, lang, input, view);
+    let team = view.team.clone();
+    let commands = decisions
+        .into_iter()
+        .map(|d| {
+            let (team, member) = (team.clone(), member.clone());
+            let command = match d {
+                Decision::AcceptFile(change) => TeamCommand::Merge { team, member, selected: Some(change.paths()) },
+                Decision::RejectFile(change) => TeamCommand::RejectFiles { team, member, changes: vec![change] },
+                Decision::AcceptHunk(path, hunk) => TeamCommand::DecideHunk { team, member, path, hunk, accept: true },
+                Decision::RejectHunk(path, hunk) => TeamCommand::DecideHunk { team, member, path, hunk, accept: false },
+                Decision::Send(text) => {
+                    let agent = member.name.clone();
+                    return Command::Prompt { agent, text, context: None, id: None, attachments: Vec::new() };
+                }
+            };
+            Command::Team(Box::new(command))
+        })
+        .collect();
+    (commands, close)
+}
+
+/// The review panel; returns what the person decided and whether they closed it.
+pub fn review_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    input: ReviewInput,
+    view: &mut ReviewView,
+) -> (Vec<Decision>, bool) {
+    let mut decisions = Vec::new();
+    let generation = input.generation;
+    let files: &[ReviewFile] = match &input.files {
         Some(Ok(files)) => files,
         _ => &[],
     };
     let mut close = false;
     ui.horizontal_wrapped(|ui| {
-        ui.heading(trf(lang, Key::ReviewTitle, &[("agent", &view.agent)]));
+        ui.heading(&input.title);
         let (added, removed) =
             files.iter().filter_map(|f| f.diff.as_ref()).fold((0, 0), |(a, r), d| (a + d.added, r + d.removed));
         let counts =
@@ -118,19 +201,12 @@ pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut
         let count = view.comments.len().to_string();
         let send = egui::Button::new(trf(lang, Key::SendReview, &[("count", &count)]));
         if ui.add_enabled(!view.comments.is_empty(), send).clicked() {
-            let text = review_message(&view.comments);
-            commands.push(Command::Prompt {
-                agent: view.agent.clone(),
-                text,
-                context: None,
-                id: None,
-                attachments: Vec::new(),
-            });
+            decisions.push(Decision::Send(review_message(&view.comments)));
             view.comments.clear();
             view.edits += 1;
             view.sent = true;
         }
-        if ui.button(tr(lang, Key::CloseReview)).clicked() {
+        if ui.button(tr(lang, input.close)).clicked() {
             close = true;
         }
     });
@@ -149,24 +225,24 @@ pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut
     if view.sent {
         ui.label(RichText::new(trf(lang, Key::ReviewSent, &[("agent", &view.agent)])).color(OK));
     }
-    if let Some(e) = &team.decision_error {
-        ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+    if let Some(e) = &input.error {
+        ui.label(RichText::new(e).color(ERROR));
     }
-    match team.review.as_ref().and_then(|(_, r)| r.as_ref()) {
+    match &input.files {
         None => {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label(tr(lang, Key::ReadingReview));
             });
-            return (commands, close);
+            return (decisions, close);
         }
         Some(Err(e)) => {
-            ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
-            return (commands, close);
+            ui.label(RichText::new(e).color(ERROR));
+            return (decisions, close);
         }
-        Some(Ok(files)) if files.is_empty() => {
+        Some(Ok([])) => {
             ui.label(RichText::new(tr(lang, Key::NothingToReview)).weak());
-            return (commands, close);
+            return (decisions, close);
         }
         Some(Ok(_)) => {}
     }
@@ -178,11 +254,11 @@ pub fn review_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, view: &mut
         .default_size(260.0)
         .show(ui, |ui| tree_ui(ui, files, view, generation));
     egui::CentralPanel::default().show(ui, |ui| {
-        let team = view.team.clone();
-        let mut ctx = Ctx { lang, member: &member, team: &team, busy, commands: &mut commands };
+        let mut ctx =
+            Ctx { lang, busy: input.busy, accept: input.accept, reject: input.reject, decisions: &mut decisions };
         diff_ui(ui, files, view, &mut ctx, generation);
     });
-    (commands, close)
+    (decisions, close)
 }
 
 fn tree_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, generation: u64) {
@@ -227,16 +303,10 @@ fn tree_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, gener
 /// What the diff rows need besides the view.
 struct Ctx<'a> {
     lang: Language,
-    member: &'a MemberCopy,
-    team: &'a str,
     busy: bool,
-    commands: &'a mut Vec<Command>,
-}
-
-impl Ctx<'_> {
-    fn ask(&mut self, command: TeamCommand) {
-        self.commands.push(Command::Team(Box::new(command)));
-    }
+    accept: bool,
+    reject: [(Key, Key); 2],
+    decisions: &'a mut Vec<Decision>,
 }
 
 fn diff_ui(ui: &mut egui::Ui, files: &[ReviewFile], view: &mut ReviewView, ctx: &mut Ctx, generation: u64) {
@@ -323,17 +393,17 @@ fn row_ui(
                     ui.label(RichText::new(format!("-{}", d.removed)).color(ERROR));
                 }
                 ui.add_enabled_ui(!ctx.busy, |ui| {
-                    let accept =
-                        ui.small_button(tr(lang, Key::AcceptFile)).on_hover_text(tr(lang, Key::AcceptFileHint));
-                    if accept.clicked() {
-                        let (team, member) = (ctx.team.to_string(), ctx.member.clone());
-                        ctx.ask(TeamCommand::Merge { team, member, selected: Some(file.change.paths()) });
+                    if ctx.accept
+                        && ui
+                            .small_button(tr(lang, Key::AcceptFile))
+                            .on_hover_text(tr(lang, Key::AcceptFileHint))
+                            .clicked()
+                    {
+                        ctx.decisions.push(Decision::AcceptFile(file.change.clone()));
                     }
-                    let reject =
-                        ui.small_button(tr(lang, Key::RejectFile)).on_hover_text(tr(lang, Key::RejectFileHint));
-                    if reject.clicked() {
-                        let (team, member) = (ctx.team.to_string(), ctx.member.clone());
-                        ctx.ask(TeamCommand::RejectFiles { team, member, changes: vec![file.change.clone()] });
+                    let (label, hint) = ctx.reject[0];
+                    if ui.small_button(tr(lang, label)).on_hover_text(tr(lang, hint)).clicked() {
+                        ctx.decisions.push(Decision::RejectFile(file.change.clone()));
                     }
                 });
             });
@@ -349,15 +419,18 @@ fn row_ui(
                 // Hunks are decided one by one in a file both sides have as text.
                 if file.change.kind == ChangeKind::Modified {
                     ui.add_enabled_ui(!ctx.busy, |ui| {
-                        for (key, hint, accept) in [
-                            (Key::AcceptHunk, Key::AcceptHunkHint, true),
-                            (Key::RejectHunk, Key::RejectHunkHint, false),
-                        ] {
-                            if ui.small_button(tr(lang, key)).on_hover_text(tr(lang, hint)).clicked() {
-                                let (team, member) = (ctx.team.to_string(), ctx.member.clone());
-                                let (path, hunk) = (file.change.path.clone(), hunk.clone());
-                                ctx.ask(TeamCommand::DecideHunk { team, member, path, hunk, accept });
-                            }
+                        let path = &file.change.path;
+                        if ctx.accept
+                            && ui
+                                .small_button(tr(lang, Key::AcceptHunk))
+                                .on_hover_text(tr(lang, Key::AcceptHunkHint))
+                                .clicked()
+                        {
+                            ctx.decisions.push(Decision::AcceptHunk(path.clone(), hunk.clone()));
+                        }
+                        let (label, hint) = ctx.reject[1];
+                        if ui.small_button(tr(lang, label)).on_hover_text(tr(lang, hint)).clicked() {
+                            ctx.decisions.push(Decision::RejectHunk(path.clone(), hunk.clone()));
                         }
                     });
                 }
@@ -433,4 +506,48 @@ fn editor_ui(ui: &mut egui::Ui, lang: Language, view: &mut ReviewView, height: f
     } else if cancel {
         view.editing = None;
     }
+}
+
+/// An agent's changes since a checkpoint under review (its workspace: nothing to accept, a file
+/// or a hunk can be put back as it was); returns the requests and whether it was closed.
+pub fn workspace_review_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &crate::app::AgentView,
+    view: &mut ReviewView,
+) -> (Vec<crate::app::Request>, bool) {
+    use crate::protocol::checkpoints::CheckpointCommand;
+    let Some(review) = &agent.review else { return (Vec::new(), true) };
+    let name = agent.config.name.clone();
+    let input = ReviewInput {
+        title: trf(lang, Key::WorkspaceReviewTitle, &[("agent", &name)]),
+        files: review.files.as_ref().map(|r| r.as_ref().map(Vec::as_slice).map_err(Clone::clone)),
+        generation: review.generation,
+        busy: agent.state == crate::app::AgentState::Busy,
+        error: review.error.clone(),
+        accept: false,
+        reject: [(Key::RevertFile, Key::RevertFileHint), (Key::RevertHunk, Key::RevertHunkHint)],
+        close: Key::CloseWorkspaceReview,
+    };
+    let (decisions, close) = review_ui(ui, lang, input, view);
+    let checkpoint = review.checkpoint.clone();
+    let mut requests: Vec<crate::app::Request> = Vec::new();
+    for decision in decisions {
+        let (path, hunk) = match decision {
+            Decision::RejectFile(change) => (change.path, None),
+            Decision::RejectHunk(path, hunk) => (path, Some(hunk)),
+            Decision::Send(text) => {
+                let agent = name.clone();
+                requests.push(Command::Prompt { agent, text, context: None, id: None, attachments: Vec::new() }.into());
+                continue;
+            }
+            Decision::AcceptFile(_) | Decision::AcceptHunk(..) => continue,
+        };
+        let revert = CheckpointCommand::Revert { agent: name.clone(), checkpoint: checkpoint.clone(), path, hunk };
+        requests.push(Command::Checkpoint(revert).into());
+    }
+    if close {
+        requests.push(crate::app::Request::CloseReview { agent: name });
+    }
+    (requests, close)
 }

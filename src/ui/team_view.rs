@@ -182,7 +182,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     let mut commands = Vec::new();
     let Some(team) = state.teams.team(id) else { return commands };
     if let Some(view) = views.review.as_mut().filter(|v| v.team == id) {
-        let (asked, close) = super::review::review_ui(ui, lang, state, view);
+        let (asked, close) = super::review::team_review_ui(ui, lang, state, view);
         if close {
             views.review = None;
         }

@@ -9,6 +9,7 @@ use crate::model::config::RuntimeKind;
 use crate::protocol::checkpoints::{CheckpointCommand, CheckpointEvent};
 use crate::protocol::{AgentState, Event};
 use crate::runtime::checkpoint::Checkpoints;
+use crate::runtime::checkpoint_review::{revert, review_since};
 
 impl Manager {
     /// Where and how `agent`'s workspace is checkpointed; `None` when checkpoints are off or the
@@ -33,7 +34,13 @@ impl Manager {
     }
 
     pub(super) async fn checkpoint_command(&mut self, command: CheckpointCommand) {
-        let CheckpointCommand::Restore { agent, checkpoint } = command;
+        let (agent, checkpoint) = match command {
+            CheckpointCommand::Restore { agent, checkpoint } => (agent, checkpoint),
+            CheckpointCommand::Review { agent, checkpoint } => return self.review(agent, checkpoint),
+            CheckpointCommand::Revert { agent, checkpoint, path, hunk } => {
+                return self.revert(agent, checkpoint, path, hunk);
+            }
+        };
         let refused = |why: &str| CheckpointEvent::Restored {
             agent: agent.clone(),
             checkpoint: checkpoint.clone(),
@@ -58,6 +65,46 @@ impl Manager {
             }
         };
         self.events.send(Event::Checkpoint(event)).await;
+    }
+}
+
+impl Manager {
+    /// Reads what changed in `agent`'s workspace since `checkpoint`, on a blocking thread.
+    fn review(&self, agent: String, checkpoint: String) {
+        let checkpointer = self.checkpointer(&agent);
+        let events = self.events.clone();
+        tokio::spawn(async move {
+            let result = match checkpointer {
+                None => Err("checkpoints are off for this agent".to_string()),
+                Some((cps, workspace)) => {
+                    let id = checkpoint.clone();
+                    let done = tokio::task::spawn_blocking(move || review_since(&cps, &workspace, &id)).await;
+                    done.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string()))
+                }
+            };
+            events.send(Event::Checkpoint(CheckpointEvent::Review { agent, checkpoint, result })).await;
+        });
+    }
+
+    /// Puts a file (or one hunk of it) back as it was at a checkpoint; refused during a turn.
+    fn revert(&self, agent: String, checkpoint: String, path: String, hunk: Option<crate::model::review::Hunk>) {
+        let busy = self.slots.iter().any(|s| s.config.name == agent && s.state == AgentState::Busy);
+        let checkpointer = self.checkpointer(&agent);
+        let events = self.events.clone();
+        tokio::spawn(async move {
+            let result = match (busy, checkpointer) {
+                (true, _) => Err("the agent is in a turn: stop it first".to_string()),
+                (false, None) => Err("checkpoints are off for this agent".to_string()),
+                (false, Some((cps, workspace))) => {
+                    let done = tokio::task::spawn_blocking(move || {
+                        revert(&cps, &workspace, &checkpoint, &path, hunk.as_ref())
+                    })
+                    .await;
+                    done.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string()))
+                }
+            };
+            events.send(Event::Checkpoint(CheckpointEvent::Reverted { agent, result })).await;
+        });
     }
 }
 

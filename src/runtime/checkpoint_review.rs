@@ -1,0 +1,106 @@
+//! Reviewing what an agent changed in its workspace since a checkpoint: each changed file with its
+//! diff against the checkpoint's version, and putting back one file or one hunk of it as it was.
+//! A hunk is named by its content as the person saw it; if the file changed since, nothing is
+//! done. Blocking file and process work: callers run it on a blocking thread.
+
+use std::path::Path;
+
+use super::checkpoint::{CheckpointError, Checkpoints};
+use crate::model::merge::is_binary;
+use crate::model::review::{Hunk, apply_hunks, diff};
+use crate::protocol::teams::{Change, ChangeKind, ReviewFile};
+
+/// What `path` is in the workspace now: its bytes, `None` when it is not a file or link.
+fn now(workspace: &Path, path: &str) -> Result<Option<Vec<u8>>, CheckpointError> {
+    let full = workspace.join(path);
+    match std::fs::symlink_metadata(&full) {
+        Ok(meta) if meta.is_symlink() => {
+            use std::os::unix::ffi::OsStrExt;
+            let target = std::fs::read_link(&full).map_err(|e| io(&full, e))?;
+            Ok(Some(target.as_os_str().as_bytes().to_vec()))
+        }
+        Ok(meta) if meta.is_file() => std::fs::read(&full).map(Some).map_err(|e| io(&full, e)),
+        _ => Ok(None),
+    }
+}
+
+fn io(path: &Path, e: impl std::fmt::Display) -> CheckpointError {
+    CheckpointError::Io { path: path.display().to_string(), message: e.to_string() }
+}
+
+fn text(bytes: Option<&[u8]>) -> Option<&str> {
+    match bytes {
+        None => Some(""),
+        Some(b) if b.len() <= 4 * 1024 * 1024 && !is_binary(b) => std::str::from_utf8(b).ok(),
+        _ => None,
+    }
+}
+
+/// Every file changed since checkpoint `id`, with its diff (none for binary and huge files).
+pub fn review_since(cps: &Checkpoints, workspace: &Path, id: &str) -> Result<Vec<ReviewFile>, CheckpointError> {
+    let mut out = Vec::new();
+    for path in cps.changed_since(workspace, id)? {
+        let then = cps.read_at(workspace, id, &path).ok();
+        let current = now(workspace, &path)?;
+        let kind = match (&then, &current) {
+            (Some(None), _) => ChangeKind::Added,
+            (_, None) => ChangeKind::Deleted,
+            _ => ChangeKind::Modified,
+        };
+        let diff = match (then.as_ref().and_then(|t| text(t.as_deref())), text(current.as_deref())) {
+            (Some(old), Some(new)) => Some(diff(old, new)),
+            _ => None,
+        };
+        let binary = current.as_deref().is_some_and(is_binary);
+        out.push(ReviewFile { change: Change { path, kind, binary, symlink: false }, diff });
+    }
+    Ok(out)
+}
+
+/// Puts `path` back as it was at checkpoint `id`, or only hunk `shown` of it.
+pub fn revert(
+    cps: &Checkpoints,
+    workspace: &Path,
+    id: &str,
+    path: &str,
+    shown: Option<&Hunk>,
+) -> Result<(), CheckpointError> {
+    if path.split('/').any(|c| c.is_empty() || c == "." || c == "..") || path.starts_with('/') {
+        return Err(io(Path::new(path), "refused path"));
+    }
+    let then = cps.read_at(workspace, id, path)?;
+    let full = workspace.join(path);
+    let bytes = match shown {
+        None => then,
+        Some(shown) => {
+            let stale = || io(Path::new(path), "changed since it was shown; look at it again");
+            let current = now(workspace, path)?;
+            let (Some(old), Some(new)) = (text(then.as_deref()), text(current.as_deref())) else { return Err(stale()) };
+            let i = diff(old, new).hunks.iter().position(|h| h == shown).ok_or_else(stale)?;
+            Some(apply_hunks(old, new, |j| j != i).into_bytes())
+        }
+    };
+    match bytes {
+        None => match std::fs::remove_file(&full) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&full, e)),
+            _ => Ok(()),
+        },
+        Some(bytes) => {
+            let mode = std::fs::metadata(&full).map_or(0o644, |m| {
+                use std::os::unix::fs::PermissionsExt;
+                m.permissions().mode() & 0o777
+            });
+            if let Some(dir) = full.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+            }
+            let tmp = full.with_file_name(format!(
+                ".{}.sidekicks-revert",
+                full.file_name().unwrap_or_default().to_string_lossy()
+            ));
+            std::fs::write(&tmp, &bytes).map_err(|e| io(&tmp, e))?;
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode)).map_err(|e| io(&tmp, e))?;
+            std::fs::rename(&tmp, &full).map_err(|e| io(&full, e))
+        }
+    }
+}
