@@ -70,7 +70,9 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     step_until(&mut h, LONG, "ada's workspace", |h| h.query_by_label("team Docs team").is_some());
     h.get_by_label("team Docs team").click();
     step_until(&mut h, LONG, "the team's page", |h| h.query_all_by_label("Merge all").next().is_some());
-    // A member's name on the team page goes to its conversation, and back.
+    // A member's name on the team page goes to its conversation, and back. Once both change lists
+    // are shown: one arriving later moves bob's name down, and a click aimed before would miss.
+    step_until(&mut h, LONG, "both change lists", |h| h.query_all_by_label("No changes yet.").count() == 2);
     h.get_all_by_label("bob").last().unwrap().click();
     step_until(&mut h, LONG, "bob's conversation", |h| {
         h.query_by_label("team Docs team").is_some() && h.query_all_by_label("Merge all").next().is_none()
