@@ -72,6 +72,9 @@ fn state(files: Vec<ReviewFile>) -> AppState {
         provider: ProviderKind::Copy,
         base: String::new(),
         dependencies: Vec::new(),
+        number: 1,
+        env: Default::default(),
+        ready: true,
     };
     let record = TeamRecord {
         id: "t".into(),

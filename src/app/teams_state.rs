@@ -6,6 +6,20 @@ use std::collections::{HashMap, HashSet};
 use crate::protocol::teams::{Change, DiscardedWork, MemberCopy, MergeReport, ReviewFile, TeamCommand, TeamError};
 use crate::protocol::{TeamEvent, TeamInfo};
 
+/// A member's setup command as the team page shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Setup {
+    /// What it wrote (its last 64 KB).
+    pub output: String,
+    /// Still running.
+    pub running: bool,
+    /// Why it failed.
+    pub failed: Option<String>,
+}
+
+/// The most output of a setup command kept.
+const SETUP_OUTPUT: usize = 64 * 1024;
+
 /// A member's files under review, or why they could not be read.
 pub type ReviewResult = Result<Vec<ReviewFile>, TeamError>;
 
@@ -33,6 +47,8 @@ pub struct TeamState {
     pub review: Option<(String, Option<ReviewResult>)>,
     /// Counts the review results received (the panel lays out its rows again when it changes).
     pub review_generation: u64,
+    /// Each member's setup command: its output, running or not, why it failed.
+    pub setup: HashMap<String, Setup>,
     /// Why the last review decision (accept or reject) was not carried out.
     pub decision_error: Option<TeamError>,
 }
@@ -123,6 +139,17 @@ impl TeamsState {
         Some((team.to_string(), copies.collect()))
     }
 
+    /// The members of the team added last that are not ready have their setup running (the
+    /// runtime starts it with the team).
+    fn setups_started(&mut self) {
+        let Some(t) = self.teams.last_mut() else { return };
+        for (agent, member) in &t.info.members {
+            if member.as_ref().is_ok_and(|m| !m.ready) {
+                t.setup.insert(agent.clone(), Setup { running: true, ..Default::default() });
+            }
+        }
+    }
+
     fn add(&mut self, info: TeamInfo) {
         self.teams.retain(|t| t.info.record.id != info.record.id);
         self.teams.push(TeamState {
@@ -135,6 +162,7 @@ impl TeamsState {
             branches: HashMap::new(),
             undone: HashMap::new(),
             review: None,
+            setup: HashMap::new(),
             review_generation: 0,
             decision_error: None,
         });
@@ -159,6 +187,12 @@ impl TeamsState {
                     // The files shown stay until the new ones come (no flicker as a member writes).
                     let old = t.review.take().filter(|(who, _)| *who == member.name).and_then(|(_, files)| files);
                     t.review = Some((member.name.clone(), old));
+                }
+                return;
+            }
+            TeamCommand::Setup { team, member } => {
+                if let Some(t) = self.team_mut(team) {
+                    t.setup.insert(member.name.clone(), Setup { running: true, ..Default::default() });
                 }
                 return;
             }
@@ -204,6 +238,7 @@ impl TeamsState {
                         self.created = Some(info.record.id.clone());
                         self.discard_error = None;
                         self.add(info);
+                        self.setups_started();
                     }
                     Err(e) => self.discard_error = Some(e),
                 }
@@ -221,6 +256,7 @@ impl TeamsState {
                         self.created = Some(info.record.id.clone());
                         self.create_error = None;
                         self.add(info);
+                        self.setups_started();
                     }
                     Err(e) => self.create_error = Some(e),
                 }
@@ -263,6 +299,34 @@ impl TeamsState {
                     t.merges.insert(agent.clone(), result);
                 }
                 self.diff_again(&team, &agent);
+            }
+            TeamEvent::SetupOutput { team, agent, text } => {
+                if let Some(t) = self.team_mut(&team) {
+                    let setup = t.setup.entry(agent).or_insert_with(|| Setup { running: true, ..Default::default() });
+                    setup.output.push_str(&text);
+                    if setup.output.len() > SETUP_OUTPUT {
+                        let mut cut = setup.output.len() - SETUP_OUTPUT;
+                        while !setup.output.is_char_boundary(cut) {
+                            cut += 1;
+                        }
+                        setup.output.drain(..cut);
+                    }
+                }
+            }
+            TeamEvent::SetupDone { team, agent, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    let setup = t.setup.entry(agent.clone()).or_default();
+                    setup.running = false;
+                    match result {
+                        Ok(member) => {
+                            setup.failed = None;
+                            if let Some((_, m)) = t.info.members.iter_mut().find(|(a, _)| *a == agent) {
+                                *m = Ok(member);
+                            }
+                        }
+                        Err(why) => setup.failed = Some(why),
+                    }
+                }
             }
             TeamEvent::Review { team, agent, result } => {
                 if let Some(t) = self.team_mut(&team)

@@ -17,6 +17,7 @@ pub mod mentions;
 pub mod merge;
 pub mod permission;
 pub mod problem;
+pub mod recipe;
 pub mod rel_path;
 pub mod review;
 pub mod search;

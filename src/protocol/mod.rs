@@ -289,6 +289,8 @@ pub enum Command {
         agent: String,
         /// The folder (`None`: its own).
         workspace: Option<PathBuf>,
+        /// Variables added to its environment there (a member's ports).
+        env: std::collections::BTreeMap<String, String>,
     },
     /// Remember a channel's timeline (in the store, with the config file's conversations).
     SaveChannel {

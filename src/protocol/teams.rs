@@ -39,6 +39,19 @@ pub struct MemberCopy {
     pub base: String,
     /// The dependency folders linked or cloned into the copy.
     pub dependencies: Vec<String>,
+    /// Its number in the team (from 1; 0 for copies made before numbers): its block of ports.
+    #[serde(default)]
+    pub number: usize,
+    /// Variables its processes get (its ports, from the project's recipe).
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// The recipe's setup command succeeded in the copy (or there is none): the member works there.
+    #[serde(default = "ready_by_default")]
+    pub ready: bool,
+}
+
+fn ready_by_default() -> bool {
+    true
 }
 
 /// What kind of change a member made to a path.
@@ -113,6 +126,9 @@ pub enum TeamError {
         "this change to {0} conflicts with the project's version; merge the file to send the conflict to the member"
     )]
     HunkConflicts(String),
+    /// The project's team recipe (`.sidekicks/team.toml`) cannot be used.
+    #[error("the team recipe .sidekicks/team.toml: {0}")]
+    Recipe(String),
     /// The agent is a member of the team already.
     #[error("{0} is a member of the team already")]
     AlreadyMember(String),
@@ -309,6 +325,13 @@ pub enum TeamCommand {
         /// The changes to take back.
         changes: Vec<Change>,
     },
+    /// Run the recipe's setup command in a member's copy again (after it failed).
+    Setup {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        member: MemberCopy,
+    },
     /// Bring kept work back into its team (`team`: as it is now), or a team made again (`None`:
     /// the team is gone).
     RestoreDiscarded {
@@ -411,6 +434,24 @@ pub enum TeamEvent {
         result: Result<MergeReport, TeamError>,
         /// What the member was told of the conflicts (sent as its next message).
         told: Option<Told>,
+    },
+    /// Output of the setup command running in a member's copy, as it comes.
+    SetupOutput {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// The bytes read, as text.
+        text: String,
+    },
+    /// The setup command ended: the member, ready (it works in its copy now), or why not.
+    SetupDone {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// The member ready, or the failure (its output was sent before).
+        result: Result<MemberCopy, String>,
     },
     /// A member's changed files with their diffs.
     Review {

@@ -228,7 +228,7 @@ struct Manager {
     /// Another config file to open once every agent has stopped.
     opening: Option<(PathBuf, crate::model::config_check::LoadResult)>,
     /// Agents working in another folder than their config says (team members in their copies).
-    workspace_overrides: HashMap<String, PathBuf>,
+    workspace_overrides: HashMap<String, (PathBuf, std::collections::BTreeMap<String, String>)>,
     /// The config as loaded, before the overrides.
     loaded: Option<Config>,
     /// The config in force, overrides applied, for whoever follows it.
@@ -438,9 +438,9 @@ impl Manager {
             | Command::CloseTerminal { .. }
             | Command::Notify(_)
             | Command::Search { .. } => {}
-            Command::SetWorkspace { agent, workspace } => {
+            Command::SetWorkspace { agent, workspace, env } => {
                 match workspace {
-                    Some(path) => self.workspace_overrides.insert(agent, path),
+                    Some(path) => self.workspace_overrides.insert(agent, (path, env)),
                     None => self.workspace_overrides.remove(&agent),
                 };
                 if let Some(config) = self.loaded.clone() {
@@ -495,8 +495,9 @@ impl Manager {
     async fn apply(&mut self, mut config: Config) {
         self.loaded = Some(config.clone());
         for agent in &mut config.agents {
-            if let Some(path) = self.workspace_overrides.get(&agent.name) {
+            if let Some((path, env)) = self.workspace_overrides.get(&agent.name) {
                 agent.workspace = path.clone();
+                agent.env.extend(env.clone());
             }
         }
         self.defaults = config.defaults.clone();

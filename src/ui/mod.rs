@@ -37,6 +37,7 @@ pub mod slash_menu;
 pub mod status;
 pub mod team_branch;
 pub mod team_discarded;
+pub mod team_setup;
 pub mod team_view;
 pub mod terminal_colors;
 pub mod terminal_input;

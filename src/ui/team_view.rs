@@ -229,6 +229,9 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             ui.label(
                 RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak(),
             );
+            if let Some(command) = super::team_setup::setup_ui(ui, lang, team, &member) {
+                commands.push(command);
+            }
             let busy = team.busy.contains(agent);
             // The change list is asked for when missing (at first, and after each merge).
             let team_id = id.to_string();

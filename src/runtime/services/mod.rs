@@ -6,6 +6,7 @@
 //! The window only sends commands and applies events; it never does this work itself.
 
 mod config;
+mod team_setup;
 mod teams;
 mod terminals;
 mod workspaces;

@@ -48,16 +48,33 @@ impl Services {
         tokio::spawn(async move {
             let Ok(mut event) = tokio::task::spawn_blocking(op).await else { return };
             // Members work in their copies; discarded ones go back to their own folder.
-            let moves: Vec<(String, Option<PathBuf>)> = match &event {
+            let moves: Vec<(String, Option<PathBuf>, Env)> = match &event {
                 TeamEvent::Loaded { teams, .. } => teams.iter().flat_map(member_folders).collect(),
                 TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
                     member_folders(team)
                 }
-                TeamEvent::Discarded { agents, .. } => agents.iter().map(|a| (a.clone(), None)).collect(),
+                TeamEvent::SetupDone { result: Ok(m), .. } => {
+                    vec![(m.name.clone(), Some(m.copy.clone()), m.env.clone())]
+                }
+                TeamEvent::Discarded { agents, .. } => agents.iter().map(|a| (a.clone(), None, Env::new())).collect(),
                 _ => Vec::new(),
             };
-            for (agent, workspace) in moves {
-                let _ = commands.send(Command::SetWorkspace { agent, workspace }).await;
+            for (agent, workspace, env) in moves {
+                let _ = commands.send(Command::SetWorkspace { agent, workspace, env }).await;
+            }
+            // New members whose copy needs the recipe's setup first.
+            let setups: Vec<(String, MemberCopy)> = match &event {
+                TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => team
+                    .members
+                    .iter()
+                    .filter_map(|(_, m)| {
+                        m.as_ref().ok().filter(|m| !m.ready).map(|m| (team.record.id.clone(), m.clone()))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for (team, member) in setups {
+                setup(&sink, &commands, team, member);
             }
             // Conflicts: the member is told in its conversation; the event says with which message.
             if let TeamEvent::Merged { agent, result: Ok(report), told, .. } = &mut event
@@ -174,6 +191,7 @@ impl Services {
                 let (store, dir) = (self.store.clone(), self.teams_dir.clone());
                 self.team_op(move || discard(&dir, store.as_deref(), record, member));
             }
+            TeamCommand::Setup { team, member } => setup(&self.sink, &self.manager, team, member),
             TeamCommand::RestoreDiscarded { id, team } => {
                 let (store, dir) = (self.store.clone(), self.teams_dir.clone());
                 self.team_op(move || {
@@ -262,7 +280,36 @@ fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent {
     TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
 }
 
-/// Where each usable member of `team` works.
-fn member_folders(team: &TeamInfo) -> Vec<(String, Option<PathBuf>)> {
-    team.members.iter().filter_map(|(agent, m)| Some((agent.clone(), Some(m.as_ref().ok()?.copy.clone())))).collect()
+/// A member's variables.
+type Env = std::collections::BTreeMap<String, String>;
+
+/// Where each usable member of `team` works, with its variables (members whose setup has not
+/// succeeded stay in their own folder).
+fn member_folders(team: &TeamInfo) -> Vec<(String, Option<PathBuf>, Env)> {
+    team.members
+        .iter()
+        .filter_map(|(agent, m)| {
+            let m = m.as_ref().ok().filter(|m| m.ready)?;
+            Some((agent.clone(), Some(m.copy.clone()), m.env.clone()))
+        })
+        .collect()
+}
+
+/// Runs a member's setup: its output and end go to the window; once it succeeds the member
+/// moves into its copy.
+fn setup(
+    sink: &crate::runtime::events::EventSink,
+    commands: &tokio::sync::mpsc::Sender<Command>,
+    team: String,
+    member: MemberCopy,
+) {
+    let (sink, commands) = (sink.clone(), commands.clone());
+    tokio::spawn(async move {
+        let done = super::team_setup::run_setup(&sink, &team, member).await;
+        if let TeamEvent::SetupDone { result: Ok(m), .. } = &done {
+            let (agent, workspace, env) = (m.name.clone(), Some(m.copy.clone()), m.env.clone());
+            let _ = commands.send(Command::SetWorkspace { agent, workspace, env }).await;
+        }
+        sink.send(Event::Team(done)).await;
+    });
 }

@@ -173,6 +173,9 @@ impl IsolationProvider for CopyProvider {
             provider: self.kind(),
             base: String::new(),
             dependencies: folders,
+            number: 0,
+            env: Default::default(),
+            ready: true,
         };
         member.save()?;
         Ok(member)

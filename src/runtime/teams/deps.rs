@@ -1,6 +1,7 @@
 //! Dependency folders: ignored folders a member needs to build and test at once (`node_modules`,
 //! `target`, `.venv`). A `.worktreeinclude` file in the project names them, one path per line
-//! (`#` starts a comment); without one, the defaults are used. Only folders that exist are taken.
+//! (`#` starts a comment); the team recipe's `dependencies` come before it; without either, the
+//! defaults are used. Only folders that exist are taken.
 
 use std::path::Path;
 
@@ -11,6 +12,12 @@ pub const DEFAULT_DEPENDENCIES: &[&str] = &["node_modules", "target", ".venv"];
 
 /// The dependency folders of `project` that exist.
 pub fn dependency_folders(project: &Path) -> Vec<String> {
+    // The team recipe's list comes first.
+    if let Ok(Some(recipe)) = super::recipe::load(project)
+        && let Some(listed) = recipe.dependencies
+    {
+        return existing(project, listed);
+    }
     let listed: Vec<String> = match std::fs::read_to_string(project.join(".worktreeinclude")) {
         Ok(text) => text
             .lines()
@@ -19,6 +26,11 @@ pub fn dependency_folders(project: &Path) -> Vec<String> {
             .collect(),
         Err(_) => DEFAULT_DEPENDENCIES.iter().map(|s| s.to_string()).collect(),
     };
+    existing(project, listed)
+}
+
+/// The folders of `listed` that exist in `project` (and stay inside it).
+fn existing(project: &Path, listed: Vec<String>) -> Vec<String> {
     listed
         .into_iter()
         .filter(|d| checked(d).is_ok())

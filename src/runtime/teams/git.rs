@@ -92,6 +92,9 @@ impl IsolationProvider for GitWorktreeProvider {
             provider: ProviderKind::GitWorktree,
             base,
             dependencies: folders,
+            number: 0,
+            env: Default::default(),
+            ready: true,
         };
         member.save()?;
         Ok(member)

@@ -54,11 +54,33 @@ fn make_members(
     agents: &[String],
 ) -> Result<Vec<MemberCopy>, TeamError> {
     let isolation = provider.provider();
+    let recipe = super::recipe::load(project)?;
+    // Numbers (blocks of ports) after those of the members already there.
+    let first = std::fs::read_dir(dir.join(".state"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| MemberCopy::load(&e.path()).ok())
+        .map(|m| m.number)
+        .max()
+        .unwrap_or(0)
+        + 1;
     let mut members = Vec::new();
-    for agent in agents {
+    for (i, agent) in agents.iter().enumerate() {
         let safe: String = agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
         let state = dir.join(".state").join(&safe);
-        match isolation.create(project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent) {
+        let made = isolation.create(project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent);
+        let prepared = made.and_then(|mut member| match &recipe {
+            Some(recipe) => match super::recipe::prepare(&mut member, recipe, first + i) {
+                Ok(()) => Ok(member),
+                Err(e) => {
+                    let _ = isolation.discard(&member);
+                    Err(e)
+                }
+            },
+            None => Ok(member),
+        });
+        match prepared {
             Ok(member) => members.push(member),
             Err(e) => {
                 for member in &members {

@@ -1,0 +1,56 @@
+//! A member's environment on the team page: its ports (from the project's recipe), and its setup
+//! command — the output as it comes (a small terminal-like box), whether it runs, failed (the member
+//! then stays out of its copy) or succeeded, with "Run setup again".
+
+use egui::RichText;
+
+use super::i18n::{Key, tr, trf};
+use super::theme::{ERROR, OK};
+use crate::app::Command;
+use crate::app::teams_state::TeamState;
+use crate::model::config::Language;
+use crate::protocol::teams::{MemberCopy, TeamCommand};
+
+/// Draws member `member`'s environment; returns the command asked for.
+pub fn setup_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, member: &MemberCopy) -> Option<Command> {
+    let agent = &member.name;
+    if !member.env.is_empty() {
+        let vars: Vec<String> = member.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        ui.label(RichText::new(trf(lang, Key::MemberPorts, &[("vars", &vars.join(", "))])).weak());
+    }
+    let setup = team.setup.get(agent);
+    if member.ready && setup.is_none() {
+        return None;
+    }
+    let mut asked = None;
+    ui.horizontal(|ui| match setup {
+        Some(s) if s.running => {
+            ui.spinner();
+            ui.label(trf(lang, Key::SetupRunning, &[("member", agent)]));
+        }
+        _ if member.ready => {
+            ui.label(RichText::new(tr(lang, Key::SetupDone)).color(OK));
+        }
+        other => {
+            let why =
+                other.and_then(|s| s.failed.clone()).unwrap_or_else(|| tr(lang, Key::SetupUnfinished).to_string());
+            ui.label(RichText::new(trf(lang, Key::SetupFailed, &[("member", agent), ("why", &why)])).color(ERROR));
+            if ui.button(tr(lang, Key::SetupAgain)).clicked() {
+                let command = TeamCommand::Setup { team: team.info.record.id.clone(), member: member.clone() };
+                asked = Some(Command::Team(Box::new(command)));
+            }
+        }
+    });
+    if let Some(s) = setup.filter(|s| !s.output.is_empty()) {
+        let text = crate::model::ansi::strip(&s.output);
+        egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).show(ui, |ui| {
+            egui::ScrollArea::vertical().id_salt(("setup-output", agent)).max_height(160.0).stick_to_bottom(true).show(
+                ui,
+                |ui| {
+                    ui.add(egui::Label::new(RichText::new(text).monospace()).wrap());
+                },
+            );
+        });
+    }
+    asked
+}

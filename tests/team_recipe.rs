@@ -1,0 +1,135 @@
+//! The project's team recipe (`.sidekicks/team.toml`) with real processes, through the window
+//! (egui_kittest, demo agents, real git): each new copy gets the files git does not carry (`.env`),
+//! its own block of ports as environment variables, and the setup command runs in it — here it
+//! writes a file and starts a real HTTP server on the member's port — before the member works
+//! there; the output shows on the team page. A setup that fails keeps the member out of its copy
+//! and says why, with its output; "Run setup again" once it is fixed moves the member in.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use sidekicks::app::Command as AppCommand;
+use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
+
+mod common;
+use common::window::{runtime, step_until, window};
+use common::{BIN, config_text, git};
+
+const LONG: Duration = Duration::from_secs(60);
+
+/// A port free now, and the base that gives it to member 1 (base + 10).
+fn free_base() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port() - 10
+}
+
+/// What an HTTP server on `port` answers to `GET /`, if one does.
+fn http_get(port: u16) -> Option<String> {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream.write_all(b"GET / HTTP/1.0\r\nHost: localhost\r\n\r\n").ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    Some(answer)
+}
+
+fn project(dir: &std::path::Path, recipe: &str) -> std::path::PathBuf {
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join(".sidekicks")).unwrap();
+    std::fs::write(project.join(".gitignore"), ".env\nsetup-saw.txt\nserver.pid\n").unwrap();
+    std::fs::write(project.join("README.md"), "# Shop\n").unwrap();
+    std::fs::write(project.join(".sidekicks/team.toml"), recipe).unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-qm", "start"]);
+    // Not in git: only the recipe brings it to the copies.
+    std::fs::write(project.join(".env"), "SECRET=from-the-person\n").unwrap();
+    project
+}
+
+#[test]
+fn a_recipe_copies_files_gives_ports_and_sets_each_copy_up_before_its_member_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = free_base();
+    let recipe = format!(
+        "copy = [\".env*\"]\nsetup = \"echo setting up; cat .env > setup-saw.txt; python3 -m http.server $PORT --bind 127.0.0.1 >/dev/null 2>&1 & echo $! > server.pid; echo ready on $PORT\"\n[ports]\nbase = {base}\nnames = [\"PORT\", \"API_PORT\"]\n"
+    );
+    let project = project(dir.path(), &recipe);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let rt = runtime();
+    let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
+    let mut h = window(&config_text("", &agents, &home), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+    let create = TeamCommand::Create {
+        name: "T".into(),
+        project: project.clone(),
+        provider: ProviderKind::GitWorktree,
+        agents: vec!["ada".into(), "bob".into()],
+        lead: None,
+    };
+    h.state_mut().send(AppCommand::Team(Box::new(create)));
+    step_until(&mut h, LONG, "both in their copies", |h| {
+        ["ada", "bob"].iter().all(|a| h.state().state.agent(a).is_some_and(|a| a.config.workspace != home))
+    });
+    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    let port = base + 10;
+    // The member's processes get its ports; bob's block follows.
+    let ada = h.state().state.agent("ada").unwrap().config.env.clone();
+    assert_eq!(ada.get("PORT"), Some(&port.to_string()));
+    assert_eq!(ada.get("API_PORT"), Some(&(port + 1).to_string()));
+    assert_eq!(h.state().state.agent("bob").unwrap().config.env.get("PORT"), Some(&(base + 20).to_string()));
+    // The file git does not carry was copied, and the setup ran in the copy, before she moved in.
+    assert_eq!(std::fs::read_to_string(copy.join(".env")).unwrap(), "SECRET=from-the-person\n");
+    assert_eq!(std::fs::read_to_string(copy.join("setup-saw.txt")).unwrap(), "SECRET=from-the-person\n");
+    // The server the setup started answers on ada's port (once python has started it).
+    step_until(&mut h, LONG, "the server on ada's port", |_| http_get(port).is_some());
+    let answer = http_get(port).unwrap();
+    assert!(answer.starts_with("HTTP/1.0 200"), "{answer}");
+    // The team page shows the ports, the output and the end.
+    h.get_all_by_label("T").next().unwrap().click();
+    step_until(&mut h, LONG, "the setup shown", |h| h.query_all_by_label("Setup done.").count() == 2);
+    let ports = format!("Ports: API_PORT={}, PORT={port}", port + 1);
+    assert!(h.query_by_label(&ports).is_some());
+    assert!(h.query_all_by_label_contains(&format!("ready on {port}")).next().is_some());
+    for member in ["ada", "bob"] {
+        let copy = h.state().state.agent(member).unwrap().config.workspace.clone();
+        if let Ok(pid) = std::fs::read_to_string(copy.join("server.pid")) {
+            let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+        }
+    }
+    h.state_mut().shutdown();
+}
+
+#[test]
+fn a_failing_setup_keeps_the_member_out_until_it_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = project(dir.path(), "setup = \"echo cannot build here; exit 3\"\n");
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
+    let create = TeamCommand::Create {
+        name: "T".into(),
+        project: project.clone(),
+        provider: ProviderKind::GitWorktree,
+        agents: vec!["ada".into()],
+        lead: None,
+    };
+    h.state_mut().send(AppCommand::Team(Box::new(create)));
+    step_until(&mut h, LONG, "the team", |h| !h.state().state.teams.teams.is_empty());
+    h.get_all_by_label("T").next().unwrap().click();
+    step_until(&mut h, LONG, "the failure", |h| h.query_by_label_contains("The setup failed (exit code 3)").is_some());
+    assert!(h.query_by_label_contains("cannot build here").is_some(), "its output is shown");
+    assert_eq!(h.state().state.agent("ada").unwrap().config.workspace, home, "not moved into the copy");
+    // Fixed in the project, run again: she moves in.
+    std::fs::write(project.join(".sidekicks/team.toml"), "setup = \"echo fine\"\n").unwrap();
+    h.get_by_label("Run setup again").click();
+    step_until(&mut h, LONG, "ada in her copy", |h| {
+        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
+    });
+    step_until(&mut h, LONG, "done", |h| h.query_by_label("Setup done.").is_some());
+    h.state_mut().shutdown();
+}
