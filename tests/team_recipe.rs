@@ -133,3 +133,64 @@ fn a_failing_setup_keeps_the_member_out_until_it_succeeds() {
     step_until(&mut h, LONG, "done", |h| h.query_by_label("Setup done.").is_some());
     h.state_mut().shutdown();
 }
+
+#[test]
+fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    let recipe = "[check]\ncommand = \"grep -q '^ok' status.txt || { echo 'status is not ok'; exit 1; }\"\n";
+    let project = project(dir.path(), recipe);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
+    let create = TeamCommand::Create {
+        name: "T".into(),
+        project: project.clone(),
+        provider: ProviderKind::GitWorktree,
+        agents: vec!["ada".into()],
+        lead: None,
+    };
+    h.state_mut().send(AppCommand::Team(Box::new(create)));
+    step_until(&mut h, LONG, "ada in her copy", |h| {
+        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
+    });
+    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    h.get_all_by_label("T").next().unwrap().click();
+
+    // A merge that breaks the check: the page says so with the output, ada is told, Undo puts
+    // the project back.
+    std::fs::write(copy.join("status.txt"), "broken\n").unwrap();
+    step_until(&mut h, LONG, "her change", |h| h.query_by_label("status.txt").is_some());
+    h.get_by_label("Merge all").click();
+    step_until(&mut h, LONG, "the check failed", |h| {
+        h.query_by_label_contains("The check after ada's merge failed (exit code 1)").is_some()
+    });
+    assert!(h.query_by_label_contains("status is not ok").is_some(), "its output is shown");
+    step_until(&mut h, LONG, "ada told", |h| {
+        h.state().state.agent("ada").unwrap().conversation.messages.iter().any(|m| {
+            let text = format!("{m:?}");
+            text.contains("The check after merging your work into the project failed")
+                && text.contains("status is not ok")
+        })
+    });
+    assert!(project.join("status.txt").exists());
+    h.get_all_by_label("Undo merge").next().unwrap().click();
+    step_until(&mut h, LONG, "undone", |h| h.query_by_label_contains("Merge undone").is_some());
+    assert!(!project.join("status.txt").exists());
+
+    // Fixed: merged again, the check passes.
+    std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
+    step_until(&mut h, LONG, "not busy", |h| {
+        use egui_kittest::kittest::NodeT;
+        h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled())
+            && h.state().state.teams.teams[0]
+                .changes
+                .get("ada")
+                .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
+    });
+    h.get_by_label("Merge all").click();
+    step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
+    assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
+    h.state_mut().shutdown();
+}

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use crate::protocol::teams::{Change, DiscardedWork, MemberCopy, MergeReport, ReviewFile, TeamCommand, TeamError};
 use crate::protocol::{TeamEvent, TeamInfo};
 
-/// A member's setup command as the team page shows it.
+/// A command of the recipe (a member's setup, the check after a merge) as the team page shows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Setup {
     /// What it wrote (its last 64 KB).
@@ -19,6 +19,18 @@ pub struct Setup {
 
 /// The most output of a setup command kept.
 const SETUP_OUTPUT: usize = 64 * 1024;
+
+/// Adds `text` to what a command wrote, keeping the last 64 KB.
+fn push_output(setup: &mut Setup, text: &str) {
+    setup.output.push_str(text);
+    if setup.output.len() > SETUP_OUTPUT {
+        let mut cut = setup.output.len() - SETUP_OUTPUT;
+        while !setup.output.is_char_boundary(cut) {
+            cut += 1;
+        }
+        setup.output.drain(..cut);
+    }
+}
 
 /// A member's files under review, or why they could not be read.
 pub type ReviewResult = Result<Vec<ReviewFile>, TeamError>;
@@ -49,6 +61,8 @@ pub struct TeamState {
     pub review_generation: u64,
     /// Each member's setup command: its output, running or not, why it failed.
     pub setup: HashMap<String, Setup>,
+    /// The check after the team's last merge: whose merge, and its output and end.
+    pub check: Option<(String, Setup)>,
     /// Why the last review decision (accept or reject) was not carried out.
     pub decision_error: Option<TeamError>,
 }
@@ -163,6 +177,7 @@ impl TeamsState {
             undone: HashMap::new(),
             review: None,
             setup: HashMap::new(),
+            check: None,
             review_generation: 0,
             decision_error: None,
         });
@@ -303,14 +318,25 @@ impl TeamsState {
             TeamEvent::SetupOutput { team, agent, text } => {
                 if let Some(t) = self.team_mut(&team) {
                     let setup = t.setup.entry(agent).or_insert_with(|| Setup { running: true, ..Default::default() });
-                    setup.output.push_str(&text);
-                    if setup.output.len() > SETUP_OUTPUT {
-                        let mut cut = setup.output.len() - SETUP_OUTPUT;
-                        while !setup.output.is_char_boundary(cut) {
-                            cut += 1;
-                        }
-                        setup.output.drain(..cut);
+                    push_output(setup, &text);
+                }
+            }
+            TeamEvent::CheckOutput { team, agent, text } => {
+                if let Some(t) = self.team_mut(&team) {
+                    // Empty: a check starts.
+                    if text.is_empty() || t.check.as_ref().is_none_or(|(who, _)| *who != agent) {
+                        t.check = Some((agent.clone(), Setup { running: true, ..Default::default() }));
                     }
+                    if let Some((_, check)) = &mut t.check {
+                        push_output(check, &text);
+                    }
+                }
+            }
+            TeamEvent::CheckDone { team, agent, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    let (_, check) = t.check.get_or_insert_with(|| (agent, Setup::default()));
+                    check.running = false;
+                    check.failed = result.err();
                 }
             }
             TeamEvent::SetupDone { team, agent, result } => {

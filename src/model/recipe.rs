@@ -12,6 +12,9 @@
 //! base = 3000         # member 1 gets 3010, 3011…; member 2 3020…
 //! step = 10
 //! names = ["PORT", "API_PORT"]
+//!
+//! [check]             # after each merge, in the project
+//! command = "npm test"
 //! ```
 
 use serde::Deserialize;
@@ -35,6 +38,17 @@ pub struct Recipe {
     /// Ports per member.
     #[serde(default)]
     pub ports: Option<Ports>,
+    /// The check run in the project after each merge.
+    #[serde(default)]
+    pub check: Option<Check>,
+}
+
+/// A command run in the project after each merge (build, tests, lints).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// Run with `sh -c` in the project.
+    pub command: String,
 }
 
 /// A block of ports for each member.
@@ -90,6 +104,9 @@ impl Recipe {
                 return Err(RecipeError::Invalid(format!("ports: \"{bad}\" is not a variable name")));
             }
         }
+        if recipe.check.as_ref().is_some_and(|c| c.command.trim().is_empty()) {
+            return Err(RecipeError::Invalid("check: command is empty".into()));
+        }
         if recipe.setup.as_deref().is_some_and(|s| s.trim().is_empty()) {
             return Err(RecipeError::Invalid("setup is empty".into()));
         }
@@ -118,6 +135,9 @@ mod tests {
         let text = "copy = [\".env*\"]\nsetup = \"make\"\n[ports]\nbase = 3000\nnames = [\"PORT\", \"API_PORT\"]\n";
         let recipe = Recipe::parse(text).unwrap();
         assert_eq!(recipe.copy, [".env*"]);
+        assert_eq!(recipe.check, None);
+        let checked = Recipe::parse("[check]\ncommand = \"make test\"").unwrap();
+        assert_eq!(checked.check.unwrap().command, "make test");
         let ports = recipe.ports.unwrap();
         assert_eq!(ports.for_member(1).unwrap(), [("PORT".to_string(), 3010), ("API_PORT".to_string(), 3011)]);
         assert_eq!(ports.for_member(2).unwrap()[0].1, 3020);
@@ -134,5 +154,7 @@ mod tests {
         assert!(err("setup = 3").contains("invalid type"));
         assert!(err("colour = \"red\"").contains("unknown field"));
         assert!(err("setup = \"  \"").contains("setup is empty"));
+        assert!(err("[check]\ncommand = \"\"").contains("check: command is empty"));
+        assert!(err("[check]\ncommand = \"x\"\nwhere = \"scratch\"").contains("unknown field"));
     }
 }

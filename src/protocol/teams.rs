@@ -453,6 +453,25 @@ pub enum TeamEvent {
         /// The member ready, or the failure (its output was sent before).
         result: Result<MemberCopy, String>,
     },
+    /// Output of the recipe's check running in the project after a member's merge (empty: it
+    /// starts).
+    CheckOutput {
+        /// The team.
+        team: String,
+        /// The member whose merge it checks.
+        agent: String,
+        /// The bytes read, as text.
+        text: String,
+    },
+    /// The check after a merge ended: passed, or how it failed (the member was told).
+    CheckDone {
+        /// The team.
+        team: String,
+        /// The member whose merge it checked.
+        agent: String,
+        /// Passed, or how it failed.
+        result: Result<(), String>,
+    },
     /// A member's changed files with their diffs.
     Review {
         /// The team.

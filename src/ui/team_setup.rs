@@ -1,6 +1,7 @@
-//! A member's environment on the team page: its ports (from the project's recipe), and its setup
-//! command — the output as it comes (a small terminal-like box), whether it runs, failed (the member
-//! then stays out of its copy) or succeeded, with "Run setup again".
+//! The recipe's commands on the team page: a member's ports and its setup command — the output as
+//! it comes (a small terminal-like box), whether it runs, failed (the member then stays out of its
+//! copy) or succeeded, with "Run setup again" — and the check after the team's last merge, with
+//! "Undo merge" when it failed.
 
 use egui::RichText;
 
@@ -42,15 +43,44 @@ pub fn setup_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, member: &Me
         }
     });
     if let Some(s) = setup.filter(|s| !s.output.is_empty()) {
-        let text = crate::model::ansi::strip(&s.output);
-        egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).show(ui, |ui| {
-            egui::ScrollArea::vertical().id_salt(("setup-output", agent)).max_height(160.0).stick_to_bottom(true).show(
-                ui,
-                |ui| {
-                    ui.add(egui::Label::new(RichText::new(text).monospace()).wrap());
-                },
-            );
+        output_box(ui, ("setup-output", agent), &s.output);
+    }
+    asked
+}
+
+/// What a command wrote, in a small box that follows its end.
+fn output_box(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, output: &str) {
+    let text = crate::model::ansi::strip(output);
+    egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).show(ui, |ui| {
+        egui::ScrollArea::vertical().id_salt(id).max_height(160.0).stick_to_bottom(true).show(ui, |ui| {
+            ui.add(egui::Label::new(RichText::new(text).monospace()).wrap());
         });
+    });
+}
+
+/// The check after the team's last merge; returns the command asked for (Undo merge).
+pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<Command> {
+    let (agent, check) = team.check.as_ref()?;
+    let mut asked = None;
+    ui.horizontal(|ui| {
+        if check.running {
+            ui.spinner();
+            ui.label(trf(lang, Key::CheckRunning, &[("member", agent)]));
+        } else if let Some(why) = &check.failed {
+            ui.label(RichText::new(trf(lang, Key::CheckFailed, &[("member", agent), ("why", why)])).color(ERROR));
+            let member = team.member(agent).filter(|_| team.info.undoable.as_ref() == Some(agent));
+            if let Some(member) = member
+                && ui.button(tr(lang, Key::UndoMerge)).on_hover_text(tr(lang, Key::UndoMergeHint)).clicked()
+            {
+                let undo = TeamCommand::UndoMerge { team: team.info.record.id.clone(), member: member.clone() };
+                asked = Some(Command::Team(Box::new(undo)));
+            }
+        } else {
+            ui.label(RichText::new(trf(lang, Key::CheckPassed, &[("member", agent)])).color(OK));
+        }
+    });
+    if !check.output.is_empty() {
+        output_box(ui, ("check-output", agent), &check.output);
     }
     asked
 }

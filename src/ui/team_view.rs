@@ -210,6 +210,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
         });
     }
     commands.extend(super::team_discarded::kept_notice(ui, lang, state, id));
+    commands.extend(super::team_setup::check_ui(ui, lang, team));
     ui.separator();
     let members = team.info.members.clone();
     egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {

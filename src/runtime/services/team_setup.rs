@@ -1,8 +1,10 @@
-//! The recipe's setup command in a new member's copy (`sh -c`, in the copy, with the member's
-//! variables): its output goes to the team page as it comes (`TeamEvent::SetupOutput`), and the
-//! member starts working in its copy only when the command succeeds (`SetupDone` with the member,
-//! now ready: the front door moves it in). A failure leaves the member out of its copy, with the
-//! output shown and "Run setup again".
+//! Commands of the project's team recipe, run on the runtime with their output sent to the team
+//! page as it comes: the setup command in a new member's copy (`sh -c`, in the copy, with the
+//! member's variables; the member starts working in its copy only when it succeeds: `SetupDone`
+//! with the member, now ready, and the front door moves it in), and the check after a merge (in
+//! the project; a failure is told to the member that merged, with the output's end).
+
+use std::path::Path;
 
 use tokio::io::AsyncReadExt;
 
@@ -11,72 +13,87 @@ use crate::protocol::teams::{MemberCopy, TeamEvent};
 use crate::runtime::events::EventSink;
 use crate::runtime::teams;
 
+/// Runs `command` with `sh -c` in `cwd` with `env`, sending what it writes through `output`;
+/// `Err` says how it failed.
+async fn run_streaming(
+    sink: &EventSink,
+    command: &str,
+    cwd: &Path,
+    env: &std::collections::BTreeMap<String, String>,
+    output: impl Fn(String) -> TeamEvent,
+) -> Result<(), String> {
+    sink.send(Event::Team(output(format!("$ {command}\n")))).await;
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .envs(env)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let (mut out, mut err) = (child.stdout.take().expect("piped"), child.stderr.take().expect("piped"));
+    let (mut a, mut b) = ([0u8; 4096], [0u8; 4096]);
+    let (mut out_open, mut err_open) = (true, true);
+    // Until the command exits (not until its pipes close: a server it started keeps them).
+    let status = loop {
+        tokio::select! {
+            n = out.read(&mut a), if out_open => match n {
+                Ok(0) | Err(_) => out_open = false,
+                Ok(n) => sink.send(Event::Team(output(String::from_utf8_lossy(&a[..n]).into_owned()))).await,
+            },
+            n = err.read(&mut b), if err_open => match n {
+                Ok(0) | Err(_) => err_open = false,
+                Ok(n) => sink.send(Event::Team(output(String::from_utf8_lossy(&b[..n]).into_owned()))).await,
+            },
+            status = child.wait() => break status,
+        }
+    };
+    // What it wrote just before it exited; a process it left running may hold the pipes open,
+    // so only until they are empty for a moment.
+    let pipes: [(&mut (dyn tokio::io::AsyncRead + Unpin + Send), bool); 2] =
+        [(&mut out, out_open), (&mut err, err_open)];
+    for (pipe, _) in pipes.into_iter().filter(|(_, open)| *open) {
+        let mut buf = [0u8; 4096];
+        loop {
+            match tokio::time::timeout(std::time::Duration::from_millis(300), pipe.read(&mut buf)).await {
+                Ok(Ok(n)) if n > 0 => {
+                    sink.send(Event::Team(output(String::from_utf8_lossy(&buf[..n]).into_owned()))).await
+                }
+                _ => break,
+            }
+        }
+    }
+    match status {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(s.code().map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"))),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The recipe of `project` (read on a blocking thread).
+async fn recipe(project: &Path) -> Result<Option<crate::model::recipe::Recipe>, String> {
+    let project = project.to_path_buf();
+    match tokio::task::spawn_blocking(move || teams::recipe::load(&project)).await {
+        Ok(loaded) => loaded.map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Runs the setup of `member` of team `team`; returns the `SetupDone` event (the output was sent).
 pub(super) async fn run_setup(sink: &EventSink, team: &str, mut member: MemberCopy) -> TeamEvent {
     let name = member.name.clone();
     let done = |result| TeamEvent::SetupDone { team: team.to_string(), agent: name.clone(), result };
-    let project = member.project.clone();
-    let recipe = match tokio::task::spawn_blocking(move || teams::recipe::load(&project)).await {
-        Ok(Ok(recipe)) => recipe,
-        Ok(Err(e)) => return done(Err(e.to_string())),
-        Err(e) => return done(Err(e.to_string())),
+    let recipe = match recipe(&member.project).await {
+        Ok(recipe) => recipe,
+        Err(e) => return done(Err(e)),
     };
     if let Some(setup) = recipe.and_then(|r| r.setup) {
         let output = |text: String| TeamEvent::SetupOutput { team: team.to_string(), agent: name.clone(), text };
-        sink.send(Event::Team(output(format!("$ {setup}\n")))).await;
-        let spawned = tokio::process::Command::new("sh")
-            .arg("-c")
-            .arg(&setup)
-            .current_dir(&member.copy)
-            .envs(&member.env)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) => return done(Err(e.to_string())),
-        };
-        let (mut out, mut err) = (child.stdout.take().expect("piped"), child.stderr.take().expect("piped"));
-        let (mut a, mut b) = ([0u8; 4096], [0u8; 4096]);
-        let (mut out_open, mut err_open) = (true, true);
-        // Until the command exits (not until its pipes close: a server it started keeps them).
-        let status = loop {
-            tokio::select! {
-                n = out.read(&mut a), if out_open => match n {
-                    Ok(0) | Err(_) => out_open = false,
-                    Ok(n) => sink.send(Event::Team(output(String::from_utf8_lossy(&a[..n]).into_owned()))).await,
-                },
-                n = err.read(&mut b), if err_open => match n {
-                    Ok(0) | Err(_) => err_open = false,
-                    Ok(n) => sink.send(Event::Team(output(String::from_utf8_lossy(&b[..n]).into_owned()))).await,
-                },
-                status = child.wait() => break status,
-            }
-        };
-        // What it wrote just before it exited; a process it left running may hold the pipes open,
-        // so only until they are empty for a moment.
-        let pipes: [(&mut (dyn tokio::io::AsyncRead + Unpin + Send), bool); 2] =
-            [(&mut out, out_open), (&mut err, err_open)];
-        for (pipe, _) in pipes.into_iter().filter(|(_, open)| *open) {
-            let mut buf = [0u8; 4096];
-            loop {
-                match tokio::time::timeout(std::time::Duration::from_millis(300), pipe.read(&mut buf)).await {
-                    Ok(Ok(n)) if n > 0 => {
-                        sink.send(Event::Team(output(String::from_utf8_lossy(&buf[..n]).into_owned()))).await
-                    }
-                    _ => break,
-                }
-            }
-        }
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                let why = s.code().map_or_else(|| "it was killed".to_string(), |c| format!("exit code {c}"));
-                return done(Err(why));
-            }
-            Err(e) => return done(Err(e.to_string())),
+        if let Err(why) = run_streaming(sink, &setup, &member.copy, &member.env, output).await {
+            return done(Err(why));
         }
     }
     member.ready = true;
@@ -86,4 +103,44 @@ pub(super) async fn run_setup(sink: &EventSink, team: &str, mut member: MemberCo
         Ok(Err(e)) => done(Err(e.to_string())),
         Err(e) => done(Err(e.to_string())),
     }
+}
+
+/// Runs the recipe's check in the project after `member`'s merge; `None` when the recipe has none.
+/// Returns the `CheckDone` event and, on failure, the end of its output.
+pub(super) async fn run_check(
+    sink: &EventSink,
+    team: &str,
+    member: &MemberCopy,
+) -> Option<(TeamEvent, Option<String>)> {
+    let name = member.name.clone();
+    let check = match recipe(&member.project).await {
+        Ok(recipe) => recipe?.check?,
+        Err(e) => return Some((TeamEvent::CheckDone { team: team.into(), agent: name, result: Err(e) }, None)),
+    };
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let output = {
+        let (kept, team, name) = (kept.clone(), team.to_string(), name.clone());
+        move |text: String| {
+            if let Ok(mut kept) = kept.lock() {
+                kept.push_str(&text);
+            }
+            TeamEvent::CheckOutput { team: team.clone(), agent: name.clone(), text }
+        }
+    };
+    sink.send(Event::Team(TeamEvent::CheckOutput { team: team.into(), agent: name.clone(), text: String::new() }))
+        .await;
+    let result = run_streaming(sink, &check.command, &member.project, &Default::default(), output).await;
+    let tail = result.is_err().then(|| {
+        let all = kept.lock().map(|k| crate::model::ansi::strip(&k)).unwrap_or_default();
+        let lines: Vec<&str> = all.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    });
+    let failed = result.as_ref().err().map(|why| {
+        format!(
+            "The check after merging your work into the project failed (`{}`, {why}). The end of its output:\n```\n{}\n```\nThe merge can be undone on the team page. Please fix this in your copy; your work will be merged again.",
+            check.command,
+            tail.unwrap_or_default()
+        )
+    });
+    Some((TeamEvent::CheckDone { team: team.into(), agent: name, result }, failed))
 }

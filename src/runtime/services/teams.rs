@@ -43,6 +43,13 @@ impl Services {
 
     /// Runs `op` on a blocking thread and sends its event.
     fn team_op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
+        self.team_op_checked(op, None);
+    }
+
+    /// Runs `op` (a merge of `checked`'s work) on a blocking thread, sends its event, and after a
+    /// merge that applied files runs the recipe's check in the project; a failed check is told to
+    /// the member.
+    fn team_op_checked(&self, op: impl FnOnce() -> TeamEvent + Send + 'static, checked: Option<MemberCopy>) {
         let sink = self.sink.clone();
         let commands = self.manager.clone();
         tokio::spawn(async move {
@@ -92,7 +99,28 @@ impl Services {
                 let _ = commands.send(prompt).await;
                 *told = Some(message);
             }
+            let applied = matches!(&event, TeamEvent::Merged { result: Ok(r), .. } if r.conflicts.is_empty() && !r.applied.is_empty());
+            let team = match &event {
+                TeamEvent::Merged { team, .. } => team.clone(),
+                _ => String::new(),
+            };
             sink.send(Event::Team(event)).await;
+            if let Some(member) = checked.filter(|_| applied)
+                && let Some((done, failed)) = super::team_setup::run_check(&sink, &team, &member).await
+            {
+                if let Some(text) = failed {
+                    let id = MessageId::by_sidekicks();
+                    let prompt = Command::Prompt {
+                        agent: member.name.clone(),
+                        text,
+                        context: None,
+                        id: Some(id),
+                        attachments: Vec::new(),
+                    };
+                    let _ = commands.send(prompt).await;
+                }
+                sink.send(Event::Team(done)).await;
+            }
         });
     }
 
@@ -147,24 +175,30 @@ impl Services {
                 result: teams::changes(&member),
             }),
             TeamCommand::Diff { team, member, path } => self.team_op(move || diff(team, member, path)),
-            TeamCommand::Merge { team, member, selected } => self.team_op(move || TeamEvent::Merged {
-                team,
-                agent: member.name.clone(),
-                result: teams::merge(&member, selected.as_deref()),
-                told: None,
-            }),
+            TeamCommand::Merge { team, member, selected } => {
+                let checked = member.clone();
+                let op = move || TeamEvent::Merged {
+                    team,
+                    agent: member.name.clone(),
+                    result: teams::merge(&member, selected.as_deref()),
+                    told: None,
+                };
+                self.team_op_checked(op, Some(checked));
+            }
             TeamCommand::Review { team, member } => self.team_op(move || TeamEvent::Review {
                 team,
                 agent: member.name.clone(),
                 result: teams::review::review(&member),
             }),
             TeamCommand::DecideHunk { team, member, path, hunk, accept: true } => {
-                self.team_op(move || TeamEvent::Merged {
+                let checked = member.clone();
+                let op = move || TeamEvent::Merged {
                     team,
                     agent: member.name.clone(),
                     result: teams::review::accept_hunk(&member, &path, &hunk),
                     told: None,
-                })
+                };
+                self.team_op_checked(op, Some(checked));
             }
             TeamCommand::DecideHunk { team, member, path, hunk, accept: false } => {
                 self.team_op(move || TeamEvent::Rejected {
