@@ -85,8 +85,14 @@ fn state(files: Vec<ReviewFile>) -> AppState {
         lead: None,
     };
     let mut state = AppState::default();
-    let info = TeamInfo { record, members: vec![("ada".into(), Ok(member.clone()))], channel: None, undoable: None };
-    state.teams.apply(TeamEvent::Loaded { teams: vec![info], discarded: Vec::new() });
+    let info = TeamInfo {
+        record,
+        members: vec![("ada".into(), Ok(member.clone()))],
+        channel: None,
+        undoable: None,
+        bytes: None,
+    };
+    state.teams.apply(TeamEvent::Loaded { teams: vec![info], discarded: Vec::new(), leftovers: Vec::new() });
     state.teams.requested(&TeamCommand::Review { team: "t".into(), member });
     state.teams.apply(TeamEvent::Review { team: "t".into(), agent: "ada".into(), result: Ok(files) });
     state

@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::protocol::teams::{Change, DiscardedWork, MemberCopy, MergeReport, ReviewFile, TeamCommand, TeamError};
+use crate::protocol::teams::{
+    Change, DiscardedWork, Leftover, MemberCopy, MergeReport, ReviewFile, TeamCommand, TeamError,
+};
 use crate::protocol::{TeamEvent, TeamInfo};
 
 /// A command of the recipe (a member's setup, the check after a merge) as the team page shows it.
@@ -95,6 +97,10 @@ pub struct TeamsState {
     pub discard_error: Option<TeamError>,
     /// Kept work being restored (its id).
     pub restoring: Option<String>,
+    /// Folders of teams that are gone, found at start (shown before they are removed).
+    pub leftovers: Vec<Leftover>,
+    /// Leftovers are being removed.
+    pub reaping: bool,
 }
 
 impl TeamsState {
@@ -211,6 +217,10 @@ impl TeamsState {
                 }
                 return;
             }
+            TeamCommand::Reap { .. } => {
+                self.reaping = true;
+                return;
+            }
             TeamCommand::RestoreDiscarded { id, .. } => {
                 self.restoring = Some(id.clone());
                 self.discard_error = None;
@@ -232,9 +242,16 @@ impl TeamsState {
     /// Applies a team event.
     pub fn apply(&mut self, event: TeamEvent) {
         match event {
-            TeamEvent::Loaded { teams, discarded } => {
+            TeamEvent::Loaded { teams, discarded, leftovers } => {
                 teams.into_iter().for_each(|t| self.add(t));
                 self.discarded = discarded;
+                self.leftovers = leftovers;
+            }
+            TeamEvent::Reaped { ids, error } => {
+                self.reaping = false;
+                self.leftovers.retain(|l| !ids.contains(&l.id));
+                self.teams.retain(|t| !ids.contains(&t.info.record.id));
+                self.discard_error = error;
             }
             TeamEvent::DiscardRefused { team, error } => {
                 if let Some(t) = self.team_mut(&team) {

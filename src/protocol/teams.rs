@@ -224,6 +224,23 @@ pub struct ReviewFile {
     pub diff: Option<crate::model::review::FileDiff>,
 }
 
+/// A team's folder left behind: its team is not stored any more, or its project is gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leftover {
+    /// The team's id (its folder's name).
+    pub id: String,
+    /// The folder.
+    pub dir: PathBuf,
+    /// The members whose copies are in it.
+    pub members: Vec<String>,
+    /// The project it was made from, if known.
+    pub project: Option<PathBuf>,
+    /// A stored team whose project is gone (removing it forgets the team too).
+    pub stored: bool,
+    /// Bytes it uses.
+    pub bytes: u64,
+}
+
 /// Work not merged that was kept when its members were discarded ("Restore discarded work").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiscardedWork {
@@ -340,6 +357,11 @@ pub enum TeamCommand {
         /// Its team, if it is still there.
         team: Option<TeamRecord>,
     },
+    /// Remove leftover team folders (found at start and shown first).
+    Reap {
+        /// Their ids.
+        ids: Vec<String>,
+    },
     /// Remove kept work for good.
     ForgetDiscarded {
         /// The kept work (its id).
@@ -378,6 +400,8 @@ pub struct TeamInfo {
     pub channel: Option<crate::model::channel::Timeline>,
     /// The member whose merge can still be undone (the team's last merge), if any.
     pub undoable: Option<String>,
+    /// Bytes its folder uses (copies, state; not linked dependency folders), when measured.
+    pub bytes: Option<u64>,
 }
 
 /// Results of team operations.
@@ -396,6 +420,15 @@ pub enum TeamEvent {
         teams: Vec<TeamInfo>,
         /// Kept work, newest first.
         discarded: Vec<DiscardedWork>,
+        /// Folders of teams that are gone, to show before removing them.
+        leftovers: Vec<Leftover>,
+    },
+    /// Leftover team folders were removed (their ids), or one could not be.
+    Reaped {
+        /// The ones removed.
+        ids: Vec<String>,
+        /// Why one could not be.
+        error: Option<TeamError>,
     },
     /// A team was made (or could not be).
     Created {

@@ -406,6 +406,7 @@ impl SidekicksApp {
             if self.view == View::NewTeam {
                 let mut commands = team_view::new_team_ui(ui, lang, &self.state, &mut self.team_views.form);
                 commands.extend(team_discarded::list_ui(ui, lang, &self.state));
+                commands.extend(team_discarded::leftovers_ui(ui, lang, &self.state));
                 self.submit(commands);
                 return;
             }

@@ -73,3 +73,33 @@ pub fn list_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Vec<Comma
     }
     commands
 }
+
+/// On the new-team page: folders of teams that are gone, found at start, with "Remove them".
+pub fn leftovers_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Option<Command> {
+    let leftovers = &state.teams.leftovers;
+    if leftovers.is_empty() {
+        return None;
+    }
+    ui.add_space(16.0);
+    ui.heading(tr(lang, Key::LeftoversTitle));
+    ui.label(RichText::new(tr(lang, Key::LeftoversHint)).weak());
+    for l in leftovers {
+        let project = l.project.as_ref().map_or_else(|| "?".to_string(), |p| p.display().to_string());
+        let size = crate::model::content::human_size(l.bytes as usize);
+        let key = if l.stored { Key::LeftoverVanished } else { Key::LeftoverOrphan };
+        let members = l.members.join(", ");
+        let line = trf(
+            lang,
+            key,
+            &[("folder", &l.dir.display().to_string()), ("members", &members), ("project", &project), ("size", &size)],
+        );
+        ui.label(line);
+    }
+    if state.teams.reaping {
+        ui.spinner();
+        return None;
+    }
+    ui.button(tr(lang, Key::RemoveLeftovers))
+        .clicked()
+        .then(|| Command::Team(Box::new(TeamCommand::Reap { ids: leftovers.iter().map(|l| l.id.clone()).collect() })))
+}

@@ -140,9 +140,11 @@ impl Services {
                     members: reattach_team(r),
                     channel: store.team_channel(&r.id).ok().flatten(),
                     undoable: teams::undoable(r),
+                    bytes: Some(teams::reap::disk_use(&dir.join(&r.id))),
                 })
                 .collect();
-            TeamEvent::Loaded { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)) }
+            let leftovers = teams::reap::leftovers(&dir, &records);
+            TeamEvent::Loaded { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
         });
     }
 
@@ -160,6 +162,7 @@ impl Services {
                                 tracing::warn!("cannot remember the team: {e}");
                             }
                             TeamInfo {
+                                bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
                                 record,
                                 members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
                                 channel: None,
@@ -233,6 +236,23 @@ impl Services {
                     TeamEvent::WorkRestored { id, result }
                 });
             }
+            TeamCommand::Reap { ids } => {
+                let (store, dir) = (self.store.clone(), self.teams_dir.clone());
+                self.team_op(move || {
+                    let mut done = Vec::new();
+                    for id in ids {
+                        if let Err(error) = teams::reap::reap(&dir, &id) {
+                            return TeamEvent::Reaped { ids: done, error: Some(error) };
+                        }
+                        // A stored team whose project is gone is forgotten with its folder.
+                        if let Some(store) = &store {
+                            let _ = store.delete_team(&id);
+                        }
+                        done.push(id);
+                    }
+                    TeamEvent::Reaped { ids: done, error: None }
+                });
+            }
             TeamCommand::ForgetDiscarded { id } => {
                 let dir = self.teams_dir.clone();
                 self.team_op(move || {
@@ -296,6 +316,7 @@ fn restore(dir: &Path, store: Option<&Store>, id: &str, team: Option<TeamRecord>
         members: reattach_team(&record),
         channel: store.and_then(|s| s.team_channel(&record.id).ok().flatten()),
         undoable: teams::undoable(&record),
+        bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
         record,
     })
 }

@@ -12,6 +12,7 @@ mod git;
 pub(crate) mod git_snapshot;
 pub mod journal;
 mod merge;
+pub mod reap;
 pub mod recipe;
 pub mod review;
 mod sides;

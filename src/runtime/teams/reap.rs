@@ -1,0 +1,75 @@
+//! What teams leave behind: folders of teams the store no longer has (discarded while Sidekicks
+//! was killed, or by an older version) and of stored teams whose project is gone. Found at start
+//! and listed for the person; removed only when they say so — each member's copy through its
+//! provider (worktree entry, hidden ref), then the folder. Also: how much disk a team uses.
+
+use std::path::Path;
+
+use super::{MemberCopy, TeamError, TeamRecord};
+use crate::protocol::teams::Leftover;
+
+/// Bytes used by the files below `dir` (links not followed: a member's linked dependency folders
+/// are the project's).
+pub fn disk_use(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.path().symlink_metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if meta.is_file() {
+                total += meta.len();
+            }
+        }
+    }
+    total
+}
+
+fn members(dir: &Path) -> Vec<MemberCopy> {
+    let Ok(entries) = std::fs::read_dir(dir.join(".state")) else { return Vec::new() };
+    entries.flatten().filter_map(|e| MemberCopy::load(&e.path()).ok()).collect()
+}
+
+/// The folders in `teams_dir` of teams not in `known`, or whose project is gone.
+pub fn leftovers(teams_dir: &Path, known: &[TeamRecord]) -> Vec<Leftover> {
+    let Ok(entries) = std::fs::read_dir(teams_dir) else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let id = entry.file_name().to_string_lossy().into_owned();
+        if id.starts_with('.') || !entry.path().is_dir() {
+            continue;
+        }
+        let stored = known.iter().find(|t| t.id == id);
+        if stored.is_some_and(|t| t.project.is_dir()) {
+            continue;
+        }
+        let members = members(&entry.path());
+        out.push(Leftover {
+            id,
+            dir: entry.path(),
+            members: members.iter().map(|m| m.name.clone()).collect(),
+            project: stored.map(|t| t.project.clone()).or_else(|| members.first().map(|m| m.project.clone())),
+            stored: stored.is_some(),
+            bytes: disk_use(&entry.path()),
+        });
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// Removes leftover team `id` of `teams_dir`: each member's copy through its provider (its
+/// worktree entry and hidden ref, where the project still has them), then the folder.
+pub fn reap(teams_dir: &Path, id: &str) -> Result<(), TeamError> {
+    let dir = teams_dir.join(super::checked(id)?);
+    for member in members(&dir) {
+        if let Err(e) = member.provider().discard(&member) {
+            tracing::info!("leftover member {} of team {id}: {e}", member.name);
+        }
+    }
+    match std::fs::remove_dir_all(&dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TeamError::io(&dir, e)),
+        _ => Ok(()),
+    }
+}
