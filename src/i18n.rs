@@ -130,6 +130,8 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
             trf(lang, Key::CannotUseKind, &[("reason", &reason)])
         }
         T::CopyGone(path) => trf(lang, Key::CopyGone, &[("path", path)]),
+        T::CheckFailed { why, .. } => trf(lang, Key::ScratchCheckFailed, &[("why", why)]),
+        T::Recipe(message) => trf(lang, Key::RecipeError, &[("message", message)]),
         T::ReviewStale(path) => trf(lang, Key::ReviewStale, &[("path", path)]),
         T::HunkConflicts(path) => trf(lang, Key::HunkConflicts, &[("path", path)]),
         T::AlreadyMember(agent) => trf(lang, Key::AlreadyMember, &[("agent", agent)]),

@@ -194,3 +194,62 @@ fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
     assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
     h.state_mut().shutdown();
 }
+
+#[test]
+fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
+    let dir = tempfile::tempdir().unwrap();
+    // The check sees the merged result and the recipe's files (.env), not the project.
+    let recipe = "copy = [\".env\"]\n[check]\ncommand = \"test -f .env && grep -q '^ok' status.txt || { echo 'status is not ok'; exit 1; }\"\nwhere = \"scratch\"\n";
+    let project = project(dir.path(), recipe);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
+    let create = TeamCommand::Create {
+        name: "T".into(),
+        project: project.clone(),
+        provider: ProviderKind::GitWorktree,
+        agents: vec!["ada".into()],
+        lead: None,
+    };
+    h.state_mut().send(AppCommand::Team(Box::new(create)));
+    step_until(&mut h, LONG, "ada in her copy", |h| {
+        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
+    });
+    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    h.get_all_by_label("T").next().unwrap().click();
+    let before = std::fs::read_dir(&project).unwrap().count();
+
+    std::fs::write(copy.join("status.txt"), "broken\n").unwrap();
+    step_until(&mut h, LONG, "her change", |h| h.query_by_label("status.txt").is_some());
+    h.get_by_label("Merge all").click();
+    step_until(&mut h, LONG, "the check failed", |h| {
+        h.query_by_label_contains("The check after ada's merge failed (exit code 1)").is_some()
+    });
+    assert!(h.query_by_label_contains("nothing was merged").is_some(), "the merge's result says so");
+    assert!(!project.join("status.txt").exists(), "the project is untouched");
+    assert_eq!(std::fs::read_dir(&project).unwrap().count(), before, "no scratch copy left in the project");
+    step_until(&mut h, LONG, "ada told", |h| {
+        h.state().state.agent("ada").unwrap().conversation.messages.iter().any(|m| {
+            let text = format!("{m:?}");
+            text.contains("nothing was merged into the project") && text.contains("status is not ok")
+        })
+    });
+    let leftovers = std::fs::read_dir(copy.parent().unwrap().join(".state")).unwrap();
+    assert!(leftovers.flatten().all(|e| !e.file_name().to_string_lossy().starts_with(".scratch")), "scratch removed");
+
+    std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
+    step_until(&mut h, LONG, "ready to merge", |h| {
+        use egui_kittest::kittest::NodeT;
+        h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled())
+            && h.state().state.teams.teams[0]
+                .changes
+                .get("ada")
+                .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
+    });
+    h.get_by_label("Merge all").click();
+    step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
+    assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
+    h.state_mut().shutdown();
+}

@@ -315,6 +315,8 @@ strings! {
     LeftoverVanished => ("{folder} — {members}, from {project}, which is gone — {size}", "{folder} — {members}, de {project}, qui a disparu — {size}"),
     RemoveLeftovers => ("Remove them", "Les supprimer"),
     TeamDisk => ("on disk: {size}", "sur le disque : {size}"),
+    ScratchCheckFailed => ("The check failed in a scratch copy with this merge ({why}): nothing was merged.", "La vérification a échoué dans une copie de travail avec cette fusion ({why}) : rien n’a été fusionné."),
+    RecipeError => ("The team recipe .sidekicks/team.toml cannot be used: {message}", "La recette d’équipe .sidekicks/team.toml est inutilisable : {message}"),
     SetupAgain => ("Run setup again", "Relancer la préparation"),
     WorkspaceReviewTitle => ("{agent}'s changes since your message", "Changements de {agent} depuis votre message"),
     CloseWorkspaceReview => ("Back to the conversation", "Retour à la conversation"),

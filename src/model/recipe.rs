@@ -13,8 +13,9 @@
 //! step = 10
 //! names = ["PORT", "API_PORT"]
 //!
-//! [check]             # after each merge, in the project
+//! [check]             # after each merge
 //! command = "npm test"
+//! where = "scratch"   # before applying, in a scratch copy ("project": after, in the project)
 //! ```
 
 use serde::Deserialize;
@@ -47,8 +48,23 @@ pub struct Recipe {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
-    /// Run with `sh -c` in the project.
+    /// Run with `sh -c`.
     pub command: String,
+    /// Where it runs.
+    #[serde(rename = "where", default)]
+    pub place: CheckPlace,
+}
+
+/// Where the check after a merge runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckPlace {
+    /// In the project, once the merge is applied (a failure offers the undo).
+    #[default]
+    Project,
+    /// In a scratch copy of the project with the merge applied, before the project is touched: a
+    /// failure leaves the project as it was.
+    Scratch,
 }
 
 /// A block of ports for each member.
@@ -155,6 +171,8 @@ mod tests {
         assert!(err("colour = \"red\"").contains("unknown field"));
         assert!(err("setup = \"  \"").contains("setup is empty"));
         assert!(err("[check]\ncommand = \"\"").contains("check: command is empty"));
-        assert!(err("[check]\ncommand = \"x\"\nwhere = \"scratch\"").contains("unknown field"));
+        assert!(err("[check]\ncommand = \"x\"\nwhere = \"elsewhere\"").contains("unknown variant"));
+        let scratch = Recipe::parse("[check]\ncommand = \"x\"\nwhere = \"scratch\"").unwrap();
+        assert_eq!(scratch.check.unwrap().place, CheckPlace::Scratch);
     }
 }

@@ -126,6 +126,14 @@ pub enum TeamError {
         "this change to {0} conflicts with the project's version; merge the file to send the conflict to the member"
     )]
     HunkConflicts(String),
+    /// The recipe's check failed in a scratch copy with the merge applied: nothing was merged.
+    #[error("the check failed in a scratch copy ({why}); nothing was merged")]
+    CheckFailed {
+        /// How it failed.
+        why: String,
+        /// What it wrote.
+        output: String,
+    },
     /// The project's team recipe (`.sidekicks/team.toml`) cannot be used.
     #[error("the team recipe .sidekicks/team.toml: {0}")]
     Recipe(String),
@@ -212,6 +220,8 @@ pub struct MergeReport {
     pub unchanged: Vec<String>,
     /// Paths that could not be merged (nothing was applied then).
     pub conflicts: Vec<(String, ConflictKind)>,
+    /// What the recipe's check wrote in a scratch copy before the merge was applied (it passed).
+    pub checked: Option<String>,
 }
 
 /// A changed file under review: the change and its diff (none for binary files, links and very

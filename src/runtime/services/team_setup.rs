@@ -114,7 +114,8 @@ pub(super) async fn run_check(
 ) -> Option<(TeamEvent, Option<String>)> {
     let name = member.name.clone();
     let check = match recipe(&member.project).await {
-        Ok(recipe) => recipe?.check?,
+        // A check in a scratch copy ran before the merge (see `merge_scratch_checked`).
+        Ok(recipe) => recipe?.check.filter(|c| c.place == crate::model::recipe::CheckPlace::Project)?,
         Err(e) => return Some((TeamEvent::CheckDone { team: team.into(), agent: name, result: Err(e) }, None)),
     };
     let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
@@ -130,17 +131,28 @@ pub(super) async fn run_check(
     sink.send(Event::Team(TeamEvent::CheckOutput { team: team.into(), agent: name.clone(), text: String::new() }))
         .await;
     let result = run_streaming(sink, &check.command, &member.project, &Default::default(), output).await;
-    let tail = result.is_err().then(|| {
-        let all = kept.lock().map(|k| crate::model::ansi::strip(&k)).unwrap_or_default();
-        let lines: Vec<&str> = all.lines().collect();
-        lines[lines.len().saturating_sub(40)..].join("\n")
-    });
-    let failed = result.as_ref().err().map(|why| {
-        format!(
-            "The check after merging your work into the project failed (`{}`, {why}). The end of its output:\n```\n{}\n```\nThe merge can be undone on the team page. Please fix this in your copy; your work will be merged again.",
-            check.command,
-            tail.unwrap_or_default()
-        )
-    });
+    let all = kept.lock().map(|k| k.clone()).unwrap_or_default();
+    let failed = result.as_ref().err().map(|why| failure_message(member, why, &all, true));
     Some((TeamEvent::CheckDone { team: team.into(), agent: name, result }, failed))
+}
+
+/// What the member whose merge failed the recipe's check is told: the command, how it failed, the
+/// last 40 lines of what it wrote, and whether the merge was applied (it can be undone) or not.
+pub(super) fn failure_message(member: &MemberCopy, why: &str, output: &str, applied: bool) -> String {
+    let command = crate::runtime::teams::recipe::load(&member.project)
+        .ok()
+        .flatten()
+        .and_then(|r| r.check)
+        .map_or_else(String::new, |c| c.command);
+    let all = crate::model::ansi::strip(output);
+    let lines: Vec<&str> = all.lines().collect();
+    let tail = lines[lines.len().saturating_sub(40)..].join("\n");
+    let after = if applied {
+        "The merge can be undone on the team page. Please fix this in your copy; your work will be merged again."
+    } else {
+        "It ran in a scratch copy with your work merged: nothing was merged into the project. Please fix this in your copy; your work will be merged again."
+    };
+    format!(
+        "The check after merging your work into the project failed (`{command}`, {why}). The end of its output:\n```\n{tail}\n```\n{after}"
+    )
 }

@@ -9,7 +9,9 @@ use crate::model::conversation::MessageId;
 use crate::protocol::teams::{TeamCommand, Told};
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::store::Store;
-use crate::runtime::teams::{self, ConflictText, MemberCopy, TeamError, TeamRecord, create_team, reattach_team};
+use crate::runtime::teams::{
+    self, ConflictText, MemberCopy, MergeReport, TeamError, TeamRecord, create_team, reattach_team,
+};
 
 impl Services {
     /// Follows the copies of team `team`'s members, and no other team's (`None`: none). A copy
@@ -104,7 +106,40 @@ impl Services {
                 TeamEvent::Merged { team, .. } => team.clone(),
                 _ => String::new(),
             };
+            let checked: Option<MemberCopy> = checked;
+            // The recipe's check ran in a scratch copy before the merge: its result is shown; a
+            // failure (nothing merged) is told to the member.
+            let scratch = match &event {
+                TeamEvent::Merged { result: Ok(MergeReport { checked: Some(output), .. }), .. } => {
+                    Some((output.clone(), Ok(())))
+                }
+                TeamEvent::Merged { result: Err(TeamError::CheckFailed { why, output }), .. } => {
+                    Some((output.clone(), Err(why.clone())))
+                }
+                _ => None,
+            };
             sink.send(Event::Team(event)).await;
+            if let (Some((output, result)), Some(member)) = (scratch, &checked) {
+                let agent = member.name.clone();
+                let start = TeamEvent::CheckOutput { team: team.clone(), agent: agent.clone(), text: String::new() };
+                sink.send(Event::Team(start)).await;
+                let text = output.clone();
+                sink.send(Event::Team(TeamEvent::CheckOutput { team: team.clone(), agent: agent.clone(), text })).await;
+                if let Err(why) = &result {
+                    let text = super::team_setup::failure_message(member, why, &output, false);
+                    let id = MessageId::by_sidekicks();
+                    let prompt = Command::Prompt {
+                        agent: agent.clone(),
+                        text,
+                        context: None,
+                        id: Some(id),
+                        attachments: Vec::new(),
+                    };
+                    let _ = commands.send(prompt).await;
+                }
+                sink.send(Event::Team(TeamEvent::CheckDone { team: team.clone(), agent, result })).await;
+                return;
+            }
             if let Some(member) = checked.filter(|_| applied)
                 && let Some((done, failed)) = super::team_setup::run_check(&sink, &team, &member).await
             {
@@ -183,7 +218,7 @@ impl Services {
                 let op = move || TeamEvent::Merged {
                     team,
                     agent: member.name.clone(),
-                    result: teams::merge(&member, selected.as_deref()),
+                    result: merge_scratch_checked(&member, selected.as_deref()),
                     told: None,
                 };
                 self.team_op_checked(op, Some(checked));
@@ -333,6 +368,20 @@ fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent {
     let base = teams::read_bases(&member, std::slice::from_ref(&path)).ok().and_then(|mut b| b.pop()).and_then(text);
     let mine = teams::read_side(&member.copy, &path).ok().and_then(text);
     TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
+}
+
+/// Merges, with the recipe's check run first in a scratch copy when the recipe says so.
+fn merge_scratch_checked(member: &MemberCopy, selected: Option<&[String]>) -> Result<teams::MergeReport, TeamError> {
+    use crate::model::recipe::CheckPlace;
+    let recipe = teams::recipe::load(&member.project)?;
+    match recipe.as_ref().and_then(|r| r.check.as_ref().map(|c| (r, c))) {
+        Some((recipe, check)) if check.place == CheckPlace::Scratch => {
+            teams::merge_checked(member, selected, &|steps| {
+                teams::scratch::check(member, recipe, &check.command, steps).map(Some)
+            })
+        }
+        _ => teams::merge(member, selected),
+    }
 }
 
 /// A member's variables.

@@ -80,6 +80,11 @@ impl CopyProvider {
         File::options().write(true).open(to).and_then(|f| f.set_modified(modified)).map_err(|e| TeamError::io(to, e))
     }
 
+    /// Copies the sources of `project` (without the folders of `skip`) into `into`.
+    pub(super) fn copy_into(&self, project: &Path, into: &Path, skip: &[String]) -> Result<(), TeamError> {
+        self.copy_sources(project, &[into], skip)
+    }
+
     /// Copies the sources of `project` into every folder of `into`.
     fn copy_sources(&self, project: &Path, into: &[&Path], skip: &[String]) -> Result<(), TeamError> {
         for dir in into {

@@ -11,11 +11,25 @@ use super::journal::{self, Step};
 use super::{MemberCopy, MergeReport, TeamError, changes, read_bases, read_side, rebase_paths};
 use crate::model::merge::{ConflictKind, Outcome, Side, decide};
 
+/// Asked about a merge's steps before they are applied: an error stops the merge; a text is what
+/// the check wrote.
+pub type PreMergeCheck<'a> = dyn Fn(&[Step]) -> Result<Option<String>, TeamError> + 'a;
+
 /// A path, its main and member versions, and what happens to it.
 type Decided = (String, Side, Side, Outcome);
 
 /// Merges the member's changes (all, or the `selected` paths) into the main folder.
 pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {
+    merge_checked(member, selected, &|_| Ok(None))
+}
+
+/// [`merge`], with `check` asked about the steps before they are applied: an error stops the
+/// merge (nothing applied); its text, if any, is kept in the report (`checked`).
+pub fn merge_checked(
+    member: &MemberCopy,
+    selected: Option<&[String]>,
+    check: &PreMergeCheck,
+) -> Result<MergeReport, TeamError> {
     let started = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge of {}: {what} after {:?}", member.name, started.elapsed());
     journal::recover(&member.project, &member.state)?;
@@ -97,6 +111,9 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
         report.applied.clear();
         report.unchanged.clear();
         return Ok(report);
+    }
+    if !steps.is_empty() {
+        report.checked = check(&steps)?;
     }
     let before: Vec<(String, Side)> = steps.iter().map(|s| (s.path.clone(), sides[&s.path].0.clone())).collect();
     if !steps.is_empty() {

@@ -15,6 +15,7 @@ mod merge;
 pub mod reap;
 pub mod recipe;
 pub mod review;
+pub mod scratch;
 mod sides;
 mod team;
 mod undo;
@@ -30,7 +31,7 @@ pub use crate::protocol::teams::{
 pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
 pub use export::commit_as_branch;
 pub use git::GitWorktreeProvider;
-pub use merge::{ConflictText, merge};
+pub use merge::{ConflictText, merge, merge_checked};
 pub use sides::read_side;
 pub use team::{add_members, create_team, reattach_team};
 pub use undo::{undo_merge, undoable};
