@@ -13,7 +13,7 @@ use sidekicks::app::Command as AppCommand;
 use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
 
 mod common;
-use common::window::{runtime, step_until, window};
+use common::window::{make_team, runtime, step_until, window};
 use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(60);
@@ -62,18 +62,7 @@ fn a_recipe_copies_files_gives_ports_and_sets_each_copy_up_before_its_member_wor
     let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
     let mut h = window(&config_text("", &agents, &home), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
-    let create = TeamCommand::Create {
-        name: "T".into(),
-        project: project.clone(),
-        provider: ProviderKind::GitWorktree,
-        agents: vec!["ada".into(), "bob".into()],
-        lead: None,
-    };
-    h.state_mut().send(AppCommand::Team(Box::new(create)));
-    step_until(&mut h, LONG, "both in their copies", |h| {
-        ["ada", "bob"].iter().all(|a| h.state().state.agent(a).is_some_and(|a| a.config.workspace != home))
-    });
-    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    let copy = make_team(&mut h, "T", &project, &["ada", "bob"], &home).remove(0);
     let port = base + 10;
     // The member's processes get its ports; bob's block follows.
     let ada = h.state().state.agent("ada").unwrap().config.env.clone();
@@ -144,18 +133,7 @@ fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
-    let create = TeamCommand::Create {
-        name: "T".into(),
-        project: project.clone(),
-        provider: ProviderKind::GitWorktree,
-        agents: vec!["ada".into()],
-        lead: None,
-    };
-    h.state_mut().send(AppCommand::Team(Box::new(create)));
-    step_until(&mut h, LONG, "ada in her copy", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
-    });
-    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    let copy = make_team(&mut h, "T", &project, &["ada"], &home).remove(0);
     h.get_all_by_label("T").next().unwrap().click();
 
     // A merge that breaks the check: the page says so with the output, ada is told, Undo puts
@@ -206,18 +184,7 @@ fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
-    let create = TeamCommand::Create {
-        name: "T".into(),
-        project: project.clone(),
-        provider: ProviderKind::GitWorktree,
-        agents: vec!["ada".into()],
-        lead: None,
-    };
-    h.state_mut().send(AppCommand::Team(Box::new(create)));
-    step_until(&mut h, LONG, "ada in her copy", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
-    });
-    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    let copy = make_team(&mut h, "T", &project, &["ada"], &home).remove(0);
     h.get_all_by_label("T").next().unwrap().click();
     let before = std::fs::read_dir(&project).unwrap().count();
 

@@ -7,12 +7,10 @@ use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use sidekicks::app::Command as AppCommand;
-use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
 use sidekicks::ui::SidekicksApp;
 
 mod common;
-use common::window::{runtime, step_until, window};
+use common::window::{make_team, runtime, step_until, window};
 use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(30);
@@ -41,18 +39,7 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
-    let create = TeamCommand::Create {
-        name: "T".into(),
-        project: project.clone(),
-        provider: ProviderKind::GitWorktree,
-        agents: vec!["ada".into()],
-        lead: None,
-    };
-    h.state_mut().send(AppCommand::Team(Box::new(create)));
-    step_until(&mut h, LONG, "ada in her copy", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
-    });
-    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    let copy = make_team(&mut h, "T", &project, &["ada"], &home).remove(0);
     h.get_all_by_label("T").next().unwrap().click();
     std::fs::write(copy.join("notes.txt"), "first\nsecond\nada's line\n").unwrap();
     step_until(&mut h, LONG, "her change", |h| h.query_by_label("notes.txt").is_some());

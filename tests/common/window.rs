@@ -72,3 +72,27 @@ pub fn send(harness: &mut Harness<'static, SidekicksApp>, text: &str) {
     harness.key_press(egui::Key::Enter);
     harness.step();
 }
+
+/// Makes team `name` of `agents` on `project` (git worktrees) through the runtime and waits until
+/// every member works in its copy (its workspace is not `home` any more); returns their copies.
+pub fn make_team(
+    h: &mut Harness<'static, SidekicksApp>,
+    name: &str,
+    project: &Path,
+    agents: &[&str],
+    home: &Path,
+) -> Vec<std::path::PathBuf> {
+    use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
+    let create = TeamCommand::Create {
+        name: name.into(),
+        project: project.to_path_buf(),
+        provider: ProviderKind::GitWorktree,
+        agents: agents.iter().map(|a| a.to_string()).collect(),
+        lead: None,
+    };
+    h.state_mut().send(sidekicks::app::Command::Team(Box::new(create)));
+    step_until(h, Duration::from_secs(60), "the members in their copies", |h| {
+        agents.iter().all(|a| h.state().state.agent(a).is_some_and(|a| a.config.workspace != home))
+    });
+    agents.iter().map(|a| h.state().state.agent(a).unwrap().config.workspace.clone()).collect()
+}
