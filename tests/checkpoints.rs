@@ -274,6 +274,11 @@ fn review_and_revert(dir: &Path, data: &Path) {
     assert_eq!(std::fs::read_to_string(dir.join("long.txt")).unwrap(), numbered.replace("line 3\n", "line three\n"));
     // The same hunk again: it is not there any more, refused.
     assert!(revert(&cps, dir, &checkpoint.id, "long.txt", Some(&hunks[1])).is_err());
+    // A link the turn replaced with a file comes back as the link it was.
+    std::fs::remove_file(dir.join("main-link")).unwrap();
+    write(dir, "main-link", "not a link any more\n");
+    revert(&cps, dir, &checkpoint.id, "main-link", None).unwrap();
+    assert_eq!(std::fs::read_link(dir.join("main-link")).unwrap(), Path::new("src/main.rs"));
     // Whole files: the new one goes, the other is as it was.
     revert(&cps, dir, &checkpoint.id, "src/new.rs", None).unwrap();
     revert(&cps, dir, &checkpoint.id, "long.txt", None).unwrap();

@@ -210,14 +210,21 @@ impl Checkpoints {
     /// What `path` was at checkpoint `id`: its bytes (a link's target for a link), `None` when it
     /// was not there; an error when the checkpoint did not keep it (a file over the size kept).
     pub fn read_at(&self, workspace: &Path, id: &str, path: &str) -> Result<Option<Vec<u8>>, CheckpointError> {
+        Ok(self.entry_at(workspace, id, path)?.map(|(bytes, _)| bytes))
+    }
+
+    /// [`Checkpoints::read_at`], and whether it was a symbolic link.
+    pub fn entry_at(&self, workspace: &Path, id: &str, path: &str) -> Result<Option<(Vec<u8>, bool)>, CheckpointError> {
         let unknown = || CheckpointError::Unknown(id.to_string());
         match parts(id).ok_or_else(unknown)? {
             (true, _, commit) => {
-                let listed = git_snapshot::git(workspace, &["ls-tree", "-z", "--name-only", commit, "--", path], &[])?;
+                // `<mode> <type> <object>\t<path>`: mode 120000 is a link.
+                let listed = git_snapshot::git(workspace, &["ls-tree", "-z", commit, "--", path], &[])?;
                 if listed.is_empty() {
                     return Ok(None);
                 }
-                Ok(Some(git_snapshot::git(workspace, &["cat-file", "blob", &format!("{commit}:{path}")], &[])?))
+                let link = listed.starts_with(b"120000 ");
+                Ok(Some((git_snapshot::git(workspace, &["cat-file", "blob", &format!("{commit}:{path}")], &[])?, link)))
             }
             (false, name, _) => snapshot::read(&self.folder(workspace), name, path),
         }
@@ -502,14 +509,15 @@ mod snapshot {
     }
 
     /// The bytes snapshot `id` keeps of `path` (`None`: it had no such file).
-    pub(super) fn read(folder: &Path, id: &str, path: &str) -> Result<Option<Vec<u8>>, CheckpointError> {
+    pub(super) fn read(folder: &Path, id: &str, path: &str) -> Result<Option<(Vec<u8>, bool)>, CheckpointError> {
         let manifest = load(folder, id)?;
         let Some(entry) = manifest.files.get(path) else { return Ok(None) };
         if !kept(&entry.hash) {
             return Err(io(Path::new(path), "too large to be kept in checkpoints"));
         }
         let object = object(folder, &entry.hash);
-        std::fs::read(&object).map(Some).map_err(|e| io(&object, e))
+        let bytes = std::fs::read(&object).map_err(|e| io(&object, e))?;
+        Ok(Some((bytes, entry.mode == 0o120000)))
     }
 
     pub(super) fn changed(folder: &Path, then: &str, now: &str) -> Result<Vec<String>, CheckpointError> {

@@ -68,8 +68,20 @@ pub fn revert(
     if path.split('/').any(|c| c.is_empty() || c == "." || c == "..") || path.starts_with('/') {
         return Err(io(Path::new(path), "refused path"));
     }
-    let then = cps.read_at(workspace, id, path)?;
+    let entry = cps.entry_at(workspace, id, path)?;
     let full = workspace.join(path);
+    // A link comes back as a link (a hunk of one is not offered: only files have lines).
+    if let (Some((target, true)), None) = (&entry, shown) {
+        use std::os::unix::ffi::OsStrExt;
+        if std::fs::symlink_metadata(&full).is_ok() {
+            std::fs::remove_file(&full).map_err(|e| io(&full, e))?;
+        }
+        if let Some(dir) = full.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        }
+        return std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), &full).map_err(|e| io(&full, e));
+    }
+    let then = entry.map(|(bytes, _)| bytes);
     let bytes = match shown {
         None => then,
         Some(shown) => {
