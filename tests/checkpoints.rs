@@ -277,6 +277,9 @@ fn review_and_revert(dir: &Path, data: &Path) {
     // A link the turn replaced with a file comes back as the link it was.
     std::fs::remove_file(dir.join("main-link")).unwrap();
     write(dir, "main-link", "not a link any more\n");
+    let files = review_since(&cps, dir, &checkpoint.id).unwrap();
+    let link = files.iter().find(|f| f.change.path == "main-link").unwrap();
+    assert_eq!((&link.change.kind, link.diff.is_none()), (&sidekicks::protocol::teams::ChangeKind::Type, true));
     revert(&cps, dir, &checkpoint.id, "main-link", None).unwrap();
     assert_eq!(std::fs::read_link(dir.join("main-link")).unwrap(), Path::new("src/main.rs"));
     // Whole files: the new one goes, the other is as it was.

@@ -40,19 +40,28 @@ fn text(bytes: Option<&[u8]>) -> Option<&str> {
 pub fn review_since(cps: &Checkpoints, workspace: &Path, id: &str) -> Result<Vec<ReviewFile>, CheckpointError> {
     let mut out = Vec::new();
     for path in cps.changed_since(workspace, id)? {
-        let then = cps.read_at(workspace, id, &path).ok();
+        let entry = cps.entry_at(workspace, id, &path).ok();
+        let link_then = entry.as_ref().is_some_and(|e| e.as_ref().is_some_and(|(_, link)| *link));
+        let link_now = std::fs::symlink_metadata(workspace.join(&path)).is_ok_and(|m| m.is_symlink());
+        let then = entry.map(|e| e.map(|(bytes, _)| bytes));
         let current = now(workspace, &path)?;
         let kind = match (&then, &current) {
             (Some(None), _) => ChangeKind::Added,
             (_, None) => ChangeKind::Deleted,
             _ => ChangeKind::Modified,
         };
+        // Links have no lines: they are decided as a whole.
         let diff = match (then.as_ref().and_then(|t| text(t.as_deref())), text(current.as_deref())) {
-            (Some(old), Some(new)) => Some(diff(old, new)),
+            (Some(old), Some(new)) if !link_then && !link_now => Some(diff(old, new)),
             _ => None,
         };
+        let kind = if link_then != link_now && !matches!(kind, ChangeKind::Added | ChangeKind::Deleted) {
+            ChangeKind::Type
+        } else {
+            kind
+        };
         let binary = current.as_deref().is_some_and(is_binary);
-        out.push(ReviewFile { change: Change { path, kind, binary, symlink: false }, diff });
+        out.push(ReviewFile { change: Change { path, kind, binary, symlink: link_now }, diff });
     }
     Ok(out)
 }
