@@ -9,14 +9,25 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use sidekicks::app::Command as AppCommand;
-use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
 
 mod common;
-use common::window::{make_team, runtime, step_until, window};
+use common::window::{ask_team, make_team, runtime, step_until, window};
 use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(60);
+
+/// Clicks "Merge all" once ada's change is listed and the button takes clicks again.
+fn merge_all_once_listed(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) {
+    step_until(h, LONG, "ada's change, ready to merge", |h| {
+        use egui_kittest::kittest::NodeT;
+        h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled())
+            && h.state().state.teams.teams[0]
+                .changes
+                .get("ada")
+                .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
+    });
+    h.get_by_label("Merge all").click();
+}
 
 /// A port free now, and the base that gives it to member 1 (base + 10).
 fn free_base() -> u16 {
@@ -100,14 +111,7 @@ fn a_failing_setup_keeps_the_member_out_until_it_succeeds() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
-    let create = TeamCommand::Create {
-        name: "T".into(),
-        project: project.clone(),
-        provider: ProviderKind::GitWorktree,
-        agents: vec!["ada".into()],
-        lead: None,
-    };
-    h.state_mut().send(AppCommand::Team(Box::new(create)));
+    ask_team(&mut h, "T", &project, &["ada"]);
     step_until(&mut h, LONG, "the team", |h| !h.state().state.teams.teams.is_empty());
     h.get_all_by_label("T").next().unwrap().click();
     step_until(&mut h, LONG, "the failure", |h| h.query_by_label_contains("The setup failed (exit code 3)").is_some());
@@ -159,15 +163,7 @@ fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
 
     // Fixed: merged again, the check passes.
     std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
-    step_until(&mut h, LONG, "not busy", |h| {
-        use egui_kittest::kittest::NodeT;
-        h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled())
-            && h.state().state.teams.teams[0]
-                .changes
-                .get("ada")
-                .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
-    });
-    h.get_by_label("Merge all").click();
+    merge_all_once_listed(&mut h);
     step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
     h.state_mut().shutdown();
@@ -207,15 +203,7 @@ fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
     assert!(leftovers.flatten().all(|e| !e.file_name().to_string_lossy().starts_with(".scratch")), "scratch removed");
 
     std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
-    step_until(&mut h, LONG, "ready to merge", |h| {
-        use egui_kittest::kittest::NodeT;
-        h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled())
-            && h.state().state.teams.teams[0]
-                .changes
-                .get("ada")
-                .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
-    });
-    h.get_by_label("Merge all").click();
+    merge_all_once_listed(&mut h);
     step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
     h.state_mut().shutdown();

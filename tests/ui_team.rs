@@ -10,7 +10,7 @@ use egui_kittest::kittest::Queryable;
 use sidekicks::runtime::store::Store;
 
 mod common;
-use common::window::{runtime, step_until, window};
+use common::window::{make_team, runtime, step_until, window};
 use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(30);
@@ -183,8 +183,6 @@ fn the_new_team_form_starts_from_the_first_members_workspace() {
 
 #[test]
 fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
-    use sidekicks::app::Command as AppCommand;
-    use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir(&project).unwrap();
@@ -202,18 +200,7 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
-    let create = TeamCommand::Create {
-        name: "T".into(),
-        project: project.clone(),
-        provider: ProviderKind::GitWorktree,
-        agents: vec!["ada".into()],
-        lead: None,
-    };
-    h.state_mut().send(AppCommand::Team(Box::new(create)));
-    step_until(&mut h, LONG, "ada in her copy", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
-    });
-    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    let copy = make_team(&mut h, "T", &project, &["ada"], &home).remove(0);
     std::fs::write(copy.join("feature.txt"), "ada's feature\n").unwrap();
     std::fs::write(copy.join("notes.txt"), "first\nmine, staged\nada's line\n").unwrap();
     h.get_all_by_label("T").next().unwrap().click();

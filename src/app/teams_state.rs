@@ -13,6 +13,8 @@ use crate::protocol::{TeamEvent, TeamInfo};
 pub struct Setup {
     /// What it wrote (its last 64 KB).
     pub output: String,
+    /// The same without terminal escapes, as shown (made when output comes, not every frame).
+    pub shown: String,
     /// Still running.
     pub running: bool,
     /// Why it failed.
@@ -32,6 +34,7 @@ fn push_output(setup: &mut Setup, text: &str) {
         }
         setup.output.drain(..cut);
     }
+    setup.shown = crate::model::ansi::strip(&setup.output);
 }
 
 /// A member's files under review, or why they could not be read.

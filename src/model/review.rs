@@ -7,6 +7,18 @@ use std::ops::Range;
 
 use similar::{Algorithm, DiffOp};
 
+/// Texts larger than this are reviewed as a whole file (no line diff).
+pub const REVIEW_SIZE_LIMIT: usize = 4 * 1024 * 1024;
+
+/// The text of a file's bytes for a line diff: `None` for binary content (git's test), text that
+/// is not UTF-8, or more than [`REVIEW_SIZE_LIMIT`].
+pub fn reviewable_text(bytes: &[u8]) -> Option<&str> {
+    if bytes.len() > REVIEW_SIZE_LIMIT || crate::model::merge::is_binary(bytes) {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
 /// Lines longer than this get no intra-line emphasis (the word diff costs too much).

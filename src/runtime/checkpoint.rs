@@ -74,7 +74,8 @@ pub enum CheckpointError {
     Unknown(String),
 }
 
-fn io(path: &Path, e: impl std::fmt::Display) -> CheckpointError {
+/// An I/O error about `path`.
+pub(crate) fn io(path: &Path, e: impl std::fmt::Display) -> CheckpointError {
     CheckpointError::Io { path: path.display().to_string(), message: e.to_string() }
 }
 

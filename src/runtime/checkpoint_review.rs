@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use super::checkpoint::{CheckpointError, Checkpoints};
+use super::checkpoint::{CheckpointError, Checkpoints, io};
 use crate::model::merge::is_binary;
-use crate::model::review::{Hunk, apply_hunks, diff};
+use crate::model::review::{Hunk, apply_hunks, diff, reviewable_text};
 use crate::protocol::teams::{Change, ChangeKind, ReviewFile};
 
 /// What `path` is in the workspace now: its bytes, `None` when it is not a file or link.
@@ -24,16 +24,8 @@ fn now(workspace: &Path, path: &str) -> Result<Option<Vec<u8>>, CheckpointError>
     }
 }
 
-fn io(path: &Path, e: impl std::fmt::Display) -> CheckpointError {
-    CheckpointError::Io { path: path.display().to_string(), message: e.to_string() }
-}
-
 fn text(bytes: Option<&[u8]>) -> Option<&str> {
-    match bytes {
-        None => Some(""),
-        Some(b) if b.len() <= 4 * 1024 * 1024 && !is_binary(b) => std::str::from_utf8(b).ok(),
-        _ => None,
-    }
+    bytes.map_or(Some(""), reviewable_text)
 }
 
 /// Every file changed since checkpoint `id`, with its diff (none for binary and huge files).

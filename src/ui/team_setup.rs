@@ -43,14 +43,13 @@ pub fn setup_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, member: &Me
         }
     });
     if let Some(s) = setup.filter(|s| !s.output.is_empty()) {
-        output_box(ui, ("setup-output", agent), &s.output);
+        output_box(ui, ("setup-output", agent), &s.shown);
     }
     asked
 }
 
-/// What a command wrote, in a small box that follows its end.
-fn output_box(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, output: &str) {
-    let text = crate::model::ansi::strip(output);
+/// What a command wrote (escapes stripped), in a small box that follows its end.
+fn output_box(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, text: &str) {
     egui::Frame::new().fill(ui.visuals().extreme_bg_color).inner_margin(6.0).show(ui, |ui| {
         egui::ScrollArea::vertical().id_salt(id).max_height(160.0).stick_to_bottom(true).show(ui, |ui| {
             ui.add(egui::Label::new(RichText::new(text).monospace()).wrap());
@@ -80,7 +79,7 @@ pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<C
         }
     });
     if !check.output.is_empty() {
-        output_box(ui, ("check-output", agent), &check.output);
+        output_box(ui, ("check-output", agent), &check.shown);
     }
     asked
 }

@@ -73,15 +73,8 @@ pub fn send(harness: &mut Harness<'static, SidekicksApp>, text: &str) {
     harness.step();
 }
 
-/// Makes team `name` of `agents` on `project` (git worktrees) through the runtime and waits until
-/// every member works in its copy (its workspace is not `home` any more); returns their copies.
-pub fn make_team(
-    h: &mut Harness<'static, SidekicksApp>,
-    name: &str,
-    project: &Path,
-    agents: &[&str],
-    home: &Path,
-) -> Vec<std::path::PathBuf> {
+/// Asks for team `name` of `agents` on `project` (git worktrees), without waiting.
+pub fn ask_team(h: &mut Harness<'static, SidekicksApp>, name: &str, project: &Path, agents: &[&str]) {
     use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
     let create = TeamCommand::Create {
         name: name.into(),
@@ -91,6 +84,18 @@ pub fn make_team(
         lead: None,
     };
     h.state_mut().send(sidekicks::app::Command::Team(Box::new(create)));
+}
+
+/// Makes team `name` of `agents` on `project` (git worktrees) through the runtime and waits until
+/// every member works in its copy (its workspace is not `home` any more); returns their copies.
+pub fn make_team(
+    h: &mut Harness<'static, SidekicksApp>,
+    name: &str,
+    project: &Path,
+    agents: &[&str],
+    home: &Path,
+) -> Vec<std::path::PathBuf> {
+    ask_team(h, name, project, agents);
     step_until(h, Duration::from_secs(60), "the members in their copies", |h| {
         agents.iter().all(|a| h.state().state.agent(a).is_some_and(|a| a.config.workspace != home))
     });

@@ -31,13 +31,8 @@ fn root(teams_dir: &Path) -> PathBuf {
     teams_dir.join(".discarded")
 }
 
-fn safe(name: &str) -> String {
-    name.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect()
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
+use super::team::safe_name as safe;
+use crate::model::when::now;
 
 /// The paths a member changed, with their base and the member's version.
 fn member_work(member: &MemberCopy) -> Result<Vec<(String, super::Side, super::Side)>, TeamError> {

@@ -8,20 +8,15 @@
 
 use super::journal::{self, Step};
 use super::{Change, ChangeKind, MemberCopy, MergeReport, TeamError, changes, read_bases, read_side};
-use crate::model::merge::{Outcome, Side, decide, is_binary};
-use crate::model::review::{Hunk, apply_hunks, diff};
+use crate::model::merge::{Outcome, Side, decide};
+use crate::model::review::{Hunk, apply_hunks, diff, reviewable_text};
 use crate::protocol::teams::ReviewFile;
-
-/// Texts larger than this are reviewed per file only (no line diff).
-const REVIEW_SIZE_LIMIT: usize = 4 * 1024 * 1024;
 
 fn text(side: &Side) -> Option<&str> {
     match side {
         Side::Absent => Some(""),
-        Side::File { content, .. } if content.len() <= REVIEW_SIZE_LIMIT && !is_binary(content) => {
-            std::str::from_utf8(content).ok()
-        }
-        _ => None,
+        Side::File { content, .. } => reviewable_text(content),
+        Side::Symlink { .. } => None,
     }
 }
 

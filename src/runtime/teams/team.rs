@@ -44,6 +44,11 @@ pub fn create_team(
     Ok((record, members))
 }
 
+/// An agent's name as a folder name (its copy's and state's).
+pub(super) fn safe_name(agent: &str) -> String {
+    agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect()
+}
+
 /// Makes a copy of `project` for each agent in team folder `dir`; if one fails, the ones made are
 /// discarded.
 fn make_members(
@@ -67,7 +72,7 @@ fn make_members(
         + 1;
     let mut members = Vec::new();
     for (i, agent) in agents.iter().enumerate() {
-        let safe: String = agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+        let safe = safe_name(agent);
         let state = dir.join(".state").join(&safe);
         let made = isolation.create(project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent);
         let prepared = made.and_then(|mut member| match &recipe {
