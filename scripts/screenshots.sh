@@ -41,6 +41,9 @@ run_one() { # SIZE LANG THEME
   mkdir -p "$tmp/project/src" "$tmp/home"
   printf 'fn main() {\n    println!("Hello, world!");\n}\n' > "$tmp/project/src/main.rs"
   printf '# Shop\n\nA small web shop.\n' > "$tmp/project/README.md"
+  # A team recipe: each member's copy is set up, and gets its ports.
+  mkdir -p "$tmp/project/.sidekicks"
+  printf 'setup = "echo installing; echo ready on port $PORT"\n[ports]\nbase = 3000\nnames = ["PORT"]\n' > "$tmp/project/.sidekicks/team.toml"
   git -C "$tmp/project" init -q -b main
   git -C "$tmp/project" -c user.name=Demo -c user.email=demo@example.com add -A
   git -C "$tmp/project" -c user.name=Demo -c user.email=demo@example.com commit -qm start

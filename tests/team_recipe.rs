@@ -93,6 +93,12 @@ fn a_recipe_copies_files_gives_ports_and_sets_each_copy_up_before_its_member_wor
     let ports = format!("Ports: API_PORT={}, PORT={port}", port + 1);
     assert!(h.query_by_label(&ports).is_some());
     assert!(h.query_all_by_label_contains(&format!("ready on {port}")).next().is_some());
+    // Shown line by line, as written (escapes stripped, line breaks kept).
+    let shown = h.state().state.teams.teams[0].setup["ada"].shown.clone();
+    assert!(
+        shown.lines().any(|l| l == "setting up") && shown.lines().any(|l| l == format!("ready on {port}")),
+        "{shown:?}"
+    );
     for member in ["ada", "bob"] {
         let copy = h.state().state.agent(member).unwrap().config.workspace.clone();
         if let Ok(pid) = std::fs::read_to_string(copy.join("server.pid")) {
@@ -196,7 +202,7 @@ fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
     step_until(&mut h, LONG, "ada told", |h| {
         h.state().state.agent("ada").unwrap().conversation.messages.iter().any(|m| {
             let text = format!("{m:?}");
-            text.contains("nothing was merged into the project") && text.contains("status is not ok")
+            text.contains("nothing was merged into the project") && text.contains("```\\nstatus is not ok\\n```")
         })
     });
     let leftovers = std::fs::read_dir(copy.parent().unwrap().join(".state")).unwrap();

@@ -34,7 +34,7 @@ fn push_output(setup: &mut Setup, text: &str) {
         }
         setup.output.drain(..cut);
     }
-    setup.shown = crate::model::ansi::strip(&setup.output);
+    setup.shown = crate::model::ansi::strip_lines(&setup.output);
 }
 
 /// A member's files under review, or why they could not be read.

@@ -47,6 +47,17 @@ pub fn spans(line: &str) -> Vec<Span> {
     reader.spans
 }
 
+/// `text` of several lines without its escapes, its line breaks kept (`strip` reads one line:
+/// a line break is a control character to it).
+pub fn strip_lines(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            let end = if line.ends_with('\n') { "\n" } else { "" };
+            strip(line.trim_end_matches(['\n', '\r'])) + end
+        })
+        .collect()
+}
+
 /// `line` without its escapes.
 pub fn strip(line: &str) -> String {
     spans(line).into_iter().map(|s| s.text).collect()
@@ -133,6 +144,11 @@ impl Perform for Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_lines_keep_their_breaks() {
+        assert_eq!(strip_lines("\x1b[32m$ make\x1b[0m\nok\r\nlast"), "$ make\nok\nlast");
+    }
 
     #[test]
     fn colours_and_emphasis_are_read_and_other_escapes_left_out() {

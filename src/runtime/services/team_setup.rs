@@ -144,7 +144,7 @@ pub(super) fn failure_message(member: &MemberCopy, why: &str, output: &str, appl
         .flatten()
         .and_then(|r| r.check)
         .map_or_else(String::new, |c| c.command);
-    let all = crate::model::ansi::strip(output);
+    let all = crate::model::ansi::strip_lines(output);
     let lines: Vec<&str> = all.lines().collect();
     let tail = lines[lines.len().saturating_sub(40)..].join("\n");
     let after = if applied {
