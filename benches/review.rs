@@ -75,6 +75,7 @@ fn state(files: Vec<ReviewFile>) -> AppState {
         number: 1,
         env: Default::default(),
         ready: true,
+        container: None,
     };
     let record = TeamRecord {
         id: "t".into(),

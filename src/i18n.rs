@@ -136,9 +136,24 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
         T::HunkConflicts(path) => trf(lang, Key::HunkConflicts, &[("path", path)]),
         T::AlreadyMember(agent) => trf(lang, Key::AlreadyMember, &[("agent", agent)]),
         T::NothingToUndo => tr(lang, Key::NothingToUndo).to_string(),
+        T::Container { agent, message } => {
+            trf(lang, Key::MemberContainerFailed, &[("agent", agent), ("message", message)])
+        }
+        T::NoPlaceOfItsOwn { agent, kind } => {
+            trf(lang, Key::NoPlaceOfItsOwn, &[("agent", agent), ("kind", &runtime_place(lang, kind))])
+        }
         T::ChangedSinceMerge(paths) => trf(lang, Key::ChangedSinceMerge, &[("paths", &paths.join(", "))]),
         // Git's and the system's own words.
         other => trf(lang, Key::TeamError, &[("message", &other.to_string())]),
+    }
+}
+
+/// Where a runtime kind (`sbx`, `kubectl`, …) runs an agent, in words ("a Docker sandbox").
+pub fn runtime_place(lang: Language, kind: &str) -> String {
+    match kind {
+        "sbx" => tr(lang, Key::PlaceSandbox).to_string(),
+        "kubectl" => tr(lang, Key::PlacePod).to_string(),
+        other => other.to_string(),
     }
 }
 

@@ -291,6 +291,9 @@ pub enum Command {
         workspace: Option<PathBuf>,
         /// Variables added to its environment there (a member's ports).
         env: std::collections::BTreeMap<String, String>,
+        /// The member's own container, for an agent that runs in one: it runs there, its
+        /// workspace path unchanged (the copy is bound at it).
+        container: Option<String>,
     },
     /// Remember a channel's timeline (in the store, with the config file's conversations).
     SaveChannel {

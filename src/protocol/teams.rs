@@ -48,6 +48,43 @@ pub struct MemberCopy {
     /// The recipe's setup command succeeded in the copy (or there is none): the member works there.
     #[serde(default = "ready_by_default")]
     pub ready: bool,
+    /// The member's own container, when its agent runs in one (the copy is bound into it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<MemberContainer>,
+}
+
+/// A team member's own container: made from its agent's container, with the member's copy bound
+/// at the agent's workspace path (ADR 0025).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberContainer {
+    /// `docker` or `podman`.
+    pub engine: ContainerEngine,
+    /// Its name.
+    pub name: String,
+    /// The agent's own container it was made from.
+    pub from: String,
+    /// Where the copy is bound inside it (the agent's workspace path).
+    pub workspace_path: PathBuf,
+}
+
+/// The container engines a member's container can be made with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContainerEngine {
+    /// Docker.
+    Docker,
+    /// Podman.
+    Podman,
+}
+
+impl ContainerEngine {
+    /// The program.
+    pub fn program(self) -> &'static str {
+        match self {
+            ContainerEngine::Docker => "docker",
+            ContainerEngine::Podman => "podman",
+        }
+    }
 }
 
 fn ready_by_default() -> bool {
@@ -140,6 +177,24 @@ pub enum TeamError {
     /// The agent is a member of the team already.
     #[error("{0} is a member of the team already")]
     AlreadyMember(String),
+    /// The member's container could not be made, started or removed.
+    #[error("the container of {agent}: {message}")]
+    Container {
+        /// The member.
+        agent: String,
+        /// What the engine said.
+        message: String,
+    },
+    /// The agent runs where Sidekicks cannot make a member its own place (a sandbox, a pod).
+    #[error(
+        "{agent} runs where Sidekicks cannot make a team member a place of its own ({kind}): only Docker and Podman containers can"
+    )]
+    NoPlaceOfItsOwn {
+        /// The agent.
+        agent: String,
+        /// `sbx` or `kubectl`.
+        kind: String,
+    },
     /// No merge of this member to undo (another merge came after it, or it was undone).
     #[error("there is no merge of this member to undo")]
     NothingToUndo,
@@ -249,6 +304,8 @@ pub struct Leftover {
     pub stored: bool,
     /// Bytes it uses.
     pub bytes: u64,
+    /// Its members' containers still there.
+    pub containers: Vec<String>,
 }
 
 /// Work not merged that was kept when its members were discarded ("Restore discarded work").

@@ -213,6 +213,16 @@ impl Slot {
     }
 }
 
+/// Where a team member works instead of its config's workspace.
+struct Override {
+    /// Its copy.
+    path: PathBuf,
+    /// Its variables (ports).
+    env: std::collections::BTreeMap<String, String>,
+    /// Its own container (for an agent in a container).
+    container: Option<String>,
+}
+
 struct Manager {
     settings: ManagerSettings,
     events: EventSink,
@@ -228,7 +238,7 @@ struct Manager {
     /// Another config file to open once every agent has stopped.
     opening: Option<(PathBuf, crate::model::config_check::LoadResult)>,
     /// Agents working in another folder than their config says (team members in their copies).
-    workspace_overrides: HashMap<String, (PathBuf, std::collections::BTreeMap<String, String>)>,
+    workspace_overrides: HashMap<String, Override>,
     /// The config as loaded, before the overrides.
     loaded: Option<Config>,
     /// The config in force, overrides applied, for whoever follows it.
@@ -438,9 +448,9 @@ impl Manager {
             | Command::CloseTerminal { .. }
             | Command::Notify(_)
             | Command::Search { .. } => {}
-            Command::SetWorkspace { agent, workspace, env } => {
+            Command::SetWorkspace { agent, workspace, env, container } => {
                 match workspace {
-                    Some(path) => self.workspace_overrides.insert(agent, (path, env)),
+                    Some(path) => self.workspace_overrides.insert(agent, Override { path, env, container }),
                     None => self.workspace_overrides.remove(&agent),
                 };
                 if let Some(config) = self.loaded.clone() {
@@ -495,9 +505,24 @@ impl Manager {
     async fn apply(&mut self, mut config: Config) {
         self.loaded = Some(config.clone());
         for agent in &mut config.agents {
-            if let Some((path, env)) = self.workspace_overrides.get(&agent.name) {
-                agent.workspace = path.clone();
-                agent.env.extend(env.clone());
+            if let Some(o) = self.workspace_overrides.get(&agent.name) {
+                use crate::model::config::RuntimeKind;
+                match (&o.container, agent.runtime.kind) {
+                    (None, RuntimeKind::Local) => {}
+                    // Into its own container, where the copy is bound at the same workspace path.
+                    (Some(container), RuntimeKind::Container | RuntimeKind::Podman) => {
+                        agent.runtime.workspace_path = Some(agent.workspace_path());
+                        agent.runtime.container = Some(container.clone());
+                    }
+                    // A copy on this computer is out of reach of an agent in a container without
+                    // its own (and a container is not for an agent on this computer).
+                    _ => {
+                        tracing::warn!("{} stays in its own workspace: its copy is not where it runs", agent.name);
+                        continue;
+                    }
+                }
+                agent.workspace = o.path.clone();
+                agent.env.extend(o.env.clone());
             }
         }
         self.defaults = config.defaults.clone();

@@ -94,6 +94,10 @@ pub fn leftovers_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Opti
             &[("folder", &l.dir.display().to_string()), ("members", &members), ("project", &project), ("size", &size)],
         );
         ui.label(line);
+        if !l.containers.is_empty() {
+            let names = l.containers.join(", ");
+            ui.label(RichText::new(trf(lang, Key::LeftoverContainers, &[("names", &names)])).weak());
+        }
     }
     if state.teams.reaping {
         ui.spinner();

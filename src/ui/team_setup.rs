@@ -15,6 +15,11 @@ use crate::protocol::teams::{MemberCopy, TeamCommand};
 /// Draws member `member`'s environment; returns the command asked for.
 pub fn setup_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, member: &MemberCopy) -> Option<Command> {
     let agent = &member.name;
+    if let Some(c) = &member.container {
+        let path = c.workspace_path.display().to_string();
+        let line = trf(lang, Key::InMemberContainer, &[("name", &c.name), ("from", &c.from), ("path", &path)]);
+        ui.label(RichText::new(line).weak());
+    }
     if !member.env.is_empty() {
         let vars: Vec<String> = member.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         ui.label(RichText::new(trf(lang, Key::MemberPorts, &[("vars", &vars.join(", "))])).weak());

@@ -123,10 +123,20 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
         ui.end_row();
         ui.label(tr(lang, Key::TeamMembers));
         ui.vertical(|ui| {
-            for agent in state.agents.iter().filter(|a| a.config.runtime.kind == RuntimeKind::Local) {
+            for agent in &state.agents {
                 let name = agent.config.name.clone();
                 let mut on = form.members.contains(&name);
-                if ui.checkbox(&mut on, &name).changed() {
+                // Members get a copy of their own on this computer, bound into a container of
+                // their own for an agent in a container; sandboxes and pods cannot have one.
+                let kind = agent.config.runtime.kind;
+                let placeable = matches!(kind, RuntimeKind::Local | RuntimeKind::Container | RuntimeKind::Podman);
+                let checkbox = ui.add_enabled(placeable, egui::Checkbox::new(&mut on, &name));
+                let checkbox = checkbox.on_disabled_hover_text(trf(
+                    lang,
+                    Key::NotInTeamKind,
+                    &[("kind", &super::i18n::runtime_place(lang, kind.code()))],
+                ));
+                if checkbox.changed() {
                     if on {
                         // The project is where the first member chosen works, until changed.
                         if form.project.trim().is_empty() {

@@ -1,6 +1,6 @@
 //! Commands of the project's team recipe, run on the runtime with their output sent to the team
 //! page as it comes: the setup command in a new member's copy (`sh -c`, in the copy, with the
-//! member's variables; the member starts working in its copy only when it succeeds: `SetupDone`
+//! member's variables — inside its own container when it has one; the member starts working in its copy only when it succeeds: `SetupDone`
 //! with the member, now ready, and the front door moves it in), and the check after a merge (in
 //! the project; a failure is told to the member that merged, with the output's end).
 
@@ -13,21 +13,36 @@ use crate::protocol::teams::{MemberCopy, TeamEvent};
 use crate::runtime::events::EventSink;
 use crate::runtime::teams;
 
-/// Runs `command` with `sh -c` in `cwd` with `env`, sending what it writes through `output`;
-/// `Err` says how it failed.
+/// `sh -c command` in `cwd` with `env` on this computer.
+fn here(command: &str, cwd: &Path, env: &std::collections::BTreeMap<String, String>) -> tokio::process::Command {
+    let mut sh = tokio::process::Command::new("sh");
+    sh.arg("-c").arg(command).current_dir(cwd).envs(env);
+    sh
+}
+
+/// `sh -c command` where `member` works: in its copy, or in its own container (`exec`, in the
+/// folder the copy is bound at) when it has one.
+fn in_member(command: &str, member: &MemberCopy) -> tokio::process::Command {
+    let Some(c) = &member.container else { return here(command, &member.copy, &member.env) };
+    let mut exec = tokio::process::Command::new(c.engine.program());
+    exec.arg("exec").arg("--workdir").arg(&c.workspace_path);
+    for (key, value) in &member.env {
+        exec.arg("--env").arg(format!("{key}={value}"));
+    }
+    exec.arg(&c.name).arg("sh").arg("-c").arg(command);
+    exec
+}
+
+/// Runs `command` (shown as `shown`), sending what it writes through `output`; `Err` says how
+/// it failed.
 async fn run_streaming(
     sink: &EventSink,
-    command: &str,
-    cwd: &Path,
-    env: &std::collections::BTreeMap<String, String>,
+    shown: &str,
+    mut command: tokio::process::Command,
     output: impl Fn(String) -> TeamEvent,
 ) -> Result<(), String> {
-    sink.send(Event::Team(output(format!("$ {command}\n")))).await;
-    let mut child = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(cwd)
-        .envs(env)
+    sink.send(Event::Team(output(format!("$ {shown}\n")))).await;
+    let mut child = command
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -92,7 +107,7 @@ pub(super) async fn run_setup(sink: &EventSink, team: &str, mut member: MemberCo
     };
     if let Some(setup) = recipe.and_then(|r| r.setup) {
         let output = |text: String| TeamEvent::SetupOutput { team: team.to_string(), agent: name.clone(), text };
-        if let Err(why) = run_streaming(sink, &setup, &member.copy, &member.env, output).await {
+        if let Err(why) = run_streaming(sink, &setup, in_member(&setup, &member), output).await {
             return done(Err(why));
         }
     }
@@ -130,7 +145,8 @@ pub(super) async fn run_check(
     };
     sink.send(Event::Team(TeamEvent::CheckOutput { team: team.into(), agent: name.clone(), text: String::new() }))
         .await;
-    let result = run_streaming(sink, &check.command, &member.project, &Default::default(), output).await;
+    let command = here(&check.command, &member.project, &Default::default());
+    let result = run_streaming(sink, &check.command, command, output).await;
     let all = kept.lock().map(|k| k.clone()).unwrap_or_default();
     let failed = result.as_ref().err().map(|why| failure_message(member, why, &all, true));
     Some((TeamEvent::CheckDone { team: team.into(), agent: name, result }, failed))

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Services;
+use crate::model::config::AgentConfig;
 use crate::model::conversation::MessageId;
 use crate::protocol::teams::{TeamCommand, Told};
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
@@ -57,19 +58,17 @@ impl Services {
         tokio::spawn(async move {
             let Ok(mut event) = tokio::task::spawn_blocking(op).await else { return };
             // Members work in their copies; discarded ones go back to their own folder.
-            let moves: Vec<(String, Option<PathBuf>, Env)> = match &event {
+            let moves: Vec<(String, Option<Place>)> = match &event {
                 TeamEvent::Loaded { teams, .. } => teams.iter().flat_map(member_folders).collect(),
                 TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
                     member_folders(team)
                 }
-                TeamEvent::SetupDone { result: Ok(m), .. } => {
-                    vec![(m.name.clone(), Some(m.copy.clone()), m.env.clone())]
-                }
-                TeamEvent::Discarded { agents, .. } => agents.iter().map(|a| (a.clone(), None, Env::new())).collect(),
+                TeamEvent::SetupDone { result: Ok(m), .. } => vec![(m.name.clone(), Some(place_of(m)))],
+                TeamEvent::Discarded { agents, .. } => agents.iter().map(|a| (a.clone(), None)).collect(),
                 _ => Vec::new(),
             };
-            for (agent, workspace, env) in moves {
-                let _ = commands.send(Command::SetWorkspace { agent, workspace, env }).await;
+            for (agent, place) in moves {
+                let _ = commands.send(set_workspace(agent, place)).await;
             }
             // New members whose copy needs the recipe's setup first.
             let setups: Vec<(String, MemberCopy)> = match &event {
@@ -159,6 +158,11 @@ impl Services {
         });
     }
 
+    /// The configs of `agents` as they work now (those in the config).
+    fn agent_configs(&self, agents: &[String]) -> Vec<AgentConfig> {
+        agents.iter().filter_map(|a| self.agent(a)).collect()
+    }
+
     /// Loads the stored teams and reattaches their members (at start).
     pub(super) fn load_teams(&self) {
         let Some(store) = self.store.clone() else { return };
@@ -172,13 +176,13 @@ impl Services {
                 .iter()
                 .map(|r| TeamInfo {
                     record: r.clone(),
-                    members: reattach_team(r),
+                    members: reattach_team(r).into_iter().map(|(agent, m)| (agent, m.and_then(running))).collect(),
                     channel: store.team_channel(&r.id).ok().flatten(),
                     undoable: teams::undoable(r),
                     bytes: Some(teams::reap::disk_use(&dir.join(&r.id))),
                 })
                 .collect();
-            let leftovers = teams::reap::leftovers(&dir, &records);
+            let leftovers = teams::reap::leftovers(&dir, &records, &teams::container::labelled(&dir));
             TeamEvent::Loaded { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
         });
     }
@@ -188,9 +192,10 @@ impl Services {
         match command {
             TeamCommand::Create { name, project, provider, agents, lead } => {
                 let (dir, store) = (self.teams_dir.clone(), self.store.clone());
+                let configs = self.agent_configs(&agents);
                 self.team_op(move || {
-                    let result =
-                        create_team(&dir, &name, &project, provider, &agents, lead).map(|(record, members)| {
+                    let result = create_placed(&dir, &name, &project, provider, &agents, lead, &configs).map(
+                        |(record, members)| {
                             if let Some(store) = &store
                                 && let Err(e) = store.save_team(&record)
                             {
@@ -203,7 +208,8 @@ impl Services {
                                 channel: None,
                                 undoable: None,
                             }
-                        });
+                        },
+                    );
                     TeamEvent::Created { result }
                 });
             }
@@ -266,8 +272,9 @@ impl Services {
             TeamCommand::Setup { team, member } => setup(&self.sink, &self.manager, team, member),
             TeamCommand::RestoreDiscarded { id, team } => {
                 let (store, dir) = (self.store.clone(), self.teams_dir.clone());
+                let configs = self.agent_configs(&teams::discarded::agents(&dir, &id));
                 self.team_op(move || {
-                    let result = restore(&dir, store.as_deref(), &id, team);
+                    let result = restore(&dir, store.as_deref(), &id, team, &configs);
                     TeamEvent::WorkRestored { id, result }
                 });
             }
@@ -275,8 +282,9 @@ impl Services {
                 let (store, dir) = (self.store.clone(), self.teams_dir.clone());
                 self.team_op(move || {
                     let mut done = Vec::new();
+                    let labelled = teams::container::labelled(&dir);
                     for id in ids {
-                        if let Err(error) = teams::reap::reap(&dir, &id) {
+                        if let Err(error) = teams::reap::reap(&dir, &id, &labelled) {
                             return TeamEvent::Reaped { ids: done, error: Some(error) };
                         }
                         // A stored team whose project is gone is forgotten with its folder.
@@ -316,6 +324,7 @@ fn discard(dir: &Path, store: Option<&Store>, mut record: TeamRecord, member: Op
         Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
     };
     for m in &members {
+        teams::container::remove(m);
         if let Err(e) = m.provider().discard(m) {
             tracing::warn!("discarding {}: {e}", m.name);
         }
@@ -340,8 +349,20 @@ fn discard(dir: &Path, store: Option<&Store>, mut record: TeamRecord, member: Op
 
 /// Brings kept work `id` back: into its team if it is still there, else into a team made again;
 /// the team is remembered.
-fn restore(dir: &Path, store: Option<&Store>, id: &str, team: Option<TeamRecord>) -> Result<TeamInfo, TeamError> {
-    let (record, _) = teams::discarded::restore(dir, id, team)?;
+fn restore(
+    dir: &Path,
+    store: Option<&Store>,
+    id: &str,
+    team: Option<TeamRecord>,
+    configs: &[AgentConfig],
+) -> Result<TeamInfo, TeamError> {
+    for agent in configs {
+        teams::container::engine_for(&agent.name, &agent.runtime)?;
+    }
+    let (record, mut restored) = teams::discarded::restore(dir, id, team)?;
+    // Members whose agent runs in a container get theirs (the work stays restored on this
+    // computer if that fails: the error says why, and the member is not moved).
+    teams::container::place(&mut restored, configs)?;
     if let Some(store) = store
         && let Err(e) = store.save_team(&record)
     {
@@ -387,16 +408,68 @@ fn merge_scratch_checked(member: &MemberCopy, selected: Option<&[String]>) -> Re
 /// A member's variables.
 type Env = std::collections::BTreeMap<String, String>;
 
-/// Where each usable member of `team` works, with its variables (members whose setup has not
-/// succeeded stay in their own folder).
-fn member_folders(team: &TeamInfo) -> Vec<(String, Option<PathBuf>, Env)> {
+/// Where a member works: its copy, its variables and its own container if it has one.
+struct Place {
+    copy: PathBuf,
+    env: Env,
+    container: Option<String>,
+}
+
+fn place_of(m: &MemberCopy) -> Place {
+    Place { copy: m.copy.clone(), env: m.env.clone(), container: m.container.as_ref().map(|c| c.name.clone()) }
+}
+
+/// The command that moves `agent` to `place` (`None`: back to its own folder).
+fn set_workspace(agent: String, place: Option<Place>) -> Command {
+    match place {
+        Some(Place { copy, env, container }) => Command::SetWorkspace { agent, workspace: Some(copy), env, container },
+        None => Command::SetWorkspace { agent, workspace: None, env: Env::new(), container: None },
+    }
+}
+
+/// Where each usable member of `team` works (members whose setup has not succeeded stay in their
+/// own folder).
+fn member_folders(team: &TeamInfo) -> Vec<(String, Option<Place>)> {
     team.members
         .iter()
         .filter_map(|(agent, m)| {
             let m = m.as_ref().ok().filter(|m| m.ready)?;
-            Some((agent.clone(), Some(m.copy.clone()), m.env.clone()))
+            Some((agent.clone(), Some(place_of(m))))
         })
         .collect()
+}
+
+/// A member reattached at start, its container running again (after this computer restarted it
+/// is stopped; removed, it is made again).
+fn running(mut member: MemberCopy) -> Result<MemberCopy, TeamError> {
+    teams::container::ensure(&mut member)?;
+    Ok(member)
+}
+
+/// Makes a team whose members whose agents run in containers get containers of their own; if
+/// one cannot be made, nothing of the team is left.
+fn create_placed(
+    dir: &Path,
+    name: &str,
+    project: &Path,
+    provider: teams::ProviderKind,
+    agents: &[String],
+    lead: Option<String>,
+    configs: &[AgentConfig],
+) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
+    // Refused before any copy is made.
+    for agent in configs {
+        teams::container::engine_for(&agent.name, &agent.runtime)?;
+    }
+    let (record, mut members) = create_team(dir, name, project, provider, agents, lead)?;
+    if let Err(e) = teams::container::place(&mut members, configs) {
+        for m in &members {
+            let _ = m.provider().discard(m);
+        }
+        let _ = std::fs::remove_dir_all(dir.join(&record.id));
+        return Err(e);
+    }
+    Ok((record, members))
 }
 
 /// Runs a member's setup: its output and end go to the window; once it succeeds the member
@@ -411,8 +484,7 @@ fn setup(
     tokio::spawn(async move {
         let done = super::team_setup::run_setup(&sink, &team, member).await;
         if let TeamEvent::SetupDone { result: Ok(m), .. } = &done {
-            let (agent, workspace, env) = (m.name.clone(), Some(m.copy.clone()), m.env.clone());
-            let _ = commands.send(Command::SetWorkspace { agent, workspace, env }).await;
+            let _ = commands.send(set_workspace(m.name.clone(), Some(place_of(m)))).await;
         }
         sink.send(Event::Team(done)).await;
     });

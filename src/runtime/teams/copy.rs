@@ -181,6 +181,7 @@ impl IsolationProvider for CopyProvider {
             number: 0,
             env: Default::default(),
             ready: true,
+            container: None,
         };
         member.save()?;
         Ok(member)

@@ -135,6 +135,11 @@ pub fn forget(teams_dir: &Path, id: &str) -> Result<(), TeamError> {
     std::fs::remove_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))
 }
 
+/// The agents whose work `id` keeps (none when it cannot be read).
+pub fn agents(teams_dir: &Path, id: &str) -> Vec<String> {
+    load(teams_dir, id).map(|r| r.members.into_iter().map(|(a, _)| a).collect()).unwrap_or_default()
+}
+
 /// Brings kept work back: into its team when `team` (the team as it is now) is given, else into
 /// a team made again from the kept record. Returns the team's record and its restored members.
 pub fn restore(

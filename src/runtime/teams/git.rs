@@ -95,6 +95,7 @@ impl IsolationProvider for GitWorktreeProvider {
             number: 0,
             env: Default::default(),
             ready: true,
+            container: None,
         };
         member.save()?;
         Ok(member)

@@ -4,6 +4,7 @@
 //!
 //! Everything here is blocking file and process work: callers run it on a blocking thread.
 
+pub mod container;
 mod copy;
 mod deps;
 pub mod discarded;

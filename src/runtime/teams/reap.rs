@@ -1,12 +1,13 @@
 //! What teams leave behind: folders of teams the store no longer has (discarded while Sidekicks
 //! was killed, or by an older version) and of stored teams whose project is gone. Found at start
 //! and listed for the person; removed only when they say so — each member's copy through its
-//! provider (worktree entry, hidden ref), then the folder. Also: how much disk a team uses.
+//! provider (worktree entry, hidden ref) and its container, then the folder; member containers
+//! labelled with such a team go too. Also: how much disk a team uses.
 
 use std::path::Path;
 
-use super::{MemberCopy, TeamError, TeamRecord};
-use crate::protocol::teams::Leftover;
+use super::{MemberCopy, TeamError, TeamRecord, container};
+use crate::protocol::teams::{ContainerEngine, Leftover};
 
 /// Bytes used by the files below `dir` (links not followed: a member's linked dependency folders
 /// are the project's).
@@ -32,10 +33,16 @@ fn members(dir: &Path) -> Vec<MemberCopy> {
     entries.flatten().filter_map(|e| MemberCopy::load(&e.path()).ok()).collect()
 }
 
-/// The folders in `teams_dir` of teams not in `known`, or whose project is gone.
-pub fn leftovers(teams_dir: &Path, known: &[TeamRecord]) -> Vec<Leftover> {
-    let Ok(entries) = std::fs::read_dir(teams_dir) else { return Vec::new() };
+/// Member containers: (engine, name, team).
+pub type Labelled = [(ContainerEngine, String, String)];
+
+/// The folders in `teams_dir` of teams not in `known`, or whose project is gone, and the member
+/// containers (`labelled`, see [`container::labelled`]) of such teams.
+pub fn leftovers(teams_dir: &Path, known: &[TeamRecord], labelled: &Labelled) -> Vec<Leftover> {
     let mut out = Vec::new();
+    let containers_of =
+        |id: &str| labelled.iter().filter(|(_, _, team)| team == id).map(|(_, name, _)| name.clone()).collect();
+    let entries = std::fs::read_dir(teams_dir).into_iter().flatten();
     for entry in entries.flatten() {
         let id = entry.file_name().to_string_lossy().into_owned();
         if id.starts_with('.') || !entry.path().is_dir() {
@@ -53,20 +60,42 @@ pub fn leftovers(teams_dir: &Path, known: &[TeamRecord]) -> Vec<Leftover> {
             project: stored.map(|t| t.project.clone()).or_else(|| members.first().map(|m| m.project.clone())),
             stored: stored.is_some(),
             bytes: disk_use(&entry.path()),
+            containers: containers_of(&entry.file_name().to_string_lossy()),
+        });
+    }
+    // Containers of teams whose folder is gone as well.
+    for (_, _, id) in labelled {
+        let live = known.iter().any(|t| t.id == *id && t.project.is_dir());
+        if live || out.iter().any(|l| l.id == *id) || super::checked(id).is_err() {
+            continue;
+        }
+        out.push(Leftover {
+            id: id.clone(),
+            dir: teams_dir.join(id),
+            members: Vec::new(),
+            project: known.iter().find(|t| t.id == *id).map(|t| t.project.clone()),
+            stored: known.iter().any(|t| t.id == *id),
+            bytes: 0,
+            containers: containers_of(id),
         });
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
 }
 
-/// Removes leftover team `id` of `teams_dir`: each member's copy through its provider (its
-/// worktree entry and hidden ref, where the project still has them), then the folder.
-pub fn reap(teams_dir: &Path, id: &str) -> Result<(), TeamError> {
+/// Removes leftover team `id` of `teams_dir`: each member's container and copy through its
+/// provider (its worktree entry and hidden ref, where the project still has them), the folder,
+/// and the containers of `labelled` that belong to the team.
+pub fn reap(teams_dir: &Path, id: &str, labelled: &Labelled) -> Result<(), TeamError> {
     let dir = teams_dir.join(super::checked(id)?);
     for member in members(&dir) {
+        container::remove(&member);
         if let Err(e) = member.provider().discard(&member) {
             tracing::info!("leftover member {} of team {id}: {e}", member.name);
         }
+    }
+    for (engine, name, _) in labelled.iter().filter(|(_, _, team)| team == id) {
+        container::remove_named(*engine, name);
     }
     match std::fs::remove_dir_all(&dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TeamError::io(&dir, e)),
