@@ -359,6 +359,7 @@ strings! {
     UndoMergeHint => ("Put the project's files back as they were before this merge (possible until the next merge)", "Remettre les fichiers du projet tels qu’ils étaient avant cette fusion (possible jusqu’à la prochaine fusion)"),
     MergeUndone => ("Merge undone: {count} file(s) put back as they were.", "Fusion annulée : {count} fichier(s) remis comme avant."),
     MemberContainerFailed => ("The container of {agent}: {message}", "Le conteneur de {agent} : {message}"),
+    FilterAgents => ("Filter agents, channels, teams", "Filtrer agents, canaux, équipes"),
     PlaceSandbox => ("a Docker sandbox", "un bac à sable Docker"),
     PlacePod => ("a Kubernetes pod", "un pod Kubernetes"),
     NoPlaceOfItsOwn => ("{agent} runs in {kind}: a team member needs a place of its own, and Sidekicks can make one only with a Docker or Podman container. Choose agents on this computer or in containers.", "{agent} tourne dans {kind} : un membre d’équipe a besoin de sa propre place, et Sidekicks ne sait la faire qu’avec un conteneur Docker ou Podman. Choisissez des agents sur cet ordinateur ou dans des conteneurs."),

@@ -129,6 +129,8 @@ pub struct SidekicksApp {
     title_count: Option<usize>,
     /// The command palette.
     palette: palette::Palette,
+    /// What the sidebar's filter box holds.
+    sidebar_filter: String,
     /// Search everywhere.
     search: search_view::SearchView,
 }
@@ -173,6 +175,7 @@ impl SidekicksApp {
             shut_down: false,
             title_count: None,
             palette: Default::default(),
+            sidebar_filter: String::new(),
             search: Default::default(),
             frame_stats: None,
             opened_seen: 0,
@@ -329,8 +332,10 @@ impl SidekicksApp {
                 inbox: self.view == View::Inbox,
                 agent: matches!(self.view, View::Agent | View::Workspace),
                 team: self.team.as_deref().filter(|_| self.view == View::Team),
+                search: self.view == View::Search,
+                settings: self.view == View::Settings,
             };
-            match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown) {
+            match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown, &mut self.sidebar_filter) {
                 sidebar::SidebarClick::Inbox => self.view = View::Inbox,
                 sidebar::SidebarClick::Agent => self.view = View::Agent,
                 sidebar::SidebarClick::Files => self.view = View::Workspace,
@@ -343,19 +348,13 @@ impl SidekicksApp {
                     self.channel = Some(name);
                     self.view = View::Channel;
                 }
-                sidebar::SidebarClick::None => {}
-            }
-            ui.with_layout(egui::Layout::bottom_up(egui::Align::LEFT), |ui| {
-                let lang = self.state.language;
-                if ui.selectable_label(self.view == View::Settings, i18n::tr(lang, i18n::Key::Settings)).clicked() {
-                    self.view = View::Settings;
-                }
-                let search = ui.selectable_label(self.view == View::Search, i18n::tr(lang, i18n::Key::Search));
-                if search.on_hover_text("Ctrl+Shift+F").clicked() {
+                sidebar::SidebarClick::Settings => self.view = View::Settings,
+                sidebar::SidebarClick::Search => {
                     self.view = View::Search;
                     self.search.opened();
                 }
-            });
+                sidebar::SidebarClick::None => {}
+            }
         });
         // A team just made opens.
         if let Some(id) = self.state.teams.created.take() {

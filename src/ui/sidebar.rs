@@ -1,6 +1,7 @@
 //! The agent list: a state dot, the name, what needs the person (a count), a failure or unread
 //! output, the state and where it runs; channels and teams with what waits in them. Clicking
-//! selects.
+//! selects. Search and Settings stay at the bottom, below the list, which scrolls; past
+//! [`FILTER_FROM`] agents a filter box keeps the list short.
 
 use egui::RichText;
 
@@ -25,7 +26,14 @@ pub enum SidebarClick {
     Inbox,
     /// A channel (its name).
     Channel(String),
+    /// Search.
+    Search,
+    /// Settings.
+    Settings,
 }
+
+/// From how many agents the list has a filter box.
+pub const FILTER_FROM: usize = 15;
 
 /// What the main view shows, as the sidebar marks it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -36,14 +44,56 @@ pub struct Shown<'a> {
     pub agent: bool,
     /// This team.
     pub team: Option<&'a str>,
+    /// Search.
+    pub search: bool,
+    /// Settings.
+    pub settings: bool,
 }
 
-/// Draws the agent list; `selected` is the selected agent, marked when `shown` says it is shown.
+/// Draws the sidebar; `selected` is the selected agent, marked when `shown` says it is shown;
+/// `filter` is what the filter box holds.
 pub fn sidebar_ui(
     ui: &mut egui::Ui,
     state: &AppState,
     selected: &mut Option<String>,
     shown: Shown<'_>,
+    filter: &mut String,
+) -> SidebarClick {
+    let lang = state.language;
+    // The bottom first, so the list above scrolls in what is left and never runs under it.
+    let mut clicked = SidebarClick::None;
+    egui::Panel::bottom("sidebar-end").show(ui, |ui| {
+        ui.add_space(2.0);
+        let search = ui.selectable_label(shown.search, tr(lang, Key::Search));
+        if search.on_hover_text("Ctrl+Shift+F").clicked() {
+            clicked = SidebarClick::Search;
+        }
+        if ui.selectable_label(shown.settings, tr(lang, Key::Settings)).clicked() {
+            clicked = SidebarClick::Settings;
+        }
+        ui.add_space(2.0);
+    });
+    egui::CentralPanel::default().frame(egui::Frame::NONE).show(ui, |ui| {
+        let list = list_ui(ui, state, selected, shown, filter);
+        if list != SidebarClick::None {
+            clicked = list;
+        }
+    });
+    clicked
+}
+
+/// True when `name` passes the filter (its words, in any case, found in the name).
+fn passes(filter: &str, name: &str) -> bool {
+    let name = name.to_lowercase();
+    filter.split_whitespace().all(|word| name.contains(&word.to_lowercase()))
+}
+
+fn list_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    selected: &mut Option<String>,
+    shown: Shown<'_>,
+    filter: &mut String,
 ) -> SidebarClick {
     let inbox_shown = shown.inbox;
     let mut clicked = SidebarClick::None;
@@ -57,9 +107,15 @@ pub fn sidebar_ui(
     }
     ui.add_space(6.0);
     ui.heading(tr(lang, Key::Agents));
+    if state.agents.len() >= FILTER_FROM {
+        let hint = tr(lang, Key::FilterAgents);
+        ui.add(egui::TextEdit::singleline(filter).hint_text(hint).desired_width(f32::INFINITY));
+    } else {
+        filter.clear();
+    }
     ui.separator();
-    egui::ScrollArea::vertical().show(ui, |ui| {
-        for agent in &state.agents {
+    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        for agent in state.agents.iter().filter(|a| passes(filter, &a.config.name)) {
             let name = &agent.config.name;
             let is_selected = shown.agent && selected.as_deref() == Some(name.as_str());
             ui.horizontal(|ui| {
@@ -93,7 +149,7 @@ pub fn sidebar_ui(
             ui.add_space(8.0);
             ui.heading(tr(lang, Key::Channels));
             ui.separator();
-            for channel in &state.channels.channels {
+            for channel in state.channels.channels.iter().filter(|c| passes(filter, &c.title)) {
                 ui.horizontal(|ui| {
                     let shown = state.channels.viewing.as_deref() == Some(channel.name.as_str());
                     if ui.selectable_label(shown, RichText::new(format!("#{}", channel.title)).strong()).clicked() {
@@ -111,7 +167,7 @@ pub fn sidebar_ui(
         ui.add_space(8.0);
         ui.heading(tr(lang, Key::Teams));
         ui.separator();
-        for team in &state.teams.teams {
+        for team in state.teams.teams.iter().filter(|t| passes(filter, &t.info.record.name)) {
             let record = &team.info.record;
             ui.horizontal(|ui| {
                 let team_shown = shown.team == Some(record.id.as_str());
@@ -129,6 +185,7 @@ pub fn sidebar_ui(
         if ui.small_button(tr(lang, Key::NewTeam)).clicked() {
             clicked = SidebarClick::NewTeam;
         }
+        ui.add_space(6.0);
     });
     clicked
 }
@@ -153,4 +210,17 @@ fn needs_text(lang: crate::model::config::Language, needs: &crate::app::attentio
         parts.push(tr(lang, Key::NeedsLogin).to_string());
     }
     format!("{}: {}", tr(lang, Key::NeedsYou), parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passes;
+
+    #[test]
+    fn the_filter_finds_every_word_in_any_case() {
+        assert!(passes("", "Ada"));
+        assert!(passes("ad", "Ada"));
+        assert!(passes("REV bot", "review-bot"));
+        assert!(!passes("rev x", "review-bot"));
+    }
 }
