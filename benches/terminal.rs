@@ -1,7 +1,8 @@
 //! A terminal flood: 50 MB of coloured output (`cat` of a file) through Sidekicks' terminal — a real
 //! PTY, the subreaper host, the reader, the screen, and the widget drawing every frame at 60 Hz in a
 //! headless egui pass — against the same file through tmux (a detached session of the same size) in
-//! the same run. Reports the time until the last line shows, and the frame time during the flood.
+//! the same run. Reports the time until the last line shows, and the frame time during the flood;
+//! and the limit: the same output read from a PTY of the same size and thrown away.
 //!
 //! Run: `cargo bench --bench terminal` (tmux is optional: without it only Sidekicks is measured).
 
@@ -103,6 +104,34 @@ fn tmux(file: &Path, (cols, rows): (usize, usize)) -> Option<f64> {
     Some(elapsed)
 }
 
+/// Seconds until the same output, read from a PTY of the same size and thrown away, has all come.
+fn pty_discard(file: &Path, (cols, rows): (usize, usize)) -> f64 {
+    use std::io::Read;
+    let script = format!("cat '{}'; echo flood-$((40+2))-done; exec sleep 1000", file.display());
+    let start = Instant::now();
+    let size = portable_pty::PtySize { rows: rows as u16, cols: cols as u16, pixel_width: 0, pixel_height: 0 };
+    let pair = portable_pty::native_pty_system().openpty(size).unwrap();
+    let mut cmd = portable_pty::CommandBuilder::new("/bin/sh");
+    cmd.args(["-c", &script]);
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().unwrap();
+    let (mut buf, mut tail) = (vec![0u8; 64 * 1024], Vec::new());
+    loop {
+        let n = reader.read(&mut buf).unwrap();
+        assert!(n > 0, "the flood ended before its marker");
+        tail.extend_from_slice(&buf[..n]);
+        if tail.windows(13).any(|w| w == b"flood-42-done") {
+            break;
+        }
+        let keep = tail.len().saturating_sub(16);
+        tail.drain(..keep);
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let _ = child.kill();
+    elapsed
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("flood.txt");
@@ -120,6 +149,12 @@ fn main() {
             times.len(),
             size.0,
             size.1
+        );
+        let limit = pty_discard(&file, size);
+        println!(
+            "run {run}: read from a PTY and thrown away {limit:.2} s ({:.0} MB/s); Sidekicks / that {:.2}",
+            mb / limit,
+            ours / limit
         );
         match tmux(&file, size) {
             Some(t) => {

@@ -212,3 +212,75 @@ fn the_clone_provider_says_why_it_cannot_work() {
     let e = GitWorktreeProvider.available(dir.path()).unwrap_err();
     assert_eq!(e, TeamError::Unavailable { reason: Unavailable::NotGit });
 }
+
+/// The worktree's one-go scan (`git diff --raw` with the bases' blobs) finds the same paths and
+/// bases as listing the paths then reading the bases path by path, for every kind of change: an
+/// edit, a mode change, a deletion, a rename, a link made and a link changed, a new file, a file
+/// made untracked with `git rm --cached`, a new file staged by the agent, a commit by the agent.
+#[test]
+fn the_worktree_scan_in_one_go_agrees_with_path_by_path() {
+    use sidekicks::runtime::teams::read_bases;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    std::fs::create_dir(&main).unwrap();
+    project(&main);
+    std::os::unix::fs::symlink("a.txt", main.join("link")).unwrap();
+    write(&main, "run.sh", "echo hi\n");
+    write(&main, "gone.txt", "bye\n");
+    write(&main, "moved.txt", "moving\n");
+    write(&main, "kept.txt", "kept\n");
+    git(&main, &["add", "-A"]);
+    git(&main, &["commit", "-qm", "more"]);
+    let provider = GitWorktreeProvider;
+    let m = provider.create(&main, &dir.path().join("m"), &dir.path().join("s"), "m1", "Mia").unwrap();
+    let c = &m.copy;
+    write(c, "a.txt", "one\nTWO\nthree\n");
+    std::fs::set_permissions(c.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_file(c.join("gone.txt")).unwrap();
+    std::fs::rename(c.join("moved.txt"), c.join("sub/moved.txt")).unwrap_or_else(|_| {
+        std::fs::create_dir_all(c.join("sub")).unwrap();
+        std::fs::rename(c.join("moved.txt"), c.join("sub/moved.txt")).unwrap();
+    });
+    std::fs::remove_file(c.join("link")).unwrap();
+    std::os::unix::fs::symlink("b.txt", c.join("link")).unwrap();
+    std::os::unix::fs::symlink("a.txt", c.join("new-link")).unwrap();
+    write(c, "fresh.txt", "fresh\n");
+    git(c, &["rm", "-q", "--cached", "kept.txt"]);
+    write(c, "staged.txt", "staged\n");
+    git(c, &["add", "staged.txt"]);
+    let one_go = |m: &MemberCopy| {
+        let mut found = provider.changed_with_bases(m).expect("the worktree scans in one go").unwrap();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found
+    };
+    let by_path = |m: &MemberCopy| {
+        let mut paths = provider.changed_paths(m).unwrap();
+        paths.sort();
+        paths.dedup();
+        let bases = read_bases(m, &paths).unwrap();
+        paths.into_iter().zip(bases).collect::<Vec<_>>()
+    };
+    let found = one_go(&m);
+    assert_eq!(found, by_path(&m));
+    let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    for expected in [
+        "a.txt",
+        "fresh.txt",
+        "gone.txt",
+        "kept.txt",
+        "link",
+        "moved.txt",
+        "new-link",
+        "run.sh",
+        "staged.txt",
+        "sub/moved.txt",
+    ] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    // The agent commits in its worktree: the base stays the member's base.
+    git(c, &["-c", "user.email=a@b", "-c", "user.name=A", "commit", "-qam", "agent's own commit"]);
+    write(c, "later.txt", "later\n");
+    assert_eq!(one_go(&m), by_path(&m));
+    provider.discard(&m).unwrap();
+}

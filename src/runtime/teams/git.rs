@@ -114,6 +114,10 @@ impl IsolationProvider for GitWorktreeProvider {
         Ok(nul_list(&tracked).chain(nul_list(&untracked)).filter(|p| !in_dependency(p, &member.dependencies)).collect())
     }
 
+    fn changed_with_bases(&self, member: &MemberCopy) -> Option<Result<Vec<(String, Side)>, TeamError>> {
+        Some(scan(member))
+    }
+
     fn read_original_bases(&self, member: &MemberCopy, paths: &[String]) -> Result<Vec<Side>, TeamError> {
         if paths.is_empty() {
             return Ok(Vec::new());
@@ -173,18 +177,14 @@ impl IsolationProvider for GitWorktreeProvider {
     }
 }
 
-/// The content of each blob, read through one `git cat-file --batch`.
-fn cat_blobs<'a>(
-    repo: &Path,
-    shas: impl Iterator<Item = &'a str>,
-) -> Result<std::collections::HashMap<String, Vec<u8>>, TeamError> {
-    let shas: Vec<&str> = shas.collect();
-    let mut blobs = std::collections::HashMap::new();
-    if shas.is_empty() {
-        return Ok(blobs);
-    }
-    let failed = |e: std::io::Error| TeamError::Git { command: "cat-file".into(), message: e.to_string() };
-    let mut child = Command::new("git")
+fn cat_failed(e: std::io::Error) -> TeamError {
+    TeamError::Git { command: "cat-file".into(), message: e.to_string() }
+}
+
+/// A `git cat-file --batch` of `repo`, started (ahead of knowing what to ask it, so its start
+/// overlaps other work).
+fn spawn_cat(repo: &Path) -> Result<std::process::Child, TeamError> {
+    Command::new("git")
         .arg("-C")
         .arg(repo)
         .args(["cat-file", "--batch", "--buffer"])
@@ -192,7 +192,77 @@ fn cat_blobs<'a>(
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(failed)?;
+        .map_err(cat_failed)
+}
+
+/// The member's changed paths with their bases, in three processes started together: `git diff
+/// --raw` against the base (the changed tracked paths with the base's mode and blob), the
+/// untracked files, and the `cat-file` that then reads the base blobs.
+fn scan(member: &MemberCopy) -> Result<Vec<(String, Side)>, TeamError> {
+    member.ensure_copy()?;
+    let (raw, untracked, cat) = std::thread::scope(|scope| {
+        let untracked = scope.spawn(|| git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[]));
+        let cat = scope.spawn(|| spawn_cat(&member.project));
+        let raw = git(&member.copy, &["diff", "--no-renames", "--raw", "--no-abbrev", "-z", &member.base], &[]);
+        (raw, untracked.join().expect("git thread"), cat.join().expect("git thread"))
+    });
+    let (raw, untracked, cat) = (raw?, untracked?, cat?);
+    // `:<old mode> <new mode> <old sha> <new sha> <status>` then the path, each ended by NUL.
+    let mut bases: std::collections::HashMap<String, (String, String)> = std::collections::HashMap::new();
+    let mut fields = raw.split(|b| *b == 0).filter(|f| !f.is_empty());
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let mut meta = meta.trim_start_matches(':').split(' ');
+        let (mode, _, sha) = (meta.next().unwrap_or(""), meta.next(), meta.next().unwrap_or(""));
+        bases.insert(String::from_utf8_lossy(path).into_owned(), (mode.to_string(), sha.to_string()));
+    }
+    let mut paths: Vec<String> = bases.keys().cloned().chain(nul_list(&untracked)).collect();
+    paths.retain(|p| !in_dependency(p, &member.dependencies));
+    paths.sort();
+    paths.dedup();
+    let wanted: Vec<&str> = paths
+        .iter()
+        .filter_map(|p| bases.get(p))
+        .filter(|(mode, _)| mode.starts_with("100") || mode == "120000")
+        .map(|(_, sha)| sha.as_str())
+        .collect();
+    let blobs = read_blobs(cat, &wanted)?;
+    Ok(paths
+        .into_iter()
+        .map(|p| {
+            let side = match bases.get(&p) {
+                Some((mode, sha)) if mode == "120000" => Side::Symlink {
+                    target: String::from_utf8_lossy(blobs.get(sha).map_or(&[][..], Vec::as_slice)).into_owned(),
+                },
+                Some((mode, sha)) if mode.starts_with("100") => {
+                    Side::File { content: blobs.get(sha).cloned().unwrap_or_default(), executable: mode == "100755" }
+                }
+                _ => Side::Absent,
+            };
+            (p, side)
+        })
+        .collect())
+}
+
+/// The content of each blob, read through one `git cat-file --batch`.
+fn cat_blobs<'a>(
+    repo: &Path,
+    shas: impl Iterator<Item = &'a str>,
+) -> Result<std::collections::HashMap<String, Vec<u8>>, TeamError> {
+    let shas: Vec<&str> = shas.collect();
+    if shas.is_empty() {
+        return Ok(std::collections::HashMap::new());
+    }
+    read_blobs(spawn_cat(repo)?, &shas)
+}
+
+/// The content of each blob of `shas`, asked of `child` (a started `cat-file --batch`).
+fn read_blobs(
+    mut child: std::process::Child,
+    shas: &[&str],
+) -> Result<std::collections::HashMap<String, Vec<u8>>, TeamError> {
+    let failed = cat_failed;
+    let mut blobs = std::collections::HashMap::new();
     let mut stdin = child.stdin.take().expect("piped");
     let request: String = shas.iter().map(|s| format!("{s}\n")).collect();
     let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));

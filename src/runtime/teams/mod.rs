@@ -114,6 +114,12 @@ pub trait IsolationProvider: Send + Sync {
     /// The paths the member changed against its base (before rebased paths and renames are
     /// sorted out: see [`changes`]).
     fn changed_paths(&self, member: &MemberCopy) -> Result<Vec<String>, TeamError>;
+    /// The changed paths with what each was in the base (without rebased paths), in one go, for
+    /// a provider that can do it faster than [`changed_paths`](Self::changed_paths) then
+    /// [`read_original_bases`](Self::read_original_bases); `None` where it cannot.
+    fn changed_with_bases(&self, _member: &MemberCopy) -> Option<Result<Vec<(String, Side)>, TeamError>> {
+        None
+    }
     /// What each path was in the base (without rebased paths: see [`read_bases`]).
     fn read_original_bases(&self, member: &MemberCopy, paths: &[String]) -> Result<Vec<Side>, TeamError>;
     /// Checks the copy after an app restart and repairs what can be (a moved worktree).
@@ -149,12 +155,32 @@ pub fn rebase_paths(member: &MemberCopy, sides: &[(String, Side)]) -> Result<(),
 /// The member's changes against its base: kinds, renames (same content deleted at one path and
 /// added at another), binary and symbolic-link flags. Sorted by path.
 pub fn changes(member: &MemberCopy) -> Result<Vec<Change>, TeamError> {
-    let mut paths = member.provider().changed_paths(member)?;
+    let provider = member.provider();
     let rebased = sides::Rebased::load(&member.state)?;
-    paths.extend(rebased.paths());
-    paths.sort();
-    paths.dedup();
-    let bases = read_bases(member, &paths)?;
+    let (paths, bases) = match provider.changed_with_bases(member) {
+        Some(found) => {
+            let mut originals: std::collections::HashMap<String, Side> = found?.into_iter().collect();
+            let mut paths: Vec<String> = originals.keys().cloned().chain(rebased.paths()).collect();
+            paths.sort();
+            paths.dedup();
+            let bases = paths
+                .iter()
+                .map(|p| match rebased.has(p) {
+                    true => rebased.read(&member.state, p),
+                    false => Ok(originals.remove(p).unwrap_or(Side::Absent)),
+                })
+                .collect::<Result<Vec<Side>, TeamError>>()?;
+            (paths, bases)
+        }
+        None => {
+            let mut paths = provider.changed_paths(member)?;
+            paths.extend(rebased.paths());
+            paths.sort();
+            paths.dedup();
+            let bases = read_bases(member, &paths)?;
+            (paths, bases)
+        }
+    };
     let mut out = Vec::new();
     let mut added: Vec<(String, Side)> = Vec::new();
     let mut deleted: Vec<(String, Side)> = Vec::new();
