@@ -70,7 +70,7 @@ strings! {
     ProviderGit => ("a git worktree (detached, no branch)", "un worktree git (détaché, sans branche)"),
     ProviderCopy => ("a copy of the sources", "une copie des sources"),
     ProviderClone => ("a copy-on-write clone", "un clone copie-sur-écriture"),
-    TeamMembers => ("Members (agents on this computer)", "Membres (agents sur cet ordinateur)"),
+    TeamMembers => ("Members (on this computer or in containers)", "Membres (sur cet ordinateur ou en conteneur)"),
     CreateTeam => ("Create the team", "Créer l’équipe"),
     CreatingTeam => ("Making the members' copies…", "Création des copies des membres…"),
     TeamProject => ("Project: {path}", "Projet : {path}"),
