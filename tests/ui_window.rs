@@ -147,7 +147,10 @@ fn the_status_bar_says_what_runs_the_branch_and_the_context_used() {
     step_until(&mut h, LONG, "the branch", |h| h.query_by_label("branch feature-x").is_some());
     assert!(h.query_by_label("agents running: 0, working: 0").is_some());
     common::window::send(&mut h, "usage");
-    step_until(&mut h, LONG, "the context used", |h| h.query_by_label_contains("context ").is_some());
+    // (The answer says "context" too: any label saying the context used, not exactly one.)
+    step_until(&mut h, LONG, "the context used", |h| {
+        h.query_all_by_label_contains("context ").any(|n| n.value().is_some_and(|v| v.contains(" / 200k")))
+    });
     step_until(&mut h, LONG, "one running", |h| h.query_by_label("agents running: 1, working: 0").is_some());
     // The agent switches branches during a turn: read again when it ends.
     git(&["checkout", "-q", "-b", "other"]);
