@@ -360,16 +360,30 @@ fn restore(
         teams::container::engine_for(&agent.name, &agent.runtime)?;
     }
     let (record, mut restored) = teams::discarded::restore(dir, id, team)?;
-    // Members whose agent runs in a container get theirs (the work stays restored on this
-    // computer if that fails: the error says why, and the member is not moved).
-    teams::container::place(&mut restored, configs)?;
+    // Members whose agent runs in a container get theirs. If that fails the work is restored all
+    // the same (the kept copy is gone by now) and the team remembered: the member shows the error
+    // and is not moved, rather than the team being lost with its work.
+    let placed = teams::container::place(&mut restored, configs);
     if let Some(store) = store
         && let Err(e) = store.save_team(&record)
     {
         tracing::warn!("cannot remember the team: {e}");
     }
+    let mut members = reattach_team(&record);
+    if let Err(e) = placed {
+        let needs_one = |agent: &str| {
+            configs
+                .iter()
+                .any(|c| c.name == agent && teams::container::engine_for(agent, &c.runtime).is_ok_and(|k| k.is_some()))
+        };
+        for (agent, member) in &mut members {
+            if member.as_ref().is_ok_and(|m| m.container.is_none()) && needs_one(agent) {
+                *member = Err(e.clone());
+            }
+        }
+    }
     Ok(TeamInfo {
-        members: reattach_team(&record),
+        members,
         channel: store.and_then(|s| s.team_channel(&record.id).ok().flatten()),
         undoable: teams::undoable(&record),
         bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
