@@ -269,3 +269,49 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
     assert!(h.query_by_label("You").is_none(), "the conflict message is not the person's");
     h.state_mut().shutdown();
 }
+
+/// A channel with a long history lays out only the entries in view: 300 earlier messages (made as
+/// the channel makes them, their prompts not sent) are not laid out while the newest exchange,
+/// answered by the real demo agents, shows at the bottom; scrolling to the top brings the first.
+#[test]
+fn a_long_channel_history_lays_out_only_what_is_in_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
+    {
+        let state = &mut h.state_mut().state;
+        let agents = state.agents.clone();
+        for i in 0..300 {
+            state.channels.say(&agents, "design", &format!("earlier message {i:03}"));
+        }
+    }
+    h.get_all_by_label("#design").next().unwrap().click();
+    say(&mut h, "the newest");
+    step_until(&mut h, LONG, "both answers", |h| ["ada", "bob"].iter().all(|a| answered(h, a, "the newest")));
+    step_until(&mut h, LONG, "the newest in view", |h| h.query_all_by_label("the newest").next().is_some());
+    let laid_out = |h: &Harness<'static, SidekicksApp>| h.query_all_by_label_contains("earlier message").count();
+    let at_bottom = laid_out(&h);
+    assert!(at_bottom < 40, "{at_bottom} of the 300 earlier messages laid out");
+    assert_eq!(h.query_all_by_label("earlier message 000").count(), 0);
+
+    h.hover_at(egui::pos2(700.0, 300.0));
+    h.step();
+    for _ in 0..200 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, 2000.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Wheel,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+        if h.query_all_by_label("earlier message 000").next().is_some() {
+            break;
+        }
+    }
+    step_until(&mut h, LONG, "the first message", |h| h.query_all_by_label("earlier message 000").next().is_some());
+    assert!(laid_out(&h) < 40, "{} laid out at the top", laid_out(&h));
+    assert!(h.query_all_by_label("the newest").next().is_none(), "the newest is out of view");
+    h.state_mut().shutdown();
+}

@@ -7,6 +7,7 @@ use egui_commonmark::CommonMarkCache;
 
 use super::i18n::{Key, state_text, tr, trf};
 use super::message::{MessageActions, message_ui};
+use super::message_list::MessageList;
 use super::permission_card::permission_card_ui;
 use super::theme::state_dot;
 use crate::app::channels_state::answer_messages;
@@ -14,12 +15,22 @@ use crate::app::{AgentState, AppState, Command, Request};
 use crate::model::channel::Entry;
 use crate::protocol::teams::TeamCommand;
 
+/// What the window keeps for one channel.
+#[derive(Default)]
+pub struct ChannelPane {
+    /// What is being typed to it.
+    pub draft: String,
+    /// Its timeline's laid-out list: only the entries in view are laid out, so a long history
+    /// costs a frame no more than a short one.
+    pub list: MessageList,
+}
+
 /// Draws channel `name`; returns what it asks for.
 pub fn channel_ui(
     ui: &mut egui::Ui,
     state: &AppState,
     name: &str,
-    draft: &mut String,
+    pane: &mut ChannelPane,
     markdown: &mut CommonMarkCache,
 ) -> Vec<Request> {
     let lang = state.language;
@@ -100,57 +111,61 @@ pub fn channel_ui(
             let id = ui.make_persistent_id(("channel-composer", name));
             // The sending key is taken before the field would make a new line of it.
             let enter = ui.memory(|m| m.has_focus(id)) && super::send_key::take(ui, send_with);
+            let draft = &mut pane.draft;
             ui.add(egui::TextEdit::multiline(draft).id(id).desired_rows(2).desired_width(width).hint_text(hint));
             let clicked = ui.button(tr(lang, Key::Send)).clicked();
             if (enter || clicked) && !draft.trim().is_empty() {
                 let text = draft.trim().to_string();
                 draft.clear();
                 commands.push(Request::Say { channel: name.to_string(), text });
+                pane.list.jump_to_bottom();
             }
         });
     });
     let mut actions = MessageActions::default();
     let timeline = &channel.timeline;
-    // The members' messages drawn: their permission cards are drawn with them, not again below.
+    // The members' messages in view: their permission cards are drawn with them, not again below.
     let mut shown: std::collections::HashSet<(&str, usize)> = std::collections::HashSet::new();
-    egui::ScrollArea::vertical().stick_to_bottom(true).auto_shrink([false, false]).show(ui, |ui| {
-        if timeline.entries.is_empty() {
-            ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
-        }
-        for entry in &timeline.entries {
-            match entry {
-                Entry::User { text, to, from: None, at } => {
-                    ui.add_space(6.0);
-                    let who = ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
-                    super::message::time_on_hover(&who, lang, *at);
-                    ui.label(text);
-                }
-                Entry::Notice { text, to } => {
-                    ui.add_space(6.0);
-                    ui.label(RichText::new(trf(lang, Key::ChannelSidekicksTo, &[("to", &to.join(", "))])).strong());
-                    ui.label(text);
-                }
-                Entry::User { to, from: Some(lead), .. } => {
-                    let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
-                    ui.label(RichText::new(words).weak().italics());
-                }
-                Entry::Answer { agent, prompt, id } => {
-                    let Some(view) = state.agent(agent) else { continue };
-                    for index in answer_messages(&view.conversation.messages, prompt, id.as_ref()) {
-                        message_ui(ui, lang, markdown, view, index, &mut actions);
-                        shown.insert((agent.as_str(), index));
+    // One item per entry, then one for the permission cards not drawn with their messages.
+    pane.list.show(ui, timeline.entries.len() + 1, |ui, index| {
+        let Some(entry) = timeline.entries.get(index) else {
+            if timeline.entries.is_empty() {
+                ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
+            }
+            // Permission requests of the members whose message is not in view, answered here too.
+            for member in &channel.members {
+                let Some(view) = state.agent(member) else { continue };
+                let drawn =
+                    |c: &&crate::app::PermissionCard| c.message.is_some_and(|i| shown.contains(&(member.as_str(), i)));
+                for card in view.permissions.iter().filter(|c| c.answer.is_none()).filter(|c| !drawn(c)) {
+                    if let Some(c) = permission_card_ui(ui, lang, member, &view.config.runtime, card) {
+                        commands.push(c.into());
                     }
                 }
             }
-        }
-        // Permission requests of the members not drawn with their messages, answered here too.
-        for member in &channel.members {
-            let Some(view) = state.agent(member) else { continue };
-            let drawn =
-                |c: &&crate::app::PermissionCard| c.message.is_some_and(|i| shown.contains(&(member.as_str(), i)));
-            for card in view.permissions.iter().filter(|c| c.answer.is_none()).filter(|c| !drawn(c)) {
-                if let Some(c) = permission_card_ui(ui, lang, member, &view.config.runtime, card) {
-                    commands.push(c.into());
+            return;
+        };
+        match entry {
+            Entry::User { text, to, from: None, at } => {
+                ui.add_space(6.0);
+                let who = ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
+                super::message::time_on_hover(&who, lang, *at);
+                ui.label(text);
+            }
+            Entry::Notice { text, to } => {
+                ui.add_space(6.0);
+                ui.label(RichText::new(trf(lang, Key::ChannelSidekicksTo, &[("to", &to.join(", "))])).strong());
+                ui.label(text);
+            }
+            Entry::User { to, from: Some(lead), .. } => {
+                let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
+                ui.label(RichText::new(words).weak().italics());
+            }
+            Entry::Answer { agent, prompt, id } => {
+                let Some(view) = state.agent(agent) else { return };
+                for index in answer_messages(&view.conversation.messages, prompt, id.as_ref()) {
+                    message_ui(ui, lang, markdown, view, index, &mut actions);
+                    shown.insert((agent.as_str(), index));
                 }
             }
         }

@@ -117,8 +117,8 @@ pub struct SidekicksApp {
     team: Option<String>,
     /// The channel shown.
     channel: Option<String>,
-    /// What is being typed in each channel.
-    channel_drafts: std::collections::HashMap<String, String>,
+    /// Each channel's draft and laid-out timeline.
+    channels: std::collections::HashMap<String, channel_view::ChannelPane>,
     /// The team views' own state.
     team_views: team_view::TeamViews,
     tab: Tab,
@@ -169,7 +169,7 @@ impl SidekicksApp {
             team: None,
             team_views: Default::default(),
             channel: None,
-            channel_drafts: Default::default(),
+            channels: Default::default(),
             tab: Tab::Conversation,
             markdown: egui_commonmark::CommonMarkCache::default(),
             shut_down: false,
@@ -368,8 +368,8 @@ impl SidekicksApp {
             if self.view == View::Channel
                 && let Some(name) = self.channel.clone()
             {
-                let draft = self.channel_drafts.entry(name.clone()).or_default();
-                let requests = channel_view::channel_ui(ui, &self.state, &name, draft, &mut self.markdown);
+                let pane = self.channels.entry(name.clone()).or_default();
+                let requests = channel_view::channel_ui(ui, &self.state, &name, pane, &mut self.markdown);
                 self.submit(requests);
                 return;
             }

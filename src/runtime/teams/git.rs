@@ -15,8 +15,23 @@ use crate::model::merge::Side;
 /// The git worktree provider.
 pub struct GitWorktreeProvider;
 
+impl GitWorktreeProvider {
+    /// True when the member's changes are read from its index, without git's own scan (the index
+    /// still holds the base and nothing in the repository asks for git's ways; see `git_index`).
+    pub fn scans_from_its_index(member: &MemberCopy) -> bool {
+        super::git_index::scan(&member.project, &member.copy, &member.base).is_some()
+    }
+}
+
 fn nul_list(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
     bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned())
+}
+
+/// The untracked files of a `git ls-files --others` listing. A repository the agent made or
+/// cloned inside its copy is listed as its folder (`vendor/lib/`) and is left out: it is not the
+/// project's content (git would add it as a broken submodule), and it stays in the copy (ADR 0026).
+fn untracked_files(listing: &[u8]) -> impl Iterator<Item = String> + '_ {
+    nul_list(listing).filter(|p| !p.ends_with('/'))
 }
 
 fn base_ref(id: &str) -> String {
@@ -111,7 +126,10 @@ impl IsolationProvider for GitWorktreeProvider {
             (tracked, untracked.join().expect("git thread"))
         });
         let (tracked, untracked) = (tracked?, untracked?);
-        Ok(nul_list(&tracked).chain(nul_list(&untracked)).filter(|p| !in_dependency(p, &member.dependencies)).collect())
+        Ok(nul_list(&tracked)
+            .chain(untracked_files(&untracked))
+            .filter(|p| !in_dependency(p, &member.dependencies))
+            .collect())
     }
 
     fn changed_with_bases(&self, member: &MemberCopy) -> Option<Result<Vec<(String, Side)>, TeamError>> {
@@ -195,39 +213,63 @@ fn spawn_cat(repo: &Path) -> Result<std::process::Child, TeamError> {
         .map_err(cat_failed)
 }
 
-/// The member's changed paths with their bases, in three processes started together: `git diff
+/// The member's changed paths with their bases. Read in this process when the member's index
+/// still holds the base (its `stat` data, the folder walked, the bases' blobs read from the
+/// repository's objects; `git_index`), otherwise in three processes started together: `git diff
 /// --raw` against the base (the changed tracked paths with the base's mode and blob), the
-/// untracked files, and the `cat-file` that then reads the base blobs.
+/// untracked files, and a `cat-file` for the bases' contents.
 fn scan(member: &MemberCopy) -> Result<Vec<(String, Side)>, TeamError> {
     member.ensure_copy()?;
-    let (raw, untracked, cat) = std::thread::scope(|scope| {
-        let untracked = scope.spawn(|| git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[]));
-        let cat = scope.spawn(|| spawn_cat(&member.project));
-        let raw = git(&member.copy, &["diff", "--no-renames", "--raw", "--no-abbrev", "-z", &member.base], &[]);
-        (raw, untracked.join().expect("git thread"), cat.join().expect("git thread"))
-    });
-    let (raw, untracked, cat) = (raw?, untracked?, cat?);
-    // `:<old mode> <new mode> <old sha> <new sha> <status>` then the path, each ended by NUL.
-    let mut bases: std::collections::HashMap<String, (String, String)> = std::collections::HashMap::new();
-    let mut fields = raw.split(|b| *b == 0).filter(|f| !f.is_empty());
-    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
-        let meta = String::from_utf8_lossy(meta);
-        let mut meta = meta.trim_start_matches(':').split(' ');
-        let (mode, _, sha) = (meta.next().unwrap_or(""), meta.next(), meta.next().unwrap_or(""));
-        bases.insert(String::from_utf8_lossy(path).into_owned(), (mode.to_string(), sha.to_string()));
+    if let Some(found) = super::git_index::scan(&member.project, &member.copy, &member.base) {
+        let (paths, bases) = listed(member, found.tracked.into_iter().collect(), found.untracked);
+        let wanted = wanted(&paths, &bases);
+        let blobs = match super::git_index::read_blobs(&found.objects, &wanted) {
+            Some(blobs) => blobs,
+            None => cat_blobs(&member.project, wanted.iter().copied())?,
+        };
+        return Ok(sides(paths, &bases, &blobs));
     }
-    let mut paths: Vec<String> = bases.keys().cloned().chain(nul_list(&untracked)).collect();
+    let (found, cat) = std::thread::scope(|scope| {
+        let cat = scope.spawn(|| spawn_cat(&member.project));
+        (scan_by_git(member), cat.join().expect("git thread"))
+    });
+    let (bases, untracked) = match found {
+        Ok(found) => found,
+        Err(e) => {
+            if let Ok(mut cat) = cat {
+                let _ = cat.kill();
+                let _ = cat.wait();
+            }
+            return Err(e);
+        }
+    };
+    let (paths, bases) = listed(member, bases, untracked);
+    let blobs = read_blobs(cat?, &wanted(&paths, &bases))?;
+    Ok(sides(paths, &bases, &blobs))
+}
+
+/// The changed paths, sorted, outside the dependency folders, with their bases.
+fn listed(member: &MemberCopy, bases: Bases, untracked: Vec<String>) -> (Vec<String>, Bases) {
+    let mut paths: Vec<String> = bases.keys().cloned().chain(untracked).collect();
     paths.retain(|p| !in_dependency(p, &member.dependencies));
     paths.sort();
     paths.dedup();
-    let wanted: Vec<&str> = paths
+    (paths, bases)
+}
+
+/// The blobs to read: the bases of `paths` that are files or links.
+fn wanted<'a>(paths: &[String], bases: &'a Bases) -> Vec<&'a str> {
+    paths
         .iter()
         .filter_map(|p| bases.get(p))
         .filter(|(mode, _)| mode.starts_with("100") || mode == "120000")
         .map(|(_, sha)| sha.as_str())
-        .collect();
-    let blobs = read_blobs(cat, &wanted)?;
-    Ok(paths
+        .collect()
+}
+
+/// Each path with its base side, from the bases' modes and the blobs read.
+fn sides(paths: Vec<String>, bases: &Bases, blobs: &Blobs) -> Vec<(String, Side)> {
+    paths
         .into_iter()
         .map(|p| {
             let side = match bases.get(&p) {
@@ -241,8 +283,35 @@ fn scan(member: &MemberCopy) -> Result<Vec<(String, Side)>, TeamError> {
             };
             (p, side)
         })
-        .collect())
+        .collect()
 }
+
+/// The changed tracked paths with their base's mode and blob (`git diff --raw` against the base)
+/// and the untracked files (`git ls-files --others`), listed side by side.
+fn scan_by_git(member: &MemberCopy) -> Result<(Bases, Vec<String>), TeamError> {
+    let (raw, untracked) = std::thread::scope(|scope| {
+        let untracked = scope.spawn(|| git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[]));
+        let raw = git(&member.copy, &["diff", "--no-renames", "--raw", "--no-abbrev", "-z", &member.base], &[]);
+        (raw, untracked.join().expect("git thread"))
+    });
+    let (raw, untracked) = (raw?, untracked?);
+    // `:<old mode> <new mode> <old sha> <new sha> <status>` then the path, each ended by NUL.
+    let mut bases = Bases::new();
+    let mut fields = raw.split(|b| *b == 0).filter(|f| !f.is_empty());
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let mut meta = meta.trim_start_matches(':').split(' ');
+        let (mode, _, sha) = (meta.next().unwrap_or(""), meta.next(), meta.next().unwrap_or(""));
+        bases.insert(String::from_utf8_lossy(path).into_owned(), (mode.to_string(), sha.to_string()));
+    }
+    Ok((bases, untracked_files(&untracked).collect()))
+}
+
+/// Each changed path's base: its mode and blob.
+type Bases = std::collections::HashMap<String, (String, String)>;
+
+/// Blobs' contents by id.
+type Blobs = std::collections::HashMap<String, Vec<u8>>;
 
 /// The content of each blob, read through one `git cat-file --batch`.
 fn cat_blobs<'a>(

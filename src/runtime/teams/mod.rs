@@ -10,6 +10,7 @@ mod deps;
 pub mod discarded;
 mod export;
 mod git;
+mod git_index;
 pub(crate) mod git_snapshot;
 pub mod journal;
 mod merge;

@@ -1,0 +1,394 @@
+//! A worktree member's change scan without git's processes, when it can be done as git would: the
+//! member's index (read here) still holds exactly its base — its cache tree's root is the base's
+//! tree — so what changed is what git's `stat` comparison with the index finds, plus the files git
+//! does not track and does not ignore. Each tracked file's `stat` is compared with the index's (on
+//! two threads) while the folder is walked for new files with git's ignore rules (`ignore` crate);
+//! a file whose `stat` differs, or was written in the index's own instant (git's "racy" files),
+//! is a candidate, and `changes` drops a candidate whose content is its base's.
+//!
+//! Anything this reader does not know to handle as git does makes it step aside (`None`) and the
+//! scan is git's: another index version or a required extension (split or sparse index), a staged
+//! or committed change (the root of the cache tree is not the base's), sparse checkout, conflicts,
+//! submodules, a nested repository, a repository setting that changes what counts as a change
+//! (`core.excludesFile`, `core.autocrlf`, `core.fileMode`/`core.symlinks` false, SHA-256) or a
+//! filter in the top `.gitattributes`. ADR 0026.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::git_snapshot::git;
+
+/// One tracked path as the index has it.
+struct Entry {
+    path: String,
+    mode: u32,
+    sha: String,
+    ctime: (u32, u32),
+    mtime: (u32, u32),
+    ino: u32,
+    uid: u32,
+    gid: u32,
+    size: u32,
+}
+
+/// The index, when it is of a form read here.
+struct Index {
+    entries: Vec<Entry>,
+    /// The tree the index holds, from its cache tree (none when invalidated).
+    root: Option<String>,
+}
+
+/// The changed tracked paths with their base's mode and blob (as `git diff --raw` gives them),
+/// and the untracked files.
+pub(super) struct Found {
+    pub tracked: Vec<(String, (String, String))>,
+    pub untracked: Vec<String>,
+    /// The repository's objects folder, where the bases' blobs are.
+    pub objects: PathBuf,
+}
+
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
+}
+
+/// The index in `bytes` (versions 2 and 3), or `None` for what is not read here.
+fn parse(bytes: &[u8]) -> Option<Index> {
+    if bytes.get(..4)? != b"DIRC" || !matches!(be32(bytes, 4)?, 2 | 3) {
+        return None;
+    }
+    let count = be32(bytes, 8)? as usize;
+    let end = bytes.len().checked_sub(20)?;
+    let mut at = 12;
+    let mut entries = Vec::with_capacity(count);
+    for _ in 0..count {
+        let field = |i: usize| be32(bytes, at + 4 * i);
+        let flags = u16::from_be_bytes(bytes.get(at + 60..at + 62)?.try_into().ok()?);
+        let extended = flags & 0x4000 != 0;
+        // Assume-valid, conflict stages, skip-worktree or intent-to-add: git's scan.
+        if flags & 0x8000 != 0 || flags & 0x3000 != 0 {
+            return None;
+        }
+        let mut name_at = at + 62;
+        if extended {
+            let more = u16::from_be_bytes(bytes.get(at + 62..at + 64)?.try_into().ok()?);
+            if more & 0x6000 != 0 {
+                return None;
+            }
+            name_at += 2;
+        }
+        let name_len = memchr::memchr(0, bytes.get(name_at..end)?)?;
+        let mode = field(6)?;
+        if mode & 0o170000 == 0o160000 {
+            return None;
+        }
+        entries.push(Entry {
+            path: String::from_utf8_lossy(&bytes[name_at..name_at + name_len]).into_owned(),
+            mode,
+            sha: hex(bytes.get(at + 40..at + 60)?),
+            ctime: (field(0)?, field(1)?),
+            mtime: (field(2)?, field(3)?),
+            ino: field(5)?,
+            uid: field(7)?,
+            gid: field(8)?,
+            size: field(9)?,
+        });
+        // Entries are padded with NULs to a multiple of eight bytes.
+        at += (name_at - at + name_len + 8) & !7;
+    }
+    let mut root = None;
+    while at + 8 <= end {
+        let signature = bytes.get(at..at + 4)?;
+        let size = be32(bytes, at + 4)? as usize;
+        let data = bytes.get(at + 8..at + 8 + size)?;
+        // An extension whose name starts lower-case must be understood (split index, sparse index).
+        if !signature[0].is_ascii_uppercase() {
+            return None;
+        }
+        if signature == b"TREE" {
+            // The root: an empty path, "<entries> <subtrees>\n", then its id when valid.
+            let line_end = memchr::memchr(b'\n', data)?;
+            let line = std::str::from_utf8(data.get(1..line_end)?).ok()?;
+            let valid = data.first() == Some(&0) && !line.starts_with('-');
+            root = valid.then(|| data.get(line_end + 1..line_end + 21).map(hex)).flatten();
+        }
+        at += 8 + size;
+    }
+    Some(Index { entries, root })
+}
+
+/// The git folder of the worktree at `copy` (from its `.git` file) and the repository's common one.
+fn git_dirs(copy: &Path) -> Option<(PathBuf, PathBuf)> {
+    let file = std::fs::read_to_string(copy.join(".git")).ok()?;
+    let dir = PathBuf::from(file.strip_prefix("gitdir: ")?.trim_end());
+    let dir = if dir.is_absolute() { dir } else { copy.join(dir) };
+    let common = match std::fs::read_to_string(dir.join("commondir")) {
+        Ok(line) => dir.join(line.trim_end()),
+        Err(_) => dir.clone(),
+    };
+    Some((dir, common))
+}
+
+/// False when a repository setting or attribute makes git count changes otherwise than here.
+fn settings_fit(copy: &Path, dir: &Path, common: &Path) -> bool {
+    let mut config = String::new();
+    for file in [common.join("config"), dir.join("config.worktree")] {
+        config.push_str(&std::fs::read_to_string(file).unwrap_or_default().to_lowercase());
+    }
+    let config: String = config.chars().filter(|c| !c.is_whitespace()).collect();
+    let unfit = ["excludesfile", "autocrlf=true", "autocrlf=input", "filemode=false", "symlinks=false"]
+        .iter()
+        .chain(&["objectformat", "sparsecheckout=true", "checkstat", "trustctime=false"])
+        .any(|setting| config.contains(setting));
+    let filtered = [copy.join(".gitattributes"), common.join("info/attributes")]
+        .iter()
+        .any(|file| std::fs::read_to_string(file).is_ok_and(|text| text.contains("filter=") || text.contains("eol=")));
+    !unfit && !filtered
+}
+
+/// The tree of each base commit, asked of git once per base.
+fn base_tree(project: &Path, base: &str) -> Option<String> {
+    static TREES: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+    if let Some(tree) = TREES.lock().ok()?.get_or_insert_default().get(base) {
+        return Some(tree.clone());
+    }
+    let tree = git(project, &["rev-parse", "--verify", &format!("{base}^{{tree}}")], &[]).ok()?;
+    let tree = String::from_utf8(tree).ok()?.trim().to_string();
+    TREES.lock().ok()?.get_or_insert_default().insert(base.to_string(), tree.clone());
+    Some(tree)
+}
+
+/// True when the file's `stat` may not be the index's: git's comparison (`ce_match_stat`), with
+/// nanoseconds, plus git's racy case (written no earlier than the index itself).
+#[cfg(unix)]
+fn differs(copy: &Path, entry: &Entry, index_time: (u32, u32)) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(copy.join(&entry.path)) else { return true };
+    let kind = meta.file_type();
+    let mode = if kind.is_symlink() {
+        0o120000
+    } else if kind.is_file() {
+        if meta.mode() & 0o100 != 0 { 0o100755 } else { 0o100644 }
+    } else {
+        return true;
+    };
+    mode != entry.mode
+        || (meta.mtime() as u32, meta.mtime_nsec() as u32) != entry.mtime
+        || (meta.ctime() as u32, meta.ctime_nsec() as u32) != entry.ctime
+        || meta.ino() as u32 != entry.ino
+        || meta.uid() != entry.uid
+        || meta.gid() != entry.gid
+        || meta.size() as u32 != entry.size
+        || entry.mtime >= index_time
+}
+
+/// The files under `copy` that git does not track and does not ignore; `None` when a nested
+/// repository is found (git lists it as one folder).
+fn untracked(copy: &Path, tracked: &HashSet<&str>) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let walk = ignore::WalkBuilder::new(copy)
+        .standard_filters(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(false)
+        .filter_entry(|e| e.depth() != 1 || e.file_name() != ".git")
+        .build();
+    for entry in walk {
+        let entry = entry.ok()?;
+        let kind = entry.file_type()?;
+        if entry.depth() > 0 && entry.file_name() == ".git" {
+            return None;
+        }
+        if kind.is_dir() {
+            continue;
+        }
+        if !(kind.is_file() || kind.is_symlink()) {
+            continue;
+        }
+        let path = entry.path().strip_prefix(copy).ok()?.to_string_lossy().into_owned();
+        if !tracked.contains(path.as_str()) {
+            out.push(path);
+        }
+    }
+    Some(out)
+}
+
+/// The scan of the worktree at `copy` made from `base` of `project`, or `None` when it is git's
+/// to make (see the module's words).
+#[cfg(unix)]
+pub(super) fn scan(project: &Path, copy: &Path, base: &str) -> Option<Found> {
+    let (dir, common) = git_dirs(copy)?;
+    if !settings_fit(copy, &dir, &common) {
+        return None;
+    }
+    let index_path = dir.join("index");
+    let index_time = {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(&index_path).ok()?;
+        (meta.mtime() as u32, meta.mtime_nsec() as u32)
+    };
+    let index = parse(&std::fs::read(&index_path).ok()?)?;
+    if index.root.as_deref() != Some(base_tree(project, base)?.as_str()) {
+        return None;
+    }
+    let tracked: HashSet<&str> = index.entries.iter().map(|e| e.path.as_str()).collect();
+    let half = index.entries.len().div_ceil(2).max(1);
+    let (changed, untracked) = std::thread::scope(|scope| {
+        let walk = scope.spawn(|| untracked(copy, &tracked));
+        fn compare<'a>(copy: &Path, part: &'a [Entry], at: (u32, u32)) -> Vec<&'a Entry> {
+            part.iter().filter(|e| differs(copy, e, at)).collect()
+        }
+        let mut parts = index.entries.chunks(half);
+        let first = parts.next().unwrap_or_default();
+        let second = parts.next().unwrap_or_default();
+        let other = scope.spawn(move || compare(copy, second, index_time));
+        let mut changed = compare(copy, first, index_time);
+        changed.extend(other.join().expect("stat thread"));
+        (changed, walk.join().expect("walk thread"))
+    });
+    let tracked = changed.into_iter().map(|e| (e.path.clone(), (format!("{:o}", e.mode), e.sha.clone()))).collect();
+    Some(Found { tracked, untracked: untracked?, objects: common.join("objects") })
+}
+
+#[cfg(not(unix))]
+pub(super) fn scan(_project: &Path, _copy: &Path, _base: &str) -> Option<Found> {
+    None
+}
+
+/// The contents of the blobs `shas` read from the objects folder `objects` in this process
+/// (libgit2's object database: loose objects, packs, alternates), or `None` when one cannot be
+/// read (the caller asks git).
+#[cfg(unix)]
+pub(super) fn read_blobs(objects: &Path, shas: &[&str]) -> Option<HashMap<String, Vec<u8>>> {
+    use libgit2_sys as raw;
+    use std::os::unix::ffi::OsStrExt;
+    if shas.is_empty() {
+        return Some(HashMap::new());
+    }
+    let folder = std::ffi::CString::new(objects.as_os_str().as_bytes()).ok()?;
+    raw::init();
+    // SAFETY: each pointer libgit2 hands out is freed once, after its last use, by the guards.
+    unsafe {
+        struct Odb(*mut raw::git_odb);
+        impl Drop for Odb {
+            fn drop(&mut self) {
+                unsafe { raw::git_odb_free(self.0) }
+            }
+        }
+        struct Object(*mut raw::git_odb_object);
+        impl Drop for Object {
+            fn drop(&mut self) {
+                unsafe { raw::git_odb_object_free(self.0) }
+            }
+        }
+        let mut odb = std::ptr::null_mut();
+        if raw::git_odb_open(&mut odb, folder.as_ptr()) != 0 {
+            return None;
+        }
+        let odb = Odb(odb);
+        let mut out = HashMap::new();
+        for sha in shas {
+            let text = std::ffi::CString::new(*sha).ok()?;
+            let mut id: raw::git_oid = std::mem::zeroed();
+            if raw::git_oid_fromstr(&mut id, text.as_ptr()) != 0 {
+                return None;
+            }
+            let mut object = std::ptr::null_mut();
+            if raw::git_odb_read(&mut object, odb.0, &id) != 0 {
+                return None;
+            }
+            let object = Object(object);
+            if raw::git_odb_object_type(object.0) != raw::GIT_OBJECT_BLOB {
+                return None;
+            }
+            let size = raw::git_odb_object_size(object.0);
+            let data = raw::git_odb_object_data(object.0) as *const u8;
+            let content = if size == 0 { Vec::new() } else { std::slice::from_raw_parts(data, size).to_vec() };
+            out.insert(sha.to_string(), content);
+        }
+        Some(out)
+    }
+}
+
+#[cfg(not(unix))]
+pub(super) fn read_blobs(_objects: &Path, _shas: &[&str]) -> Option<HashMap<String, Vec<u8>>> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, flags: u16) -> Vec<u8> {
+        let mut out = Vec::new();
+        for field in [1u32, 2, 3, 4, 5, 6, 0o100644, 7, 8, 9] {
+            out.extend(field.to_be_bytes());
+        }
+        out.extend([0xab; 20]);
+        out.extend((flags | path.len() as u16).to_be_bytes());
+        out.extend(path.as_bytes());
+        while out.len() % 8 != 0 || out.len() == 62 + path.len() {
+            out.push(0);
+        }
+        out
+    }
+
+    fn index(entries: &[Vec<u8>], extensions: &[u8]) -> Vec<u8> {
+        let mut out = b"DIRC".to_vec();
+        out.extend(2u32.to_be_bytes());
+        out.extend((entries.len() as u32).to_be_bytes());
+        entries.iter().for_each(|e| out.extend(e));
+        out.extend(extensions);
+        out.extend([0; 20]);
+        out
+    }
+
+    fn tree(line: &str, id: Option<[u8; 20]>) -> Vec<u8> {
+        let mut data = vec![0];
+        data.extend(line.as_bytes());
+        data.extend(id.into_iter().flatten());
+        let mut out = b"TREE".to_vec();
+        out.extend((data.len() as u32).to_be_bytes());
+        out.extend(data);
+        out
+    }
+
+    #[test]
+    fn entries_and_the_root_tree_are_read() {
+        let bytes = index(&[entry("a.txt", 0), entry("src/long-name.rs", 0)], &tree("2 1\n", Some([0x12; 20])));
+        let read = parse(&bytes).unwrap();
+        let paths: Vec<&str> = read.entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["a.txt", "src/long-name.rs"]);
+        assert_eq!(read.entries[0].mtime, (3, 4));
+        assert_eq!(read.entries[1].size, 9);
+        assert_eq!(read.entries[0].sha, "ab".repeat(20));
+        assert_eq!(read.root.as_deref(), Some("12".repeat(20).as_str()));
+    }
+
+    #[test]
+    fn an_invalid_root_or_an_unknown_form_is_left_to_git() {
+        assert!(parse(&index(&[entry("a", 0)], &tree("-1 0\n", None))).unwrap().root.is_none());
+        assert!(parse(&index(&[entry("a", 0)], &[])).unwrap().root.is_none());
+        // A conflict stage, assume-valid, a split index, version 4.
+        assert!(parse(&index(&[entry("a", 0x1000)], &[])).is_none());
+        assert!(parse(&index(&[entry("a", 0x8000)], &[])).is_none());
+        let mut link = b"link".to_vec();
+        link.extend(0u32.to_be_bytes());
+        assert!(parse(&index(&[entry("a", 0)], &link)).is_none());
+        let mut four = index(&[entry("a", 0)], &[]);
+        four[7] = 4;
+        assert!(parse(&four).is_none());
+        assert!(parse(b"DIRC\0\0\0\x02\0\0\0\x05").is_none());
+    }
+}
