@@ -33,6 +33,36 @@ fn a_command_prints_on_the_screen_in_the_workspace() {
     t.close();
 }
 
+/// A flood while no window draws (nothing calls `pump`): the output is applied off the window, by
+/// the terminal's own threads, and what waits stays under the limit; a frame then applies the rest.
+#[test]
+fn a_flood_nobody_draws_is_applied_and_stays_bounded() {
+    use sidekicks::runtime::terminal::{APPLY_OFF_WINDOW, PENDING_MAX};
+    let dir = tempfile::tempdir().unwrap();
+    let t = shell(dir.path());
+    // About 3.5 MB of numbered lines, then an end mark.
+    t.write(b"seq 1 500000; echo flood-$((6*7))\n").unwrap();
+    let screen = t.handle().screen();
+    let applied = |s: &str| s.lines().filter_map(|l| l.trim().parse::<u32>().ok()).max().unwrap_or(0);
+    let deadline = Instant::now() + LIMIT * 3;
+    let mut most_waiting = 0;
+    loop {
+        most_waiting = most_waiting.max(screen.waiting());
+        // The screen as it is, nothing applied by this look.
+        let shown = applied(&screen.lock().text());
+        if shown > 400_000 && screen.waiting() <= APPLY_OFF_WINDOW {
+            break;
+        }
+        assert!(Instant::now() < deadline, "applied up to {shown}, {} bytes waiting", screen.waiting());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(most_waiting <= PENDING_MAX + 64 * 1024, "{most_waiting} bytes waited at most");
+    // A frame applies what is left.
+    wait_screen(&t, "flood-42", LIMIT);
+    assert!(t.screen_text().contains("500000"));
+    t.close();
+}
+
 #[test]
 fn a_resize_reaches_the_program() {
     let dir = tempfile::tempdir().unwrap();

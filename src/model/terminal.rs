@@ -1,8 +1,10 @@
 //! A terminal's screen, as plain logic: alacritty_terminal's parser and grid (with scrollback),
 //! and the output waiting to be applied to it. The program's output is queued as it comes (by the
 //! runtime's reader thread) and applied by the window once per frame ([`TerminalScreen::pump`]);
-//! when the window falls behind or does not draw and more than [`APPLY_IN_READER`] bytes wait, the
-//! queue is applied where it is filled, so memory stays bounded and a frame never parses much.
+//! when the window falls behind or does not draw and more than [`APPLY_OFF_WINDOW`] bytes wait,
+//! the queue is applied off the window ([`TerminalScreen::apply_pending`], by the runtime's
+//! applier thread, while the reader goes on reading), so a frame never parses much; past
+//! [`PENDING_MAX`] the reader applies it itself, so memory stays bounded.
 //! No I/O here: what the terminal answers the program (cursor reports) is handed back as bytes.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,15 +19,19 @@ use alacritty_terminal::vte::ansi::Processor;
 /// Lines of scrollback kept.
 pub const SCROLLBACK: usize = 10_000;
 
-/// Pending output beyond which it is applied where it is queued.
-pub const APPLY_IN_READER: usize = 256 * 1024;
+/// Pending output beyond which it is applied off the window.
+pub const APPLY_OFF_WINDOW: usize = 64 * 1024;
 
-/// The most output a frame applies (about 1.5 ms of parsing); during a flood the reader applies
-/// the rest.
-const PUMP_MAX: usize = 64 * 1024;
+/// Pending output beyond which the reader applies it itself (the applier is behind).
+pub const PENDING_MAX: usize = 4 * 1024 * 1024;
 
-/// The reader applies output in slices of this size, letting the window draw in between.
-const APPLY_SLICE: usize = 32 * 1024;
+/// The most output a frame applies (well under a millisecond of parsing); during a flood the
+/// applier applies the rest.
+const PUMP_MAX: usize = 16 * 1024;
+
+/// Output is applied off the window in slices of this size, the screen handed to a waiting frame
+/// after each (a frame never waits long for the screen).
+const APPLY_SLICE: usize = 4 * 1024;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -145,7 +151,9 @@ impl Screen {
 /// A terminal's screen and the output waiting for it, shared by whoever reads the program's output
 /// and the window that draws it.
 pub struct TerminalScreen {
-    screen: Mutex<Screen>,
+    /// Fair on hand-over: the applier, applying a flood a slice at a time, hands the screen to a
+    /// frame waiting for it instead of taking it straight back.
+    screen: parking_lot::Mutex<Screen>,
     pending: Mutex<Vec<u8>>,
     /// Held by whoever applies output, so it is applied in order.
     feeding: Mutex<()>,
@@ -158,7 +166,7 @@ impl TerminalScreen {
     pub fn new(cols: usize, rows: usize) -> Arc<Self> {
         let listener = Listener::default();
         Arc::new(Self {
-            screen: Mutex::new(Screen::new(cols, rows, listener.clone())),
+            screen: parking_lot::Mutex::new(Screen::new(cols, rows, listener.clone())),
             pending: Mutex::new(Vec::new()),
             feeding: Mutex::new(()),
             listener,
@@ -166,19 +174,35 @@ impl TerminalScreen {
         })
     }
 
-    /// Queues output of the program. When more than [`APPLY_IN_READER`] bytes wait (the window is
-    /// behind or not drawing) they are applied here, a slice at a time so drawing never waits long.
-    pub fn queue(&self, bytes: &[u8]) {
-        let mut queued = lock(&self.pending);
-        queued.extend_from_slice(bytes);
-        if queued.len() <= APPLY_IN_READER {
-            return;
+    /// Queues output of the program. Returns true when more than [`APPLY_OFF_WINDOW`] bytes wait:
+    /// the window is behind or not drawing, and [`TerminalScreen::apply_pending`] should run off
+    /// it. Past [`PENDING_MAX`] it is applied here, before returning.
+    pub fn queue(&self, bytes: &[u8]) -> bool {
+        let waiting = {
+            let mut queued = lock(&self.pending);
+            queued.extend_from_slice(bytes);
+            queued.len()
+        };
+        if waiting > PENDING_MAX {
+            self.apply_pending();
+            return false;
         }
-        drop(queued);
+        waiting > APPLY_OFF_WINDOW
+    }
+
+    /// How many bytes of output wait to be applied.
+    pub fn waiting(&self) -> usize {
+        lock(&self.pending).len()
+    }
+
+    /// Applies all the output waiting, in order, a slice at a time so drawing never waits long.
+    pub fn apply_pending(&self) {
         let _feeding = lock(&self.feeding);
         let bytes = std::mem::take(&mut *lock(&self.pending));
         for slice in bytes.chunks(APPLY_SLICE) {
-            lock(&self.screen).feed(slice);
+            let mut screen = self.screen.lock();
+            screen.feed(slice);
+            parking_lot::MutexGuard::unlock_fair(screen);
         }
     }
 
@@ -200,7 +224,7 @@ impl TerminalScreen {
             let bytes: Vec<u8> = pending.drain(..n).collect();
             (bytes, !pending.is_empty())
         };
-        lock(&self.screen).feed(&bytes);
+        self.screen.lock().feed(&bytes);
         more
     }
 
@@ -210,8 +234,8 @@ impl TerminalScreen {
     }
 
     /// The screen, locked (briefly: the reader waits meanwhile).
-    pub fn lock(&self) -> MutexGuard<'_, Screen> {
-        lock(&self.screen)
+    pub fn lock(&self) -> parking_lot::MutexGuard<'_, Screen> {
+        self.screen.lock()
     }
 
     /// The title the program set, if any.
@@ -221,8 +245,8 @@ impl TerminalScreen {
 
     /// The visible lines as text, after applying every pending output.
     pub fn text(&self) -> String {
-        while self.pump() {}
-        lock(&self.screen).text()
+        self.apply_pending();
+        self.screen.lock().text()
     }
 
     /// Marks the program as ended.

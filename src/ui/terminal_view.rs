@@ -78,13 +78,6 @@ impl TerminalView {
         let size = ui.available_size();
         let cols = ((size.x / char_w.max(1.0)) as u16).clamp(10, 500);
         let rows = ((size.y / row_h.max(1.0)) as u16).clamp(3, 300);
-        let current = {
-            let s = self.session.screen().lock();
-            (s.term().grid().columns() as u16, s.term().grid().screen_lines() as u16)
-        };
-        if current != (cols, rows) {
-            self.session.resize(cols, rows);
-        }
         let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
         let response = ui.interact(rect, self.id, egui::Sense::click_and_drag());
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Terminal, true, "Terminal screen"));
@@ -93,7 +86,10 @@ impl TerminalView {
         }
         let layout = Layout { rect, char_w, row_h, cols: cols as usize, rows: rows as usize };
         let session = self.session.clone();
+        // The screen is locked only to read it and apply the input: the text is laid out after,
+        // while the applier goes on with a flood.
         let mut s = session.screen().lock();
+        let current = (s.term().grid().columns() as u16, s.term().grid().screen_lines() as u16);
         let mut out = Vec::new();
         if response.has_focus() {
             // The window's shortcuts stand aside while a terminal has the keyboard.
@@ -103,10 +99,15 @@ impl TerminalView {
             self.keyboard(ui, &mut s, &mut out);
         }
         self.mouse(ui, &response, &layout, &mut s, &mut out);
+        let picture = Picture::of(&layout, &font, &s, response.has_focus());
+        drop(s);
         if !out.is_empty() {
             self.session.send(out);
         }
-        draw(ui, &layout, &font, &s, response.has_focus());
+        if current != (cols, rows) {
+            self.session.resize(cols, rows);
+        }
+        picture.paint(ui, &layout);
     }
 
     fn keyboard(&mut self, ui: &egui::Ui, s: &mut Screen, out: &mut Vec<u8>) {
@@ -325,20 +326,93 @@ impl Run {
     }
 }
 
-/// Draws the visible rows, the selection and the cursor.
-fn draw(ui: &egui::Ui, layout: &Layout, font: &FontId, s: &Screen, focused: bool) {
-    let painter = ui.painter_at(layout.rect);
-    painter.rect_filled(layout.rect, 0.0, BACKGROUND);
-    let content = s.term().renderable_content();
-    let offset = content.display_offset as i32;
-    let cursor = content.cursor;
-    let cursor_line = cursor.point.line.0 + offset;
-    let block = focused && cursor.shape == CursorShape::Block;
-    let mut runs: Vec<Run> = Vec::new();
-    let mut current_line = None;
-    let flush = |line: i32, runs: &mut Vec<Run>| {
-        for run in runs.drain(..) {
-            let pos = layout.cell_rect(run.col, line as usize, 1).min;
+/// What a frame draws of the screen, read under its lock: backgrounds, text runs and the cursor.
+struct Picture {
+    backgrounds: Vec<(Rect, Color32)>,
+    runs: Vec<(usize, Run)>,
+    cursor: Option<(Rect, Color32, CursorShape)>,
+}
+
+/// Appends `text` in `format` to `job`, in the last section when it has the same format (a row
+/// of one colour is one section, not one per cell: less to lay out and to hash).
+fn push(job: &mut LayoutJob, text: &str, format: &TextFormat) {
+    if let Some(last) = job.sections.last_mut()
+        && last.byte_range.end.0 == job.text.len()
+        && last.format == *format
+    {
+        job.text.push_str(text);
+        last.byte_range.end = egui::text::ByteIndex(job.text.len());
+    } else {
+        job.append(text, 0.0, format.clone());
+    }
+}
+
+impl Picture {
+    /// The visible rows, the selection and the cursor of `s`.
+    fn of(layout: &Layout, font: &FontId, s: &Screen, focused: bool) -> Self {
+        let content = s.term().renderable_content();
+        let offset = content.display_offset as i32;
+        let cursor = content.cursor;
+        let cursor_line = cursor.point.line.0 + offset;
+        let block = focused && cursor.shape == CursorShape::Block;
+        let mut picture = Picture { backgrounds: Vec::new(), runs: Vec::new(), cursor: None };
+        let mut current_line = None;
+        for indexed in content.display_iter {
+            let line = indexed.point.line.0 + offset;
+            if current_line != Some(line) {
+                current_line = Some(line);
+                picture.runs.push((line.max(0) as usize, Run::new(0)));
+            }
+            let cell = indexed.cell;
+            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+                continue;
+            }
+            let col = indexed.point.column.0;
+            let selected = content.selection.is_some_and(|r| r.contains(indexed.point));
+            let at_cursor = block && line == cursor_line && col == cursor.point.column.0;
+            let look = look(cell, content.colors, font, selected, at_cursor);
+            let wide = cell.flags.contains(Flags::WIDE_CHAR);
+            if look.bg != BACKGROUND {
+                let rect = layout.cell_rect(col, line as usize, if wide { 2 } else { 1 });
+                picture.backgrounds.push((rect, look.bg));
+            }
+            if wide {
+                picture.runs.push((line as usize, Run::new(col)));
+            }
+            let Some((_, run)) = picture.runs.last_mut() else { continue };
+            let mut buf = [0u8; 4];
+            let text = if cell.c == '\0' { " " } else { cell.c.encode_utf8(&mut buf) };
+            push(&mut run.job, text, &look.format);
+            let mut bold_format = look.format;
+            if !look.bold {
+                bold_format.color = Color32::TRANSPARENT;
+                bold_format.underline = Stroke::NONE;
+                bold_format.strikethrough = Stroke::NONE;
+            }
+            run.has_bold |= look.bold && look.fg != look.bg;
+            push(&mut run.bold, text, &bold_format);
+            if wide {
+                picture.runs.push((line as usize, Run::new(col + 2)));
+            }
+        }
+        if cursor_line >= 0 && (cursor_line as usize) < layout.rows {
+            let r = layout.cell_rect(cursor.point.column.0, cursor_line as usize, 1);
+            let color = resolve(Color::Named(NamedColor::Foreground), content.colors, false, false);
+            let shown = !(matches!(cursor.shape, CursorShape::Block) && focused);
+            picture.cursor = shown.then_some((r, color, cursor.shape));
+        }
+        picture
+    }
+
+    /// Lays the text out and paints it all.
+    fn paint(self, ui: &egui::Ui, layout: &Layout) {
+        let painter = ui.painter_at(layout.rect);
+        painter.rect_filled(layout.rect, 0.0, BACKGROUND);
+        for (rect, color) in self.backgrounds {
+            painter.rect_filled(rect, 0.0, color);
+        }
+        for (line, run) in self.runs {
+            let pos = layout.cell_rect(run.col, line, 1).min;
             let galley = ui.fonts_mut(|f| f.layout_job(run.job));
             painter.galley(pos, galley, Color32::WHITE);
             if run.has_bold {
@@ -346,55 +420,8 @@ fn draw(ui: &egui::Ui, layout: &Layout, font: &FontId, s: &Screen, focused: bool
                 painter.galley(pos + vec2(0.7, 0.0), galley, Color32::WHITE);
             }
         }
-    };
-    for indexed in content.display_iter {
-        let line = indexed.point.line.0 + offset;
-        if current_line != Some(line) {
-            if let Some(previous) = current_line {
-                flush(previous, &mut runs);
-            }
-            current_line = Some(line);
-            runs.push(Run::new(0));
-        }
-        let cell = indexed.cell;
-        if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
-            continue;
-        }
-        let col = indexed.point.column.0;
-        let selected = content.selection.is_some_and(|r| r.contains(indexed.point));
-        let at_cursor = block && line == cursor_line && col == cursor.point.column.0;
-        let look = look(cell, content.colors, font, selected, at_cursor);
-        let wide = cell.flags.contains(Flags::WIDE_CHAR);
-        if look.bg != BACKGROUND {
-            painter.rect_filled(layout.cell_rect(col, line as usize, if wide { 2 } else { 1 }), 0.0, look.bg);
-        }
-        if wide {
-            runs.push(Run::new(col));
-        }
-        let Some(run) = runs.last_mut() else { continue };
-        let mut buf = [0u8; 4];
-        let text = if cell.c == '\0' { " " } else { cell.c.encode_utf8(&mut buf) };
-        run.job.append(text, 0.0, look.format.clone());
-        let mut bold_format = look.format;
-        if !look.bold {
-            bold_format.color = Color32::TRANSPARENT;
-            bold_format.underline = Stroke::NONE;
-            bold_format.strikethrough = Stroke::NONE;
-        }
-        run.has_bold |= look.bold && look.fg != look.bg;
-        run.bold.append(text, 0.0, bold_format);
-        if wide {
-            runs.push(Run::new(col + 2));
-        }
-    }
-    if let Some(line) = current_line {
-        flush(line, &mut runs);
-    }
-    if cursor_line >= 0 && (cursor_line as usize) < layout.rows {
-        let r = layout.cell_rect(cursor.point.column.0, cursor_line as usize, 1);
-        let color = resolve(Color::Named(NamedColor::Foreground), content.colors, false, false);
-        match cursor.shape {
-            CursorShape::Block if focused => {}
+        let Some((r, color, shape)) = self.cursor else { return };
+        match shape {
             CursorShape::Block | CursorShape::HollowBlock => {
                 painter.rect_stroke(r, 0.0, Stroke::new(1.0, color), egui::StrokeKind::Inside);
             }
@@ -453,7 +480,7 @@ pub fn output_ui(ui: &mut egui::Ui, key: (&str, &str), output: &crate::app::Comm
         info
     });
     let layout = Layout { rect, char_w, row_h, cols: COLS, rows: ROWS };
-    draw(ui, &layout, &font, screen, false);
+    Picture::of(&layout, &font, screen, false).paint(ui, &layout);
 }
 
 /// Where the terminal that last had the keyboard leaves its id.

@@ -9,9 +9,10 @@
 //! session (a variable every process it starts inherits, and a pid file); closing runs the
 //! workspace's teardown command there, which ends every marked process through /proc.
 //!
-//! Three threads per terminal: the reader (output into the screen's queue), the writer (the
-//! handle's input into the PTY, resizes; a paste the program does not read blocks only it) and the
-//! waiter (notices the end of the shell).
+//! Four threads per terminal: the reader (output into the screen's queue), the applier (applies
+//! the queue to the screen when the window is behind, so reading goes on meanwhile: during a flood
+//! reading and parsing run on two cores), the writer (the handle's input into the PTY, resizes; a
+//! paste the program does not read blocks only it) and the waiter (notices the end of the shell).
 
 mod host;
 
@@ -26,7 +27,7 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 pub use host::{descendants, kill_tree as kill_tree_and_root, run_host};
 
 use super::workspace::ShellCommand;
-pub use crate::model::terminal::{APPLY_IN_READER, CellView, SCROLLBACK, Screen, TerminalScreen};
+pub use crate::model::terminal::{APPLY_OFF_WINDOW, CellView, PENDING_MAX, SCROLLBACK, Screen, TerminalScreen};
 pub use crate::protocol::terminal::{TerminalHandle, TerminalInput};
 
 /// A shell in a PTY, with its threads.
@@ -36,6 +37,7 @@ pub struct TerminalSession {
     closed: Arc<AtomicBool>,
     writer: Option<JoinHandle<()>>,
     reader: Option<JoinHandle<()>>,
+    applier: Option<JoinHandle<()>>,
     waiter: Option<JoinHandle<()>>,
     teardown: Vec<String>,
 }
@@ -104,16 +106,32 @@ impl TerminalSession {
                 }
             }),
         )?;
+        // One kick waiting at most: the applier takes everything queued when it wakes.
+        let (kick, kicked) = mpsc::sync_channel::<()>(1);
+        let (target, notify) = (screen.clone(), on_output.clone());
+        let applier_thread = spawn(
+            "sidekicks-pty-apply",
+            Box::new(move || {
+                yield_to_the_window();
+                while kicked.recv().is_ok() {
+                    target.apply_pending();
+                    notify();
+                }
+            }),
+        )?;
         let (target, notify) = (screen.clone(), on_output.clone());
         let reader_thread = spawn(
             "sidekicks-pty",
             Box::new(move || {
+                yield_to_the_window();
                 let mut buf = vec![0u8; 64 * 1024];
                 loop {
                     match reader.read(&mut buf) {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
-                            target.queue(&buf[..n]);
+                            if target.queue(&buf[..n]) {
+                                let _ = kick.try_send(());
+                            }
                             notify();
                         }
                     }
@@ -136,6 +154,7 @@ impl TerminalSession {
             closed,
             writer: Some(writer_thread),
             reader: Some(reader_thread),
+            applier: Some(applier_thread),
             waiter: Some(waiter),
             teardown: shell.teardown.clone(),
         })
@@ -196,6 +215,21 @@ impl TerminalSession {
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
         }
+        // The reader's end dropped the applier's channel.
+        if let Some(applier) = self.applier.take() {
+            let _ = applier.join();
+        }
+    }
+}
+
+/// Lowers the calling thread's priority (Linux: nice 10), so that during a flood the window's
+/// frames get a core before the reader and the applier do; they take whatever the window leaves.
+fn yield_to_the_window() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on the calling thread's own id.
+    unsafe {
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, 10);
     }
 }
 
