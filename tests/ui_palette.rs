@@ -132,6 +132,20 @@ fn the_about_box_says_the_versions_of_sidekicks_the_protocol_and_each_agent() {
     assert!(h.query_by_label_contains("ACP 1").is_some(), "the protocol");
     assert!(h.query_by_label(&format!("Demo agent {}", env!("CARGO_PKG_VERSION"))).is_some(), "the agent's own words");
     assert!(h.query_by_label("not started yet").is_some(), "an agent not started");
+    // The icon is made once, not again with every frame the box is open: the same texture stays.
+    let icon = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        let textures = h.ctx.tex_manager();
+        let textures = textures.read();
+        let ids: Vec<egui::TextureId> =
+            textures.allocated().filter(|(_, meta)| meta.name == "sidekicks-icon").map(|(id, _)| *id).collect();
+        ids
+    };
+    let first = icon(&h);
+    assert_eq!(first.len(), 1, "one icon texture");
+    for _ in 0..3 {
+        h.step();
+        assert_eq!(icon(&h), first, "the About box's icon made again");
+    }
     h.get_by_label("Close").click();
     common::window::step_until(&mut h, std::time::Duration::from_secs(30), "closed", |h| {
         h.query_by_label(&version).is_none()

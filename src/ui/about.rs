@@ -9,6 +9,18 @@ use crate::app::AppState;
 /// The protocol version Sidekicks speaks (ACP's stable schema).
 const PROTOCOL: &str = "ACP 1 (agent-client-protocol 5.2, schema 1.17)";
 
+/// The icon's texture, made once and kept in egui's memory (not again each frame).
+fn icon_texture(ctx: &egui::Context) -> egui::TextureHandle {
+    let id = egui::Id::new("sidekicks-icon-texture");
+    if let Some(texture) = ctx.data(|d| d.get_temp::<egui::TextureHandle>(id)) {
+        return texture;
+    }
+    let icon = egui::ColorImage::from_rgba_unmultiplied([48, 48], &super::icon::rgba(48));
+    let texture = ctx.load_texture("sidekicks-icon", icon, egui::TextureOptions::LINEAR);
+    ctx.data_mut(|d| d.insert_temp(id, texture.clone()));
+    texture
+}
+
 /// Draws the About box while `open`; its Close (or the window's ×) clears `open`.
 pub fn about_ui(ctx: &egui::Context, state: &AppState, open: &mut bool) {
     if !*open {
@@ -25,9 +37,7 @@ pub fn about_ui(ctx: &egui::Context, state: &AppState, open: &mut bool) {
         .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
         .show(ctx, |ui| {
             ui.horizontal(|ui| {
-                let icon = egui::ColorImage::from_rgba_unmultiplied([48, 48], &super::icon::rgba(48));
-                let texture = ui.ctx().load_texture("sidekicks-icon", icon, egui::TextureOptions::LINEAR);
-                ui.image((texture.id(), egui::vec2(48.0, 48.0)));
+                ui.image((icon_texture(ui.ctx()).id(), egui::vec2(48.0, 48.0)));
                 ui.vertical(|ui| {
                     ui.heading(format!("Sidekicks {}", env!("CARGO_PKG_VERSION")));
                     ui.label(RichText::new(trf(lang, Key::AboutProtocol, &[("protocol", PROTOCOL)])).weak());
