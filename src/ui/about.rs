@@ -11,7 +11,7 @@ const PROTOCOL: &str = "ACP 1 (agent-client-protocol 5.2, schema 1.17)";
 
 /// The icon's texture, made once and kept in egui's memory (not again each frame).
 fn icon_texture(ctx: &egui::Context) -> egui::TextureHandle {
-    let id = egui::Id::new("sidekicks-icon-texture");
+    let id = egui::Id::unique("sidekicks-icon-texture");
     if let Some(texture) = ctx.data(|d| d.get_temp::<egui::TextureHandle>(id)) {
         return texture;
     }
