@@ -1,16 +1,34 @@
 //! A worktree member's change scan read from its index (no git process) finds what git's own scan
 //! finds, for every kind of change, with real git making the project, the worktree and the
-//! agent's staging; where the index no longer holds the base, or the repository asks for git's
-//! ways (a nested repository, a filter in `.gitattributes`), the scan is git's.
+//! agent's staging, and on real histories (this project's own commits, and the repositories of
+//! `SIDEKICKS_MERGE_CORPUS` when set, each commit's diff applied in a member made at its parent);
+//! where the index no longer holds the base, or the repository asks for git's ways (a nested
+//! repository, a filter in `.gitattributes`), the scan is git's.
 
 use std::path::Path;
 use std::process::Command;
 
 use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, MemberCopy, Side, read_bases, read_side};
 
-fn git(dir: &Path, args: &[&str]) {
+mod common;
+
+fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A member `id` of `main`, its copy and state in `dir`.
+fn member(main: &Path, dir: &Path, id: &str) -> MemberCopy {
+    GitWorktreeProvider.create(main, &dir.join(format!("{id}-copy")), &dir.join(format!("{id}-state")), id, id).unwrap()
+}
+
+/// The project of [`project`] made in `dir/main`.
+fn made(dir: &Path) -> std::path::PathBuf {
+    let main = dir.join("main");
+    std::fs::create_dir(&main).unwrap();
+    project(&main);
+    main
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
@@ -37,6 +55,8 @@ fn project(dir: &Path) {
     std::os::unix::fs::symlink("a.txt", dir.join("link")).unwrap();
     git(dir, &["add", "-A"]);
     git(dir, &["add", "-f", "build/kept.txt"]);
+    // The repository's own excludes (in the common folder, shared by its worktrees).
+    std::fs::write(dir.join(".git/info/exclude"), "*.tmp\n").unwrap();
     git(dir, &["commit", "-q", "-m", "start"]);
     write(dir, "a.txt", "one\ntwo\nthree\nuncommitted\n");
     write(dir, "node_modules/dep/index.js", "module.exports = 1;\n");
@@ -67,10 +87,7 @@ fn by_git(m: &MemberCopy) -> Vec<(String, Side)> {
 fn the_scan_from_the_index_finds_what_git_finds() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let main = dir.path().join("main");
-    std::fs::create_dir(&main).unwrap();
-    project(&main);
-    let m = GitWorktreeProvider.create(&main, &dir.path().join("m"), &dir.path().join("s"), "m1", "Mia").unwrap();
+    let m = member(&made(dir.path()), dir.path(), "m1");
     let c = &m.copy;
     assert!(GitWorktreeProvider::scans_from_its_index(&m), "a new member's index holds its base");
     assert_eq!(by_index(&m), Vec::new(), "nothing changed yet");
@@ -95,6 +112,7 @@ fn the_scan_from_the_index_finds_what_git_finds() {
     write(c, "build/out.o", "ignored\n");
     write(c, "debug.log", "ignored\n");
     write(c, "deep/trace.log", "ignored\n");
+    write(c, "scratch.tmp", "ignored by info/exclude\n");
 
     assert!(GitWorktreeProvider::scans_from_its_index(&m), "edits alone keep the index as it was");
     let found = by_index(&m);
@@ -133,11 +151,9 @@ fn the_scan_from_the_index_finds_what_git_finds() {
 #[test]
 fn a_nested_repository_or_a_filter_leaves_the_scan_to_git() {
     let dir = tempfile::tempdir().unwrap();
-    let main = dir.path().join("main");
-    std::fs::create_dir(&main).unwrap();
-    project(&main);
+    let main = made(dir.path());
     let provider = GitWorktreeProvider;
-    let m = provider.create(&main, &dir.path().join("m"), &dir.path().join("s"), "m1", "Mia").unwrap();
+    let m = member(&main, dir.path(), "m1");
     write(&m.copy, "vendor/lib/x.txt", "x\n");
     git(&m.copy.join("vendor/lib"), &["init", "-q"]);
     assert!(!GitWorktreeProvider::scans_from_its_index(&m), "a nested repository is git's to list");
@@ -149,9 +165,114 @@ fn a_nested_repository_or_a_filter_leaves_the_scan_to_git() {
     write(&main, ".gitattributes", "*.bin filter=lfs\n");
     git(&main, &["add", ".gitattributes"]);
     git(&main, &["commit", "-q", "-m", "attributes"]);
-    let m = provider.create(&main, &dir.path().join("m2"), &dir.path().join("s2"), "m2", "Max").unwrap();
+    let m = member(&main, dir.path(), "m2");
     assert!(!GitWorktreeProvider::scans_from_its_index(&m), "a filter is git's to apply");
     write(&m.copy, "a.txt", "changed\n");
     assert_eq!(by_index(&m), by_git(&m));
     provider.discard(&m).unwrap();
+}
+
+/// Each commit of `repo`'s recent first-parent history (up to `count`) applied, as its diff, in a
+/// member made at its parent: both scans agree, and they find the paths the commit changed.
+/// Returns how many commits were scanned from the index.
+fn check_history(repo: &Path, dir: &Path, count: usize) -> usize {
+    use std::io::Write;
+    let main = dir.join("project");
+    git(dir, &["clone", "-q", "--no-checkout", &repo.to_string_lossy(), &main.to_string_lossy()]);
+    git(&main, &["config", "user.email", "t@example.com"]);
+    git(&main, &["config", "user.name", "T"]);
+    let commits = git(&main, &["rev-list", "--first-parent", "--no-merges", "-n", &count.to_string(), "HEAD"]);
+    let mut from_index = 0;
+    for (i, commit) in commits.lines().enumerate() {
+        let parent = format!("{commit}^");
+        if Command::new("git")
+            .arg("-C")
+            .arg(&main)
+            .args(["rev-parse", "-q", "--verify", &parent])
+            .output()
+            .is_ok_and(|o| !o.status.success())
+        {
+            continue;
+        }
+        git(&main, &["checkout", "-q", "--force", "--detach", &parent]);
+        git(&main, &["clean", "-qfdx"]);
+        let m = member(&main, dir, &format!("h{i}"));
+        let from_start = GitWorktreeProvider::scans_from_its_index(&m);
+        let patch = Command::new("git")
+            .arg("-C")
+            .arg(&main)
+            .args(["diff", "--binary", "--no-renames", &parent, commit])
+            .output()
+            .unwrap()
+            .stdout;
+        let mut apply = Command::new("git")
+            .arg("-C")
+            .arg(&m.copy)
+            .args(["apply", "--whitespace=nowarn", "-"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        apply.stdin.take().unwrap().write_all(&patch).unwrap();
+        assert!(apply.wait().unwrap().success(), "{commit}: the diff applies");
+        let origin = format!("{} {commit}", repo.display());
+        let found = by_index(&m);
+        assert_eq!(found, by_git(&m), "{origin}");
+        let mut expected: Vec<String> =
+            git(&main, &["diff", "--name-only", "--no-renames", &parent, commit]).lines().map(String::from).collect();
+        expected.retain(|p| !m.dependencies.iter().any(|d| p == d || p.starts_with(&format!("{d}/"))));
+        // A file the commit added though the rules ignore it (`git add -f`) is not a change of a
+        // member's, as it is not one for `git status`.
+        let ignored = ignored(&m.copy, &expected);
+        expected.retain(|p| !ignored.contains(p));
+        let names: Vec<String> = found.iter().map(|(p, _)| p.clone()).collect();
+        assert_eq!(names, expected, "{origin}");
+        if from_start && GitWorktreeProvider::scans_from_its_index(&m) {
+            from_index += 1;
+        }
+        GitWorktreeProvider.discard(&m).unwrap();
+    }
+    from_index
+}
+
+/// Those of `paths` (not tracked in `copy`) that git's ignore rules ignore there.
+fn ignored(copy: &Path, paths: &[String]) -> Vec<String> {
+    use std::io::Write;
+    let mut check = Command::new("git")
+        .arg("-C")
+        .arg(copy)
+        .args(["check-ignore", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    check.stdin.take().unwrap().write_all(paths.join("\n").as_bytes()).unwrap();
+    // (Exit code 1: none is ignored.)
+    let out = check.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect()
+}
+
+/// The commits of each history checked (60 each, run by hand on 2026-12-02: this project,
+/// ripgrep and flask all from the index, jq — it has a submodule — all by git).
+const COMMITS: usize = 12;
+
+#[test]
+fn the_scan_from_the_index_holds_on_real_histories() {
+    let own = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut repos: Vec<std::path::PathBuf> = Vec::new();
+    if own.join(".git").exists() {
+        repos.push(own.to_path_buf());
+    } else {
+        // A copy without history (a tarball): only the corpus, when named.
+        eprintln!("no git history here: this project's own commits are skipped");
+    }
+    repos.extend(common::history::corpus_repositories().unwrap_or_default());
+    for repo in repos {
+        let dir = tempfile::tempdir().unwrap();
+        let from_index = check_history(&repo, dir.path(), COMMITS);
+        // (A repository with a submodule or a filter is git's to scan: the two agreeing is the test.)
+        println!("{}: {from_index} of {COMMITS} commits scanned from the index", repo.display());
+        if repo == own {
+            assert!(from_index > 0, "this project's commits are scanned from the index");
+        }
+    }
 }

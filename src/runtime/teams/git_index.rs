@@ -10,8 +10,9 @@
 //! scan is git's: another index version or a required extension (split or sparse index), a staged
 //! or committed change (the root of the cache tree is not the base's), sparse checkout, conflicts,
 //! submodules, a nested repository, a repository setting that changes what counts as a change
-//! (`core.excludesFile`, `core.autocrlf`, `core.fileMode`/`core.symlinks` false, SHA-256) or a
-//! filter in the top `.gitattributes`. ADR 0026.
+//! (`core.excludesFile`, `core.autocrlf`, `core.eol=crlf`, `core.fileMode`/`core.symlinks` false,
+//! SHA-256) or a filter, CRLF line ends or another encoding asked in the top `.gitattributes`.
+//! ADR 0026.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -146,14 +147,22 @@ fn settings_fit(copy: &Path, dir: &Path, common: &Path) -> bool {
         config.push_str(&std::fs::read_to_string(file).unwrap_or_default().to_lowercase());
     }
     let config: String = config.chars().filter(|c| !c.is_whitespace()).collect();
-    let unfit = ["excludesfile", "autocrlf=true", "autocrlf=input", "filemode=false", "symlinks=false"]
+    let unfit = ["excludesfile", "autocrlf=true", "autocrlf=input", "eol=crlf", "filemode=false", "symlinks=false"]
         .iter()
         .chain(&["objectformat", "sparsecheckout=true", "checkstat", "trustctime=false"])
         .any(|setting| config.contains(setting));
     let filtered = [copy.join(".gitattributes"), common.join("info/attributes")]
         .iter()
-        .any(|file| std::fs::read_to_string(file).is_ok_and(|text| text.contains("filter=") || text.contains("eol=")));
+        .any(|file| std::fs::read_to_string(file).is_ok_and(|text| converts(&text)));
     !unfit && !filtered
+}
+
+/// True when attributes `text` make a checkout write other bytes than the stored ones: a filter
+/// (LFS), CRLF line ends, another encoding. (`eol=lf` and `text=auto` write what is stored on a
+/// system whose lines end in LF.)
+fn converts(text: &str) -> bool {
+    let text = text.to_lowercase();
+    ["filter=", "eol=crlf", "working-tree-encoding="].iter().any(|a| text.contains(a))
 }
 
 /// The tree of each base commit, asked of git once per base.
@@ -374,6 +383,14 @@ mod tests {
         assert_eq!(read.entries[1].size, 9);
         assert_eq!(read.entries[0].sha, "ab".repeat(20));
         assert_eq!(read.root.as_deref(), Some("12".repeat(20).as_str()));
+    }
+
+    #[test]
+    fn attributes_that_change_the_bytes_written_are_told_apart() {
+        assert!(!converts("* text=auto eol=lf\nvendor/** linguist-vendored\n"));
+        assert!(converts("*.bat text eol=CRLF\n"));
+        assert!(converts("*.bin filter=lfs diff=lfs merge=lfs -text\n"));
+        assert!(converts("*.txt working-tree-encoding=UTF-16\n"));
     }
 
     #[test]
