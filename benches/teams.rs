@@ -54,6 +54,13 @@ fn secs(start: Instant) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
+fn median(times: &[f64]) -> f64 {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 }
+}
+
 fn best(times: &[f64]) -> f64 {
     times.iter().cloned().fold(f64::INFINITY, f64::min)
 }
@@ -69,21 +76,26 @@ fn main() {
 
     // `BENCH_ONLY=scan` runs only the change scan, `BENCH_ONLY=create` only the creation.
     let only_scan = std::env::var("BENCH_ONLY").as_deref() == Ok("scan");
-    // Creation, three rounds, each side alternating.
+    // Creation, six rounds, each side alternating. Each timed side starts with the disk's
+    // writeback done (`sync`), so none pays for another's, and nothing is deleted until the rounds
+    // are over: this machine's disk is mounted with `discard`, and files made just after a large
+    // deletion (a 48,600-file copy) took 10-30x longer for either side while the discards ran.
     let (mut ours, mut worktree, mut copy) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..if only_scan { 0 } else { 4 } {
+    let (mut members, mut made) = (Vec::new(), Vec::new());
+    let sync = || assert!(Command::new("sync").status().unwrap().success());
+    // Round 0 warms up and is not counted: the first files made after generating the project
+    // (whose `git gc` deleted its 3,600 loose objects) took 3-7x longer for whichever side came
+    // first.
+    for round in 0..if only_scan { 0 } else { 7 } {
         // Alternating which goes first, so neither always runs on a cache the other warmed.
         let ours_first = round % 2 == 0;
         let wt = dir.path().join(format!("wt{round}"));
-        // Each timed side starts with the disk's writeback done, so none pays for another's.
-        let sync = || assert!(Command::new("sync").status().unwrap().success());
         let reference = |worktree: &mut Vec<f64>| {
             sync();
             let t = Instant::now();
             git(&project, &["worktree", "add", "--detach", "--quiet", wt.to_str().unwrap(), "HEAD"]);
             std::os::unix::fs::symlink(project.join("node_modules"), wt.join("node_modules")).unwrap();
             worktree.push(secs(t));
-            git(&project, &["worktree", "remove", "--force", wt.to_str().unwrap()]);
         };
         if !ours_first {
             reference(&mut worktree);
@@ -100,18 +112,39 @@ fn main() {
             )
             .unwrap();
         ours.push(secs(t));
-        provider.discard(&member).unwrap();
+        members.push(member);
         if ours_first {
             reference(&mut worktree);
         }
+        made.push(wt);
 
         let cp = dir.path().join(format!("cp{round}"));
         sync();
         let t = Instant::now();
         assert!(Command::new("cp").arg("-a").arg(&project).arg(&cp).status().unwrap().success());
         copy.push(secs(t));
-        std::fs::remove_dir_all(&cp).unwrap();
+        made.push(cp);
+        println!(
+            "  round {round}: Sidekicks {:.3} s, worktree + ln -s {:.3} s, cp -a {:.3} s{}",
+            ours[ours.len() - 1],
+            worktree[worktree.len() - 1],
+            copy[copy.len() - 1],
+            if round == 0 { " (warm-up, not counted)" } else { "" }
+        );
+        if round == 0 {
+            ours.clear();
+            worktree.clear();
+            copy.clear();
+        }
     }
+    for member in &members {
+        provider.discard(member).unwrap();
+    }
+    for path in &made {
+        std::fs::remove_dir_all(path).unwrap();
+    }
+    git(&project, &["worktree", "prune"]);
+    sync();
     if !only_scan {
         println!(
             "creation: Sidekicks {:.3} s, git worktree add + ln -s {:.3} s (ratio {:.2}), cp -a {:.3} s ({:.1}x faster)",
@@ -120,6 +153,14 @@ fn main() {
             best(&ours) / best(&worktree),
             best(&copy),
             best(&copy) / best(&ours)
+        );
+        println!(
+            "creation, medians: Sidekicks {:.3} s, git worktree add + ln -s {:.3} s (ratio {:.2}), cp -a {:.3} s ({:.1}x faster)",
+            median(&ours),
+            median(&worktree),
+            median(&ours) / median(&worktree),
+            median(&copy),
+            median(&copy) / median(&ours)
         );
     }
 

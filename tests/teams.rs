@@ -284,3 +284,41 @@ fn the_worktree_scan_in_one_go_agrees_with_path_by_path() {
     assert_eq!(one_go(&m), by_path(&m));
     provider.discard(&m).unwrap();
 }
+
+/// Creation checks out HEAD while the base is worked out: the copy ends at the base either way (a
+/// clean project's HEAD, or a dirty project's own commit), and a project that cannot have members
+/// (a subfolder, a repository without a commit) gets the reason and keeps no worktree or ref.
+#[test]
+fn creation_ends_at_the_base_and_a_refused_project_keeps_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    std::fs::create_dir(&main).unwrap();
+    project(&main);
+    let provider = GitWorktreeProvider;
+    let dirty = provider.create(&main, &dir.path().join("d"), &dir.path().join("ds"), "d", "Dirty").unwrap();
+    let head = git(&main, &["rev-parse", "HEAD"]).trim().to_string();
+    assert_ne!(dirty.base, head, "uncommitted changes make a base of their own");
+    assert_eq!(git(&dirty.copy, &["rev-parse", "HEAD"]).trim(), dirty.base);
+    assert_eq!(read(&dirty.copy, "new.txt"), "not yet added\n");
+    git(&main, &["add", "-A"]);
+    git(&main, &["commit", "-qm", "all in"]);
+    let clean = provider.create(&main, &dir.path().join("c"), &dir.path().join("cs"), "c", "Clean").unwrap();
+    let head = git(&main, &["rev-parse", "HEAD"]).trim().to_string();
+    assert_eq!((clean.base.as_str(), git(&clean.copy, &["rev-parse", "HEAD"]).trim()), (head.as_str(), head.as_str()));
+
+    let worktrees = || git(&main, &["worktree", "list", "--porcelain"]).matches("worktree ").count();
+    let refs = || git(&main, &["for-each-ref", "refs/sidekicks"]).lines().count();
+    assert_eq!((worktrees(), refs()), (3, 2));
+    let sub = main.join("src");
+    let e = provider.create(&sub, &dir.path().join("s"), &dir.path().join("ss"), "s", "Sub").unwrap_err();
+    assert_eq!(e, TeamError::Unavailable { reason: Unavailable::NotTopFolder });
+    assert_eq!((worktrees(), refs()), (3, 2), "nothing kept of the refused member");
+    assert!(!dir.path().join("s").exists() && !dir.path().join("ss").exists());
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    git(&empty, &["init", "-q"]);
+    let e = provider.create(&empty, &dir.path().join("e"), &dir.path().join("es"), "e", "Empty").unwrap_err();
+    assert_eq!(e, TeamError::Unavailable { reason: Unavailable::NoCommit });
+    assert!(!dir.path().join("e").exists() && !dir.path().join("es").exists());
+}

@@ -117,7 +117,7 @@ fn parts(id: &str) -> Option<(bool, &str, &str)> {
 /// How a workspace is checkpointed.
 enum Kind {
     /// A git repository's top folder whose HEAD is this commit.
-    Git { head: String },
+    Git { head: git_snapshot::Head },
     /// Snapshots.
     Files,
 }

@@ -3,7 +3,7 @@
 //! parent is the member's base, so the branch holds exactly the member's changes); the branch is
 //! made with `git branch`, which never touches the person's checkout, index or files.
 
-use super::git_snapshot::{commit, git, text};
+use super::git_snapshot::{commit, git, head};
 use super::{MemberCopy, ProviderKind, TeamError};
 
 /// Makes branch `branch` of the project from `member`'s copy as it is now, with `message`.
@@ -21,7 +21,7 @@ pub fn commit_as_branch(member: &MemberCopy, branch: &str, message: &str) -> Res
     if exists.is_ok() {
         return Err(refused(format!("a branch “{branch}” exists already")));
     }
-    let head = text(git(&member.copy, &["rev-parse", "HEAD"], &[])?);
+    let head = head(&member.copy)?;
     let index = member.state.join("branch.index");
     let made = commit(&member.copy, &index, message, &member.dependencies, &head, true);
     let _ = std::fs::remove_file(&index);

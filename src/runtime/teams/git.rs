@@ -16,6 +16,15 @@ use crate::model::merge::Side;
 pub struct GitWorktreeProvider;
 
 impl GitWorktreeProvider {
+    /// True when a member of `project` made now would have its files written by Sidekicks rather
+    /// than by git's checkout (`git_checkout`, ADR 0027).
+    pub fn checks_out_itself(project: &Path) -> bool {
+        let common = project.join(".git");
+        common.is_dir()
+            && super::git_checkout::repository_fits(&common)
+            && head(project).is_ok_and(|h| super::git_checkout::commit_fits(&common.join("objects"), &h.commit))
+    }
+
     /// True when the member's changes are read from its index, without git's own scan (the index
     /// still holds the base and nothing in the repository asks for git's ways; see `git_index`).
     pub fn scans_from_its_index(member: &MemberCopy) -> bool {
@@ -32,6 +41,39 @@ fn nul_list(bytes: &[u8]) -> impl Iterator<Item = String> + '_ {
 /// project's content (git would add it as a broken submodule), and it stays in the copy (ADR 0026).
 fn untracked_files(listing: &[u8]) -> impl Iterator<Item = String> + '_ {
     nul_list(listing).filter(|p| !p.ends_with('/'))
+}
+
+/// Adds the worktree `copy` of the project's HEAD, detached: its files written in this process
+/// on several threads when nothing asks for git's ways (`git_checkout`, ADR 0027), else by git.
+fn add_worktree(project: &Path, copy: &Path) -> Result<(), TeamError> {
+    let copy_arg = copy.to_string_lossy();
+    // The project's own git folder (a project that is itself a linked worktree: git's checkout).
+    let common = project.join(".git");
+    if !common.is_dir() || !super::git_checkout::repository_fits(&common) {
+        return git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, "HEAD"], &[]).map(drop);
+    }
+    git(project, &["worktree", "add", "--no-checkout", "--detach", "--quiet", &copy_arg, "HEAD"], &[])?;
+    let gone = || TeamError::Git { command: "worktree".into(), message: "the new worktree has no HEAD".into() };
+    let commit = checked_out(copy).ok_or_else(gone)?;
+    let (dir, _) = super::git_index::git_dirs(copy).ok_or_else(gone)?;
+    match super::git_checkout::write(&common.join("objects"), &commit, copy, &dir.join("index")) {
+        Some(written) => written,
+        // The commit holds what is left to git (nothing was written): git's own worktree of the
+        // same commit instead, made as `git worktree add` makes it.
+        None => {
+            git(project, &["worktree", "remove", "--force", &copy_arg], &[])?;
+            git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &commit], &[]).map(drop)
+        }
+    }
+}
+
+/// The commit checked out in the worktree `copy`, read from its HEAD file (no process).
+fn checked_out(copy: &Path) -> Option<String> {
+    let link = std::fs::read_to_string(copy.join(".git")).ok()?;
+    let gitdir = copy.join(link.strip_prefix("gitdir:")?.trim());
+    let head = std::fs::read_to_string(gitdir.join("HEAD")).ok()?;
+    let id = head.trim();
+    (id.len() >= 40 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| id.to_string())
 }
 
 fn base_ref(id: &str) -> String {
@@ -62,41 +104,44 @@ impl IsolationProvider for GitWorktreeProvider {
     }
 
     fn create(&self, project: &Path, copy: &Path, state: &Path, id: &str, name: &str) -> Result<MemberCopy, TeamError> {
-        let head = head(project)?;
+        let state_made = !state.exists();
         std::fs::create_dir_all(state).map_err(|e| TeamError::io(state, e))?;
         let folders = deps::dependency_folders(project);
         let copy_arg = copy.to_string_lossy();
-        // The checkout of HEAD (most of the time) runs while the base is worked out; a base with
-        // uncommitted changes is then checked out over it (only the files that differ are written).
+        // The checkout of HEAD (most of the time the base) runs while the base is worked out and
+        // its hidden ref written; a base with uncommitted changes, or a HEAD that moved meanwhile,
+        // is then checked out over it (only the files that differ are written).
         let (base, added) = std::thread::scope(|scope| {
-            let added =
-                scope.spawn(|| git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &head], &[]));
-            let base = {
+            let added = scope.spawn(|| add_worktree(project, copy));
+            let base = head(project).and_then(|head| {
                 let index = state.join("base.index");
-                let made = super::git_snapshot::commit(
-                    project,
-                    &index,
-                    &format!("Sidekicks: the base of {name}"),
-                    &folders,
-                    &head,
-                    false,
-                );
+                let message = format!("Sidekicks: the base of {name}");
+                let made = super::git_snapshot::commit(project, &index, &message, &folders, &head, false);
                 let _ = std::fs::remove_file(&index);
-                made
-            };
+                let base = made?;
+                git(project, &["update-ref", &base_ref(id), &base], &[])?;
+                Ok(base)
+            });
             (base, added.join().expect("git thread"))
         });
+        let worktree_made = added.is_ok();
         let undo = |e: TeamError| {
-            let _ = git(project, &["worktree", "remove", "--force", &copy_arg], &[]);
+            if worktree_made {
+                let _ = git(project, &["worktree", "remove", "--force", &copy_arg], &[]);
+            }
             let _ = git(project, &["update-ref", "-d", &base_ref(id)], &[]);
+            if state_made {
+                let _ = std::fs::remove_dir_all(state);
+            }
             e
         };
-        added?;
+        // The base's error first: it says why the project cannot have members (not a repository,
+        // no commit, not its top folder).
         let base = base.map_err(undo)?;
-        if base != head {
+        added.map_err(undo)?;
+        if checked_out(copy).as_deref() != Some(base.as_str()) {
             git(copy, &["checkout", "--quiet", "--detach", &base], &[]).map_err(undo)?;
         }
-        git(project, &["update-ref", &base_ref(id), &base], &[]).map_err(undo)?;
         deps::link(project, copy, &folders)?;
         let member = MemberCopy {
             id: id.into(),

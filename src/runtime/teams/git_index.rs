@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::git_snapshot::git;
+use super::odb::hex;
 
 /// One tracked path as the index has it.
 struct Entry {
@@ -51,16 +52,6 @@ pub(super) struct Found {
 
 fn be32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    out
 }
 
 /// The index in `bytes` (versions 2 and 3), or `None` for what is not read here.
@@ -129,7 +120,7 @@ fn parse(bytes: &[u8]) -> Option<Index> {
 }
 
 /// The git folder of the worktree at `copy` (from its `.git` file) and the repository's common one.
-fn git_dirs(copy: &Path) -> Option<(PathBuf, PathBuf)> {
+pub(super) fn git_dirs(copy: &Path) -> Option<(PathBuf, PathBuf)> {
     let file = std::fs::read_to_string(copy.join(".git")).ok()?;
     let dir = PathBuf::from(file.strip_prefix("gitdir: ")?.trim_end());
     let dir = if dir.is_absolute() { dir } else { copy.join(dir) };
@@ -160,7 +151,7 @@ fn settings_fit(copy: &Path, dir: &Path, common: &Path) -> bool {
 /// True when attributes `text` make a checkout write other bytes than the stored ones: a filter
 /// (LFS), CRLF line ends, another encoding. (`eol=lf` and `text=auto` write what is stored on a
 /// system whose lines end in LF.)
-fn converts(text: &str) -> bool {
+pub(super) fn converts(text: &str) -> bool {
     let text = text.to_lowercase();
     ["filter=", "eol=crlf", "working-tree-encoding="].iter().any(|a| text.contains(a))
 }
@@ -278,61 +269,21 @@ pub(super) fn scan(_project: &Path, _copy: &Path, _base: &str) -> Option<Found> 
 /// The contents of the blobs `shas` read from the objects folder `objects` in this process
 /// (libgit2's object database: loose objects, packs, alternates), or `None` when one cannot be
 /// read (the caller asks git).
-#[cfg(unix)]
 pub(super) fn read_blobs(objects: &Path, shas: &[&str]) -> Option<HashMap<String, Vec<u8>>> {
-    use libgit2_sys as raw;
-    use std::os::unix::ffi::OsStrExt;
+    use super::odb::{Kind, Odb, id_of};
     if shas.is_empty() {
         return Some(HashMap::new());
     }
-    let folder = std::ffi::CString::new(objects.as_os_str().as_bytes()).ok()?;
-    raw::init();
-    // SAFETY: each pointer libgit2 hands out is freed once, after its last use, by the guards.
-    unsafe {
-        struct Odb(*mut raw::git_odb);
-        impl Drop for Odb {
-            fn drop(&mut self) {
-                unsafe { raw::git_odb_free(self.0) }
-            }
-        }
-        struct Object(*mut raw::git_odb_object);
-        impl Drop for Object {
-            fn drop(&mut self) {
-                unsafe { raw::git_odb_object_free(self.0) }
-            }
-        }
-        let mut odb = std::ptr::null_mut();
-        if raw::git_odb_open(&mut odb, folder.as_ptr()) != 0 {
+    let odb = Odb::open(objects)?;
+    let mut out = HashMap::new();
+    for sha in shas {
+        let (kind, content) = odb.read(&id_of(sha)?)?;
+        if kind != Kind::Blob {
             return None;
         }
-        let odb = Odb(odb);
-        let mut out = HashMap::new();
-        for sha in shas {
-            let text = std::ffi::CString::new(*sha).ok()?;
-            let mut id: raw::git_oid = std::mem::zeroed();
-            if raw::git_oid_fromstr(&mut id, text.as_ptr()) != 0 {
-                return None;
-            }
-            let mut object = std::ptr::null_mut();
-            if raw::git_odb_read(&mut object, odb.0, &id) != 0 {
-                return None;
-            }
-            let object = Object(object);
-            if raw::git_odb_object_type(object.0) != raw::GIT_OBJECT_BLOB {
-                return None;
-            }
-            let size = raw::git_odb_object_size(object.0);
-            let data = raw::git_odb_object_data(object.0) as *const u8;
-            let content = if size == 0 { Vec::new() } else { std::slice::from_raw_parts(data, size).to_vec() };
-            out.insert(sha.to_string(), content);
-        }
-        Some(out)
+        out.insert(sha.to_string(), content);
     }
-}
-
-#[cfg(not(unix))]
-pub(super) fn read_blobs(_objects: &Path, _shas: &[&str]) -> Option<HashMap<String, Vec<u8>>> {
-    None
+    Some(out)
 }
 
 #[cfg(test)]

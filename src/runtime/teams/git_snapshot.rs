@@ -60,25 +60,35 @@ pub(crate) fn excludes(folders: &[String]) -> Vec<String> {
     folders.iter().map(|f| format!(":(exclude,top){f}")).collect()
 }
 
+/// What `head` reads of a repository: its checked-out commit, the path of its index and the
+/// commit's tree.
+#[derive(Clone, Debug)]
+pub(crate) struct Head {
+    pub commit: String,
+    index: String,
+    tree: String,
+}
+
 /// The commit checked out in `project`, when it is the top folder of a repository with one
 /// (one git process when all is well).
-pub(crate) fn head(project: &Path) -> Result<String, TeamError> {
+pub(crate) fn head(project: &Path) -> Result<Head, TeamError> {
     use super::Unavailable as U;
     let unavailable = |reason| TeamError::Unavailable { reason };
-    let found = git(project, &["rev-parse", "--show-toplevel", "HEAD"], &[]);
-    let Ok(found) = found else {
+    let args = ["rev-parse", "--show-toplevel", "HEAD", "--path-format=absolute", "--git-path", "index", "HEAD^{tree}"];
+    let Ok(found) = git(project, &args, &[]) else {
         // Tell a folder outside git from a repository without a commit.
         git(project, &["rev-parse", "--show-toplevel"], &[]).map_err(|_| unavailable(U::NotGit))?;
         return Err(unavailable(U::NoCommit));
     };
     let found = text(found);
-    let mut lines = found.lines();
+    let mut lines = found.lines().map(str::trim);
     let top = std::path::PathBuf::from(lines.next().unwrap_or_default());
     let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
     if !same(&top, project) {
         return Err(unavailable(U::NotTopFolder));
     }
-    Ok(lines.next().unwrap_or_default().trim().to_string())
+    let mut next = || lines.next().unwrap_or_default().to_string();
+    Ok(Head { commit: next(), index: next(), tree: next() })
 }
 
 /// Commits `project` as it is now on top of `head` with a private index at `index` (removed by
@@ -90,16 +100,11 @@ pub(crate) fn commit(
     index: &Path,
     message: &str,
     folders: &[String],
-    head: &str,
+    head: &Head,
     always: bool,
 ) -> Result<String, TeamError> {
-    let paths =
-        text(git(project, &["rev-parse", "--path-format=absolute", "--git-path", "index", "HEAD^{tree}"], &[])?);
-    let mut paths = paths.lines();
-    let (real, head_tree) =
-        (paths.next().unwrap_or_default().to_string(), paths.next().unwrap_or_default().to_string());
     // Starting from the real index keeps git's stat cache: only changed files are hashed.
-    if std::fs::copy(&real, index).is_err() {
+    if std::fs::copy(&head.index, index).is_err() {
         git(project, &["read-tree", "HEAD"], &[("GIT_INDEX_FILE", index)])?;
     }
     let mut add = vec!["add", "-A", "--", "."];
@@ -114,8 +119,8 @@ pub(crate) fn commit(
     add.extend(excluded.iter().map(String::as_str));
     git(project, &add, &[("GIT_INDEX_FILE", index)])?;
     let tree = text(git(project, &["write-tree"], &[("GIT_INDEX_FILE", index)])?);
-    if tree == head_tree && !always {
-        return Ok(head.to_string());
+    if tree == head.tree && !always {
+        return Ok(head.commit.clone());
     }
     let who = Path::new("Sidekicks");
     let mail = Path::new("sidekicks@localhost");
@@ -125,5 +130,5 @@ pub(crate) fn commit(
         ("GIT_COMMITTER_NAME", who),
         ("GIT_COMMITTER_EMAIL", mail),
     ];
-    Ok(text(git(project, &["commit-tree", &tree, "-p", "HEAD", "-m", message], &env)?))
+    Ok(text(git(project, &["commit-tree", &tree, "-p", &head.commit, "-m", message], &env)?))
 }
