@@ -7,7 +7,8 @@
 //! a `.gitattributes` anywhere in the tree (or `info/attributes`) that asks for a filter, CRLF line
 //! ends or another encoding, a repository setting that changes what a checkout writes or runs
 //! (`core.autocrlf`, `core.eol=crlf`, `core.symlinks=false`, sparse checkout, SHA-256, a hooks
-//! folder of its own), or a `post-checkout` hook (git would run it).
+//! folder of its own, a case-insensitive filesystem, shared permissions), or a `post-checkout`
+//! hook (git would run it).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -40,6 +41,7 @@ pub(super) fn repository_fits(common: &Path) -> bool {
     let unfit = ["autocrlf=true", "autocrlf=input", "eol=crlf", "symlinks=false", "objectformat", "hookspath"]
         .iter()
         .chain(&["sparsecheckout=true", "precomposeunicode=true", "protectntfs", "checkroundtripencoding"])
+        .chain(&["ignorecase=true", "sharedrepository"])
         .any(|setting| config.contains(setting));
     let attributes = std::fs::read_to_string(common.join("info/attributes")).unwrap_or_default();
     cfg!(unix) && !unfit && !super::git_index::converts(&attributes) && !common.join("hooks/post-checkout").exists()
