@@ -22,9 +22,8 @@ async fn rig(dir: &std::path::Path, args: &[&str]) -> Rig {
 
 async fn shutdown(mut rig: Rig) {
     rig.send(Command::Shutdown).await;
+    // (The history is saved before the shutdown completes.)
     rig.wait_for(Duration::from_secs(15), "shutdown", |e| *e == Event::ShutdownComplete).await;
-    // Let the recorder's last batch land.
-    tokio::time::sleep(Duration::from_millis(200)).await;
 }
 
 #[tokio::test]

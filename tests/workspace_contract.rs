@@ -145,11 +145,13 @@ async fn contract(ws: Arc<dyn Workspace>, sh: Outside, secret_dir: &str, agent_r
         }),
     )
     .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    sh("echo new > made-by-the-agent.txt");
+    // Written again until seen: a change made before the watch is in place is not one to see.
     let deadline = Instant::now() + Duration::from_secs(10);
+    let mut round = 0;
     while changes.load(Ordering::SeqCst) == 0 {
         assert!(Instant::now() < deadline, "the change was not seen");
+        sh(&format!("echo {round} > made-by-the-agent.txt"));
+        round += 1;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     drop(follower);

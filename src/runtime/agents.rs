@@ -266,6 +266,8 @@ impl Manager {
                 self.open(path, result).await;
             }
             if self.shutting_down && all_stopped {
+                // The history's last batch is saved before the window may close.
+                self.events.flush_history().await;
                 self.events.send(Event::ShutdownComplete).await;
                 return;
             }
