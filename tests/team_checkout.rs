@@ -3,8 +3,8 @@
 //! checks its checksum and order, `git status` finds nothing, `git write-tree` from its cache tree
 //! gives the commit's tree, also after one file is staged) — on a made project with awkward names
 //! and on real repositories (this project's own, and `SIDEKICKS_MERGE_CORPUS`'s when named). What
-//! is left to git (a `post-checkout` hook, line-end attributes in a subfolder, a submodule) is
-//! checked out by git, hook run and lines converted.
+//! is left to git (a `post-checkout` hook, line-end attributes in a subfolder, a setting in an
+//! included config file, a submodule) is checked out by git, hook run and lines converted.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -178,6 +178,17 @@ fn what_is_left_to_git_is_checked_out_by_git() {
     let hooked = member(&main, dir.path(), "hook");
     assert_eq!(std::fs::read_to_string(hooked.copy.join("hook-ran")).unwrap(), "ran\n");
     std::fs::remove_file(&hook).unwrap();
+
+    // A setting git reads from an included file (any of git's config scopes counts): CRLF lines
+    // written by git.
+    let extra = dir.path().join("extra.gitconfig");
+    std::fs::write(&extra, "[core]\n\tautocrlf = true\n").unwrap();
+    git(&main, &["config", "include.path", &extra.to_string_lossy()]);
+    assert!(!GitWorktreeProvider::checks_out_itself(&main));
+    let converted = member(&main, dir.path(), "autocrlf");
+    assert_eq!(std::fs::read(converted.copy.join("docs/read.txt")).unwrap(), b"one\r\ntwo\r\n");
+    git(&main, &["config", "--unset", "include.path"]);
+    assert!(GitWorktreeProvider::checks_out_itself(&main));
 
     // A submodule (a gitlink entry): git's checkout, which makes its empty folder.
     let head = git(&main, &["rev-parse", "HEAD"]);

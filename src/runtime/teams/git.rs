@@ -22,6 +22,7 @@ impl GitWorktreeProvider {
         let common = project.join(".git");
         common.is_dir()
             && super::git_checkout::repository_fits(&common)
+            && settings_fit(project)
             && head(project).is_ok_and(|h| super::git_checkout::commit_fits(&common.join("objects"), &h.commit))
     }
 
@@ -46,24 +47,44 @@ fn untracked_files(listing: &[u8]) -> impl Iterator<Item = String> + '_ {
 /// Adds the worktree `copy` of the project's HEAD, detached: its files written in this process
 /// on several threads when nothing asks for git's ways (`git_checkout`, ADR 0027), else by git.
 fn add_worktree(project: &Path, copy: &Path) -> Result<(), TeamError> {
+    use super::git_checkout as checkout;
     let copy_arg = copy.to_string_lossy();
+    let by_git = |at: &str| git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, at], &[]).map(drop);
     // The project's own git folder (a project that is itself a linked worktree: git's checkout).
     let common = project.join(".git");
-    if !common.is_dir() || !super::git_checkout::repository_fits(&common) {
-        return git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, "HEAD"], &[]).map(drop);
+    if !common.is_dir() || !checkout::repository_fits(&common) {
+        return by_git("HEAD");
     }
-    git(project, &["worktree", "add", "--no-checkout", "--detach", "--quiet", &copy_arg, "HEAD"], &[])?;
+    // git's settings are asked while the worktree is added without its files.
+    let (settings, added) = std::thread::scope(|scope| {
+        let settings = scope.spawn(|| settings_fit(project));
+        let added = git(project, &["worktree", "add", "--no-checkout", "--detach", "--quiet", &copy_arg, "HEAD"], &[]);
+        (settings.join().expect("git thread"), added)
+    });
+    added?;
     let gone = || TeamError::Git { command: "worktree".into(), message: "the new worktree has no HEAD".into() };
     let commit = checked_out(copy).ok_or_else(gone)?;
     let (dir, _) = super::git_index::git_dirs(copy).ok_or_else(gone)?;
-    match super::git_checkout::write(&common.join("objects"), &commit, copy, &dir.join("index")) {
+    let written =
+        if settings { checkout::write(&common.join("objects"), &commit, copy, &dir.join("index")) } else { None };
+    match written {
         Some(written) => written,
-        // The commit holds what is left to git (nothing was written): git's own worktree of the
-        // same commit instead, made as `git worktree add` makes it.
+        // What is left to git (nothing was written): git's own worktree of the same commit
+        // instead, made as `git worktree add` makes it.
         None => {
             git(project, &["worktree", "remove", "--force", &copy_arg], &[])?;
-            git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, &commit], &[]).map(drop)
+            by_git(&commit)
         }
+    }
+}
+
+/// True when none of git's settings (any scope) asks for git's own checkout.
+fn settings_fit(project: &Path) -> bool {
+    match git(project, &["config", "--get-regexp", super::git_checkout::SETTINGS], &[]) {
+        Ok(listing) => super::git_checkout::settings_fit(&String::from_utf8_lossy(&listing)),
+        // Exit 1 without a word: none is set.
+        Err(TeamError::Git { message, .. }) => message.is_empty(),
+        Err(_) => false,
     }
 }
 

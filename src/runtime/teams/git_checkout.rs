@@ -7,8 +7,8 @@
 //! a `.gitattributes` anywhere in the tree (or `info/attributes`) that asks for a filter, CRLF line
 //! ends or another encoding, a repository setting that changes what a checkout writes or runs
 //! (`core.autocrlf`, `core.eol=crlf`, `core.symlinks=false`, sparse checkout, SHA-256, a hooks
-//! folder of its own, a case-insensitive filesystem, shared permissions), or a `post-checkout`
-//! hook (git would run it).
+//! folder of its own, a case-insensitive filesystem, shared permissions; in any of git's config
+//! scopes), a `post-checkout` hook (git would run it), or a name git refuses or protects.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -33,18 +33,46 @@ struct Tree {
     subtrees: BTreeMap<Vec<u8>, Tree>,
 }
 
-/// True when the repository (`common`: its common git folder) lets a checkout be written here:
-/// no setting or hook that makes git write or run anything else.
+/// True when the repository's folder (`common`: its common git folder) lets a checkout be written
+/// here: no `post-checkout` hook (git runs it) and no converting `info/attributes`.
 pub(super) fn repository_fits(common: &Path) -> bool {
-    let config = std::fs::read_to_string(common.join("config")).unwrap_or_default().to_lowercase();
-    let config: String = config.chars().filter(|c| !c.is_whitespace()).collect();
-    let unfit = ["autocrlf=true", "autocrlf=input", "eol=crlf", "symlinks=false", "objectformat", "hookspath"]
-        .iter()
-        .chain(&["sparsecheckout=true", "precomposeunicode=true", "protectntfs", "checkroundtripencoding"])
-        .chain(&["ignorecase=true", "sharedrepository"])
-        .any(|setting| config.contains(setting));
     let attributes = std::fs::read_to_string(common.join("info/attributes")).unwrap_or_default();
-    cfg!(unix) && !unfit && !super::git_index::converts(&attributes) && !common.join("hooks/post-checkout").exists()
+    cfg!(unix) && !super::git_index::converts(&attributes) && !common.join("hooks/post-checkout").exists()
+}
+
+/// The settings (all of git's config scopes: system, global, repository, includes) asked with
+/// `git config --get-regexp` before a checkout is written here.
+pub(super) const SETTINGS: &str = "^(core\\.(autocrlf|eol|symlinks|hookspath|sparsecheckout|precomposeunicode|ignorecase|sharedrepository)|extensions\\.objectformat)$";
+
+/// True when none of the settings in `listing` (`git config --get-regexp SETTINGS`: one "key
+/// value" a line; later lines win, as in git) makes git's checkout write or run anything else.
+pub(super) fn settings_fit(listing: &str) -> bool {
+    let mut last: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+    for line in listing.lines() {
+        let (key, value) = line.split_once(' ').unwrap_or((line, "true"));
+        last.insert(key, value.trim().to_ascii_lowercase());
+    }
+    let truthy = |v: &str| matches!(v, "true" | "yes" | "on" | "1" | "");
+    let falsy = |v: &str| matches!(v, "false" | "no" | "off" | "0");
+    last.iter().all(|(key, value)| match *key {
+        "core.autocrlf" | "core.sparsecheckout" | "core.precomposeunicode" | "core.ignorecase" => !truthy(value),
+        "core.eol" => value != "crlf",
+        "core.symlinks" => !falsy(value),
+        "core.sharedrepository" => falsy(value) || value == "umask",
+        "extensions.objectformat" => value == "sha1",
+        _ => false,
+    })
+}
+
+/// True when git's checkout would refuse or treat otherwise a tree entry named `name` (on any
+/// system, as git protects NTFS and HFS names by default): `.git` however spelled, its short
+/// name, an NTFS stream, a link where git keeps its own files' names.
+fn git_would_refuse(name: &str, link: bool) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let bare = lower.trim_end_matches(['.', ' ']);
+    let special = [".", "..", ".git", "git~1"].contains(&bare) || lower.contains(':') || lower.contains('\\');
+    let kept = [".gitmodules", ".gitattributes", ".gitignore", ".mailmap"].contains(&bare);
+    name.is_empty() || name.contains('/') || special || (link && kept) || bare.len() != lower.len()
 }
 
 /// The files and trees of commit `commit` (objects in `objects`), or `None` when it holds what
@@ -99,8 +127,7 @@ fn read_tree(odb: &Odb, prefix: &str, tree: &mut Tree, files: &mut Vec<File>) ->
         let id: [u8; 20] = rest.get(nul + 1..nul + 21)?.try_into().ok()?;
         rest = &rest[nul + 21..];
         let name_text = std::str::from_utf8(name).ok()?;
-        let special = [".", "..", ".git"].iter().any(|n| name_text.eq_ignore_ascii_case(n));
-        if name_text.is_empty() || name_text.contains('/') || special {
+        if git_would_refuse(name_text, mode & 0o170000 == 0o120000) {
             return None;
         }
         let path = format!("{prefix}{name_text}");
@@ -246,5 +273,65 @@ fn cache_tree(name: &[u8], tree: &Tree, out: &mut Vec<u8>) {
     subtrees.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| a.0.cmp(b.0)));
     for (name, sub) in subtrees {
         cache_tree(name, sub, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_that_change_a_checkout_leave_it_to_git() {
+        assert!(settings_fit(""));
+        assert!(settings_fit("core.autocrlf input\ncore.eol lf\ncore.symlinks true\nextensions.objectformat sha1"));
+        assert!(settings_fit("core.ignorecase false\ncore.sharedrepository false\ncore.sparsecheckout false"));
+        for unfit in [
+            "core.autocrlf true",
+            "core.eol crlf",
+            "core.symlinks false",
+            "core.hookspath .husky",
+            "core.sparsecheckout true",
+            "core.precomposeunicode true",
+            "core.ignorecase true",
+            "core.sharedrepository group",
+            "extensions.objectformat sha256",
+            // A boolean written without a value is true.
+            "core.autocrlf",
+        ] {
+            assert!(!settings_fit(unfit), "{unfit}");
+        }
+        // The last one set wins, as in git.
+        assert!(settings_fit("core.autocrlf true\ncore.autocrlf false"));
+        assert!(!settings_fit("core.autocrlf false\ncore.autocrlf true"));
+    }
+
+    #[test]
+    fn names_git_refuses_or_protects_are_left_to_git() {
+        for refused in [".git", ".GIT", ".git.", ".git ", "git~1", "GIT~1", "a:b", "a\\b", ".", "..", "", "x/y"] {
+            assert!(git_would_refuse(refused, false), "{refused:?}");
+        }
+        for kept in [".gitmodules", ".gitattributes", ".gitignore", ".mailmap"] {
+            assert!(!git_would_refuse(kept, false) && git_would_refuse(kept, true), "{kept}");
+        }
+        for fine in [".github", ".gitignore", "git", "a.txt", "é", "notes"] {
+            assert!(!git_would_refuse(fine, false), "{fine}");
+        }
+    }
+
+    #[test]
+    fn the_cache_tree_lists_subtrees_shorter_names_first() {
+        let leaf = |id: u8, files| Tree { id: [id; 20], files, subtrees: BTreeMap::new() };
+        let mut root = leaf(1, 3);
+        root.subtrees.insert(b"bb".to_vec(), leaf(2, 1));
+        root.subtrees.insert(b"c".to_vec(), leaf(3, 1));
+        let mut out = Vec::new();
+        cache_tree(b"", &root, &mut out);
+        let mut expected = b"\x003 2\n".to_vec();
+        expected.extend([1; 20]);
+        expected.extend(b"c\x001 0\n");
+        expected.extend([3; 20]);
+        expected.extend(b"bb\x001 0\n");
+        expected.extend([2; 20]);
+        assert_eq!(out, expected);
     }
 }
