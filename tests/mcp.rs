@@ -83,3 +83,36 @@ async fn a_container_agents_stdio_server_runs_in_its_container() {
     assert!(!host.is_empty());
     assert!(said.contains(&format!("tools echo, add (running on {host})")), "{said}");
 }
+
+/// What an agent is given for its MCP servers (a header's token, a stdio server's `env` value) is
+/// hidden in what Sidekicks shows of the agent, as its own `env` values are: here the agent prints
+/// them on its stderr, as agents do in their debug output.
+#[tokio::test]
+async fn what_mcp_servers_are_given_is_hidden_in_the_agents_log() {
+    use sidekicks::app::LogEntry;
+    let dir = tempfile::tempdir().unwrap();
+    let leaky = format!(
+        "[[agent]]\nname = \"leaky\"\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"echo 'sent Authorization: Bearer tok-abcdef123 and MCP_TOKEN=mcp-secret-987' >&2; exec {BIN} demo-agent\"]\nworkspace = {:?}\n\
+         \n[[mcp]]\nname = \"web\"\nurl = \"http://127.0.0.1:9/mcp\"\nheaders = {{ Authorization = \"Bearer tok-abcdef123\" }}\n\
+         \n[[mcp]]\nname = \"tools\"\ncommand = {BIN:?}\nargs = [\"demo-mcp\"]\nenv = {{ MCP_TOKEN = \"mcp-secret-987\" }}\n",
+        dir.path().display().to_string()
+    );
+    let mut rig = Rig::new(fast_settings());
+    load_config(&rig, dir.path(), &leaky).await;
+    assert_eq!(rig.turn("leaky", "hi").await, TurnEnd::EndTurn);
+    let said = |e: &Event| match e {
+        Event::AgentLog { entry: LogEntry::Stderr(line), .. } if line.contains("sent Authorization") => {
+            Some(line.clone())
+        }
+        _ => None,
+    };
+    let line = match rig.seen.iter().find_map(said) {
+        Some(line) => line,
+        None => {
+            let e = rig.wait_for(std::time::Duration::from_secs(20), "the agent's stderr", |e| said(e).is_some()).await;
+            said(&e).unwrap()
+        }
+    };
+    // (The header's whole value is hidden, and its token wherever it shows alone.)
+    assert_eq!(line, "sent Authorization: … and MCP_TOKEN=…");
+}

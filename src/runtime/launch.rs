@@ -74,7 +74,9 @@ pub(super) async fn launch(
     let launched = executor.popen(&spec).map_err(spawn_failed)?;
     let agent = config.name.clone();
     let log_events = events.clone();
-    let redact = super::redact::Redactor::new(&config.env);
+    // The agent's own `env` and what its MCP servers are given (their `env`, their headers).
+    let given = mcp.iter().flat_map(|server| server.env.values().chain(server.headers.values()).cloned());
+    let redact = super::redact::Redactor::new(&config.env).also(given.collect::<Vec<_>>());
     let mut process = AgentProcess::new(launched.child, redact.clone(), move |line| {
         let events = log_events.clone();
         let agent = agent.clone();

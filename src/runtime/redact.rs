@@ -25,6 +25,22 @@ impl Redactor {
         Self { values: std::sync::Arc::new(values) }
     }
 
+    /// Also hides `values` (an MCP server's `env` values and `headers`); for a header such as
+    /// `Bearer <token>` the token alone too.
+    pub fn also(self, values: impl IntoIterator<Item = String>) -> Self {
+        let mut all: Vec<String> = self.values.iter().cloned().collect();
+        for value in values {
+            if let Some(last) = value.split_whitespace().last().filter(|l| l.len() != value.len()) {
+                all.push(last.to_string());
+            }
+            all.push(value);
+        }
+        all.retain(|v| v.len() >= MIN_SECRET);
+        all.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        all.dedup();
+        Self { values: std::sync::Arc::new(all) }
+    }
+
     /// `text` with every value replaced by `…`.
     pub fn apply(&self, text: String) -> String {
         if !self.values.iter().any(|v| text.contains(v.as_str())) {
@@ -55,5 +71,13 @@ mod tests {
         assert_eq!(r.apply("OPENAI_API_KEY=sk-abcdef123456 DEBUG=1".into()), "OPENAI_API_KEY=… DEBUG=1");
         assert_eq!(r.apply("key sk-abcdef and 1".into()), "key … and 1");
         assert_eq!(r.apply("nothing here".into()), "nothing here");
+    }
+
+    #[test]
+    fn what_mcp_servers_are_given_is_hidden_too() {
+        let r = Redactor::new(&BTreeMap::new()).also(["Bearer tok-abcdef123".to_string(), "x".to_string()]);
+        assert_eq!(r.apply("Authorization: Bearer tok-abcdef123".into()), "Authorization: …");
+        assert_eq!(r.apply("token tok-abcdef123 alone".into()), "token … alone");
+        assert_eq!(r.apply("x stays".into()), "x stays");
     }
 }
