@@ -316,13 +316,48 @@ fn look(cell: &Cell, colors: &Colors, font: &FontId, selected: bool, block_curso
 struct Run {
     col: usize,
     job: LayoutJob,
-    bold: LayoutJob,
+    /// Whether each section of `job` is bold (drawn a second time, shifted, when any is).
+    bold: Vec<bool>,
     has_bold: bool,
 }
 
 impl Run {
     fn new(col: usize) -> Self {
-        Self { col, job: LayoutJob::default(), bold: LayoutJob::default(), has_bold: false }
+        Self { col, job: LayoutJob::default(), bold: Vec::new(), has_bold: false }
+    }
+
+    /// Appends `text` in `format`, in the last section when it has the same format and weight (a
+    /// row of one colour is one section, not one per cell: less to lay out and to hash).
+    fn push(&mut self, text: &str, format: &TextFormat, bold: bool) {
+        let job = &mut self.job;
+        if let Some(last) = job.sections.last_mut()
+            && last.byte_range.end.0 == job.text.len()
+            && self.bold.last() == Some(&bold)
+            && last.format == *format
+        {
+            job.text.push_str(text);
+            last.byte_range.end = egui::text::ByteIndex(job.text.len());
+        } else {
+            // (Not `LayoutJob::append`: it merges a section of the same format whatever its weight.)
+            let start = egui::text::ByteIndex(job.text.len());
+            job.text.push_str(text);
+            let byte_range = start..egui::text::ByteIndex(job.text.len());
+            job.sections.push(egui::text::LayoutSection { leading_space: 0.0, byte_range, format: format.clone() });
+            self.bold.push(bold);
+        }
+    }
+
+    /// The same text with only its bold sections visible (made only for a run that has some).
+    fn bold_job(&self) -> LayoutJob {
+        let mut job = self.job.clone();
+        for (section, bold) in job.sections.iter_mut().zip(&self.bold) {
+            if !bold {
+                section.format.color = Color32::TRANSPARENT;
+                section.format.underline = Stroke::NONE;
+                section.format.strikethrough = Stroke::NONE;
+            }
+        }
+        job
     }
 }
 
@@ -331,20 +366,6 @@ struct Picture {
     backgrounds: Vec<(Rect, Color32)>,
     runs: Vec<(usize, Run)>,
     cursor: Option<(Rect, Color32, CursorShape)>,
-}
-
-/// Appends `text` in `format` to `job`, in the last section when it has the same format (a row
-/// of one colour is one section, not one per cell: less to lay out and to hash).
-fn push(job: &mut LayoutJob, text: &str, format: &TextFormat) {
-    if let Some(last) = job.sections.last_mut()
-        && last.byte_range.end.0 == job.text.len()
-        && last.format == *format
-    {
-        job.text.push_str(text);
-        last.byte_range.end = egui::text::ByteIndex(job.text.len());
-    } else {
-        job.append(text, 0.0, format.clone());
-    }
 }
 
 impl Picture {
@@ -382,15 +403,9 @@ impl Picture {
             let Some((_, run)) = picture.runs.last_mut() else { continue };
             let mut buf = [0u8; 4];
             let text = if cell.c == '\0' { " " } else { cell.c.encode_utf8(&mut buf) };
-            push(&mut run.job, text, &look.format);
-            let mut bold_format = look.format;
-            if !look.bold {
-                bold_format.color = Color32::TRANSPARENT;
-                bold_format.underline = Stroke::NONE;
-                bold_format.strikethrough = Stroke::NONE;
-            }
-            run.has_bold |= look.bold && look.fg != look.bg;
-            push(&mut run.bold, text, &bold_format);
+            let bold = look.bold && look.fg != look.bg;
+            run.has_bold |= bold;
+            run.push(text, &look.format, bold);
             if wide {
                 picture.runs.push((line as usize, Run::new(col + 2)));
             }
@@ -413,10 +428,11 @@ impl Picture {
         }
         for (line, run) in self.runs {
             let pos = layout.cell_rect(run.col, line, 1).min;
+            let bold = run.has_bold.then(|| run.bold_job());
             let galley = ui.fonts_mut(|f| f.layout_job(run.job));
             painter.galley(pos, galley, Color32::WHITE);
-            if run.has_bold {
-                let galley = ui.fonts_mut(|f| f.layout_job(run.bold));
+            if let Some(bold) = bold {
+                let galley = ui.fonts_mut(|f| f.layout_job(bold));
                 painter.galley(pos + vec2(0.7, 0.0), galley, Color32::WHITE);
             }
         }
@@ -489,4 +505,26 @@ const FOCUSED: &str = "terminal-with-focus";
 /// Whether a terminal has the keyboard (its keys are then the shell's, not the window's).
 pub fn has_focus(ctx: &egui::Context) -> bool {
     ctx.data(|d| d.get_temp::<egui::Id>(egui::Id::unique(FOCUSED))).is_some_and(|id| ctx.memory(|m| m.has_focus(id)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run keeps one section per colour and weight; its bold copy shows only the bold text.
+    #[test]
+    fn a_runs_bold_copy_shows_only_its_bold_sections() {
+        let format = TextFormat::simple(FontId::monospace(12.0), Color32::RED);
+        let mut run = Run::new(0);
+        for (text, bold) in [("a", false), ("b", false), ("c", true), ("d", true), ("e", false)] {
+            run.has_bold |= bold;
+            run.push(text, &format, bold);
+        }
+        assert_eq!(run.job.text, "abcde");
+        assert_eq!(run.job.sections.len(), 3, "one section per weight change, not per cell");
+        let bold = run.bold_job();
+        let colors: Vec<Color32> = bold.sections.iter().map(|s| s.format.color).collect();
+        assert_eq!(colors, [Color32::TRANSPARENT, Color32::RED, Color32::TRANSPARENT]);
+        assert_eq!(bold.text, run.job.text);
+    }
 }
