@@ -205,14 +205,7 @@ fn what_is_left_to_git_is_checked_out_by_git() {
 #[test]
 fn real_repositories_check_out_as_git_does() {
     let own = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut repos: Vec<PathBuf> = Vec::new();
-    if own.join(".git").exists() {
-        repos.push(own.to_path_buf());
-    } else {
-        eprintln!("no git history here: this project's own repository is skipped");
-    }
-    repos.extend(common::history::corpus_repositories().unwrap_or_default());
-    for repo in repos {
+    for repo in common::history::own_and_corpus_repositories() {
         let dir = tempfile::tempdir().unwrap();
         let main = dir.path().join("project");
         git(dir.path(), &["clone", "-q", &repo.to_string_lossy(), &main.to_string_lossy()]);
@@ -226,4 +219,26 @@ fn real_repositories_check_out_as_git_does() {
             assert!(itself, "this project's own files are written here");
         }
     }
+}
+
+/// A file that cannot be written (its object is missing from the repository) fails the member's
+/// creation in words, and nothing of it is kept: no worktree entry, no copy, no ref.
+#[test]
+fn a_checkout_that_fails_keeps_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = repository(dir.path());
+    write(&main, "kept.txt", "kept\n");
+    write(&main, "lost.txt", "this object goes missing\n");
+    git(&main, &["add", "-A"]);
+    git(&main, &["commit", "-q", "-m", "start"]);
+    let lost = git(&main, &["rev-parse", "HEAD:lost.txt"]);
+    let lost = lost.trim();
+    std::fs::remove_file(main.join(".git/objects").join(&lost[..2]).join(&lost[2..])).unwrap();
+    assert!(GitWorktreeProvider::checks_out_itself(&main), "the trees are all there");
+    let copy = dir.path().join("m-copy");
+    let e = GitWorktreeProvider.create(&main, &copy, &dir.path().join("m-state"), "m", "m").unwrap_err();
+    assert!(e.to_string().contains(lost), "the error names the missing object: {e}");
+    assert!(!copy.exists(), "no copy kept");
+    assert_eq!(git(&main, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1);
+    assert_eq!(git(&main, &["for-each-ref", "refs/sidekicks"]), "");
 }

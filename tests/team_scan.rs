@@ -258,15 +258,7 @@ const COMMITS: usize = 12;
 #[test]
 fn the_scan_from_the_index_holds_on_real_histories() {
     let own = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut repos: Vec<std::path::PathBuf> = Vec::new();
-    if own.join(".git").exists() {
-        repos.push(own.to_path_buf());
-    } else {
-        // A copy without history (a tarball): only the corpus, when named.
-        eprintln!("no git history here: this project's own commits are skipped");
-    }
-    repos.extend(common::history::corpus_repositories().unwrap_or_default());
-    for repo in repos {
+    for repo in common::history::own_and_corpus_repositories() {
         let dir = tempfile::tempdir().unwrap();
         let from_index = check_history(&repo, dir.path(), COMMITS);
         // (A repository with a submodule or a filter is git's to scan: the two agreeing is the test.)

@@ -47,6 +47,20 @@ pub fn corpus_repositories() -> Option<Vec<PathBuf>> {
     Some(repos)
 }
 
+/// This project's own repository (when this copy has its history: not from a tarball) and the
+/// repositories of `SIDEKICKS_MERGE_CORPUS`, for tests on real histories.
+pub fn own_and_corpus_repositories() -> Vec<PathBuf> {
+    let own = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut repos = Vec::new();
+    if own.join(".git").exists() {
+        repos.push(own.to_path_buf());
+    } else {
+        eprintln!("no git history here: this project's own repository is skipped");
+    }
+    repos.extend(corpus_repositories().unwrap_or_default());
+    repos
+}
+
 fn git(repo: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new("git").arg("--git-dir").arg(repo).args(args).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())

@@ -62,17 +62,26 @@ fn add_worktree(project: &Path, copy: &Path) -> Result<(), TeamError> {
         (settings.join().expect("git thread"), added)
     });
     added?;
+    let remove = || git(project, &["worktree", "remove", "--force", &copy_arg], &[]).map(drop);
     let gone = || TeamError::Git { command: "worktree".into(), message: "the new worktree has no HEAD".into() };
-    let commit = checked_out(copy).ok_or_else(gone)?;
-    let (dir, _) = super::git_index::git_dirs(copy).ok_or_else(gone)?;
+    let found = checked_out(copy).zip(super::git_index::git_dirs(copy));
+    let Some((commit, (dir, _))) = found else {
+        let _ = remove();
+        return Err(gone());
+    };
     let written =
         if settings { checkout::write(&common.join("objects"), &commit, copy, &dir.join("index")) } else { None };
     match written {
-        Some(written) => written,
+        Some(Ok(())) => Ok(()),
+        // A file that could not be written: nothing of the worktree is kept.
+        Some(Err(e)) => {
+            let _ = remove();
+            Err(e)
+        }
         // What is left to git (nothing was written): git's own worktree of the same commit
         // instead, made as `git worktree add` makes it.
         None => {
-            git(project, &["worktree", "remove", "--force", &copy_arg], &[])?;
+            remove()?;
             by_git(&commit)
         }
     }
