@@ -81,9 +81,6 @@ impl Services {
                     .collect(),
                 _ => Vec::new(),
             };
-            for (team, member) in setups {
-                setup(&sink, &commands, team, member);
-            }
             // Conflicts: the member is told in its conversation; the event says with which message.
             if let TeamEvent::Merged { agent, result: Ok(report), told, .. } = &mut event
                 && !report.conflicts.is_empty()
@@ -118,6 +115,10 @@ impl Services {
                 _ => None,
             };
             sink.send(Event::Team(event)).await;
+            // Started only once the window knows the team: their output would find no team.
+            for (team, member) in setups {
+                setup(&sink, &commands, team, member);
+            }
             if let (Some((output, result)), Some(member)) = (scratch, &checked) {
                 let agent = member.name.clone();
                 let start = TeamEvent::CheckOutput { team: team.clone(), agent: agent.clone(), text: String::new() };
