@@ -234,6 +234,9 @@ fn a_checkout_that_fails_keeps_nothing() {
     let lost = git(&main, &["rev-parse", "HEAD:lost.txt"]);
     let lost = lost.trim();
     std::fs::remove_file(main.join(".git/objects").join(&lost[..2]).join(&lost[2..])).unwrap();
+    // The project's file differs from the commit's: the base (a snapshot of the project's files,
+    // made while the copy is checked out) would otherwise write the missing object again.
+    write(&main, "lost.txt", "changed in the project\n");
     assert!(GitWorktreeProvider::checks_out_itself(&main), "the trees are all there");
     let copy = dir.path().join("m-copy");
     let e = GitWorktreeProvider.create(&main, &copy, &dir.path().join("m-state"), "m", "m").unwrap_err();
