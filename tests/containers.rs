@@ -1,5 +1,5 @@
 //! Agents in containers, sandboxes and pods, for real where the tool is here: the demo agent answers
-//! from inside a Docker container, its env arrives, its file requests are served in the container,
+//! from inside a Docker or Podman container, its env arrives, its file requests are served in the container,
 //! Stop leaves nothing running there; clear errors for a missing or stopped container and a missing
 //! tool; exact command lines for sbx, kubectl and podman through recording stand-ins; hostile names
 //! reach the command unchanged.
@@ -13,14 +13,20 @@ use sidekicks::model::conversation::TurnEnd;
 use sidekicks::runtime::exec::{ExecError, Executor, ProcessSpec, RemoteExecutor, RemoteKind};
 
 mod common;
-use common::docker::{Container, available};
+use common::docker::{Container, DOCKER, Engine, PODMAN, available};
 use common::{BIN, Rig, fast_settings};
 
-fn container_config(dir: &Path, container: &str, extra: &str) -> String {
+fn container_config(engine: Engine, dir: &Path, container: &str, extra: &str) -> String {
     format!(
-        "[[agent]]\nname = \"boxed\"\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {:?}\nenv = {{ SK_MARK = \"hello from the config\" }}\nruntime = {{ type = \"container\", container = {container:?}{extra} }}\n",
-        dir.display().to_string()
+        "[[agent]]\nname = \"boxed\"\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {:?}\nenv = {{ SK_MARK = \"hello from the config\" }}\nruntime = {{ type = {:?}, container = {container:?}{extra} }}\n",
+        dir.display().to_string(),
+        engine.runtime_kind()
     )
+}
+
+/// The executor kind of `engine`.
+fn remote_kind(engine: Engine) -> RemoteKind {
+    if engine == PODMAN { RemoteKind::Podman } else { RemoteKind::Docker }
 }
 
 async fn rig_with(dir: &Path, text: &str) -> Rig {
@@ -38,15 +44,25 @@ fn crash_of(e: &Event) -> Option<CrashReason> {
 
 #[tokio::test]
 async fn the_demo_agent_answers_from_inside_a_container_and_stop_leaves_nothing() {
-    if !available() {
+    answers_from_inside(DOCKER).await;
+}
+
+#[tokio::test]
+async fn the_demo_agent_answers_from_inside_a_podman_container_and_stop_leaves_nothing() {
+    answers_from_inside(PODMAN).await;
+}
+
+async fn answers_from_inside(engine: Engine) {
+    if !engine.available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     std::fs::create_dir(&ws).unwrap();
     // Mounted elsewhere in the container, so file requests must be served there.
-    let container = Container::start(&[(&ws, "/project")]);
-    let mut rig = rig_with(&ws, &container_config(&ws, &container.name, ", workspace_path = \"/project\"")).await;
+    let container = Container::start_in(engine, &[(&ws, "/project")]);
+    let text = container_config(engine, &ws, &container.name, ", workspace_path = \"/project\"");
+    let mut rig = rig_with(&ws, &text).await;
 
     assert_eq!(rig.turn("boxed", "hello").await, TurnEnd::EndTurn);
     assert!(rig.agent_text("boxed").contains("> hello"));
@@ -88,17 +104,30 @@ async fn an_agent_that_ignores_eof_and_sigterm_in_a_container_is_killed_there() 
     rig.send(Command::Start { agent: "stubborn".into() }).await;
     // It never speaks ACP: the handshake times out and the stop sequence runs in the container.
     rig.wait_for(Duration::from_secs(30), "crash", |e| crash_of(e).is_some()).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(!container.processes().iter().any(|p| p.contains("stubborn-marker")), "{:?}", container.processes());
+    // The stop sequence ends it in the container (a condition, not a time: it may still be going).
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while container.processes().iter().any(|p| p.contains("stubborn-marker")) {
+        assert!(std::time::Instant::now() < deadline, "still running: {:?}", container.processes());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test]
 async fn a_missing_or_stopped_container_is_a_clear_error() {
-    if !available() {
+    missing_or_stopped(DOCKER).await;
+}
+
+#[tokio::test]
+async fn a_missing_or_stopped_podman_container_is_a_clear_error() {
+    missing_or_stopped(PODMAN).await;
+}
+
+async fn missing_or_stopped(engine: Engine) {
+    if !engine.available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut rig = rig_with(dir.path(), &container_config(dir.path(), "no-such-container-xyz", "")).await;
+    let mut rig = rig_with(dir.path(), &container_config(engine, dir.path(), "no-such-container-xyz", "")).await;
     rig.send(Command::Start { agent: "boxed".into() }).await;
     let e = rig.wait_for(Duration::from_secs(20), "crash", |e| crash_of(e).is_some()).await;
     assert_eq!(
@@ -106,9 +135,9 @@ async fn a_missing_or_stopped_container_is_a_clear_error() {
         Some(CrashReason::Spawn(SpawnFailure::ContainerMissing { name: "no-such-container-xyz".into() }))
     );
 
-    let container = Container::start(&[]);
-    std::process::Command::new("docker").args(["stop", "-t", "0", &container.name]).output().unwrap();
-    let mut rig = rig_with(dir.path(), &container_config(dir.path(), &container.name, "")).await;
+    let container = Container::start_in(engine, &[]);
+    std::process::Command::new(engine.0).args(["stop", "-t", "0", &container.name]).output().unwrap();
+    let mut rig = rig_with(dir.path(), &container_config(engine, dir.path(), &container.name, "")).await;
     rig.send(Command::Start { agent: "boxed".into() }).await;
     let e = rig.wait_for(Duration::from_secs(20), "crash", |e| crash_of(e).is_some()).await;
     assert_eq!(crash_of(&e), Some(CrashReason::Spawn(SpawnFailure::ContainerStopped { name: container.name.clone() })));
@@ -214,12 +243,21 @@ async fn sbx_kubectl_and_podman_command_lines_and_hostile_arguments() {
 
 #[tokio::test]
 async fn hostile_arguments_reach_a_command_in_a_real_container_unchanged() {
-    if !available() {
+    hostile_arguments_in(DOCKER).await;
+}
+
+#[tokio::test]
+async fn hostile_arguments_reach_a_command_in_a_real_podman_container_unchanged() {
+    hostile_arguments_in(PODMAN).await;
+}
+
+async fn hostile_arguments_in(engine: Engine) {
+    if !engine.available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let inside = dir.path().display().to_string();
-    let container = Container::start(&[(dir.path(), &inside)]);
+    let container = Container::start_in(engine, &[(dir.path(), &inside)]);
     let folder = dir.path().join("odd $(folder) 'name'");
     std::fs::create_dir(&folder).unwrap();
     let mut argv = vec![
@@ -232,7 +270,7 @@ async fn hostile_arguments_reach_a_command_in_a_real_container_unchanged() {
     // The variable goes by name (`-e NAME`), its value through docker's own environment.
     let env = [("NAME".to_string(), "va'l $(x)\nue".to_string())].into();
     let spec = ProcessSpec { argv, cwd: folder.clone(), env };
-    let out = RemoteExecutor::new(RemoteKind::Docker, container.name.clone()).run(&spec, None).await.unwrap();
+    let out = RemoteExecutor::new(remote_kind(engine), container.name.clone()).run(&spec, None).await.unwrap();
     assert_eq!(out.code, Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let printed: Vec<String> =
         String::from_utf8(out.stdout).unwrap().split('\0').filter(|s| !s.is_empty()).map(String::from).collect();

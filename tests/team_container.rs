@@ -1,4 +1,4 @@
-//! Team members whose agent runs in a Docker container, with the real daemon, through the window
+//! Team members whose agent runs in a Docker or Podman container, with the real engines, through the window
 //! (egui_kittest, the demo agent inside a container, real git): the member gets a container of its
 //! own made from the agent's, with its copy bound at the agent's workspace path; the recipe's setup
 //! runs in it and the server it starts answers on the member's port from this computer; the
@@ -8,27 +8,22 @@
 //! and removed when asked. Sandboxes cannot have members, and say so.
 
 use std::io::{Read, Write};
-use std::process::Command;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
 use sidekicks::protocol::teams::{TeamCommand, TeamError};
 
 mod common;
-use common::docker::{Container, IMAGE, available};
+use common::docker::{Container, DOCKER, Engine, IMAGE, PODMAN};
 use common::window::{make_team, runtime, step_until, window};
 use common::{BIN, git};
 
 const LONG: Duration = Duration::from_secs(90);
 
-fn docker(args: &[&str]) -> String {
-    let out = Command::new("docker").args(args).output().expect("docker");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// Removes, when dropped (a failed test included), the member containers of the teams folder and
 /// the containers named.
 struct Cleanup {
+    engine: Engine,
     teams: std::path::PathBuf,
     names: Vec<String>,
 }
@@ -37,18 +32,19 @@ impl Drop for Cleanup {
     fn drop(&mut self) {
         let label = format!("label=sidekicks.teams={}", self.teams.display());
         let mut names = self.names.clone();
-        names.extend(docker(&["ps", "-aq", "--filter", &label]).lines().map(String::from));
+        names.extend(self.engine.run(&["ps", "-aq", "--filter", &label]).lines().map(String::from));
         if !names.is_empty() {
             let mut args = vec!["rm", "-f"];
             args.extend(names.iter().map(String::as_str));
-            docker(&args);
+            self.engine.run(&args);
         }
     }
 }
 
-/// The containers of the engine labelled with team `team`.
-fn containers_of(team: &str) -> Vec<String> {
-    let listed = docker(&["ps", "-a", "--filter", &format!("label=sidekicks.team={team}"), "--format", "{{.Names}}"]);
+/// The containers of `engine` labelled with team `team`.
+fn containers_of(engine: Engine, team: &str) -> Vec<String> {
+    let listed =
+        engine.run(&["ps", "-a", "--filter", &format!("label=sidekicks.team={team}"), "--format", "{{.Names}}"]);
     listed.lines().map(String::from).collect()
 }
 
@@ -78,9 +74,20 @@ fn config(project: &std::path::Path, container: &str, kind: &str) -> String {
 
 #[test]
 fn a_member_in_a_container_works_in_its_own_with_its_copy_setup_ports_and_merge() {
-    if !available() {
+    member_in_its_own_container(DOCKER);
+}
+
+#[test]
+fn a_member_in_a_podman_container_works_in_its_own_too() {
+    member_in_its_own_container(PODMAN);
+}
+
+fn member_in_its_own_container(engine: Engine) {
+    if !engine.available() {
         return;
     }
+    let docker = |args: &[&str]| engine.run(args);
+    let containers_of = |team: &str| containers_of(engine, team);
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir_all(project.join(".sidekicks")).unwrap();
@@ -97,11 +104,11 @@ fn a_member_in_a_container_works_in_its_own_with_its_copy_setup_ports_and_merge(
     git(&project, &["add", "-A"]);
     git(&project, &["commit", "-qm", "start"]);
     // The agent's own container has the project at /work.
-    let own = Container::start(&[(&project, "/work")]);
-    let _cleanup = Cleanup { teams: dir.path().join("sidekicks-teams"), names: Vec::new() };
+    let own = Container::start_in(engine, &[(&project, "/work")]);
+    let _cleanup = Cleanup { engine, teams: dir.path().join("sidekicks-teams"), names: Vec::new() };
     let rt = runtime();
     let store = sidekicks::runtime::store::Store::open(&dir.path().join("db.sqlite")).unwrap();
-    let text = config(&project, &own.name, "container");
+    let text = config(&project, &own.name, engine.runtime_kind());
     let mut h = window(&text, dir.path(), &rt, Some(store.clone()));
     step_until(&mut h, LONG, "the agent", |h| h.state().state.agent("boxed").is_some());
 
@@ -114,7 +121,11 @@ fn a_member_in_a_container_works_in_its_own_with_its_copy_setup_ports_and_merge(
     assert_eq!(runtime_now.container.as_deref(), Some(member.as_str()), "the agent runs in its own container");
     assert_eq!(runtime_now.workspace_path.as_deref(), Some(std::path::Path::new("/work")));
     let image = docker(&["inspect", "--format", "{{.Config.Image}}", &member]);
-    assert_eq!(image, IMAGE, "made from the agent's container's image");
+    // Podman names it `localhost/…`.
+    assert!(
+        image == IMAGE || image == format!("localhost/{IMAGE}"),
+        "made from the agent's container's image: {image}"
+    );
 
     // The setup ran inside the member's container, in the copy, and its server answers on the
     // member's port from this computer.
@@ -129,6 +140,7 @@ fn a_member_in_a_container_works_in_its_own_with_its_copy_setup_ports_and_merge(
     assert_eq!(exec("cat /work/node_modules/left-pad/index.js"), "module.exports = 1;");
     assert_eq!(exec("cat \"$(sed 's/^gitdir: //' /work/.git)/HEAD\" | wc -c | tr -d ' '"), "41", "the worktree's HEAD");
     assert_eq!(exec("cat /work/README.md"), "# Boxed");
+    assert_eq!(exec("echo $HOSTNAME"), hostname, "its own HOSTNAME, not the agent's container's");
 
     // The agent works in the member's container: what it writes lands in the copy, not the project.
     let prompt = sidekicks::app::Command::Prompt {
@@ -201,21 +213,31 @@ fn a_member_in_a_container_works_in_its_own_with_its_copy_setup_ports_and_merge(
 
 #[test]
 fn a_member_container_of_a_team_that_is_gone_is_listed_then_removed() {
-    if !available() {
+    leftover_container(DOCKER);
+}
+
+#[test]
+fn a_podman_member_container_of_a_team_that_is_gone_is_listed_then_removed() {
+    leftover_container(PODMAN);
+}
+
+fn leftover_container(engine: Engine) {
+    if !engine.available() {
         return;
     }
+    let docker = |args: &[&str]| engine.run(args);
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
     // As a member container of a team whose folder is gone (Sidekicks killed, folder removed).
     let teams = dir.path().join("sidekicks-teams");
-    let name = format!("sidekicks-test-orphan-{}", std::process::id());
+    let name = format!("sidekicks-test-orphan-{}-{}", engine.0, std::process::id());
     let labels = [format!("sidekicks.team=1-{}", std::process::id()), format!("sidekicks.teams={}", teams.display())];
-    let other = format!("sidekicks-test-other-{}", std::process::id());
-    let _cleanup = Cleanup { teams: teams.clone(), names: vec![name.clone(), other.clone()] };
+    let other = format!("sidekicks-test-other-{}-{}", engine.0, std::process::id());
+    let _cleanup = Cleanup { engine, teams: teams.clone(), names: vec![name.clone(), other.clone()] };
     let made =
         docker(&["run", "-d", "--name", &name, "--label", &labels[0], "--label", &labels[1], IMAGE, "sleep", "600"]);
-    assert!(!made.is_empty(), "docker run");
+    assert!(!made.is_empty(), "{} run", engine.0);
     // Another Sidekicks' (another teams folder) is not ours to list.
     let elsewhere = "sidekicks.teams=/somewhere/else".to_string();
     docker(&["run", "-d", "--name", &other, "--label", &labels[0], "--label", &elsewhere, IMAGE, "sleep", "600"]);

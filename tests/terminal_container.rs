@@ -1,6 +1,7 @@
 //! Terminals in a container: the shell opens in the workspace folder inside the container, and
 //! closing ends the shell and every kind of background job it started there (through /proc in the
-//! container: the session's mark and its recorded pid), 100 terminals over, nothing left.
+//! container: the session's mark and its recorded pid), 100 terminals over, nothing left; the
+//! same in a Podman container (20 terminals).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use sidekicks::runtime::workspace::{RemoteWorkspace, Workspace};
 
 mod common;
 
-use common::docker::{Container, available};
+use common::docker::{Container, DOCKER, Engine, PODMAN};
 use common::{BIN, JOBS, pids_on, wait_screen};
 
 /// How long a screen may take to show what is awaited.
@@ -24,14 +25,25 @@ fn sleepers(container: &Container) -> Vec<String> {
 
 #[test]
 fn closing_a_container_terminal_ends_every_kind_of_background_job() {
-    if !available() {
+    closing_ends_every_job(DOCKER, RemoteKind::Docker, 10);
+}
+
+#[test]
+fn closing_a_podman_container_terminal_ends_every_kind_of_background_job() {
+    closing_ends_every_job(PODMAN, RemoteKind::Podman, 2);
+}
+
+/// Opens a terminal, then `rounds` × 10 terminals with every kind of job, in a container of
+/// `engine`.
+fn closing_ends_every_job(engine: Engine, kind: RemoteKind, rounds: usize) {
+    if !engine.available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("inside.txt"), "").unwrap();
-    let container = Container::start(&[(dir.path(), "/work/ws")]);
-    let executor = Arc::new(RemoteExecutor::new(RemoteKind::Docker, container.name.clone()));
-    let ws = RemoteWorkspace::new(executor, "/work/ws", "docker", &container.name);
+    let container = Container::start_in(engine, &[(dir.path(), "/work/ws")]);
+    let executor = Arc::new(RemoteExecutor::new(kind, container.name.clone()));
+    let ws = RemoteWorkspace::new(executor, "/work/ws", engine.0, &container.name);
     let open = || {
         let command = ws.shell_command(true);
         TerminalSession::spawn(std::path::Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap()
@@ -44,8 +56,8 @@ fn closing_a_container_terminal_ends_every_kind_of_background_job() {
     assert!(screen.contains("/work/ws") && screen.contains("inside.txt"), "{screen}");
     t.close();
 
-    // 100 terminals, ten at a time, each with the six kinds of background job.
-    for round in 0..10 {
+    // Ten terminals at a time, each with the six kinds of background job.
+    for round in 0..rounds {
         let terminals: Vec<TerminalSession> = (0..10).map(|_| open()).collect();
         for t in &terminals {
             t.write(JOBS.as_bytes()).unwrap();

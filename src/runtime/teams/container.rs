@@ -104,7 +104,14 @@ impl Inspected {
         if image.is_empty() {
             return Err("its image is not known".into());
         }
-        let env = c["Config"]["Env"].as_array().into_iter().flatten().map(text).collect();
+        // Podman lists the container's own HOSTNAME (its id) there: the member's has its own.
+        let env = c["Config"]["Env"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(text)
+            .filter(|var| !var.starts_with("HOSTNAME="))
+            .collect();
         let mounts = c["Mounts"]
             .as_array()
             .into_iter()
@@ -263,7 +270,7 @@ pub fn make(member: &mut MemberCopy, kind: ContainerEngine, from: &str, inside: 
     let git_file = git_file(member)?;
     let name = container_name(member);
     // One left by an earlier attempt (or a team made again) goes first.
-    let _ = engine(kind, &["rm".into(), "-f".into(), name.clone()]);
+    let _ = engine(kind, &rm_args(kind, &name));
     engine(kind, &run_args(member, &inspected, &name, inside, git_file.as_deref())).map_err(failed)?;
     member.container = Some(MemberContainer { engine: kind, name, from, workspace_path: inside.to_path_buf() });
     member.save()
@@ -334,10 +341,17 @@ pub fn remove(member: &MemberCopy) {
     remove_named(c.engine, &c.name);
 }
 
+/// `rm -f name`: killed at once, as Docker does (Podman would first wait 10 s for the process
+/// to end on SIGTERM).
+fn rm_args(kind: ContainerEngine, name: &str) -> Vec<String> {
+    let now: &[&str] = if kind == ContainerEngine::Podman { &["--time", "0"] } else { &[] };
+    ["rm", "-f"].iter().chain(now).chain([&name]).map(|a| a.to_string()).collect()
+}
+
 /// Removes container `name` (gone already is fine).
 pub fn remove_named(kind: ContainerEngine, name: &str) {
-    if let Err(e) = engine(kind, &["rm".into(), "-f".into(), name.into()])
-        && !e.contains("No such container")
+    if let Err(e) = engine(kind, &rm_args(kind, name))
+        && !e.to_ascii_lowercase().contains("no such container")
     {
         tracing::info!("removing the container {name}: {e}");
     }
