@@ -33,9 +33,12 @@ impl Drop for Cleanup {
         let label = format!("label=sidekicks.teams={}", self.teams.display());
         let mut names = self.names.clone();
         names.extend(self.engine.run(&["ps", "-aq", "--filter", &label]).lines().map(String::from));
-        if !names.is_empty() {
+        // One by one: Podman stops at a name that is gone already.
+        let now: &[&str] = if self.engine == PODMAN { &["--time", "0"] } else { &[] };
+        for name in &names {
             let mut args = vec!["rm", "-f"];
-            args.extend(names.iter().map(String::as_str));
+            args.extend(now);
+            args.push(name);
             self.engine.run(&args);
         }
     }
