@@ -234,7 +234,8 @@ fn yield_to_the_window() {
 }
 
 /// Runs the workspace's teardown command (ends the session inside a container), waiting at most
-/// 10 s for it.
+/// 10 s for it; one that takes longer (an engine slow under load) is left to finish, not killed:
+/// killing a `podman exec` client ends the teardown inside too, and leaves the session's processes.
 fn run_teardown(program: &str, args: &[String]) {
     let started = std::process::Command::new(program)
         .args(args)
@@ -262,10 +263,18 @@ fn run_teardown(program: &str, args: &[String]) {
             Ok(None) if std::time::Instant::now() < deadline => {
                 std::thread::sleep(std::time::Duration::from_millis(10))
             }
-            _ => {
-                tracing::warn!("terminal teardown in {program} timed out");
-                let _ = child.kill();
-                let _ = child.wait();
+            Ok(None) => {
+                tracing::warn!("terminal teardown in {program} takes over 10 s: left to finish");
+                let program = program.to_string();
+                std::thread::spawn(move || {
+                    if !child.wait().is_ok_and(|s| s.success()) {
+                        tracing::warn!("terminal teardown in {program} failed after its 10 s");
+                    }
+                });
+                return;
+            }
+            Err(e) => {
+                tracing::warn!("terminal teardown in {program}: {e}");
                 return;
             }
         }

@@ -119,6 +119,19 @@ const SHELL_END: &str = r#"mark="SIDEKICKS_TERMINAL=$1"; pidfile="/tmp/sidekicks
 marked() {
   found=$(grep -ls "$mark" /proc/[0-9]*/environ | sed 's|/proc/||; s|/environ||')
   level=$(cat "$pidfile" 2>/dev/null); found="$found $level"
+  if command -v awk >/dev/null 2>&1; then
+    # One pass over the processes (the loop below reads them all again for each generation):
+    # the marked ones, the recorded one and all their descendants.
+    seeds=$(echo $found)
+    cat /proc/[0-9]*/stat 2>/dev/null | awk -v seeds="$seeds" '
+      { pid = $1; sub(/.*\) /, ""); parent[pid] = $2 }
+      END {
+        n = split(seeds, s, " "); for (i = 1; i <= n; i++) found[s[i]] = 1
+        do { grew = 0; for (p in parent) if (!(p in found) && (parent[p] in found)) { found[p] = 1; grew = 1 } } while (grew)
+        for (p in found) printf "%s ", p
+      }'
+    return
+  fi
   while [ -n "$level" ]; do
     next=
     for stat in /proc/[0-9]*/stat; do
