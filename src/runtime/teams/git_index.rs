@@ -9,9 +9,10 @@
 //! Anything this reader does not know to handle as git does makes it step aside (`None`) and the
 //! scan is git's: another index version or a required extension (split or sparse index), a staged
 //! or committed change (the root of the cache tree is not the base's), sparse checkout, conflicts,
-//! submodules, a nested repository, a repository setting that changes what counts as a change
-//! (`core.excludesFile`, `core.autocrlf`, `core.eol=crlf`, `core.fileMode`/`core.symlinks` false,
-//! SHA-256) or a filter, CRLF line ends or another encoding asked in the top `.gitattributes`.
+//! submodules, a nested repository, a setting of git in any scope that changes what counts as a
+//! change (`core.excludesFile` other than a global one, `core.autocrlf`, `core.eol=crlf`,
+//! `core.fileMode`/`core.symlinks` false, SHA-256; an include or settings in the environment:
+//! `git_config`) or a filter, CRLF line ends or another encoding asked in the top `.gitattributes`.
 //! ADR 0026.
 
 use std::collections::{HashMap, HashSet};
@@ -131,17 +132,29 @@ pub(super) fn git_dirs(copy: &Path) -> Option<(PathBuf, PathBuf)> {
     Some((dir, common))
 }
 
-/// False when a repository setting or attribute makes git count changes otherwise than here.
+/// False when a setting of git (any scope: `git_config`) or an attribute makes git count changes
+/// otherwise than here.
 fn settings_fit(copy: &Path, dir: &Path, common: &Path) -> bool {
-    let mut config = String::new();
-    for file in [common.join("config"), dir.join("config.worktree")] {
-        config.push_str(&std::fs::read_to_string(file).unwrap_or_default().to_lowercase());
-    }
-    let config: String = config.chars().filter(|c| !c.is_whitespace()).collect();
-    let unfit = ["excludesfile", "autocrlf=true", "autocrlf=input", "eol=crlf", "filemode=false", "symlinks=false"]
-        .iter()
-        .chain(&["objectformat", "sparsecheckout=true", "checkstat", "trustctime=false"])
-        .any(|setting| config.contains(setting));
+    use super::git_config::{Setting, boolean, files, read};
+    let Some(settings) = read(&files(dir, common)) else { return false };
+    // git's order: the last one of a key wins.
+    let last: HashMap<&str, &Setting> = settings.iter().map(|s| (s.key.as_str(), s)).collect();
+    let unfit = last.iter().any(|(key, s)| {
+        let value = s.value.as_deref();
+        let lower = value.map(str::to_ascii_lowercase);
+        match *key {
+            // A global one is the `ignore` crate's to read, as git does; another is not.
+            "core.excludesfile" => !s.global,
+            "core.autocrlf" | "core.sparsecheckout" | "core.ignorecase" | "core.precomposeunicode" => {
+                boolean(value) != Some(false)
+            }
+            "core.eol" => lower.as_deref() == Some("crlf"),
+            "core.filemode" | "core.symlinks" | "core.trustctime" => boolean(value) != Some(true),
+            "core.checkstat" => true,
+            "extensions.objectformat" => lower.as_deref() != Some("sha1"),
+            _ => false,
+        }
+    });
     let filtered = [copy.join(".gitattributes"), common.join("info/attributes")]
         .iter()
         .any(|file| std::fs::read_to_string(file).is_ok_and(|text| converts(&text)));

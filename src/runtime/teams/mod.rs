@@ -11,6 +11,7 @@ pub mod discarded;
 mod export;
 mod git;
 mod git_checkout;
+mod git_config;
 mod git_index;
 pub(crate) mod git_snapshot;
 pub mod journal;
