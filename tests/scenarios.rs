@@ -165,10 +165,14 @@ async fn cancel_answers_waiting_permissions_cancelled_and_drops_the_queue() {
     // The queued message was never sent: the agent is idle, not answering it.
     rig.wait_for(Duration::from_secs(5), "idle", |e| matches!(e, Event::AgentState { state: AgentState::Idle, .. }))
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    while let Ok(e) = rig.events.try_recv() {
-        assert!(!matches!(e, Event::TurnStarted { .. }), "the dropped message was sent");
-    }
+    // A message sent now is answered next: had the dropped one been sent, its turn would come
+    // first (the queue goes in order), so exactly one turn starts from here, and it is this one.
+    let started = |rig: &common::Rig| rig.seen.iter().filter(|e| matches!(e, Event::TurnStarted { .. })).count();
+    let before = started(&rig);
+    assert_eq!(rig.turn("demo", "after the cancel").await, TurnEnd::EndTurn);
+    assert_eq!(started(&rig), before + 1, "the dropped message was sent");
+    assert!(!rig.agent_text("demo").contains("queued message"), "{}", rig.agent_text("demo"));
+    assert!(rig.agent_text("demo").contains("after the cancel"));
 }
 
 #[tokio::test]
