@@ -15,7 +15,7 @@ use sidekicks::protocol::teams::{TeamCommand, TeamError};
 
 mod common;
 use common::docker::{Container, DOCKER, Engine, IMAGE, PODMAN};
-use common::window::{make_team, runtime, step_until, window};
+use common::window::{make_team, merge_all, runtime, step_until, window};
 use common::{BIN, git};
 
 const LONG: Duration = Duration::from_secs(90);
@@ -177,16 +177,11 @@ fn member_in_its_own_container(engine: Engine) {
     // container sees).
     h.get_all_by_label("Boxed").next().unwrap().click();
     step_until(&mut h, LONG, "the change listed", |h| {
-        use egui_kittest::kittest::NodeT;
-        h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled())
-            && h.state().state.teams.teams[0]
-                .changes
-                .get("boxed")
-                .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
+        h.state().state.teams.teams[0].changes.get("boxed").is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
     });
     assert!(h.query_by_label_contains(&format!("In its own container {member}")).is_some());
-    h.get_by_label("Merge all").click();
-    step_until(&mut h, LONG, "merged", |_| project.join("notes/demo.md").is_file());
+    merge_all(&mut h, "boxed");
+    assert!(project.join("notes/demo.md").is_file(), "merged: {:?}", h.state().state.teams.teams[0].merges);
     assert_eq!(own.sh("head -1 /work/notes/demo.md").trim(), "# Notes");
 
     // After a restart of this computer the container is stopped: Sidekicks starts it again and

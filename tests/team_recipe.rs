@@ -11,23 +11,10 @@ use std::time::Duration;
 use egui_kittest::kittest::Queryable;
 
 mod common;
-use common::window::{ask_team, make_team, runtime, step_until, window};
+use common::window::{ask_team, make_team, merge_all, runtime, step_until, window};
 use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(60);
-
-/// Clicks "Merge all" once ada's change is listed and the button takes clicks again.
-fn merge_all_once_listed(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) {
-    step_until(h, LONG, "ada's change, ready to merge", |h| {
-        use egui_kittest::kittest::NodeT;
-        h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled())
-            && h.state().state.teams.teams[0]
-                .changes
-                .get("ada")
-                .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
-    });
-    h.get_by_label("Merge all").click();
-}
 
 /// A port free now, and the base that gives it to member 1 (base + 10).
 fn free_base() -> u16 {
@@ -150,7 +137,7 @@ fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
     // the project back.
     std::fs::write(copy.join("status.txt"), "broken\n").unwrap();
     step_until(&mut h, LONG, "her change", |h| h.query_by_label("status.txt").is_some());
-    h.get_by_label("Merge all").click();
+    merge_all(&mut h, "ada");
     step_until(&mut h, LONG, "the check failed", |h| {
         h.query_by_label_contains("The check after ada's merge failed (exit code 1)").is_some()
     });
@@ -169,7 +156,7 @@ fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
 
     // Fixed: merged again, the check passes.
     std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
-    merge_all_once_listed(&mut h);
+    merge_all(&mut h, "ada");
     step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
     h.state_mut().shutdown();
@@ -192,7 +179,7 @@ fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
 
     std::fs::write(copy.join("status.txt"), "broken\n").unwrap();
     step_until(&mut h, LONG, "her change", |h| h.query_by_label("status.txt").is_some());
-    h.get_by_label("Merge all").click();
+    merge_all(&mut h, "ada");
     step_until(&mut h, LONG, "the check failed", |h| {
         h.query_by_label_contains("The check after ada's merge failed (exit code 1)").is_some()
     });
@@ -209,7 +196,7 @@ fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
     assert!(leftovers.flatten().all(|e| !e.file_name().to_string_lossy().starts_with(".scratch")), "scratch removed");
 
     std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
-    merge_all_once_listed(&mut h);
+    merge_all(&mut h, "ada");
     step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
     h.state_mut().shutdown();

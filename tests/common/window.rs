@@ -101,3 +101,38 @@ pub fn make_team(
     });
     agents.iter().map(|a| h.state().state.agent(a).unwrap().config.workspace.clone()).collect()
 }
+
+/// Clicks "Merge all" for `agent` of the first team until its merge is asked, then waits for
+/// the merge to end. The buttons are disabled while the member's change list is read again (after
+/// each change in its copy, after each turn): a click landing then is lost, as a person's would
+/// be, and a person would click again.
+pub fn merge_all(h: &mut Harness<'static, SidekicksApp>, agent: &str) {
+    use egui_kittest::kittest::{NodeT, Queryable};
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut asked = false;
+    loop {
+        let team = &h.state().state.teams.teams[0];
+        let busy = team.busy.contains(agent);
+        assert!(
+            Instant::now() < deadline,
+            "not merged: merges {:?}, busy {:?}, changes {:?}",
+            team.merges,
+            team.busy,
+            team.changes
+        );
+        if asked && !busy {
+            return;
+        }
+        let listed = team.changes.get(agent).is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()));
+        let enabled = h.query_by_label("Merge all").is_some_and(|n| !n.accesskit_node().is_disabled());
+        if !asked && listed && enabled && !busy {
+            h.get_by_label("Merge all").click();
+            h.step();
+            // Taken: the member is busy from the frame that took the click.
+            asked = h.state().state.teams.teams[0].busy.contains(agent);
+            continue;
+        }
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
