@@ -427,3 +427,75 @@ impl Workspace for RemoteWorkspace {
         })
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    /// True while process `pid` runs (a zombie has ended).
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+    }
+
+    /// A session like a terminal's on this computer: a shell marked as the terminal's, recorded in
+    /// the pid file, with a marked job and a job that cleared its environment; then `SHELL_END`
+    /// with `path`, and every one of them must end.
+    fn ends_the_session(path: &str) {
+        let dir = tempfile::tempdir().unwrap();
+        let mark = format!("test-{}-{}t", std::process::id(), path.len());
+        let pids = dir.path().join("pids");
+        let script = format!(
+            "echo $$ > /tmp/sidekicks-terminal-{mark}.pid; sleep 1000 & a=$!; env -i sleep 1001 & echo \"$$ $a $!\" > {pids:?}; wait"
+        );
+        let mut session = std::process::Command::new("/bin/sh")
+            .args(["-c", &script])
+            .env("SIDEKICKS_TERMINAL", &mark)
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let started = loop {
+            let text = std::fs::read_to_string(&pids).unwrap_or_default();
+            if text.ends_with('\n') {
+                break text.split_whitespace().map(String::from).collect::<Vec<_>>();
+            }
+            assert!(Instant::now() < deadline, "the session did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(started.iter().all(|p| alive(p)), "{started:?}");
+        let end = std::process::Command::new("/bin/sh")
+            .args(["-c", super::SHELL_END, "sidekicks", &mark])
+            .env("PATH", path)
+            .status()
+            .unwrap();
+        assert!(end.success());
+        let _ = session.wait();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while started.iter().any(|p| alive(p)) {
+            assert!(
+                Instant::now() < deadline,
+                "left running: {:?}",
+                started.iter().filter(|p| alive(p)).collect::<Vec<_>>()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!Path::new(&format!("/tmp/sidekicks-terminal-{mark}.pid")).exists(), "the pid file is removed");
+    }
+
+    #[test]
+    fn the_session_end_finds_every_process_with_awk() {
+        ends_the_session(&std::env::var("PATH").unwrap());
+    }
+
+    #[test]
+    fn the_session_end_finds_every_process_without_awk() {
+        // A folder with the tools the script uses, but awk.
+        let tools = tempfile::tempdir().unwrap();
+        for tool in ["grep", "sed", "cat", "sleep", "rm"] {
+            let found = ["/usr/bin", "/bin"].iter().map(|d| Path::new(d).join(tool)).find(|p| p.exists()).unwrap();
+            std::os::unix::fs::symlink(found, tools.path().join(tool)).unwrap();
+        }
+        ends_the_session(&tools.path().display().to_string());
+    }
+}
