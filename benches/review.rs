@@ -66,6 +66,7 @@ fn state(files: Vec<ReviewFile>) -> AppState {
     let member = MemberCopy {
         id: "t-ada".into(),
         name: "ada".into(),
+        agent: "ada".into(),
         project: "/project".into(),
         copy: "/copies/ada".into(),
         state: "/state/ada".into(),
@@ -82,7 +83,7 @@ fn state(files: Vec<ReviewFile>) -> AppState {
         name: "T".into(),
         project: "/project".into(),
         provider: ProviderKind::Copy,
-        members: vec![MemberRecord { agent: "ada".into(), state: "/state/ada".into() }],
+        members: vec![MemberRecord { agent: "ada".into(), state: "/state/ada".into(), from: "ada".into() }],
         lead: None,
     };
     let mut state = AppState::default();

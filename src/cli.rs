@@ -63,6 +63,10 @@ pub enum CliCommand {
         /// The message.
         text: String,
     },
+    /// Teams: make one, list them, see a member's work, talk to a member, merge, undo, discard,
+    /// restore — the same teams the window shows.
+    #[command(subcommand)]
+    Team(crate::cli_team::TeamCli),
     /// Runs a terminal's shell as a child subreaper, so closing the terminal ends all it started.
     #[command(hide = true)]
     TerminalHost {
@@ -183,6 +187,10 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             let code = crate::cli_prompt::run(path, dirs, asked)?;
             Ok(std::process::ExitCode::from(code))
         }
+        Some(CliCommand::Team(command)) => {
+            let (path, dirs) = config_path(cli.config)?;
+            Ok(std::process::ExitCode::from(crate::cli_team::run(path, dirs, command)?))
+        }
         None => run_window(cli.config),
     }
 }
@@ -193,7 +201,7 @@ fn init_logging(command: &Option<CliCommand>) {
     use tracing_subscriber::prelude::*;
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("SIDEKICKS_LOG").unwrap_or_else(|_| "warn,sidekicks=info".into());
-    let to_file = matches!(command, None | Some(CliCommand::Prompt { .. }));
+    let to_file = matches!(command, None | Some(CliCommand::Prompt { .. } | CliCommand::Team(_)));
     let file = to_file
         .then(AppDirs::from_system)
         .flatten()
@@ -208,11 +216,24 @@ fn init_logging(command: &Option<CliCommand>) {
 
 /// `sidekicks team-merge STATE`: 0 merged, 1 conflicts (listed), 2 an error (nothing changed).
 fn team_merge(state: &std::path::Path) -> u8 {
-    let merged = crate::runtime::teams::MemberCopy::load(state).and_then(|m| crate::runtime::teams::merge(&m, None));
+    use crate::runtime::teams::{MemberCopy, lock::reporting_busy, merge};
+    let busy = |_: &std::path::Path, holder: Option<&str>| {
+        if let Some(holder) = holder {
+            eprintln!("busy: {holder}; waiting");
+        }
+    };
+    let merged = MemberCopy::load(state).and_then(|m| reporting_busy(busy, || merge(&m, None)));
     match merged {
         Ok(report) if report.conflicts.is_empty() => {
             println!("merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
-            0
+            if report.refused.is_empty() {
+                return 0;
+            }
+            println!("not merged, still holding conflict markers: {}", report.refused.len());
+            for path in &report.refused {
+                println!("  {path}");
+            }
+            1
         }
         Ok(report) => {
             println!("conflicts: {} (nothing applied)", report.conflicts.len());

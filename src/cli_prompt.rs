@@ -51,7 +51,7 @@ pub struct Asked {
 
 /// The thread `wanted` names (`new`, a number, a title), from the agent's threads as the
 /// manager lists them when the config is applied; `None` (said on stderr) when there is none.
-async fn pick_thread(
+pub(crate) async fn pick_thread(
     events: &mut tokio::sync::mpsc::Receiver<Event>,
     agent: &str,
     wanted: &str,
@@ -132,84 +132,116 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
             commands.send(Command::SetOption { agent: agent.clone(), key: c.key, value: c.value }).await?;
         }
         commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None, attachments }).await?;
-        let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
-        let mut code = None;
-        // A stream of signals, not `ctrl_c()`: that future ends after the first one.
-        let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
-        let mut interrupted = false;
-        loop {
-            let event = tokio::select! {
-                e = events.recv() => match e { Some(e) => e, None => break },
-                Some(()) = interrupts.recv() => {
-                    if interrupted {
-                        // A second Ctrl+C: no more waiting for the agent.
-                        code.get_or_insert(INTERRUPTED);
-                        commands.send(Command::Kill { agent: agent.clone() }).await?;
-                        commands.send(Command::Shutdown).await?;
-                    } else {
-                        interrupted = true;
-                        eprintln!("\n[{}]", tr(lang, Key::PromptCancelling));
-                        commands.send(Command::Cancel { agent: agent.clone() }).await?;
-                    }
-                    continue;
-                }
-            };
-            match event {
-                Event::AgentUpdate { agent: a, update } if a == agent => out.update(&update)?,
-                Event::ThreadOpened { agent: a, thread, .. } if a == agent => out.thread(thread)?,
-                Event::PermissionRequested { agent: a, request } if a == agent => {
-                    out.permission(&request)?;
-                    let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
-                    commands.send(Command::AnswerPermission { agent: a, id: request.id, answer }).await?;
-                }
-                // A form or a page cannot be answered from here: cancelled, and said.
-                Event::ElicitationRequested { agent: a, request } if a == agent => {
-                    if json {
-                        out.line(serde_json::json!({"type": "elicitation", "message": request.message,
-                            "answer": "cancel"}))?;
-                    }
-                    eprintln!("\n[{a} asks: {} — `sidekicks prompt` cannot answer it: cancelled]", request.message);
-                    let answer = crate::model::elicitation::ElicitAnswer::Cancel;
-                    commands.send(Command::AnswerElicitation { agent: a, id: request.id, answer }).await?;
-                }
-                // The agent went away: its crash report follows.
-                Event::TurnEnded { agent: a, end: TurnEnd::AgentExited } if a == agent => {}
-                Event::TurnEnded { agent: a, end } if a == agent && code.is_none() => {
-                    out.end(&end)?;
-                    code = Some(match end {
-                        _ if interrupted => INTERRUPTED,
-                        TurnEnd::Failed { .. } | TurnEnd::AuthRequired { .. } => 1,
-                        _ => 0,
-                    });
-                    commands.send(Command::Shutdown).await?;
-                }
-                Event::AgentState { agent: a, state: AgentState::Crashed(report) } if a == agent && code.is_none() => {
-                    out.crash(&report)?;
-                    code = Some(if interrupted { INTERRUPTED } else { 1 });
-                    commands.send(Command::Shutdown).await?;
-                }
-                // A login is for the window (or an `env_var` way with its variables set before).
-                Event::LoginNeeded { agent: a, message, methods } if a == agent && code.is_none() => {
-                    out.login_needed(&message, &methods)?;
-                    code = Some(LOGIN_NEEDED);
-                    commands.send(Command::Shutdown).await?;
-                }
-                // A choice the agent does not offer is said, with what it offers.
-                Event::SessionSettings { agent: a, options, modes } if a == agent => {
-                    for c in &chosen {
-                        if let Some(offered) = crate::model::session_config::not_taken(c, &options, modes.as_ref()) {
-                            out.not_taken(c, &offered)?;
-                        }
-                    }
-                }
-                Event::ShutdownComplete => break,
-                _ => {}
-            }
-        }
+        let out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
+        let code = follow_turn(&commands, &mut events, out, allow, &chosen).await?;
+        shut_down(&commands, &mut events).await;
         // Everything shown is stored before the process ends.
         history.flush_history().await;
-        Ok(code.unwrap_or(1))
+        Ok(code)
     })
+}
+
+/// Follows `out.agent`'s turn (its message is sent) until it ends: streams it, answers
+/// permission requests with `allow`, cancels on Ctrl+C (a second one kills the agent and shuts
+/// the runtime down); returns the exit code (0 ended normally, 1 failed, 3 login needed, 130
+/// interrupted).
+pub(crate) async fn follow_turn(
+    commands: &tokio::sync::mpsc::Sender<Command>,
+    events: &mut tokio::sync::mpsc::Receiver<Event>,
+    mut out: Output,
+    allow: Allow,
+    chosen: &[crate::model::session_config::Chosen],
+) -> anyhow::Result<u8> {
+    let (agent, json) = (out.agent.clone(), out.json);
+    let mut code = None;
+    // A stream of signals, not `ctrl_c()`: that future ends after the first one.
+    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    let mut interrupted = false;
+    loop {
+        let event = tokio::select! {
+            e = events.recv() => match e { Some(e) => e, None => break },
+            Some(()) = interrupts.recv() => {
+                if interrupted {
+                    // A second Ctrl+C: no more waiting for the agent.
+                    code.get_or_insert(INTERRUPTED);
+                    commands.send(Command::Kill { agent: agent.clone() }).await?;
+                    commands.send(Command::Shutdown).await?;
+                } else {
+                    interrupted = true;
+                    eprintln!("\n[{}]", tr(out.lang, Key::PromptCancelling));
+                    commands.send(Command::Cancel { agent: agent.clone() }).await?;
+                }
+                continue;
+            }
+        };
+        match event {
+            Event::AgentUpdate { agent: a, update } if a == agent => out.update(&update)?,
+            Event::ThreadOpened { agent: a, thread, .. } if a == agent => out.thread(thread)?,
+            Event::PermissionRequested { agent: a, request } if a == agent => {
+                out.permission(&request)?;
+                let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
+                commands.send(Command::AnswerPermission { agent: a, id: request.id, answer }).await?;
+            }
+            // A form or a page cannot be answered from here: cancelled, and said.
+            Event::ElicitationRequested { agent: a, request } if a == agent => {
+                if json {
+                    out.line(serde_json::json!({"type": "elicitation", "message": request.message,
+                        "answer": "cancel"}))?;
+                }
+                eprintln!("\n[{a} asks: {} — `sidekicks prompt` cannot answer it: cancelled]", request.message);
+                let answer = crate::model::elicitation::ElicitAnswer::Cancel;
+                commands.send(Command::AnswerElicitation { agent: a, id: request.id, answer }).await?;
+            }
+            // The agent went away: its crash report follows.
+            Event::TurnEnded { agent: a, end: TurnEnd::AgentExited } if a == agent => {}
+            Event::TurnEnded { agent: a, end } if a == agent && code.is_none() => {
+                out.end(&end)?;
+                code = Some(match end {
+                    _ if interrupted => INTERRUPTED,
+                    TurnEnd::Failed { .. } | TurnEnd::AuthRequired { .. } => 1,
+                    _ => 0,
+                });
+                break;
+            }
+            Event::AgentState { agent: a, state: AgentState::Crashed(report) } if a == agent && code.is_none() => {
+                out.crash(&report)?;
+                code = Some(if interrupted { INTERRUPTED } else { 1 });
+                break;
+            }
+            // A login is for the window (or an `env_var` way with its variables set before).
+            Event::LoginNeeded { agent: a, message, methods } if a == agent && code.is_none() => {
+                out.login_needed(&message, &methods)?;
+                code = Some(LOGIN_NEEDED);
+                break;
+            }
+            // A choice the agent does not offer is said, with what it offers.
+            Event::SessionSettings { agent: a, options, modes } if a == agent => {
+                for c in chosen {
+                    if let Some(offered) = crate::model::session_config::not_taken(c, &options, modes.as_ref()) {
+                        out.not_taken(c, &offered)?;
+                    }
+                }
+            }
+            Event::ShutdownComplete => break,
+            _ => {}
+        }
+    }
+    Ok(code.unwrap_or(1))
+}
+
+/// Stops every agent and waits until they have stopped (or the runtime has ended).
+pub(crate) async fn shut_down(
+    commands: &tokio::sync::mpsc::Sender<Command>,
+    events: &mut tokio::sync::mpsc::Receiver<Event>,
+) {
+    if commands.send(Command::Shutdown).await.is_err() {
+        return;
+    }
+    while let Some(event) = events.recv().await {
+        if matches!(event, Event::ShutdownComplete) {
+            return;
+        }
+    }
 }
 
 /// The exit code when the agent asks to log in.
@@ -219,7 +251,7 @@ const LOGIN_NEEDED: u8 = 3;
 const INTERRUPTED: u8 = 130;
 
 /// The answer `allow` gives to `request`: the first offered option of the wanted kinds.
-fn answer(request: &PermissionRequest, allow: Allow) -> PermissionAnswer {
+pub(crate) fn answer(request: &PermissionRequest, allow: Allow) -> PermissionAnswer {
     let kinds: &[OptionKind] = match allow {
         Allow::Once => &[OptionKind::AllowOnce, OptionKind::AllowAlways],
         Allow::Always => &[OptionKind::AllowAlways, OptionKind::AllowOnce],
@@ -242,8 +274,8 @@ fn status(status: crate::model::tool::ToolStatus) -> &'static str {
     }
 }
 
-struct Output {
-    json: bool,
+pub(crate) struct Output {
+    pub(crate) json: bool,
     stdout: std::io::Stdout,
     lang: crate::model::config::Language,
     agent: String,
@@ -251,7 +283,17 @@ struct Output {
 }
 
 impl Output {
-    fn line(&mut self, value: serde_json::Value) -> std::io::Result<()> {
+    /// What streams `agent`'s answers to stdout (JSON lines with `json`), in `lang`.
+    pub(crate) fn new(
+        json: bool,
+        lang: crate::model::config::Language,
+        agent: String,
+        runtime: crate::model::config::RuntimeConfig,
+    ) -> Self {
+        Self { json, stdout: std::io::stdout(), lang, agent, runtime }
+    }
+
+    pub(crate) fn line(&mut self, value: serde_json::Value) -> std::io::Result<()> {
         let mut out = self.stdout.lock();
         writeln!(out, "{value}")?;
         out.flush()

@@ -142,6 +142,7 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
         T::NoPlaceOfItsOwn { agent, kind } => {
             trf(lang, Key::NoPlaceOfItsOwn, &[("agent", agent), ("kind", &runtime_place(lang, kind))])
         }
+        T::StillConflicted(paths) => trf(lang, Key::StillConflictedError, &[("paths", &paths.join(", "))]),
         T::ChangedSinceMerge(paths) => trf(lang, Key::ChangedSinceMerge, &[("paths", &paths.join(", "))]),
         // Git's and the system's own words.
         other => trf(lang, Key::TeamError, &[("message", &other.to_string())]),
@@ -277,6 +278,22 @@ pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask)
         Ask::Fetch { what } => trf(lang, Key::AskFetch, &[("agent", agent), ("what", what)]),
         Ask::Other { title } => trf(lang, Key::AskOther, &[("agent", agent), ("title", title)]),
     }
+}
+
+/// Why a path could not be merged, in words.
+pub fn conflict_text(lang: Language, kind: crate::model::merge::ConflictKind) -> &'static str {
+    tr(
+        lang,
+        match kind {
+            crate::model::merge::ConflictKind::Text => Key::ConflictTextKind,
+            crate::model::merge::ConflictKind::Binary => Key::ConflictBinary,
+            crate::model::merge::ConflictKind::TooLarge => Key::ConflictTooLarge,
+            crate::model::merge::ConflictKind::MemberDeleted => Key::ConflictMemberDeleted,
+            crate::model::merge::ConflictKind::MainDeleted => Key::ConflictMainDeleted,
+            crate::model::merge::ConflictKind::Kind => Key::ConflictKindKind,
+            crate::model::merge::ConflictKind::Folder => Key::ConflictFolder,
+        },
+    )
 }
 
 #[cfg(test)]

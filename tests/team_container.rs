@@ -120,8 +120,10 @@ fn member_in_its_own_container(engine: Engine) {
     let mine = containers_of(&team);
     assert_eq!(mine.len(), 1, "one container for the member: {mine:?}");
     let member = mine[0].clone();
-    let runtime_now = h.state().state.agent("boxed").unwrap().config.runtime.clone();
-    assert_eq!(runtime_now.container.as_deref(), Some(member.as_str()), "the agent runs in its own container");
+    let runtime_now = h.state().state.agent("boxed · Boxed").unwrap().config.runtime.clone();
+    assert_eq!(runtime_now.container.as_deref(), Some(member.as_str()), "the member runs in its own container");
+    let own_runtime = h.state().state.agent("boxed").unwrap().config.runtime.clone();
+    assert_eq!(own_runtime.container.as_deref(), Some(own.name.as_str()), "the person's agent stays in its own");
     assert_eq!(runtime_now.workspace_path.as_deref(), Some(std::path::Path::new("/work")));
     let image = docker(&["inspect", "--format", "{{.Config.Image}}", &member]);
     // Podman names it `localhost/…`.
@@ -147,7 +149,7 @@ fn member_in_its_own_container(engine: Engine) {
 
     // The agent works in the member's container: what it writes lands in the copy, not the project.
     let prompt = sidekicks::app::Command::Prompt {
-        agent: "boxed".into(),
+        agent: "boxed · Boxed".into(),
         text: "files".into(),
         context: None,
         id: None,
@@ -156,7 +158,7 @@ fn member_in_its_own_container(engine: Engine) {
     h.state_mut().send(prompt);
     let deadline = std::time::Instant::now() + LONG;
     while !copy.join("notes/demo.md").is_file() {
-        let agent = h.state().state.agent("boxed").unwrap();
+        let agent = h.state().state.agent("boxed · Boxed").unwrap();
         assert!(
             std::time::Instant::now() < deadline,
             "no file; the agent: {:?}\n{:#?}",
@@ -177,7 +179,10 @@ fn member_in_its_own_container(engine: Engine) {
     // container sees).
     h.get_all_by_label("Boxed").next().unwrap().click();
     step_until(&mut h, LONG, "the change listed", |h| {
-        h.state().state.teams.teams[0].changes.get("boxed").is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
+        h.state().state.teams.teams[0]
+            .changes
+            .get("boxed · Boxed")
+            .is_some_and(|c| c.as_ref().is_ok_and(|c| !c.is_empty()))
     });
     assert!(h.query_by_label_contains(&format!("In its own container {member}")).is_some());
     merge_all(&mut h, "boxed");
@@ -192,18 +197,18 @@ fn member_in_its_own_container(engine: Engine) {
     assert_eq!(docker(&["inspect", "--format", "{{.State.Running}}", &member]), "false");
     let mut h = window(&text, dir.path(), &rt, Some(store));
     step_until(&mut h, LONG, "the member in its container again", |h| {
-        h.state().state.agent("boxed").is_some_and(|a| a.config.runtime.container.as_deref() == Some(member.as_str()))
+        let member_now = h.state().state.agent("boxed · Boxed");
+        member_now.is_some_and(|a| a.config.runtime.container.as_deref() == Some(member.as_str()))
     });
     assert_eq!(docker(&["inspect", "--format", "{{.State.Running}}", &member]), "true");
     step_until(&mut h, LONG, "the team", |h| h.state().state.teams.teams.len() == 1);
 
-    // Discarding the member removes its container; the agent goes back to its own.
+    // Discarding the member ends it and removes its container; the person's agent is as it was.
     let record = h.state().state.teams.teams[0].info.record.clone();
     h.state_mut().send(sidekicks::app::Command::Team(Box::new(TeamCommand::Discard { record, member: None })));
     step_until(&mut h, LONG, "the team discarded", |h| h.state().state.teams.teams.is_empty());
-    step_until(&mut h, LONG, "the agent back in its container", |h| {
-        h.state().state.agent("boxed").unwrap().config.runtime.container.as_deref() == Some(own.name.as_str())
-    });
+    step_until(&mut h, LONG, "the member gone", |h| h.state().state.agent("boxed · Boxed").is_none());
+    assert_eq!(h.state().state.agent("boxed").unwrap().config.runtime.container.as_deref(), Some(own.name.as_str()));
     assert!(containers_of(&team).is_empty(), "the member's container is removed");
     assert!(!copy.exists());
     h.state_mut().shutdown();

@@ -77,7 +77,7 @@ fn a_merge_killed_at_any_moment_is_all_before_or_all_after() {
             name: "crash".into(),
             project: member.project.clone(),
             provider: ProviderKind::Copy,
-            members: vec![MemberRecord { agent: "Eve".into(), state: member.state.clone() }],
+            members: vec![MemberRecord { agent: "Eve".into(), state: member.state.clone(), from: "Eve".into() }],
             lead: None,
         };
         let reattached = reattach_team(&record);

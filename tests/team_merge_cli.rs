@@ -102,3 +102,37 @@ fn a_clean_merge_exits_0_and_a_missing_state_exits_2() {
     assert_eq!(code, 2);
     assert!(err.contains("error"), "{err}");
 }
+
+/// Issue 33: after a conflict the markers are in the member's copy; merging again before the
+/// member resolved them merges the rest and refuses those paths, naming them; once resolved,
+/// they merge.
+#[test]
+fn a_path_still_holding_the_markers_is_not_merged_until_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("x.txt"), TEXT).unwrap();
+    let member = CopyProvider { clone: false }
+        .create(&project, &dir.path().join("copy"), &dir.path().join("state"), "m1", "Mia")
+        .unwrap();
+    edit(&member.copy, "x.txt", "five", "5 (member)");
+    edit(&project, "x.txt", "five", "5 (main)");
+    let (code, out, _) = run(&member.state);
+    assert_eq!(code, 1, "{out}");
+    assert!(read(&member.copy, "x.txt").contains("<<<<<<< main\n"));
+    // More work, the conflict left as it is.
+    std::fs::write(member.copy.join("new.txt"), "new\n").unwrap();
+    let (code, out, err) = run(&member.state);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("merged: 1 applied"), "{out}");
+    assert!(out.contains("still holding conflict markers: 1\n  x.txt"), "{out}");
+    assert_eq!(read(&project, "new.txt"), "new\n", "the rest merged");
+    assert!(!read(&project, "x.txt").contains("<<<<<<<"), "no markers in the project");
+    assert!(read(&project, "x.txt").contains("5 (main)"));
+    // Resolved: it merges.
+    let resolved = TEXT.replace("five", "5 (main and member)");
+    std::fs::write(member.copy.join("x.txt"), &resolved).unwrap();
+    let (code, out, _) = run(&member.state);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(read(&project, "x.txt"), resolved);
+}

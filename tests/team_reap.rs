@@ -33,13 +33,13 @@ fn leftovers_of_vanished_teams_are_listed_then_removed() {
     project(&b);
     let teams = dir.path().join("sidekicks-teams");
     let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
-    let ada = vec!["ada".to_string()];
+    let ada = vec![("ada".to_string(), "ada".to_string())];
     // Not stored: an orphan, with a worktree and a hidden ref in project a.
     let (orphan, _) = create_team(&teams, "Old", &a, ProviderKind::GitWorktree, &ada, None).unwrap();
     assert!(git(&a, &["worktree", "list"]).lines().count() == 2);
     assert!(!git(&a, &["for-each-ref", "refs/sidekicks/"]).is_empty());
     // Stored, but its project is deleted.
-    let (gone, _) = create_team(&teams, "Gone", &b, ProviderKind::Copy, &["bob".into()], None).unwrap();
+    let (gone, _) = create_team(&teams, "Gone", &b, ProviderKind::Copy, &[("bob".into(), "bob".into())], None).unwrap();
     store.save_team(&gone).unwrap();
     std::fs::remove_dir_all(&b).unwrap();
     // Stored and alive.

@@ -63,10 +63,10 @@ fn a_recipe_copies_files_gives_ports_and_sets_each_copy_up_before_its_member_wor
     let copy = make_team(&mut h, "T", &project, &["ada", "bob"], &home).remove(0);
     let port = base + 10;
     // The member's processes get its ports; bob's block follows.
-    let ada = h.state().state.agent("ada").unwrap().config.env.clone();
+    let ada = h.state().state.agent("ada · T").unwrap().config.env.clone();
     assert_eq!(ada.get("PORT"), Some(&port.to_string()));
     assert_eq!(ada.get("API_PORT"), Some(&(port + 1).to_string()));
-    assert_eq!(h.state().state.agent("bob").unwrap().config.env.get("PORT"), Some(&(base + 20).to_string()));
+    assert_eq!(h.state().state.agent("bob · T").unwrap().config.env.get("PORT"), Some(&(base + 20).to_string()));
     // The file git does not carry was copied, and the setup ran in the copy, before she moved in.
     assert_eq!(std::fs::read_to_string(copy.join(".env")).unwrap(), "SECRET=from-the-person\n");
     assert_eq!(std::fs::read_to_string(copy.join("setup-saw.txt")).unwrap(), "SECRET=from-the-person\n");
@@ -81,12 +81,12 @@ fn a_recipe_copies_files_gives_ports_and_sets_each_copy_up_before_its_member_wor
     assert!(h.query_by_label(&ports).is_some());
     assert!(h.query_all_by_label_contains(&format!("ready on {port}")).next().is_some());
     // Shown line by line, as written (escapes stripped, line breaks kept).
-    let shown = h.state().state.teams.teams[0].setup["ada"].shown.clone();
+    let shown = h.state().state.teams.teams[0].setup["ada · T"].shown.clone();
     assert!(
         shown.lines().any(|l| l == "setting up") && shown.lines().any(|l| l == format!("ready on {port}")),
         "{shown:?}"
     );
-    for member in ["ada", "bob"] {
+    for member in ["ada · T", "bob · T"] {
         let copy = h.state().state.agent(member).unwrap().config.workspace.clone();
         if let Ok(pid) = std::fs::read_to_string(copy.join("server.pid")) {
             let _ = std::process::Command::new("kill").arg(pid.trim()).status();
@@ -109,12 +109,12 @@ fn a_failing_setup_keeps_the_member_out_until_it_succeeds() {
     h.get_all_by_label("T").next().unwrap().click();
     step_until(&mut h, LONG, "the failure", |h| h.query_by_label_contains("The setup failed (exit code 3)").is_some());
     assert!(h.query_by_label_contains("cannot build here").is_some(), "its output is shown");
-    assert_eq!(h.state().state.agent("ada").unwrap().config.workspace, home, "not moved into the copy");
+    assert!(h.state().state.agent("ada · T").is_none(), "the member does not work before its copy is set up");
     // Fixed in the project, run again: she moves in.
     std::fs::write(project.join(".sidekicks/team.toml"), "setup = \"echo fine\"\n").unwrap();
     h.get_by_label("Run setup again").click();
-    step_until(&mut h, LONG, "ada in her copy", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
+    step_until(&mut h, LONG, "ada's member in her copy", |h| {
+        h.state().state.agent("ada · T").is_some_and(|a| a.config.workspace != home)
     });
     step_until(&mut h, LONG, "done", |h| h.query_by_label("Setup done.").is_some());
     h.state_mut().shutdown();
@@ -139,11 +139,11 @@ fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
     step_until(&mut h, LONG, "her change", |h| h.query_by_label("status.txt").is_some());
     merge_all(&mut h, "ada");
     step_until(&mut h, LONG, "the check failed", |h| {
-        h.query_by_label_contains("The check after ada's merge failed (exit code 1)").is_some()
+        h.query_by_label_contains("The check after ada · T's merge failed (exit code 1)").is_some()
     });
     assert!(h.query_by_label_contains("status is not ok").is_some(), "its output is shown");
     step_until(&mut h, LONG, "ada told", |h| {
-        h.state().state.agent("ada").unwrap().conversation.messages.iter().any(|m| {
+        h.state().state.agent("ada · T").unwrap().conversation.messages.iter().any(|m| {
             let text = format!("{m:?}");
             text.contains("The check after merging your work into the project failed")
                 && text.contains("status is not ok")
@@ -157,7 +157,9 @@ fn a_check_after_each_merge_tells_the_member_and_offers_the_undo() {
     // Fixed: merged again, the check passes.
     std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
     merge_all(&mut h, "ada");
-    step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
+    step_until(&mut h, LONG, "the check passed", |h| {
+        h.query_by_label("The check after ada · T's merge passed.").is_some()
+    });
     assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
     h.state_mut().shutdown();
 }
@@ -181,13 +183,13 @@ fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
     step_until(&mut h, LONG, "her change", |h| h.query_by_label("status.txt").is_some());
     merge_all(&mut h, "ada");
     step_until(&mut h, LONG, "the check failed", |h| {
-        h.query_by_label_contains("The check after ada's merge failed (exit code 1)").is_some()
+        h.query_by_label_contains("The check after ada · T's merge failed (exit code 1)").is_some()
     });
     assert!(h.query_by_label_contains("nothing was merged").is_some(), "the merge's result says so");
     assert!(!project.join("status.txt").exists(), "the project is untouched");
     assert_eq!(std::fs::read_dir(&project).unwrap().count(), before, "no scratch copy left in the project");
     step_until(&mut h, LONG, "ada told", |h| {
-        h.state().state.agent("ada").unwrap().conversation.messages.iter().any(|m| {
+        h.state().state.agent("ada · T").unwrap().conversation.messages.iter().any(|m| {
             let text = format!("{m:?}");
             text.contains("nothing was merged into the project") && text.contains("```\\nstatus is not ok\\n```")
         })
@@ -197,7 +199,9 @@ fn a_check_in_a_scratch_copy_keeps_a_failing_merge_out_of_the_project() {
 
     std::fs::write(copy.join("status.txt"), "ok\n").unwrap();
     merge_all(&mut h, "ada");
-    step_until(&mut h, LONG, "the check passed", |h| h.query_by_label("The check after ada's merge passed.").is_some());
+    step_until(&mut h, LONG, "the check passed", |h| {
+        h.query_by_label("The check after ada · T's merge passed.").is_some()
+    });
     assert_eq!(std::fs::read_to_string(project.join("status.txt")).unwrap(), "ok\n");
     h.state_mut().shutdown();
 }

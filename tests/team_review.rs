@@ -31,8 +31,15 @@ fn hunks_and_files_are_accepted_and_rejected_one_by_one() {
     git(&main, &["init", "-q", "-b", "main"]);
     git(&main, &["add", "-A"]);
     git(&main, &["commit", "-q", "-m", "start"]);
-    let (_, members) =
-        create_team(&dir.path().join("teams"), "t", &main, ProviderKind::GitWorktree, &["ada".into()], None).unwrap();
+    let (_, members) = create_team(
+        &dir.path().join("teams"),
+        "t",
+        &main,
+        ProviderKind::GitWorktree,
+        &[("ada".into(), "ada".into())],
+        None,
+    )
+    .unwrap();
     let ada = &members[0];
     let mine = numbered(40).replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n");
     std::fs::write(ada.copy.join("long.txt"), &mine).unwrap();

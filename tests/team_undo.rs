@@ -82,7 +82,7 @@ fn undo_gives_back_the_project(provider: ProviderKind) {
     let main = dir.path().join("project");
     project(&main, provider == ProviderKind::GitWorktree);
     let teams = dir.path().join("teams");
-    let agents = vec!["Ada".to_string(), "Bob".to_string()];
+    let agents = vec![("Ada".to_string(), "Ada".to_string()), ("Bob".to_string(), "Bob".to_string())];
     let (record, members) = create_team(&teams, "t", &main, provider, &agents, None).unwrap();
     let (ada, bob) = (&members[0], &members[1]);
     work(&ada.copy);
@@ -154,7 +154,7 @@ fn discard_and_restore(provider: ProviderKind) {
     let main = dir.path().join("project");
     project(&main, provider == ProviderKind::GitWorktree);
     let teams = dir.path().join("teams");
-    let agents = vec!["Ada".to_string(), "Bob".to_string()];
+    let agents = vec![("Ada".to_string(), "Ada".to_string()), ("Bob".to_string(), "Bob".to_string())];
     let (record, members) = create_team(&teams, "t", &main, provider, &agents, None).unwrap();
     let (ada, bob) = (&members[0], &members[1]);
     work(&ada.copy);
@@ -176,7 +176,7 @@ fn discard_and_restore(provider: ProviderKind) {
     write(&main, "src/other.rs", b"// added by the person\n");
     write(&main, "src/lib.rs", b"// the person\n\npub fn one() -> u32 {\n    1\n}\n");
 
-    let (restored_team, restored) = discarded::restore(&teams, &kept.id, Some(team_now)).unwrap();
+    let (restored_team, restored) = discarded::restore(&teams, &kept.id, Some(team_now), &[]).unwrap();
     assert_eq!(restored_team.members.iter().map(|m| m.agent.as_str()).collect::<Vec<_>>(), ["Bob", "Ada"]);
     let ada2 = restored.iter().find(|m| m.name == "Ada").unwrap();
     assert_eq!(work_of(ada2), ada_work, "the restored work is not byte for byte what it was");
@@ -198,7 +198,7 @@ fn discard_and_restore(provider: ProviderKind) {
     for m in &members2 {
         m.provider().discard(m).unwrap();
     }
-    let (again, members3) = discarded::restore(&teams, &kept.id, None).unwrap();
+    let (again, members3) = discarded::restore(&teams, &kept.id, None, &[]).unwrap();
     assert_ne!(again.id, record.id);
     assert_eq!(again.name, "t");
     assert_eq!(work_of(&members3[0]), bob_work);

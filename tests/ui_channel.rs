@@ -166,6 +166,9 @@ fn git(dir: &std::path::Path, args: &[&str]) {
 
 #[test]
 fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
+    // The members: agents of their own, made from the person's ada and bob.
+    const ADA: &str = "ada · Docs team";
+    const BOB: &str = "bob · Docs team";
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir(&project).unwrap();
@@ -207,40 +210,41 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
     let copies: Vec<std::path::PathBuf> = {
         let team = &h.state().state.teams.teams[0];
         assert_eq!(team.info.record.lead.as_deref(), Some("lead"));
-        ["ada", "bob"].iter().map(|a| team.member(a).unwrap().copy.clone()).collect()
+        [ADA, BOB].iter().map(|a| team.member(a).unwrap().copy.clone()).collect()
     };
     h.get_by_label("#Docs team").click();
-    step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Merge ada's work").is_some());
+    step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Merge ada · Docs team's work").is_some());
 
     // The person asks the lead; the lead hands over to Ada, who answers in the channel.
     say(&mut h, "@lead delegate to ada");
     let handed = "[#Docs team] (from lead) @ada please take this on: write a short note in `notes/` about the task.";
     step_until(&mut h, LONG, "ada's answer to the lead", |h| {
-        !answer_text(&h.state().state.agents, "ada", handed, None).is_empty()
+        !answer_text(&h.state().state.agents, ADA, handed, None).is_empty()
     });
-    assert!(h.query_by_label("lead hands over to ada").is_some());
-    assert!(answer_text(&h.state().state.agents, "bob", handed, None).is_empty(), "only Ada was handed the work");
+    assert!(h.query_by_label("lead hands over to ada · Docs team").is_some());
+    assert!(answer_text(&h.state().state.agents, BOB, handed, None).is_empty(), "only Ada was handed the work");
+    assert!(answer_text(&h.state().state.agents, "ada", handed, None).is_empty(), "the person's Ada heard nothing");
 
     // Ada's work merges from the channel.
     std::fs::create_dir_all(copies[0].join("notes")).unwrap();
     std::fs::write(copies[0].join("notes/task.md"), "Ada's note\n").unwrap();
-    h.get_by_label("Merge ada's work").click();
+    h.get_by_label("Merge ada · Docs team's work").click();
     step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file(s) applied to the project.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("notes/task.md")).unwrap(), "Ada's note\n");
 
     // Bob's overlapping edit: the conflict comes back to him in the channel.
     std::fs::write(project.join("notes.txt"), "first (project)\nsecond\n").unwrap();
     std::fs::write(copies[1].join("notes.txt"), "first (Bob)\nsecond\n").unwrap();
-    h.get_by_label("Merge bob's work").click();
+    h.get_by_label("Merge bob · Docs team's work").click();
     step_until(&mut h, LONG, "bob's answer to the conflict", |h| {
         let timeline = &h.state().state.channels.channels.iter().find(|c| c.team.is_some()).unwrap().timeline;
         timeline.entries.iter().any(|e| {
             matches!(e, sidekicks::model::channel::Entry::Notice { to, text }
-            if to == &["bob".to_string()] && text.contains("notes.txt: the project changed the same lines"))
+            if to == &[BOB.to_string()] && text.contains("notes.txt: the project changed the same lines"))
         }) && h
             .state()
             .state
-            .agent("bob")
+            .agent(BOB)
             .is_some_and(|b| b.state == AgentState::Idle && b.conversation.messages.len() >= 2)
     });
     assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first (project)\nsecond\n");
@@ -250,21 +254,21 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
         let state = &h.state().state;
         let channel = state.channels.channels.iter().find(|c| c.team.is_some()).unwrap();
         let Some(Entry::Answer { id: Some(id), prompt, .. }) =
-            channel.timeline.entries.iter().rev().find(|e| matches!(e, Entry::Answer { agent, .. } if agent == "bob"))
+            channel.timeline.entries.iter().rev().find(|e| matches!(e, Entry::Answer { agent, .. } if agent == BOB))
         else {
             panic!("no answer entry with an id for bob: {:?}", channel.timeline.entries)
         };
-        let bob = state.agent("bob").unwrap();
+        let bob = state.agent(BOB).unwrap();
         let asked = bob.conversation.messages.iter().find(|m| m.id.as_ref() == Some(id));
         assert_eq!(asked.map(|m| m.text()).as_ref(), Some(prompt), "the conflict message carries the channel's id");
-        let answer = sidekicks::app::channels_state::answer_text(&state.agents, "bob", prompt, Some(id));
+        let answer = sidekicks::app::channels_state::answer_text(&state.agents, BOB, prompt, Some(id));
         assert!(!answer.trim().is_empty(), "bob's answer is found by the id");
     }
     // Sidekicks wrote that message, not the person: said so in the channel and in Bob's conversation.
     h.step();
-    assert!(h.query_by_label("Sidekicks, to bob:").is_some());
-    assert!(h.query_by_label("You, to bob:").is_none());
-    h.get_all_by_label("bob").next().unwrap().click();
+    assert!(h.query_by_label("Sidekicks, to bob · Docs team:").is_some());
+    assert!(h.query_by_label("You, to bob · Docs team:").is_none());
+    h.get_all_by_label(BOB).next().unwrap().click();
     step_until(&mut h, LONG, "bob's conversation", |h| h.query_by_label("Sidekicks").is_some());
     assert!(h.query_by_label("You").is_none(), "the conflict message is not the person's");
     h.state_mut().shutdown();

@@ -2,7 +2,8 @@
 //! agents: make a team, the members work in their copies, a member's new file is listed with its
 //! diff and merged into the project; an overlapping edit comes back as a conflict and the member is
 //! told in its conversation; after a restart the team is there again, its members in their copies;
-//! discarding the team puts the agents back in their own folders.
+//! discarding the team ends its members. Members are agents of their own: the person's agents
+//! stay in their folders and hear nothing of the team.
 
 use std::time::Duration;
 
@@ -51,29 +52,37 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         h.query_all_by_label("Merge all").next().is_some() || h.state().state.teams.create_error.is_some()
     });
     assert_eq!(h.state().state.teams.create_error, None);
+    // Each member is an agent of its own, made from the person's agent, working in its copy.
+    let (ada, bob) = ("ada · Docs team", "bob · Docs team");
     let copies: Vec<std::path::PathBuf> = {
         let team = &h.state().state.teams.teams[0];
-        ["ada", "bob"].iter().map(|a| team.member(a).unwrap().copy.clone()).collect()
+        [ada, bob].iter().map(|a| team.member(a).unwrap().copy.clone()).collect()
     };
-    // The members now work in their copies.
-    step_until(&mut h, LONG, "ada in her copy", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace == copies[0])
+    step_until(&mut h, LONG, "ada's member in her copy", |h| {
+        h.state().state.agent(ada).is_some_and(|a| a.config.workspace == copies[0])
     });
-    assert_eq!(h.state().state.agent("bob").unwrap().config.workspace, copies[1]);
-    // Ada's page says where she works and links to her team; so does her workspace's.
-    h.get_all_by_label("ada").next().unwrap().click();
+    assert_eq!(h.state().state.agent(bob).unwrap().config.workspace, copies[1]);
+    // The person's own agents are untouched: same folder, never stopped or told anything.
+    for own in ["ada", "bob"] {
+        assert_eq!(h.state().state.agent(own).unwrap().config.workspace, home, "{own} stays home");
+    }
+    // Ada's member's page says where she works and links to her team; so does her workspace's.
+    h.get_all_by_label(ada).next().unwrap().click();
     step_until(&mut h, LONG, "ada's page", |h| h.query_by_label("team Docs team").is_some());
     assert!(h.query_by_label(&format!("works in {}", copies[0].display())).is_some());
     h.get_by_label("team Docs team").click();
     step_until(&mut h, LONG, "the team's page again", |h| h.query_all_by_label("Merge all").next().is_some());
-    h.get_all_by_label("Files").next().unwrap().click();
+    // Her Files, in her row under the team in the sidebar.
+    let row = h.get_all_by_label(ada).next().unwrap().rect().center().y;
+    let files = h.get_all_by_label("Files").find(|n| (n.rect().center().y - row).abs() < 8.0).unwrap();
+    files.click();
     step_until(&mut h, LONG, "ada's workspace", |h| h.query_by_label("team Docs team").is_some());
     h.get_by_label("team Docs team").click();
     step_until(&mut h, LONG, "the team's page", |h| h.query_all_by_label("Merge all").next().is_some());
     // A member's name on the team page goes to its conversation, and back. Once both change lists
     // are shown: one arriving later moves bob's name down, and a click aimed before would miss.
     step_until(&mut h, LONG, "both change lists", |h| h.query_all_by_label("No changes yet.").count() == 2);
-    h.get_all_by_label("bob").last().unwrap().click();
+    h.get_all_by_label(bob).last().unwrap().click();
     step_until(&mut h, LONG, "bob's conversation", |h| {
         h.query_by_label("team Docs team").is_some() && h.query_all_by_label("Merge all").next().is_none()
     });
@@ -81,7 +90,7 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         use egui_kittest::kittest::NodeT;
         h.get_all_by_label(name).any(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
     };
-    assert!(shown(&h, "bob") && !shown(&h, "ada"), "bob's conversation is the one shown");
+    assert!(shown(&h, bob) && !shown(&h, ada), "bob's conversation is the one shown");
     h.get_by_label("team Docs team").click();
     step_until(&mut h, LONG, "the team's page, last", |h| h.query_all_by_label("Merge all").next().is_some());
 
@@ -100,7 +109,7 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     assert_eq!(std::fs::read_to_string(project.join("ada.txt")).unwrap(), "from Ada\nand more\n");
     // Merged: nothing left to merge, and the open diff says so (the project has the file now).
     step_until(&mut h, LONG, "no changes left", |h| {
-        let changes = h.state().state.teams.teams[0].changes.get("ada").cloned();
+        let changes = h.state().state.teams.teams[0].changes.get(ada).cloned();
         changes.is_some_and(|c| c.is_ok_and(|c| c.is_empty()))
     });
     assert_eq!(h.get_all_by_label("No changes yet.").count(), 2, "Ada's and Bob's");
@@ -114,36 +123,43 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     step_until(&mut h, LONG, "bob's change", |h| h.query_by_label("notes.txt").is_some());
     h.get_all_by_label("Merge all").nth(1).unwrap().click();
     step_until(&mut h, LONG, "the conflict", |h| {
-        h.query_by_label("Conflicts: nothing was applied; bob was asked to resolve them:").is_some()
+        h.query_by_label("Conflicts: nothing was applied; bob · Docs team was asked to resolve them:").is_some()
     });
     assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first (project)\nsecond\nthird\n");
     assert!(std::fs::read_to_string(copies[1].join("notes.txt")).unwrap().contains("<<<<<<< main"));
     step_until(&mut h, LONG, "bob told in his conversation", |h| {
-        h.state().state.agent("bob").is_some_and(|a| {
+        h.state().state.agent(bob).is_some_and(|a| {
             a.conversation
                 .messages
                 .iter()
                 .any(|m| format!("{m:?}").contains("notes.txt: the project changed the same lines"))
         })
     });
+    let own_bob = &h.state().state.agent("bob").unwrap().conversation.messages;
+    assert!(own_bob.is_empty(), "the person's bob heard nothing: {own_bob:?}");
     h.state_mut().shutdown();
     drop(h);
 
     // After a restart: the team is back, its members in their copies.
     let mut h = window(&config, dir.path(), &rt, Some(store));
     step_until(&mut h, LONG, "the team in the sidebar", |h| h.query_by_label("Docs team").is_some());
-    step_until(&mut h, LONG, "bob in his copy", |h| {
-        h.state().state.agent("bob").is_some_and(|a| a.config.workspace == copies[1])
+    step_until(&mut h, LONG, "bob's member in his copy, with his thread", |h| {
+        h.state().state.agent(bob).is_some_and(|a| {
+            a.config.workspace == copies[1]
+                && a.conversation.messages.iter().any(|m| format!("{m:?}").contains("notes.txt: the project changed"))
+        })
     });
+    assert_eq!(h.state().state.agent("bob").unwrap().config.workspace, home);
     h.get_by_label("Docs team").click();
     step_until(&mut h, LONG, "the page", |h| h.query_by_label("Discard the team").is_some());
     h.get_by_label("Discard the team").click();
     h.step();
     h.get_all_by_label("Discard the team").last().unwrap().click();
     step_until(&mut h, LONG, "the team gone", |h| h.state().state.teams.teams.is_empty());
-    step_until(&mut h, LONG, "ada back home", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace == home)
+    step_until(&mut h, LONG, "the members gone", |h| {
+        h.state().state.agent(ada).is_none() && h.state().state.agent(bob).is_none()
     });
+    assert_eq!(h.state().state.agent("ada").unwrap().config.workspace, home);
     assert!(!copies[0].exists() && !copies[1].exists());
     h.state_mut().shutdown();
 }
@@ -217,14 +233,14 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     h.get_by_label("Commit as branch…").click();
     step_until(&mut h, LONG, "the form", |h| h.query_by_label("Make the branch").is_some());
     let name = h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap().value().unwrap_or_default();
-    assert_eq!(name, "sidekicks/ada", "the name is prefilled");
+    assert_eq!(name, "sidekicks/ada-t", "the name is prefilled");
     h.get_by_label("Make the branch").click();
-    step_until(&mut h, LONG, "the branch", |h| h.query_by_label_contains("Branch sidekicks/ada made").is_some());
+    step_until(&mut h, LONG, "the branch", |h| h.query_by_label_contains("Branch sidekicks/ada-t made").is_some());
 
     // The branch holds the member's files as they are, on top of the member's base.
-    assert_eq!(git(&project, &["show", "sidekicks/ada:feature.txt"]), "ada's feature\n");
-    assert_eq!(git(&project, &["show", "sidekicks/ada:notes.txt"]), "first\nmine, staged\nada's line\n");
-    let changed = git(&project, &["diff", "--name-only", "sidekicks/ada~1", "sidekicks/ada"]);
+    assert_eq!(git(&project, &["show", "sidekicks/ada-t:feature.txt"]), "ada's feature\n");
+    assert_eq!(git(&project, &["show", "sidekicks/ada-t:notes.txt"]), "first\nmine, staged\nada's line\n");
+    let changed = git(&project, &["diff", "--name-only", "sidekicks/ada-t~1", "sidekicks/ada-t"]);
     assert_eq!(changed, "feature.txt\nnotes.txt\n", "only the member's changes");
     // The person's checkout: same commit, same branch, same index, same files.
     assert_eq!(git(&project, &["rev-parse", "HEAD"]), head);

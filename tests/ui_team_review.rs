@@ -50,7 +50,7 @@ fn a_members_work_is_reviewed_hunk_by_hunk_and_commented() {
     step_until(&mut h, LONG, "the review", |h| h.query_by_label("@@ -2,7 +2,7 @@").is_some());
 
     // The tree: the folder with its counts, the files; the diff: both hunks, numbered lines.
-    assert!(h.query_by_label("Review of ada's work").is_some());
+    assert!(h.query_by_label("Review of ada · T's work").is_some());
     assert!(h.query_by_label("2 file(s), +3 -2").is_some());
     assert!(h.query_by_label("src/").is_some() && h.query_by_label("main.rs").is_some());
     assert!(h.query_by_label("@@ -27,7 +27,7 @@").is_some());
@@ -90,9 +90,9 @@ fn a_members_work_is_reviewed_hunk_by_hunk_and_commented() {
     h.key_press(egui::Key::Enter);
     step_until(&mut h, LONG, "the comment", |h| h.query_by_label("spell it with digits").is_some());
     h.get_by_label("Send review (1)").click();
-    step_until(&mut h, LONG, "sent", |h| h.query_by_label("Review sent to ada.").is_some());
+    step_until(&mut h, LONG, "sent", |h| h.query_by_label("Review sent to ada · T.").is_some());
     step_until(&mut h, LONG, "ada has it", |h| {
-        h.state().state.agent("ada").is_some_and(|a| {
+        h.state().state.agent("ada · T").is_some_and(|a| {
             a.conversation
                 .messages
                 .iter()

@@ -60,16 +60,16 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
         h.query_by_label_contains("Its 1 changed file(s) not merged").is_some()
     });
     h.get_all_by_label("Discard").last().unwrap().click();
-    step_until(&mut h, LONG, "ada back home", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace == home)
-    });
+    step_until(&mut h, LONG, "ada's member gone", |h| h.state().state.agent("ada · T").is_none());
     assert!(!copy.exists());
-    step_until(&mut h, LONG, "the kept work", |h| h.query_by_label("ada: work not merged kept (1 file(s)).").is_some());
-    click_when_enabled(&mut h, "Restore discarded work");
-    step_until(&mut h, LONG, "ada in a copy again", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
+    step_until(&mut h, LONG, "the kept work", |h| {
+        h.query_by_label("ada · T: work not merged kept (1 file(s)).").is_some()
     });
-    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    click_when_enabled(&mut h, "Restore discarded work");
+    step_until(&mut h, LONG, "ada's member in a copy again", |h| {
+        h.state().state.agent("ada · T").is_some_and(|a| a.config.workspace != home)
+    });
+    let copy = h.state().state.agent("ada · T").unwrap().config.workspace.clone();
     assert_eq!(std::fs::read(copy.join("notes.txt")).unwrap(), b"first\nsecond\nada's line\n");
     step_until(&mut h, LONG, "her change listed", |h| h.query_by_label("notes.txt").is_some());
 
@@ -80,10 +80,10 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
     step_until(&mut h, LONG, "the list of discarded work", |h| h.query_by_label("Discarded work").is_some());
     click_when_enabled(&mut h, "Restore discarded work");
     step_until(&mut h, LONG, "the team again", |h| h.state().state.teams.teams.len() == 1);
-    step_until(&mut h, LONG, "ada in a copy again", |h| {
-        h.state().state.agent("ada").is_some_and(|a| a.config.workspace != home)
+    step_until(&mut h, LONG, "ada's member in a copy again", |h| {
+        h.state().state.agent("ada · T").is_some_and(|a| a.config.workspace != home)
     });
-    let copy = h.state().state.agent("ada").unwrap().config.workspace.clone();
+    let copy = h.state().state.agent("ada · T").unwrap().config.workspace.clone();
     assert_eq!(std::fs::read(copy.join("notes.txt")).unwrap(), b"first\nsecond\nada's line\n");
     assert!(h.state().state.teams.discarded.is_empty());
     h.state_mut().shutdown();

@@ -95,7 +95,7 @@ fn the_terminal_tab_runs_a_shell_in_the_workspace() {
 }
 
 #[test]
-fn the_files_follow_an_agent_into_its_team_copy() {
+fn a_members_files_are_its_copy_and_the_agents_stay_its_own() {
     let dir = tempfile::tempdir().unwrap();
     let (home, project) = (dir.path().join("home"), dir.path().join("project"));
     std::fs::create_dir(&home).unwrap();
@@ -108,7 +108,8 @@ fn the_files_follow_an_agent_into_its_team_copy() {
     h.get_all_by_label("Files").next().unwrap().click();
     step_until(&mut h, LONG, "the tree", |h| h.query_by_label("own.txt").is_some());
 
-    // The agent joins a team: it works in its copy of the project from now on.
+    // A team made from the agent: its member works in a copy of the project; the agent's own
+    // files stay its own.
     let create = TeamCommand::Create {
         name: "T".into(),
         project: project.clone(),
@@ -118,17 +119,22 @@ fn the_files_follow_an_agent_into_its_team_copy() {
     };
     h.state_mut().send(Command::Team(Box::new(create)));
     step_until(&mut h, LONG, "the member in its copy", |h| {
-        h.state().state.agent("demo").is_some_and(|a| a.config.workspace != home)
+        h.state().state.agent("demo · T").is_some_and(|a| a.config.workspace != home)
     });
-    h.get_all_by_label("Files").next().unwrap().click();
+    assert_eq!(h.state().state.agent("demo").unwrap().config.workspace, home);
+    // The member's Files: its row is under the team, after the person's agent.
+    h.get_all_by_label("Files").nth(1).unwrap().click();
     step_until(&mut h, LONG, "the copy's tree", |h| {
         h.query_by_label("project.txt").is_some() && h.query_by_label("own.txt").is_none()
     });
 
     // The copy is followed: a file written there shows.
-    let copy = h.state().state.agent("demo").unwrap().config.workspace.clone();
+    let copy = h.state().state.agent("demo · T").unwrap().config.workspace.clone();
     std::fs::write(copy.join("later.txt"), "").unwrap();
     step_until(&mut h, LONG, "the new file in the copy", |h| h.query_by_label("later.txt").is_some());
+    // The person's agent still shows its own folder.
+    h.get_all_by_label("Files").next().unwrap().click();
+    step_until(&mut h, LONG, "its own tree", |h| h.query_by_label("own.txt").is_some());
 }
 
 #[test]

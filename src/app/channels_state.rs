@@ -143,9 +143,11 @@ impl ChannelsState {
             let said = answer_text(agents, agent, &prompt, id.as_ref());
             let others: Vec<String> = c.members.iter().filter(|m| m.as_str() != agent).cloned().collect();
             let to = recipients(&said, &others);
-            if to.len() == others.len()
-                && !others.iter().any(|m| said.to_lowercase().contains(&format!("@{}", m.to_lowercase())))
-            {
+            let mentioned = |m: &String| {
+                let short = crate::model::member_name::short_name(m);
+                [m.as_str(), short].iter().any(|n| said.to_lowercase().contains(&format!("@{}", n.to_lowercase())))
+            };
+            if to.len() == others.len() && !others.iter().any(mentioned) {
                 continue; // No mention: the lead answered the person.
             }
             let catch_ups: Vec<Option<String>> = to

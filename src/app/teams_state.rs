@@ -104,6 +104,8 @@ pub struct TeamsState {
     pub leftovers: Vec<Leftover>,
     /// Leftovers are being removed.
     pub reaping: bool,
+    /// Projects an operation waits for, with what the operation holding them does.
+    pub waiting: HashMap<std::path::PathBuf, String>,
 }
 
 impl TeamsState {
@@ -352,6 +354,14 @@ impl TeamsState {
                     }
                 }
             }
+            TeamEvent::Waiting { project, holder } => match holder {
+                Some(holder) => {
+                    self.waiting.insert(project, holder);
+                }
+                None => {
+                    self.waiting.remove(&project);
+                }
+            },
             TeamEvent::CheckDone { team, agent, result } => {
                 if let Some(t) = self.team_mut(&team) {
                     let (_, check) = t.check.get_or_insert_with(|| (agent, Setup::default()));

@@ -73,18 +73,22 @@ pub struct Timeline {
 /// The members `text` is for: those it @mentions (`@name`, case-insensitive), in the channel's
 /// order, or every member when it mentions none.
 pub fn recipients(text: &str, members: &[String]) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let said = |name: &str| {
+        let tag = format!("@{}", name.to_lowercase());
+        // Part of a word (a name continues) — a full stop after the name ends a sentence.
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
+        lower.match_indices(&tag).any(|(i, _)| {
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + tag.len()..].chars().next();
+            !word(before) && before != Some('.') && !word(after)
+        })
+    };
+    // A team member answers to its name and to its agent's (`@Demo` for `Demo · squad`).
     let mentioned: Vec<String> = members
         .iter()
         .filter(|m| {
-            let tag = format!("@{}", m.to_lowercase());
-            let lower = text.to_lowercase();
-            // Part of a word (a name continues) — a full stop after the name ends a sentence.
-            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
-            lower.match_indices(&tag).any(|(i, _)| {
-                let before = lower[..i].chars().next_back();
-                let after = lower[i + tag.len()..].chars().next();
-                !word(before) && before != Some('.') && !word(after)
-            })
+            said(m) || (m.as_str() != super::member_name::short_name(m) && said(super::member_name::short_name(m)))
         })
         .cloned()
         .collect();
@@ -177,6 +181,10 @@ mod tests {
         assert_eq!(recipients("@Bob, @ada: both", &members()), members());
         assert_eq!(recipients("@bobby is not bob", &members()), members(), "no member mentioned: all");
         assert_eq!(recipients("mail ada@bob.com", &members()), members());
+        let team = vec!["Demo · squad".to_string(), "Beta 2 · squad".to_string()];
+        assert_eq!(recipients("@Demo please", &team), vec![team[0].clone()], "a member by its agent's name");
+        assert_eq!(recipients("@beta 2 · squad and", &team), vec![team[1].clone()], "by its own");
+        assert_eq!(recipients("@Beta do", &team), vec![team[1].clone()]);
     }
 
     #[test]

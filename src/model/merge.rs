@@ -159,6 +159,23 @@ fn eol_trimmed(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// True when `side` is a file that still holds conflict markers as Sidekicks writes them: a
+/// line `<<<<<<< main`, then a line `=======`, then a line `>>>>>>> ` and a name. (A merge
+/// refuses such a file while the path is in conflict, as git refuses unmerged paths.)
+pub fn holds_markers(side: &Side) -> bool {
+    let Side::File { content, .. } = side else { return false };
+    let mut wanted = 0;
+    for line in content.split(|b| *b == b'\n').map(eol_trimmed) {
+        wanted = match wanted {
+            0 if line == b"<<<<<<< main" => 1,
+            1 if line == b"=======" => 2,
+            2 if line.starts_with(b">>>>>>> ") => return true,
+            w => w,
+        };
+    }
+    false
+}
+
 /// Decides what happens to a path; `member_label` names the member in conflict markers.
 pub fn decide(base: &Side, main: &Side, member: &Side, member_label: &str) -> Outcome {
     if member == base || member == main {
@@ -200,6 +217,18 @@ pub fn decide(base: &Side, main: &Side, member: &Side, member_label: &str) -> Ou
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markers_are_found_only_in_order_and_whole() {
+        let m = |t: &str| holds_markers(&Side::file(t));
+        assert!(m("a\n<<<<<<< main\nx\n=======\ny\n>>>>>>> Bob\nb\n"));
+        assert!(m("<<<<<<< main\r\n=======\r\n>>>>>>> Bob · squad\r\n"), "CRLF lines");
+        assert!(!m("<<<<<<< main\nx\n=======\ny\n"), "no end");
+        assert!(!m(">>>>>>> Bob\n=======\n<<<<<<< main\n"), "out of order");
+        assert!(!m("  <<<<<<< main\n=======\n>>>>>>> Bob\n"), "indented: not a marker");
+        assert!(!m("<<<<<<< HEAD\n=======\n>>>>>>> Bob\n"), "git's own, not Sidekicks'");
+        assert!(!holds_markers(&Side::Symlink { target: "<<<<<<< main".into() }));
+    }
 
     fn f(s: &str) -> Side {
         Side::file(s)

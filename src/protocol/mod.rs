@@ -282,18 +282,14 @@ pub enum Command {
         /// The key it is about.
         key: String,
     },
-    /// Make an agent work in another folder than its config says (a team member's copy), or back
-    /// in its own (`None`). An idle agent restarts there; a busy one after its turn.
-    SetWorkspace {
-        /// The agent (its name).
-        agent: String,
-        /// The folder (`None`: its own).
-        workspace: Option<PathBuf>,
-        /// Variables added to its environment there (a member's ports).
-        env: std::collections::BTreeMap<String, String>,
-        /// The member's own container, for an agent that runs in one: it runs there, its
-        /// workspace path unchanged (the copy is bound at it).
-        container: Option<String>,
+    /// Add, change or remove (`None`) a team member: an agent of its own, a new instance of an
+    /// agent definition of the config working in its copy. An idle member restarts with a
+    /// change; a busy one after its turn; a removed one is stopped.
+    SetMember {
+        /// The member's name.
+        name: String,
+        /// Where and as what it works (`None`: it is gone).
+        member: Option<teams::MemberAgent>,
     },
     /// Remember a channel's timeline (in the store, with the config file's conversations).
     SaveChannel {

@@ -25,8 +25,12 @@ pub enum ProviderKind {
 pub struct MemberCopy {
     /// Unique id.
     pub id: String,
-    /// The member's name (conflict markers say it).
+    /// The member's name (conflict markers say it): an agent of its own, e.g. `Demo · squad`.
     pub name: String,
+    /// The agent definition it is an instance of (its name in the config). Empty for copies made
+    /// before members were agents of their own (migrated at load: ADR 0028).
+    #[serde(default)]
+    pub agent: String,
     /// The person's project folder (the main folder).
     pub project: PathBuf,
     /// The member's copy.
@@ -51,6 +55,23 @@ pub struct MemberCopy {
     /// The member's own container, when its agent runs in one (the copy is bound into it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<MemberContainer>,
+}
+
+/// A team member as the agent manager runs it: the agent definition it is an instance of, and
+/// where it works.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberAgent {
+    /// The agent definition (its name in the config).
+    pub from: String,
+    /// Its team's id.
+    pub team: String,
+    /// Its copy.
+    pub workspace: PathBuf,
+    /// Variables added to its environment (its ports).
+    pub env: std::collections::BTreeMap<String, String>,
+    /// Its own container, for an agent that runs in one: it runs there, its workspace path
+    /// unchanged (the copy is bound at it).
+    pub container: Option<String>,
 }
 
 /// A team member's own container: made from its agent's container, with the member's copy bound
@@ -195,6 +216,9 @@ pub enum TeamError {
         /// `sbx` or `kubectl`.
         kind: String,
     },
+    /// The files still hold the markers of a conflict: not merged until the member resolves it.
+    #[error("these files still hold conflict markers, resolve them in the member's copy first: {}", .0.join(", "))]
+    StillConflicted(Vec<String>),
     /// No merge of this member to undo (another merge came after it, or it was undone).
     #[error("there is no merge of this member to undo")]
     NothingToUndo,
@@ -242,10 +266,14 @@ impl Change {
 /// A member as the store keeps it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemberRecord {
-    /// The agent (its name in the config).
+    /// The member's name (an agent of its own, e.g. `Demo · squad`).
     pub agent: String,
     /// Its state folder (holds `member.json`).
     pub state: PathBuf,
+    /// The agent definition it is an instance of (empty in records of earlier versions, where
+    /// `agent` was the person's own agent working in the copy).
+    #[serde(default)]
+    pub from: String,
 }
 
 /// A team as the store keeps it.
@@ -261,7 +289,7 @@ pub struct TeamRecord {
     pub provider: ProviderKind,
     /// The members.
     pub members: Vec<MemberRecord>,
-    /// The lead of the team's channel (an agent working in its own folder), if any.
+    /// The lead of the team's channel (one of the person's agents, working in its own folder), if any.
     #[serde(default)]
     pub lead: Option<String>,
 }
@@ -275,6 +303,8 @@ pub struct MergeReport {
     pub unchanged: Vec<String>,
     /// Paths that could not be merged (nothing was applied then).
     pub conflicts: Vec<(String, ConflictKind)>,
+    /// Paths of an earlier conflict that still hold its markers: not merged (the rest was).
+    pub refused: Vec<String>,
     /// What the recipe's check wrote in a scratch copy before the merge was applied (it passed).
     pub checked: Option<String>,
 }
@@ -562,6 +592,14 @@ pub enum TeamEvent {
         agent: String,
         /// The bytes read, as text.
         text: String,
+    },
+    /// An operation waits for another to finish writing the project (`Some`: what that one
+    /// does, e.g. "merging Bob's work"), or stopped waiting (`None`).
+    Waiting {
+        /// The project.
+        project: PathBuf,
+        /// What the operation it waits for does.
+        holder: Option<String>,
     },
     /// The check after a merge ended: passed, or how it failed (the member was told).
     CheckDone {

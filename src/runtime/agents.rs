@@ -30,6 +30,7 @@ use crate::protocol::threads::SessionAbilities;
 mod answers;
 mod checkpoints;
 mod lifecycle;
+mod members;
 mod threads;
 
 /// Starts the manager on the current tokio runtime; returns where to send commands.
@@ -59,7 +60,7 @@ pub fn spawn_manager_watched(
         store,
         config_path: None,
         opening: None,
-        workspace_overrides: HashMap::new(),
+        members: Default::default(),
         loaded: None,
         applied,
     };
@@ -213,16 +214,6 @@ impl Slot {
     }
 }
 
-/// Where a team member works instead of its config's workspace.
-struct Override {
-    /// Its copy.
-    path: PathBuf,
-    /// Its variables (ports).
-    env: std::collections::BTreeMap<String, String>,
-    /// Its own container (for an agent in a container).
-    container: Option<String>,
-}
-
 struct Manager {
     settings: ManagerSettings,
     events: EventSink,
@@ -237,11 +228,11 @@ struct Manager {
     config_path: Option<PathBuf>,
     /// Another config file to open once every agent has stopped.
     opening: Option<(PathBuf, crate::model::config_check::LoadResult)>,
-    /// Agents working in another folder than their config says (team members in their copies).
-    workspace_overrides: HashMap<String, Override>,
-    /// The config as loaded, before the overrides.
+    /// Team members, by name: agents of their own, each an instance of an agent of the config.
+    members: std::collections::BTreeMap<String, crate::protocol::teams::MemberAgent>,
+    /// The config as loaded, before the members are added.
     loaded: Option<Config>,
-    /// The config in force, overrides applied, for whoever follows it.
+    /// The config in force, members added, for whoever follows it.
     applied: tokio::sync::watch::Sender<Option<Config>>,
 }
 
@@ -450,10 +441,10 @@ impl Manager {
             | Command::CloseTerminal { .. }
             | Command::Notify(_)
             | Command::Search { .. } => {}
-            Command::SetWorkspace { agent, workspace, env, container } => {
-                match workspace {
-                    Some(path) => self.workspace_overrides.insert(agent, Override { path, env, container }),
-                    None => self.workspace_overrides.remove(&agent),
+            Command::SetMember { name, member } => {
+                match member {
+                    Some(member) => self.members.insert(name, member),
+                    None => self.members.remove(&name),
                 };
                 if let Some(config) = self.loaded.clone() {
                     self.apply(config).await;
@@ -506,27 +497,8 @@ impl Manager {
 
     async fn apply(&mut self, mut config: Config) {
         self.loaded = Some(config.clone());
-        for agent in &mut config.agents {
-            if let Some(o) = self.workspace_overrides.get(&agent.name) {
-                use crate::model::config::RuntimeKind;
-                match (&o.container, agent.runtime.kind) {
-                    (None, RuntimeKind::Local) => {}
-                    // Into its own container, where the copy is bound at the same workspace path.
-                    (Some(container), RuntimeKind::Container | RuntimeKind::Podman) => {
-                        agent.runtime.workspace_path = Some(agent.workspace_path());
-                        agent.runtime.container = Some(container.clone());
-                    }
-                    // A copy on this computer is out of reach of an agent in a container without
-                    // its own (and a container is not for an agent on this computer).
-                    _ => {
-                        tracing::warn!("{} stays in its own workspace: its copy is not where it runs", agent.name);
-                        continue;
-                    }
-                }
-                agent.workspace = o.path.clone();
-                agent.env.extend(o.env.clone());
-            }
-        }
+        let members = members::agents(&config, &self.members);
+        config.agents.extend(members);
         self.defaults = config.defaults.clone();
         let mut to_stop = Vec::new();
         for slot in &mut self.slots {

@@ -115,35 +115,13 @@ fn list_ui(
     }
     ui.separator();
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-        for agent in state.agents.iter().filter(|a| passes(filter, &a.config.name)) {
-            let name = &agent.config.name;
-            let is_selected = shown.agent && selected.as_deref() == Some(name.as_str());
-            ui.horizontal(|ui| {
-                state_dot(ui, &agent.state, state_text(lang, &agent.state));
-                if ui.selectable_label(is_selected, RichText::new(name).strong()).clicked() {
-                    *selected = Some(name.clone());
-                    clicked = SidebarClick::Agent;
-                }
-                let needs = agent.needs();
-                if needs.count() > 0 {
-                    badge(ui, needs.count(), &needs_text(lang, &needs));
-                } else if agent.failed() {
-                    ui.label(RichText::new("!").strong().color(ERROR)).on_hover_text(tr(lang, Key::AgentFailed));
-                } else if agent.unread() && !is_selected {
-                    ui.label(RichText::new("•").color(WARNING)).on_hover_text(tr(lang, Key::Unread));
-                }
-                let files =
-                    ui.small_button(tr(lang, Key::Files)).on_hover_text(agent.config.workspace.display().to_string());
-                if files.clicked() {
-                    *selected = Some(name.clone());
-                    clicked = SidebarClick::Files;
-                }
-            });
-            let needs = agent.needs().count();
-            let status = if needs > 0 { tr(lang, Key::NeedsYou) } else { state_text(lang, &agent.state) };
-            let line = RichText::new(format!("{status} · {}", where_text(lang, &agent.config.runtime))).small();
-            ui.label(if needs > 0 { line.color(WARNING) } else { line.weak() });
-            ui.add_space(4.0);
+        // Team members are listed under their team.
+        let own = |a: &&crate::app::AgentView| state.teams.team_of(&a.config.name).is_none();
+        for agent in state.agents.iter().filter(own).filter(|a| passes(filter, &a.config.name)) {
+            let row = agent_row_ui(ui, lang, agent, selected, shown);
+            if row != SidebarClick::None {
+                clicked = row;
+            }
         }
         if !state.channels.channels.is_empty() {
             ui.add_space(8.0);
@@ -179,14 +157,69 @@ fn list_ui(
                     badge(ui, conflicts, &trf(lang, Key::TeamConflicts, &[("count", &conflicts.to_string())]));
                 }
             });
-            let members: Vec<&str> = record.members.iter().map(|m| m.agent.as_str()).collect();
-            ui.label(RichText::new(members.join(", ")).small().weak());
+            // Its members, each with its state and what waits in it.
+            ui.indent(("team-members", &record.id), |ui| {
+                for m in &record.members {
+                    match state.agent(&m.agent) {
+                        Some(agent) => {
+                            let row = agent_row_ui(ui, lang, agent, selected, shown);
+                            if row != SidebarClick::None {
+                                clicked = row;
+                            }
+                        }
+                        // Not started (its setup runs, or its agent left the config).
+                        None => {
+                            ui.label(RichText::new(&m.agent).weak());
+                        }
+                    }
+                }
+            });
         }
         if ui.small_button(tr(lang, Key::NewTeam)).clicked() {
             clicked = SidebarClick::NewTeam;
         }
         ui.add_space(6.0);
     });
+    clicked
+}
+
+/// One agent's row: its state, name, what waits in it, its files; a click on its name or its
+/// Files selects it.
+fn agent_row_ui(
+    ui: &mut egui::Ui,
+    lang: crate::model::config::Language,
+    agent: &crate::app::AgentView,
+    selected: &mut Option<String>,
+    shown: Shown<'_>,
+) -> SidebarClick {
+    let mut clicked = SidebarClick::None;
+    let name = &agent.config.name;
+    let is_selected = shown.agent && selected.as_deref() == Some(name.as_str());
+    ui.horizontal(|ui| {
+        state_dot(ui, &agent.state, state_text(lang, &agent.state));
+        if ui.selectable_label(is_selected, RichText::new(name).strong()).clicked() {
+            *selected = Some(name.clone());
+            clicked = SidebarClick::Agent;
+        }
+        let needs = agent.needs();
+        if needs.count() > 0 {
+            badge(ui, needs.count(), &needs_text(lang, &needs));
+        } else if agent.failed() {
+            ui.label(RichText::new("!").strong().color(ERROR)).on_hover_text(tr(lang, Key::AgentFailed));
+        } else if agent.unread() && !is_selected {
+            ui.label(RichText::new("•").color(WARNING)).on_hover_text(tr(lang, Key::Unread));
+        }
+        let files = ui.small_button(tr(lang, Key::Files)).on_hover_text(agent.config.workspace.display().to_string());
+        if files.clicked() {
+            *selected = Some(name.clone());
+            clicked = SidebarClick::Files;
+        }
+    });
+    let needs = agent.needs().count();
+    let status = if needs > 0 { tr(lang, Key::NeedsYou) } else { state_text(lang, &agent.state) };
+    let line = RichText::new(format!("{status} · {}", where_text(lang, &agent.config.runtime))).small();
+    ui.label(if needs > 0 { line.color(WARNING) } else { line.weak() });
+    ui.add_space(4.0);
     clicked
 }
 

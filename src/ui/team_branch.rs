@@ -33,10 +33,12 @@ impl BranchForm {
             .and_then(|t| t.lines().find(|l| !l.trim().is_empty()))
             .map(|l| l.trim().chars().take(72).collect::<String>())
             .unwrap_or_else(|| format!("Work of {agent}"));
-        let slug: String = agent
+        // `Ada · docs` → `ada-docs`.
+        let dashed: String = agent
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' })
             .collect();
+        let slug = dashed.split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-");
         Self {
             member: (team.to_string(), agent.to_string()),
             name: format!("sidekicks/{slug}"),

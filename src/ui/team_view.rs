@@ -11,7 +11,6 @@ use super::i18n::{Key, team_error_text, tr, trf};
 use super::theme::{ERROR, OK};
 use crate::app::{AppState, Command};
 use crate::model::config::{Language, RuntimeKind};
-use crate::model::merge::ConflictKind;
 use crate::model::tool::FileDiff;
 use crate::protocol::teams::{ChangeKind, ProviderKind, TeamCommand};
 
@@ -66,20 +65,7 @@ pub(super) fn change_text(lang: Language, kind: &ChangeKind) -> String {
     }
 }
 
-fn conflict_text(lang: Language, kind: ConflictKind) -> &'static str {
-    tr(
-        lang,
-        match kind {
-            ConflictKind::Text => Key::ConflictTextKind,
-            ConflictKind::Binary => Key::ConflictBinary,
-            ConflictKind::TooLarge => Key::ConflictTooLarge,
-            ConflictKind::MemberDeleted => Key::ConflictMemberDeleted,
-            ConflictKind::MainDeleted => Key::ConflictMainDeleted,
-            ConflictKind::Kind => Key::ConflictKindKind,
-            ConflictKind::Folder => Key::ConflictFolder,
-        },
-    )
-}
+use crate::i18n::conflict_text;
 
 /// "Undo merge"; true when clicked.
 fn undo_merge_button(ui: &mut egui::Ui, lang: Language, busy: bool) -> bool {
@@ -123,7 +109,8 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
         ui.end_row();
         ui.label(tr(lang, Key::TeamMembers));
         ui.vertical(|ui| {
-            for agent in &state.agents {
+            // Members are made from the person's agents (not from other teams' members).
+            for agent in state.agents.iter().filter(|a| state.teams.team_of(&a.config.name).is_none()) {
                 let name = agent.config.name.clone();
                 let mut on = form.members.contains(&name);
                 // Members get a copy of their own on this computer, bound into a container of
@@ -155,7 +142,8 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
             .selected_text(form.lead.clone().unwrap_or_else(|| tr(lang, Key::NoLead).to_string()))
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut form.lead, None, tr(lang, Key::NoLead));
-                for agent in state.agents.iter().filter(|a| !form.members.contains(&a.config.name)) {
+                let own = |a: &&crate::app::AgentView| state.teams.team_of(&a.config.name).is_none();
+                for agent in state.agents.iter().filter(own).filter(|a| !form.members.contains(&a.config.name)) {
                     let name = agent.config.name.clone();
                     ui.selectable_value(&mut form.lead, Some(name.clone()), name);
                 }
@@ -221,6 +209,12 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             if ui.button(tr(lang, Key::Cancel)).clicked() {
                 views.confirm = None;
             }
+        });
+    }
+    if let Some(holder) = state.teams.waiting.get(&record.project) {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(trf(lang, Key::WaitingForProject, &[("holder", holder)]));
         });
     }
     commands.extend(super::team_discarded::kept_notice(ui, lang, state, id));
@@ -321,6 +315,11 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                             ask(TeamCommand::UndoMerge { team: team_id.clone(), member: member.clone() });
                         }
                     });
+                    if !report.refused.is_empty() {
+                        let paths = report.refused.join(", ");
+                        let text = trf(lang, Key::StillConflicted, &[("member", agent), ("paths", &paths)]);
+                        ui.label(RichText::new(text).color(ERROR));
+                    }
                 }
                 Some(Ok(report)) => {
                     ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(ERROR));

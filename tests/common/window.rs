@@ -87,7 +87,8 @@ pub fn ask_team(h: &mut Harness<'static, SidekicksApp>, name: &str, project: &Pa
 }
 
 /// Makes team `name` of `agents` on `project` (git worktrees) through the runtime and waits until
-/// every member works in its copy (its workspace is not `home` any more); returns their copies.
+/// every member (an agent of its own, made from each of `agents`) works in its copy; returns
+/// their copies. The person's agents stay in their own folder (`home`): that is checked too.
 pub fn make_team(
     h: &mut Harness<'static, SidekicksApp>,
     name: &str,
@@ -97,9 +98,29 @@ pub fn make_team(
 ) -> Vec<std::path::PathBuf> {
     ask_team(h, name, project, agents);
     step_until(h, Duration::from_secs(60), "the members in their copies", |h| {
-        agents.iter().all(|a| h.state().state.agent(a).is_some_and(|a| a.config.workspace != home))
+        agents.iter().all(|a| member_copy(h, name, a).is_some())
     });
-    agents.iter().map(|a| h.state().state.agent(a).unwrap().config.workspace.clone()).collect()
+    for agent in agents {
+        let own = h.state().state.agent(agent).map(|a| a.config.workspace.clone());
+        assert_eq!(own.as_deref(), Some(home), "{agent} stays in its own folder");
+    }
+    agents.iter().map(|a| member_copy(h, name, a).unwrap()).collect()
+}
+
+/// The copy of the member of team `team` made from `agent`, once that member works in it.
+fn member_copy(h: &Harness<'static, SidekicksApp>, team: &str, agent: &str) -> Option<std::path::PathBuf> {
+    let state = &h.state().state;
+    let team = state.teams.teams.iter().find(|t| t.info.record.name == team)?;
+    let member = team.info.members.iter().filter_map(|(_, m)| m.as_ref().ok()).find(|m| m.agent == agent)?;
+    let working = state.agent(&member.name).is_some_and(|a| a.config.workspace == member.copy);
+    working.then(|| member.copy.clone())
+}
+
+/// The name of the member of the first team made from `agent`.
+pub fn member_name(h: &Harness<'static, SidekicksApp>, agent: &str) -> String {
+    let team = &h.state().state.teams.teams[0];
+    let found = team.info.record.members.iter().find(|m| m.from == agent || m.agent == agent);
+    found.map(|m| m.agent.clone()).unwrap_or_else(|| panic!("no member made from {agent}"))
 }
 
 /// Clicks "Merge all" for `agent` of the first team until its merge is asked, then waits for
@@ -108,6 +129,8 @@ pub fn make_team(
 /// be, and a person would click again.
 pub fn merge_all(h: &mut Harness<'static, SidekicksApp>, agent: &str) {
     use egui_kittest::kittest::{NodeT, Queryable};
+    let member = member_name(h, agent);
+    let agent = member.as_str();
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut asked = false;
     loop {

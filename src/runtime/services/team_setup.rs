@@ -12,6 +12,7 @@ use crate::protocol::Event;
 use crate::protocol::teams::{MemberCopy, TeamEvent};
 use crate::runtime::events::EventSink;
 use crate::runtime::teams;
+use crate::runtime::teams::lock::ProjectLock;
 
 /// `sh -c command` in `cwd` with `env` on this computer.
 fn here(command: &str, cwd: &Path, env: &std::collections::BTreeMap<String, String>) -> tokio::process::Command {
@@ -145,6 +146,18 @@ pub(super) async fn run_check(
     };
     sink.send(Event::Team(TeamEvent::CheckOutput { team: team.into(), agent: name.clone(), text: String::new() }))
         .await;
+    // Nothing else writes the project while its check runs (the lock is taken off the runtime's
+    // threads: it may wait for another merge).
+    let (project, what) = (member.project.clone(), format!("checking the project after {name}'s merge"));
+    let lock = tokio::task::spawn_blocking(move || ProjectLock::acquire(&project, &what)).await;
+    let _lock = match lock {
+        Ok(Ok(lock)) => lock,
+        Ok(Err(e)) => {
+            let done = TeamEvent::CheckDone { team: team.into(), agent: name, result: Err(e.to_string()) };
+            return Some((done, None));
+        }
+        Err(_) => return None,
+    };
     let command = here(&check.command, &member.project, &Default::default());
     let result = run_streaming(sink, &check.command, command, output).await;
     let all = kept.lock().map(|k| k.clone()).unwrap_or_default();

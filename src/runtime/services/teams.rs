@@ -1,5 +1,5 @@
 //! Team operations as the front door serves them: each runs on a blocking thread and reports a
-//! `TeamEvent`. Members work in their copies (`Command::SetWorkspace` to the manager); a merge with
+//! `TeamEvent`. Members are agents of their own in their copies (`Command::SetMember` to the manager); a merge with
 //! conflicts tells the member in its conversation.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::Services;
 use crate::model::config::AgentConfig;
 use crate::model::conversation::MessageId;
-use crate::protocol::teams::{TeamCommand, Told};
+use crate::protocol::teams::{MemberAgent, TeamCommand, Told};
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::store::Store;
 use crate::runtime::teams::{
@@ -55,20 +55,30 @@ impl Services {
     fn team_op_checked(&self, op: impl FnOnce() -> TeamEvent + Send + 'static, checked: Option<MemberCopy>) {
         let sink = self.sink.clone();
         let commands = self.manager.clone();
+        let waits = sink.clone();
         tokio::spawn(async move {
+            // Waiting for another writer of the project is shown while it lasts.
+            let rt = tokio::runtime::Handle::current();
+            let report = move |project: &Path, holder: Option<&str>| {
+                let waiting = TeamEvent::Waiting { project: project.into(), holder: holder.map(str::to_string) };
+                rt.block_on(waits.send(Event::Team(waiting)));
+            };
+            let op = move || teams::lock::reporting_busy(report, op);
             let Ok(mut event) = tokio::task::spawn_blocking(op).await else { return };
-            // Members work in their copies; discarded ones go back to their own folder.
-            let moves: Vec<(String, Option<Place>)> = match &event {
-                TeamEvent::Loaded { teams, .. } => teams.iter().flat_map(member_folders).collect(),
+            // Members are agents of their own, working in their copies; discarded ones end.
+            let members: Vec<Command> = match &event {
+                TeamEvent::Loaded { teams, .. } => teams.iter().flat_map(ready_members).collect(),
                 TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
-                    member_folders(team)
+                    ready_members(team)
                 }
-                TeamEvent::SetupDone { result: Ok(m), .. } => vec![(m.name.clone(), Some(place_of(m)))],
-                TeamEvent::Discarded { agents, .. } => agents.iter().map(|a| (a.clone(), None)).collect(),
+                TeamEvent::SetupDone { team, result: Ok(m), .. } => vec![set_member(team, m)],
+                TeamEvent::Discarded { agents, .. } => {
+                    agents.iter().map(|a| Command::SetMember { name: a.clone(), member: None }).collect()
+                }
                 _ => Vec::new(),
             };
-            for (agent, place) in moves {
-                let _ = commands.send(set_workspace(agent, place)).await;
+            for command in members {
+                let _ = commands.send(command).await;
             }
             // New members whose copy needs the recipe's setup first.
             let setups: Vec<(String, MemberCopy)> = match &event {
@@ -83,10 +93,9 @@ impl Services {
             };
             // Conflicts: the member is told in its conversation; the event says with which message.
             if let TeamEvent::Merged { agent, result: Ok(report), told, .. } = &mut event
-                && !report.conflicts.is_empty()
+                && ConflictText::new(report).needed()
             {
-                let message =
-                    Told { id: MessageId::by_sidekicks(), text: ConflictText::new(&report.conflicts).to_string() };
+                let message = Told { id: MessageId::by_sidekicks(), text: ConflictText::new(report).to_string() };
                 let prompt = Command::Prompt {
                     agent: agent.clone(),
                     text: message.text.clone(),
@@ -164,15 +173,37 @@ impl Services {
         agents.iter().filter_map(|a| self.agent(a)).collect()
     }
 
+    /// The names of the agents in force (the config's and the members').
+    fn agent_names(&self) -> Vec<String> {
+        self.applied.borrow().as_ref().map(|c| c.agents.iter().map(|a| a.name.clone()).collect()).unwrap_or_default()
+    }
+
     /// Loads the stored teams and reattaches their members (at start).
     pub(super) fn load_teams(&self) {
         let Some(store) = self.store.clone() else { return };
         let dir = self.teams_dir.clone();
+        let taken = self.agent_names();
         self.team_op(move || {
             let records = store.teams().unwrap_or_else(|e| {
                 tracing::warn!("cannot read the teams: {e}");
                 Vec::new()
             });
+            // Teams of earlier versions, whose members were the person's own agents: each member
+            // becomes an agent of its own (ADR 0028).
+            let mut taken = taken.clone();
+            taken.extend(records.iter().flat_map(|r| r.members.iter().map(|m| m.agent.clone())));
+            let records: Vec<TeamRecord> = records
+                .into_iter()
+                .map(|r| match teams::migrate::members_of_their_own(r.clone(), &mut taken) {
+                    Some(migrated) => {
+                        if let Err(e) = store.save_team(&migrated) {
+                            tracing::warn!("cannot remember the team: {e}");
+                        }
+                        migrated
+                    }
+                    None => r,
+                })
+                .collect();
             let teams = records
                 .iter()
                 .map(|r| TeamInfo {
@@ -194,8 +225,10 @@ impl Services {
             TeamCommand::Create { name, project, provider, agents, lead } => {
                 let (dir, store) = (self.teams_dir.clone(), self.store.clone());
                 let configs = self.agent_configs(&agents);
+                let taken = self.agent_names();
                 self.team_op(move || {
-                    let result = create_placed(&dir, &name, &project, provider, &agents, lead, &configs).map(
+                    let members = new_members(&name, &agents, taken, store.as_deref());
+                    let result = create_placed(&dir, &name, &project, provider, &members, lead, &configs).map(
                         |(record, members)| {
                             if let Some(store) = &store
                                 && let Err(e) = store.save_team(&record)
@@ -273,9 +306,10 @@ impl Services {
             TeamCommand::Setup { team, member } => setup(&self.sink, &self.manager, team, member),
             TeamCommand::RestoreDiscarded { id, team } => {
                 let (store, dir) = (self.store.clone(), self.teams_dir.clone());
-                let configs = self.agent_configs(&teams::discarded::agents(&dir, &id));
+                let configs = self.agent_configs(&teams::discarded::definitions(&dir, &id));
+                let taken = self.agent_names();
                 self.team_op(move || {
-                    let result = restore(&dir, store.as_deref(), &id, team, &configs);
+                    let result = restore(&dir, store.as_deref(), &id, team, &configs, &taken);
                     TeamEvent::WorkRestored { id, result }
                 });
             }
@@ -320,6 +354,12 @@ fn discard(dir: &Path, store: Option<&Store>, mut record: TeamRecord, member: Op
         Some(m) => vec![m.clone()],
         None => reattach_team(&record).into_iter().filter_map(|(_, m)| m.ok()).collect(),
     };
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    let what = format!("discarding {}", names.join(", "));
+    let _lock = match teams::lock::ProjectLock::acquire(&record.project, &what) {
+        Ok(lock) => lock,
+        Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
+    };
     let kept = match teams::discarded::keep(dir, &record, &members) {
         Ok(kept) => kept,
         Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
@@ -356,11 +396,12 @@ fn restore(
     id: &str,
     team: Option<TeamRecord>,
     configs: &[AgentConfig],
+    taken: &[String],
 ) -> Result<TeamInfo, TeamError> {
     for agent in configs {
         teams::container::engine_for(&agent.name, &agent.runtime)?;
     }
-    let (record, mut restored) = teams::discarded::restore(dir, id, team)?;
+    let (record, mut restored) = teams::discarded::restore(dir, id, team, taken)?;
     // Members whose agent runs in a container get theirs. If that fails the work is restored all
     // the same (the kept copy is gone by now) and the team remembered: the member shows the error
     // and is not moved, rather than the team being lost with its work.
@@ -372,13 +413,13 @@ fn restore(
     }
     let mut members = reattach_team(&record);
     if let Err(e) = placed {
-        let needs_one = |agent: &str| {
+        let needs_one = |from: &str| {
             configs
                 .iter()
-                .any(|c| c.name == agent && teams::container::engine_for(agent, &c.runtime).is_ok_and(|k| k.is_some()))
+                .any(|c| c.name == from && teams::container::engine_for(from, &c.runtime).is_ok_and(|k| k.is_some()))
         };
-        for (agent, member) in &mut members {
-            if member.as_ref().is_ok_and(|m| m.container.is_none()) && needs_one(agent) {
+        for (_, member) in &mut members {
+            if member.as_ref().is_ok_and(|m| m.container.is_none() && needs_one(&m.agent)) {
                 *member = Err(e.clone());
             }
         }
@@ -420,36 +461,38 @@ fn merge_scratch_checked(member: &MemberCopy, selected: Option<&[String]>) -> Re
     }
 }
 
-/// A member's variables.
-type Env = std::collections::BTreeMap<String, String>;
-
-/// Where a member works: its copy, its variables and its own container if it has one.
-struct Place {
-    copy: PathBuf,
-    env: Env,
-    container: Option<String>,
+/// The command that makes `m`, member of team `team`, an agent of its own in its copy.
+fn set_member(team: &str, m: &MemberCopy) -> Command {
+    let member = MemberAgent {
+        from: m.agent.clone(),
+        team: team.to_string(),
+        workspace: m.copy.clone(),
+        env: m.env.clone(),
+        container: m.container.as_ref().map(|c| c.name.clone()),
+    };
+    Command::SetMember { name: m.name.clone(), member: Some(member) }
 }
 
-fn place_of(m: &MemberCopy) -> Place {
-    Place { copy: m.copy.clone(), env: m.env.clone(), container: m.container.as_ref().map(|c| c.name.clone()) }
-}
-
-/// The command that moves `agent` to `place` (`None`: back to its own folder).
-fn set_workspace(agent: String, place: Option<Place>) -> Command {
-    match place {
-        Some(Place { copy, env, container }) => Command::SetWorkspace { agent, workspace: Some(copy), env, container },
-        None => Command::SetWorkspace { agent, workspace: None, env: Env::new(), container: None },
-    }
-}
-
-/// Where each usable member of `team` works (members whose setup has not succeeded stay in their
-/// own folder).
-fn member_folders(team: &TeamInfo) -> Vec<(String, Option<Place>)> {
+/// The members of `team` that can work (those whose setup has not succeeded wait for it).
+fn ready_members(team: &TeamInfo) -> Vec<Command> {
     team.members
         .iter()
-        .filter_map(|(agent, m)| {
-            let m = m.as_ref().ok().filter(|m| m.ready)?;
-            Some((agent.clone(), Some(place_of(m))))
+        .filter_map(|(_, m)| m.as_ref().ok().filter(|m| m.ready))
+        .map(|m| set_member(&team.record.id, m))
+        .collect()
+}
+
+/// The names and definitions of the members of a new team `team` made from `agents`: names no
+/// agent in force (`taken`) nor any stored team's member has.
+fn new_members(team: &str, agents: &[String], mut taken: Vec<String>, store: Option<&Store>) -> Vec<(String, String)> {
+    let stored = store.and_then(|s| s.teams().ok()).unwrap_or_default();
+    taken.extend(stored.iter().flat_map(|r| r.members.iter().map(|m| m.agent.clone())));
+    agents
+        .iter()
+        .map(|from| {
+            let name = crate::model::member_name::member_name(from, team, &taken);
+            taken.push(name.clone());
+            (name, from.clone())
         })
         .collect()
 }
@@ -468,7 +511,7 @@ fn create_placed(
     name: &str,
     project: &Path,
     provider: teams::ProviderKind,
-    agents: &[String],
+    members: &[(String, String)],
     lead: Option<String>,
     configs: &[AgentConfig],
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
@@ -476,7 +519,7 @@ fn create_placed(
     for agent in configs {
         teams::container::engine_for(&agent.name, &agent.runtime)?;
     }
-    let (record, mut members) = create_team(dir, name, project, provider, agents, lead)?;
+    let (record, mut members) = create_team(dir, name, project, provider, members, lead)?;
     if let Err(e) = teams::container::place(&mut members, configs) {
         for m in &members {
             let _ = m.provider().discard(m);
@@ -499,7 +542,7 @@ fn setup(
     tokio::spawn(async move {
         let done = super::team_setup::run_setup(&sink, &team, member).await;
         if let TeamEvent::SetupDone { result: Ok(m), .. } = &done {
-            let _ = commands.send(set_workspace(m.name.clone(), Some(place_of(m)))).await;
+            let _ = commands.send(set_member(&team, m)).await;
         }
         sink.send(Event::Team(done)).await;
     });

@@ -281,7 +281,10 @@ pub fn make(member: &mut MemberCopy, kind: ContainerEngine, from: &str, inside: 
 pub fn place(members: &mut [MemberCopy], agents: &[AgentConfig]) -> Result<(), TeamError> {
     let mut made: Vec<usize> = Vec::new();
     for i in 0..members.len() {
-        let Some(agent) = agents.iter().find(|a| a.name == members[i].name) else { continue };
+        // Each member is an instance of its agent (older copies: named as it).
+        let Some(agent) = agents.iter().find(|a| a.name == members[i].agent || a.name == members[i].name) else {
+            continue;
+        };
         let kind = match engine_for(&agent.name, &agent.runtime) {
             Ok(Some(kind)) if members[i].container.is_none() => kind,
             Ok(_) => continue,
@@ -387,6 +390,7 @@ mod tests {
         MemberCopy {
             id: "17-ada".into(),
             name: "ada".into(),
+            agent: "ada".into(),
             project: dir.join("project"),
             copy: dir.join("teams/17/ada"),
             state: dir.join("teams/17/.state/ada"),

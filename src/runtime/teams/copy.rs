@@ -172,6 +172,7 @@ impl IsolationProvider for CopyProvider {
         let member = MemberCopy {
             id: id.into(),
             name: name.into(),
+            agent: String::new(),
             project: project.into(),
             copy: copy.into(),
             state: state.into(),

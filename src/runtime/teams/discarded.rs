@@ -135,36 +135,65 @@ pub fn forget(teams_dir: &Path, id: &str) -> Result<(), TeamError> {
     std::fs::remove_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))
 }
 
-/// The agents whose work `id` keeps (none when it cannot be read).
-pub fn agents(teams_dir: &Path, id: &str) -> Vec<String> {
-    load(teams_dir, id).map(|r| r.members.into_iter().map(|(a, _)| a).collect()).unwrap_or_default()
+/// The agent definitions of the members whose work `id` keeps (none when it cannot be read).
+pub fn definitions(teams_dir: &Path, id: &str) -> Vec<String> {
+    load(teams_dir, id)
+        .map(|r| kept_members(&r, &[]).into_iter().map(|(_, _, from)| from).collect())
+        .unwrap_or_default()
+}
+
+/// Each kept member: its name when discarded, its name now and its agent definition. Work kept
+/// by earlier versions, whose members were the person's own agents, comes back as a member of
+/// its own made from that agent (ADR 0028), named unlike `taken`.
+fn kept_members(record: &Record, taken: &[String]) -> Vec<(String, String, String)> {
+    let mut taken = taken.to_vec();
+    record
+        .members
+        .iter()
+        .map(|(name, _)| {
+            let from = record.team.members.iter().find(|m| m.agent == *name).map(|m| m.from.clone());
+            match from.filter(|f| !f.is_empty()) {
+                Some(from) => (name.clone(), name.clone(), from),
+                None => {
+                    let now = crate::model::member_name::member_name(name, &record.team.name, &taken);
+                    taken.push(now.clone());
+                    (name.clone(), now, name.clone())
+                }
+            }
+        })
+        .collect()
 }
 
 /// Brings kept work back: into its team when `team` (the team as it is now) is given, else into
-/// a team made again from the kept record. Returns the team's record and its restored members.
+/// a team made again from the kept record; members of earlier versions get names unlike
+/// `taken`. Returns the team's record and its restored members.
 pub fn restore(
     teams_dir: &Path,
     id: &str,
     team: Option<TeamRecord>,
+    taken: &[String],
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     let record = load(teams_dir, id)?;
-    let agents: Vec<String> = record.members.iter().map(|(a, _)| a.clone()).collect();
+    let _lock = super::lock::ProjectLock::acquire(&record.team.project, "restoring discarded work")?;
+    let kept = kept_members(&record, taken);
+    let new: Vec<(String, String)> = kept.iter().map(|(_, now, from)| (now.clone(), from.clone())).collect();
     let (record_now, members) = match team {
         Some(team) => {
-            if let Some(m) = team.members.iter().find(|m| agents.contains(&m.agent)) {
+            if let Some(m) = team.members.iter().find(|m| new.iter().any(|(name, _)| *name == m.agent)) {
                 return Err(TeamError::AlreadyMember(m.agent.clone()));
             }
-            super::team::add_members(teams_dir, team, &agents)?
+            super::team::add_members(teams_dir, team, &new)?
         }
         None => {
             let old = &record.team;
-            let lead = old.lead.clone().filter(|l| !agents.contains(l));
-            super::create_team(teams_dir, &old.name, &old.project, old.provider, &agents, lead)?
+            let lead = old.lead.clone().filter(|l| !new.iter().any(|(name, _)| name == l));
+            super::create_team(teams_dir, &old.name, &old.project, old.provider, &new, lead)?
         }
     };
     let dir = root(teams_dir).join(id);
-    for member in members.iter().filter(|m| agents.contains(&m.name)) {
-        let kept = dir.join(safe(&member.name));
+    for (was, now, _) in &kept {
+        let Some(member) = members.iter().find(|m| m.name == *now) else { continue };
+        let kept = dir.join(safe(was));
         let (base_dir, work_dir) = (kept.join("base"), kept.join("work"));
         let (bases, work) = (Rebased::load(&base_dir)?, Rebased::load(&work_dir)?);
         let mut steps = Vec::new();

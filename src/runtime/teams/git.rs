@@ -176,6 +176,7 @@ impl IsolationProvider for GitWorktreeProvider {
         let member = MemberCopy {
             id: id.into(),
             name: name.into(),
+            agent: String::new(),
             project: project.into(),
             copy: copy.into(),
             state: state.into(),

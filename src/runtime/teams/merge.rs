@@ -7,16 +7,17 @@
 //! every conflicted path is rebased on the main folder's version, so resubmitting after resolving
 //! merges cleanly. Members merge one after another, each against the then-current main folder.
 
+use std::collections::HashMap;
+
 use super::journal::{self, Step};
+use super::lock::ProjectLock;
+use super::sides::Rebased;
 use super::{MemberCopy, MergeReport, TeamError, changes, read_bases, read_side, rebase_paths};
-use crate::model::merge::{ConflictKind, Outcome, Side, decide};
+use crate::model::merge::{ConflictKind, Outcome, Side, decide, holds_markers};
 
 /// Asked about a merge's steps before they are applied: an error stops the merge; a text is what
 /// the check wrote.
 pub type PreMergeCheck<'a> = dyn Fn(&[Step]) -> Result<Option<String>, TeamError> + 'a;
-
-/// A path, its main and member versions, and what happens to it.
-type Decided = (String, Side, Side, Outcome);
 
 /// Merges the member's changes (all, or the `selected` paths) into the main folder.
 pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {
@@ -25,6 +26,10 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
 
 /// [`merge`], with `check` asked about the steps before they are applied: an error stops the
 /// merge (nothing applied); its text, if any, is kept in the report (`checked`).
+///
+/// The stages, in order: hold the project's lock; list the paths; read their three sides;
+/// decide each; on conflicts write them into the member's copy and stop; else check, record
+/// for undo, apply through the journal, and record what was merged as the member's new base.
 pub fn merge_checked(
     member: &MemberCopy,
     selected: Option<&[String]>,
@@ -32,14 +37,45 @@ pub fn merge_checked(
 ) -> Result<MergeReport, TeamError> {
     let started = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge of {}: {what} after {:?}", member.name, started.elapsed());
+    // Nobody else writes the project from the moment its files are read until they are written.
+    let _lock = ProjectLock::acquire(&member.project, &format!("merging {}'s work", member.name))?;
     journal::recover(&member.project, &member.state)?;
     // Any merge attempt ends the chance to undo the one before.
     super::undo::forget(member)?;
+    let paths = list_paths(member, selected)?;
+    lap("changes listed");
+    let sides = read_sides(member, paths)?;
+    lap("sides read");
+    let mut plan = decide_all(member, sides)?;
+    lap("decided");
+    if !plan.conflicted.is_empty() {
+        let mut report = MergeReport { refused: plan.report.refused, ..MergeReport::default() };
+        report.conflicts = write_conflicts(member, plan.conflicted, &plan.sides)?;
+        return Ok(report);
+    }
+    let mut report = plan.report;
+    if !plan.steps.is_empty() {
+        report.checked = check(&plan.steps)?;
+        let before: Vec<(String, Side)> =
+            plan.steps.iter().map(|s| (s.path.clone(), plan.sides[&s.path].0.clone())).collect();
+        super::undo::record(member, &plan.steps, &before)?;
+    }
+    let id = format!("{}-{}", member.id, std::process::id());
+    journal::apply(&member.project, &member.state, &id, &plan.steps)?;
+    lap("applied");
+    // What was merged is the member's new base: its change list shows only work not merged yet.
+    rebase_paths(member, &std::mem::take(&mut plan.settled))?;
+    lap("rebased");
+    Ok(report)
+}
+
+/// Stage 1: the paths to merge, sorted.
+fn list_paths(member: &MemberCopy, selected: Option<&[String]>) -> Result<Vec<String>, TeamError> {
     let mut paths: Vec<String> = match selected {
         // Everything: the provider's list of changed paths is enough (no kinds, no renames).
         None => {
             let mut all = member.provider().changed_paths(member)?;
-            all.extend(super::sides::Rebased::load(&member.state)?.paths());
+            all.extend(Rebased::load(&member.state)?.paths());
             all
         }
         // A selection: a rename's two ends go together.
@@ -51,28 +87,41 @@ pub fn merge_checked(
     };
     paths.sort();
     paths.dedup();
-    lap("changes listed");
+    Ok(paths)
+}
+
+/// One path's three sides: base, main folder, member's copy; and whether its base was rebased
+/// (after a merge or a conflict).
+struct Sides {
+    path: String,
+    base: Side,
+    main: Side,
+    mine: Side,
+    rebased: bool,
+}
+
+/// Stage 2: each path's three sides, read on two threads.
+fn read_sides(member: &MemberCopy, paths: Vec<String>) -> Result<Vec<Sides>, TeamError> {
+    let rebased = Rebased::load(&member.state)?;
     let bases = read_bases(member, &paths)?;
-    lap("bases read");
-    let mut report = MergeReport::default();
-    let mut steps = Vec::new();
-    let mut settled = Vec::new();
-    let mut conflicted = Vec::new();
-    // Reading both sides and deciding, on two threads (the three-way merges dominate).
     let work: Vec<(String, Side)> = paths.into_iter().zip(bases).collect();
     let half = work.len().div_ceil(2).max(1);
-    let decided: Vec<Result<Vec<Decided>, TeamError>> = std::thread::scope(|scope| {
+    let read: Vec<Result<Vec<Sides>, TeamError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = work
             .chunks(half)
             .map(|chunk| {
+                let rebased = &rebased;
                 scope.spawn(move || {
                     chunk
                         .iter()
                         .map(|(path, base)| {
-                            let main = read_side(&member.project, path)?;
-                            let mine = read_side(&member.copy, path)?;
-                            let outcome = decide(base, &main, &mine, &member.name);
-                            Ok((path.clone(), main, mine, outcome))
+                            Ok(Sides {
+                                main: read_side(&member.project, path)?,
+                                mine: read_side(&member.copy, path)?,
+                                rebased: rebased.has(path),
+                                base: base.clone(),
+                                path: path.clone(),
+                            })
                         })
                         .collect()
                 })
@@ -80,52 +129,66 @@ pub fn merge_checked(
             .collect();
         handles.into_iter().map(|h| h.join().expect("merge thread")).collect()
     });
-    let mut sides = std::collections::HashMap::new();
-    for (path, main, mine, outcome) in decided.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten() {
+    Ok(read.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect())
+}
+
+/// What the decisions add up to.
+#[derive(Default)]
+struct Plan {
+    /// Applied, unchanged and refused paths.
+    report: MergeReport,
+    /// What the main folder gets.
+    steps: Vec<Step>,
+    /// Paths whose member version becomes their base once applied.
+    settled: Vec<(String, Side)>,
+    /// Conflicts, with the text with markers where there is one.
+    conflicted: Vec<(String, ConflictKind, Option<Vec<u8>>)>,
+    /// Each path's main and member versions.
+    sides: HashMap<String, (Side, Side)>,
+}
+
+/// Stage 3: each path decided (three-way merges on two threads), and the steps checked against
+/// the folders of the main folder.
+fn decide_all(member: &MemberCopy, sides: Vec<Sides>) -> Result<Plan, TeamError> {
+    let half = sides.len().div_ceil(2).max(1);
+    // `None`: a conflict not resolved yet. Its markers are not merged (as git refuses unmerged
+    // paths); the rest of the work is.
+    let decide_one = |s: &Sides| {
+        let unresolved = s.rebased && holds_markers(&s.mine) && !holds_markers(&s.main);
+        (!unresolved).then(|| decide(&s.base, &s.main, &s.mine, &member.name))
+    };
+    let outcomes: Vec<Option<Outcome>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = sides
+            .chunks(half)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(decide_one).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("merge thread")).collect()
+    });
+    let mut plan = Plan::default();
+    for (s, outcome) in sides.into_iter().zip(outcomes) {
         match outcome {
-            Outcome::Unchanged => {
-                report.unchanged.push(path.clone());
-                if main == mine {
-                    settled.push((path.clone(), mine.clone()));
+            None => plan.report.refused.push(s.path.clone()),
+            Some(Outcome::Unchanged) => {
+                plan.report.unchanged.push(s.path.clone());
+                if s.main == s.mine {
+                    plan.settled.push((s.path.clone(), s.mine.clone()));
                 }
             }
-            Outcome::Apply(side) => {
-                report.applied.push(path.clone());
-                steps.push(Step { path: path.clone(), side });
-                settled.push((path.clone(), mine.clone()));
+            Some(Outcome::Apply(side)) => {
+                plan.report.applied.push(s.path.clone());
+                plan.steps.push(Step { path: s.path.clone(), side });
+                plan.settled.push((s.path.clone(), s.mine.clone()));
             }
-            Outcome::Conflict { kind, markers } => {
-                conflicted.push((path.clone(), kind, markers));
-            }
+            Some(Outcome::Conflict { kind, markers }) => plan.conflicted.push((s.path.clone(), kind, markers)),
         }
-        sides.insert(path, (main, mine));
+        plan.sides.insert(s.path, (s.main, s.mine));
     }
     // A result that would land in a folder that keeps other files, or below a link or file that
     // stays: a folder and a file meet there, as git says.
-    for path in journal::obstacles(&member.project, &steps) {
-        conflicted.push((path, ConflictKind::Folder, None));
+    for path in journal::obstacles(&member.project, &plan.steps) {
+        plan.conflicted.push((path, ConflictKind::Folder, None));
     }
-    lap("decided");
-    if !conflicted.is_empty() {
-        report.conflicts = write_conflicts(member, conflicted, &sides)?;
-        report.applied.clear();
-        report.unchanged.clear();
-        return Ok(report);
-    }
-    if !steps.is_empty() {
-        report.checked = check(&steps)?;
-    }
-    let before: Vec<(String, Side)> = steps.iter().map(|s| (s.path.clone(), sides[&s.path].0.clone())).collect();
-    if !steps.is_empty() {
-        super::undo::record(member, &steps, &before)?;
-    }
-    let id = format!("{}-{}", member.id, std::process::id());
-    journal::apply(&member.project, &member.state, &id, &steps)?;
-    lap("applied");
-    // What was merged is the member's new base: its change list shows only work not merged yet.
-    rebase_paths(member, &settled)?;
-    lap("rebased");
-    Ok(report)
+    Ok(plan)
 }
 
 /// Tells the member's copy about the conflicts, all or nothing: text conflicts get their markers,
@@ -135,7 +198,7 @@ pub fn merge_checked(
 fn write_conflicts(
     member: &MemberCopy,
     mut conflicted: Vec<(String, ConflictKind, Option<Vec<u8>>)>,
-    sides: &std::collections::HashMap<String, (Side, Side)>,
+    sides: &HashMap<String, (Side, Side)>,
 ) -> Result<Vec<(String, ConflictKind)>, TeamError> {
     conflicted.sort_by(|a, b| a.0.cmp(&b.0));
     let mut steps = Vec::new();
@@ -173,20 +236,40 @@ fn write_conflicts(
     Ok(conflicted.into_iter().map(|(path, kind, _)| (path, kind)).collect())
 }
 
-/// The message that tells a member about the conflicts of its merge (in its conversation).
-pub struct ConflictText<'a>(&'a [(String, ConflictKind)]);
+/// The message that tells a member about the conflicts of its merge (in its conversation), and
+/// about the files still holding the markers of an earlier one.
+pub struct ConflictText<'a>(&'a MergeReport);
 
 impl<'a> ConflictText<'a> {
-    /// The message for `conflicts`.
-    pub fn new(conflicts: &'a [(String, ConflictKind)]) -> Self {
-        Self(conflicts)
+    /// The message for `report`'s conflicts and refused paths.
+    pub fn new(report: &'a MergeReport) -> Self {
+        Self(report)
+    }
+
+    /// True when there is something to tell.
+    pub fn needed(&self) -> bool {
+        !self.0.conflicts.is_empty() || !self.0.refused.is_empty()
     }
 }
 
 impl std::fmt::Display for ConflictText<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let MergeReport { conflicts, refused, .. } = self.0;
+        if conflicts.is_empty() {
+            writeln!(
+                f,
+                "Your work was merged into the project, except these files, which still hold conflict markers:"
+            )?;
+            for path in refused {
+                writeln!(f, "- {path}")?;
+            }
+            return write!(
+                f,
+                "Please resolve them in your copy (keep what both sides intended, remove the markers), then say so: they will be merged again."
+            );
+        }
         writeln!(f, "Merging your work into the project found conflicts; nothing of it was applied yet.")?;
-        for (path, kind) in self.0 {
+        for (path, kind) in conflicts {
             let what = match kind {
                 ConflictKind::Text => "the project changed the same lines; the conflict markers are in your copy",
                 ConflictKind::Binary => "the project changed this binary file too; check which version to keep",
@@ -205,6 +288,9 @@ impl std::fmt::Display for ConflictText<'_> {
                 }
             };
             writeln!(f, "- {path}: {what}.")?;
+        }
+        for path in refused {
+            writeln!(f, "- {path}: it still holds the conflict markers of the last merge.")?;
         }
         write!(
             f,

@@ -7,8 +7,9 @@
 //! other lines.
 
 use super::journal::{self, Step};
+use super::lock::ProjectLock;
 use super::{Change, ChangeKind, MemberCopy, MergeReport, TeamError, changes, read_bases, read_side};
-use crate::model::merge::{Outcome, Side, decide};
+use crate::model::merge::{Outcome, Side, decide, holds_markers};
 use crate::model::review::{Hunk, apply_hunks, diff, reviewable_text};
 use crate::protocol::teams::ReviewFile;
 
@@ -65,10 +66,14 @@ fn file_like(mine: &Side, text: String) -> Side {
 
 /// Merges the base plus hunk `shown` of `path` into the project; the hunk joins the member's base.
 pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<MergeReport, TeamError> {
+    let _lock = ProjectLock::acquire(&member.project, &format!("merging a change of {}", member.name))?;
     journal::recover(&member.project, &member.state)?;
     let (base, mine, old, new, i) = locate(member, path, shown)?;
     let partial = file_like(&mine, apply_hunks(&old, &new, |j| j == i));
     let main = read_side(&member.project, path)?;
+    if holds_markers(&partial) && !holds_markers(&main) {
+        return Err(TeamError::StillConflicted(vec![path.into()]));
+    }
     super::undo::forget(member)?;
     let mut report = MergeReport::default();
     match decide(&base, &main, &partial, &member.name) {
@@ -100,6 +105,7 @@ fn write_copy(member: &MemberCopy, steps: &[Step]) -> Result<(), TeamError> {
 
 /// Takes hunk `shown` of `path` out of the member's copy.
 pub fn reject_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(), TeamError> {
+    let _lock = ProjectLock::acquire(&member.project, &format!("taking a change out of {}'s copy", member.name))?;
     let (_, mine, old, new, i) = locate(member, path, shown)?;
     let side = file_like(&mine, apply_hunks(&old, &new, |j| j != i));
     write_copy(member, &[Step { path: path.into(), side }])
@@ -107,6 +113,7 @@ pub fn reject_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(), 
 
 /// Puts the member's copy of the files of `changes` back as in its base (both ends of a rename).
 pub fn reject_files(member: &MemberCopy, changes: &[Change]) -> Result<(), TeamError> {
+    let _lock = ProjectLock::acquire(&member.project, &format!("taking files out of {}'s copy", member.name))?;
     let paths: Vec<String> = changes.iter().flat_map(Change::paths).collect();
     let bases = read_bases(member, &paths)?;
     let steps: Vec<Step> = paths.into_iter().zip(bases).map(|(path, side)| Step { path, side }).collect();

@@ -11,14 +11,15 @@ fn new_id() -> String {
     format!("{}-{}", now.as_secs(), now.subsec_nanos() % 1_000_000)
 }
 
-/// Makes a team: a copy of `project` for each agent, in `teams_dir/<id>/<agent>` (state in
-/// `teams_dir/<id>/.state/<agent>`). If one copy fails, the ones made are discarded.
+/// Makes a team: a copy of `project` for each member (its name and the agent definition it is
+/// an instance of), in `teams_dir/<id>/<member>` (state in `teams_dir/<id>/.state/<member>`). If
+/// one copy fails, the ones made are discarded.
 pub fn create_team(
     teams_dir: &Path,
     name: &str,
     project: &Path,
     provider: ProviderKind,
-    agents: &[String],
+    agents: &[(String, String)],
     lead: Option<String>,
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     let project = project.canonicalize().map_err(|e| TeamError::io(project, e))?;
@@ -33,15 +34,14 @@ pub fn create_team(
             return Err(e);
         }
     };
-    let record = TeamRecord {
-        id,
-        name: name.into(),
-        project,
-        provider,
-        members: members.iter().map(|m| MemberRecord { agent: m.name.clone(), state: m.state.clone() }).collect(),
-        lead,
-    };
+    let record =
+        TeamRecord { id, name: name.into(), project, provider, members: members.iter().map(record_of).collect(), lead };
     Ok((record, members))
+}
+
+/// What the store keeps of a member.
+fn record_of(m: &MemberCopy) -> MemberRecord {
+    MemberRecord { agent: m.name.clone(), state: m.state.clone(), from: m.agent.clone() }
 }
 
 /// An agent's name as a folder name (its copy's and state's).
@@ -49,14 +49,14 @@ pub(super) fn safe_name(agent: &str) -> String {
     agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect()
 }
 
-/// Makes a copy of `project` for each agent in team folder `dir`; if one fails, the ones made are
-/// discarded.
+/// Makes a copy of `project` for each member (name, definition) in team folder `dir`; if one
+/// fails, the ones made are discarded.
 fn make_members(
     dir: &Path,
     id: &str,
     project: &Path,
     provider: ProviderKind,
-    agents: &[String],
+    agents: &[(String, String)],
 ) -> Result<Vec<MemberCopy>, TeamError> {
     let isolation = provider.provider();
     let recipe = super::recipe::load(project)?;
@@ -71,10 +71,20 @@ fn make_members(
         .unwrap_or(0)
         + 1;
     let mut members = Vec::new();
-    for (i, agent) in agents.iter().enumerate() {
+    for (i, (agent, from)) in agents.iter().enumerate() {
         let safe = safe_name(agent);
         let state = dir.join(".state").join(&safe);
         let made = isolation.create(project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent);
+        let made = made.and_then(|mut member| {
+            member.agent = from.clone();
+            match member.save() {
+                Ok(()) => Ok(member),
+                Err(e) => {
+                    let _ = isolation.discard(&member);
+                    Err(e)
+                }
+            }
+        });
         let prepared = made.and_then(|mut member| match &recipe {
             Some(recipe) => match super::recipe::prepare(&mut member, recipe, first + i) {
                 Ok(()) => Ok(member),
@@ -98,15 +108,16 @@ fn make_members(
     Ok(members)
 }
 
-/// Adds members `agents` to `team` (in `teams_dir/<id>`), each with a new copy of the project.
+/// Adds members (name, definition) to `team` (in `teams_dir/<id>`), each with a new copy of the
+/// project.
 pub fn add_members(
     teams_dir: &Path,
     mut team: TeamRecord,
-    agents: &[String],
+    agents: &[(String, String)],
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     team.provider.provider().available(&team.project)?;
     let members = make_members(&teams_dir.join(&team.id), &team.id, &team.project, team.provider, agents)?;
-    team.members.extend(members.iter().map(|m| MemberRecord { agent: m.name.clone(), state: m.state.clone() }));
+    team.members.extend(members.iter().map(record_of));
     Ok((team, members))
 }
 

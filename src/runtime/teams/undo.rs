@@ -66,6 +66,7 @@ pub fn undoable(team: &TeamRecord) -> Option<String> {
 
 /// Undoes the team's last merge, which must be `member`'s; returns the paths put back.
 pub fn undo_merge(member: &MemberCopy) -> Result<Vec<String>, TeamError> {
+    let _lock = super::lock::ProjectLock::acquire(&member.project, &format!("undoing the merge of {}", member.name))?;
     journal::recover(&member.project, &member.state)?;
     let dir = record_dir(member);
     if std::fs::read_to_string(dir.join(MEMBER)).ok().as_deref() != Some(member.name.as_str()) {

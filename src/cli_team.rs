@@ -1,0 +1,679 @@
+//! `sidekicks team …`: teams from the command line, through the same front door as the window
+//! (`runtime::services`): it reattaches the stored teams, makes members agents of their own,
+//! serialises writes into a project (also with a window open in another process), tells members
+//! about conflicts. Each subcommand prints words, or JSON with `--json`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use clap::{Subcommand, ValueEnum};
+use serde_json::json;
+use tokio::sync::mpsc::{Receiver, Sender};
+
+use crate::cli_prompt::{Allow, Output, follow_turn, shut_down};
+use crate::model::config::{Config, Language};
+use crate::protocol::teams::{DiscardedWork, MemberCopy, MergeReport, ProviderKind, TeamCommand, TeamError};
+use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
+use crate::runtime::config_file::AppDirs;
+use crate::runtime::events::EventSink;
+use crate::runtime::services::{Startup, spawn_services};
+use crate::runtime::store::Store;
+
+/// How members' copies are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    /// A git worktree of the project (a git repository with a commit).
+    Worktree,
+    /// A copy of the sources (dependency folders linked).
+    Copy,
+    /// A copy-on-write clone (btrfs, XFS, APFS).
+    Clone,
+}
+
+/// `sidekicks team …`.
+#[derive(Debug, Subcommand)]
+pub enum TeamCli {
+    /// Make a team: a copy of the project for each member, each member a new instance of an agent
+    /// of the config. Exit 0 made, 2 not.
+    New {
+        /// The project folder.
+        #[arg(long)]
+        project: PathBuf,
+        /// An agent of the config to make a member of (repeat it for more members).
+        #[arg(long = "agent", required = true)]
+        agents: Vec<String>,
+        /// The team's name (default: the project folder's).
+        #[arg(long)]
+        name: Option<String>,
+        /// How copies are made.
+        #[arg(long, value_enum, default_value = "worktree")]
+        provider: Provider,
+        /// The lead of the team's channel (an agent of the config, working in its own folder).
+        #[arg(long)]
+        lead: Option<String>,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the teams.
+    List {
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A team's members: their copies, whether they are ready, their changed files.
+    Status {
+        /// The team (its name or id).
+        team: String,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send a member a message and stream its answer (as `sidekicks prompt`; same exit codes).
+    Prompt {
+        /// The team (its name or id).
+        team: String,
+        /// The member: its name, or the agent it was made from.
+        member: String,
+        /// How permission requests are answered (default: reject).
+        #[arg(long, value_enum, default_value = "reject")]
+        allow: Allow,
+        /// JSON lines instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The message.
+        text: String,
+    },
+    /// A member's changes against its base, as a unified diff.
+    Diff {
+        /// The team (its name or id).
+        team: String,
+        /// The member: its name, or the agent it was made from.
+        member: String,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Merge members' work into the project (all members by default). A member whose merge
+    /// conflicts is told, and its answer is streamed. Exit 0 merged, 1 conflicts or files still
+    /// holding conflict markers (listed) or a failed check, 2 an error.
+    Merge {
+        /// The team (its name or id).
+        team: String,
+        /// Members to merge (their names, or the agents they were made from).
+        members: Vec<String>,
+        /// Merge only these paths.
+        #[arg(long = "path")]
+        paths: Vec<String>,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Undo the team's last merge. Exit 0 undone, 2 not.
+    Undo {
+        /// The team (its name or id).
+        team: String,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Discard a member, or the whole team; their work not merged is kept (see `restore`).
+    Discard {
+        /// The team (its name or id).
+        team: String,
+        /// The member (default: the whole team).
+        member: Option<String>,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring back the work last discarded from a team (the team too, if it was discarded).
+    Restore {
+        /// The team (its name or id).
+        team: String,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs a `team` subcommand with config file `config`; returns the exit code.
+pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::Result<u8> {
+    let dirs = dirs.context("no home folder: teams are kept in the user's data folder")?;
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    rt.block_on(async move {
+        let mut door = Door::open(config, dirs).await?;
+        let code = match door.serve(command).await {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                2
+            }
+        };
+        door.close().await;
+        Ok(code)
+    })
+}
+
+/// The front door, opened for the command line.
+struct Door {
+    commands: Sender<Command>,
+    events: Receiver<Event>,
+    history: EventSink,
+    config: Config,
+    teams: Vec<TeamInfo>,
+    discarded: Vec<DiscardedWork>,
+    lang: Language,
+}
+
+impl Door {
+    /// Starts the services on `config` and waits for the config and the stored teams.
+    async fn open(config_path: PathBuf, dirs: AppDirs) -> anyhow::Result<Self> {
+        let store = Store::open(&dirs.data_dir.join("sidekicks.db")).context("opening the history")?;
+        let (sink, mut events) = EventSink::new(Arc::new(|| {}));
+        let sink = sink.with_history(crate::runtime::history::spawn_recorder(store.clone()));
+        let startup = Startup {
+            dirs: Some(dirs),
+            store: Some(store),
+            terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
+            ..Startup::new(config_path.clone())
+        };
+        let commands = spawn_services(startup, sink.clone());
+        let (mut config, mut loaded) = (None, None);
+        while config.is_none() || loaded.is_none() {
+            match events.recv().await.context("the runtime ended")? {
+                Event::ConfigLoaded { result, .. } if result.config.is_none() => {
+                    bail!("{} has problems: `sidekicks check` lists them", config_path.display())
+                }
+                Event::ConfigApplied { config: c } => config = Some(c),
+                Event::Team(TeamEvent::Loaded { teams, discarded, .. }) => loaded = Some((teams, discarded)),
+                _ => {}
+            }
+        }
+        let (config, (teams, discarded)) = (config.unwrap_or_default(), loaded.unwrap_or_default());
+        let lang = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());
+        Ok(Self { commands, events, history: sink, config, teams, discarded, lang })
+    }
+
+    /// Stops what was started and waits until what was said is stored.
+    async fn close(mut self) {
+        shut_down(&self.commands, &mut self.events).await;
+        self.history.flush_history().await;
+    }
+
+    async fn send(&self, command: TeamCommand) -> anyhow::Result<()> {
+        self.commands.send(Command::Team(Box::new(command))).await.context("the runtime ended")
+    }
+
+    /// The next team event `wanted` takes (the config in force is followed meanwhile).
+    async fn team_event(&mut self, wanted: impl Fn(&TeamEvent) -> bool) -> anyhow::Result<TeamEvent> {
+        loop {
+            match self.events.recv().await.context("the runtime ended")? {
+                Event::ConfigApplied { config } => self.config = config,
+                Event::Team(TeamEvent::Waiting { holder: Some(holder), .. }) => {
+                    eprintln!("busy: {holder}; waiting");
+                }
+                Event::Team(TeamEvent::SetupOutput { text, .. } | TeamEvent::CheckOutput { text, .. }) => {
+                    eprint!("{text}");
+                }
+                Event::Team(event) if wanted(&event) => return Ok(event),
+                _ => {}
+            }
+        }
+    }
+
+    /// The team named `which` (its name, in any case, or its id).
+    fn team(&self, which: &str) -> anyhow::Result<TeamInfo> {
+        let found: Vec<&TeamInfo> =
+            self.teams.iter().filter(|t| t.record.id == which || t.record.name.eq_ignore_ascii_case(which)).collect();
+        match found.as_slice() {
+            [team] => Ok((*team).clone()),
+            [] => {
+                let names: Vec<&str> = self.teams.iter().map(|t| t.record.name.as_str()).collect();
+                bail!("no team {which:?} (teams: {})", names.join(", "))
+            }
+            _ => bail!("{} teams are named {which:?}: give its id (`sidekicks team list`)", found.len()),
+        }
+    }
+
+    /// The member of `team` named `which` (its name, or the agent it was made from).
+    fn member(team: &TeamInfo, which: &str) -> anyhow::Result<MemberCopy> {
+        let names = |m: &str| crate::model::member_name::names(m, which);
+        let found: Vec<&(String, Result<MemberCopy, TeamError>)> =
+            team.members.iter().filter(|(m, _)| names(m)).collect();
+        let exact = found.iter().find(|(m, _)| m.eq_ignore_ascii_case(which));
+        match (exact, found.as_slice()) {
+            (Some((_, member)), _) | (None, [(_, member)]) => member.clone().map_err(|e| anyhow::anyhow!("{e}")),
+            (None, []) => {
+                let names: Vec<&str> = team.members.iter().map(|(m, _)| m.as_str()).collect();
+                bail!("no member {which:?} in {} (members: {})", team.record.name, names.join(", "))
+            }
+            (None, _) => {
+                bail!("{} members of {} answer to {which:?}: give the member's name", found.len(), team.record.name)
+            }
+        }
+    }
+
+    async fn serve(&mut self, command: TeamCli) -> anyhow::Result<u8> {
+        match command {
+            TeamCli::New { project, agents, name, provider, lead, json } => {
+                self.new_team(project, agents, name, provider, lead, json).await
+            }
+            TeamCli::List { json } => {
+                let teams: Vec<serde_json::Value> = self.teams.iter().map(team_json).collect();
+                if json {
+                    println!("{}", serde_json::Value::Array(teams));
+                } else if self.teams.is_empty() {
+                    println!("no teams");
+                }
+                for t in self.teams.iter().filter(|_| !json) {
+                    let members: Vec<&str> = t.record.members.iter().map(|m| m.agent.as_str()).collect();
+                    println!(
+                        "{} ({})  {}  members: {}",
+                        t.record.name,
+                        t.record.id,
+                        t.record.project.display(),
+                        members.join(", ")
+                    );
+                }
+                Ok(0)
+            }
+            TeamCli::Status { team, json } => self.status(&team, json).await,
+            TeamCli::Prompt { team, member, allow, json, text } => self.prompt(&team, &member, allow, json, text).await,
+            TeamCli::Diff { team, member, json } => self.diff(&team, &member, json).await,
+            TeamCli::Merge { team, members, paths, json } => self.merge(&team, &members, &paths, json).await,
+            TeamCli::Undo { team, json } => {
+                let team = self.team(&team)?;
+                let Some(name) = team.undoable.clone() else { bail!("{}", TeamError::NothingToUndo) };
+                let member = Self::member(&team, &name)?;
+                let id = team.record.id.clone();
+                self.send(TeamCommand::UndoMerge { team: id, member }).await?;
+                let event = self.team_event(|e| matches!(e, TeamEvent::MergeUndone { .. })).await?;
+                let TeamEvent::MergeUndone { result, .. } = event else { unreachable!() };
+                let paths = result.map_err(|e| anyhow::anyhow!("{e}"))?;
+                match json {
+                    true => println!("{}", json!({"member": name, "undone": paths})),
+                    false => println!("undone: the merge of {name} ({} file(s) put back)", paths.len()),
+                }
+                Ok(0)
+            }
+            TeamCli::Discard { team, member, json } => {
+                let team = self.team(&team)?;
+                let member = member.map(|m| Self::member(&team, &m)).transpose()?;
+                self.send(TeamCommand::Discard { record: team.record.clone(), member }).await?;
+                let wanted =
+                    |e: &TeamEvent| matches!(e, TeamEvent::Discarded { .. } | TeamEvent::DiscardRefused { .. });
+                match self.team_event(wanted).await? {
+                    TeamEvent::Discarded { agents, whole_team, kept, .. } => {
+                        let kept_files: usize = kept.iter().flat_map(|k| k.members.iter().map(|(_, n)| n)).sum();
+                        match json {
+                            true => println!(
+                                "{}",
+                                json!({"discarded": agents, "whole_team": whole_team, "kept_files": kept_files})
+                            ),
+                            false => println!(
+                                "discarded: {} ({kept_files} file(s) not merged kept: `sidekicks team restore` brings them back)",
+                                agents.join(", ")
+                            ),
+                        }
+                        Ok(0)
+                    }
+                    TeamEvent::DiscardRefused { error, .. } => bail!("not discarded: {error}"),
+                    _ => unreachable!(),
+                }
+            }
+            TeamCli::Restore { team, json } => self.restore(&team, json).await,
+        }
+    }
+
+    async fn new_team(
+        &mut self,
+        project: PathBuf,
+        agents: Vec<String>,
+        name: Option<String>,
+        provider: Provider,
+        lead: Option<String>,
+        json: bool,
+    ) -> anyhow::Result<u8> {
+        let is_own = |a: &str| {
+            self.config.agent(a).is_some() && !self.teams.iter().any(|t| t.record.members.iter().any(|m| m.agent == a))
+        };
+        for agent in agents.iter().chain(lead.iter()) {
+            if !is_own(agent) {
+                let own: Vec<&str> = self.config.agents.iter().map(|a| a.name.as_str()).filter(|a| is_own(a)).collect();
+                bail!("no agent {agent:?} in the config (agents: {})", own.join(", "));
+            }
+        }
+        let project = std::path::absolute(&project).unwrap_or(project);
+        let name = name.unwrap_or_else(|| {
+            project.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "team".into())
+        });
+        let provider = match provider {
+            Provider::Worktree => ProviderKind::GitWorktree,
+            Provider::Copy => ProviderKind::Copy,
+            Provider::Clone => ProviderKind::Clone,
+        };
+        self.send(TeamCommand::Create { name, project, provider, agents, lead }).await?;
+        let TeamEvent::Created { result } = self.team_event(|e| matches!(e, TeamEvent::Created { .. })).await? else {
+            unreachable!()
+        };
+        let mut team = result.map_err(|e| anyhow::anyhow!("{}", crate::i18n::team_error_text(self.lang, &e)))?;
+        // Members whose copy needs the recipe's setup first: its output streams to stderr.
+        let mut waiting: Vec<String> =
+            team.members.iter().filter(|(_, m)| m.as_ref().is_ok_and(|m| !m.ready)).map(|(n, _)| n.clone()).collect();
+        let mut code = 0;
+        while !waiting.is_empty() {
+            let id = team.record.id.clone();
+            let event = self.team_event(|e| matches!(e, TeamEvent::SetupDone { team, .. } if *team == id)).await?;
+            let TeamEvent::SetupDone { agent, result, .. } = event else { unreachable!() };
+            waiting.retain(|w| *w != agent);
+            match result {
+                Ok(member) => {
+                    if let Some((_, m)) = team.members.iter_mut().find(|(n, _)| *n == agent) {
+                        *m = Ok(member);
+                    }
+                }
+                Err(why) => {
+                    eprintln!("the setup of {agent} failed: {why}");
+                    code = 1;
+                }
+            }
+        }
+        match json {
+            true => println!("{}", team_json(&team)),
+            false => {
+                println!("team {} ({}) made for {}", team.record.name, team.record.id, team.record.project.display());
+                for (name, member) in &team.members {
+                    match member {
+                        Ok(m) => {
+                            println!("  {name}: {}{}", m.copy.display(), if m.ready { "" } else { " (setup failed)" })
+                        }
+                        Err(e) => println!("  {name}: {e}"),
+                    }
+                }
+            }
+        }
+        self.teams.push(team);
+        Ok(code)
+    }
+
+    async fn status(&mut self, which: &str, json: bool) -> anyhow::Result<u8> {
+        let team = self.team(which)?;
+        let mut members = Vec::new();
+        for (name, member) in &team.members {
+            let Ok(member) = member else {
+                members.push(json!({"name": name, "error": member.as_ref().err().map(|e| e.to_string())}));
+                continue;
+            };
+            self.send(TeamCommand::Changes { team: team.record.id.clone(), member: member.clone() }).await?;
+            let event = self.team_event(|e| matches!(e, TeamEvent::Changes { agent, .. } if agent == name)).await?;
+            let TeamEvent::Changes { result, .. } = event else { unreachable!() };
+            let changes: Vec<serde_json::Value> = match &result {
+                Ok(changes) => changes.iter().map(|c| json!({"path": c.path, "kind": change_kind(&c.kind)})).collect(),
+                Err(e) => vec![json!({"error": e.to_string()})],
+            };
+            let state = if member.ready { "ready" } else { "setup needed" };
+            members.push(json!({"name": name, "agent": member.agent, "copy": member.copy, "state": state,
+                "container": member.container.as_ref().map(|c| &c.name), "changes": changes}));
+        }
+        if json {
+            let mut value = team_json(&team);
+            value["members"] = serde_json::Value::Array(members);
+            println!("{value}");
+            return Ok(0);
+        }
+        println!("{} ({})  {}", team.record.name, team.record.id, team.record.project.display());
+        for m in &members {
+            println!(
+                "  {} — {} — {}",
+                m["name"].as_str().unwrap_or_default(),
+                m["state"].as_str().unwrap_or("error"),
+                m["copy"].as_str().or(m["error"].as_str()).unwrap_or_default()
+            );
+            let changes = m["changes"].as_array().cloned().unwrap_or_default();
+            if changes.is_empty() {
+                println!("    no changes");
+            }
+            for c in changes {
+                match c["error"].as_str() {
+                    Some(e) => println!("    {e}"),
+                    None => println!(
+                        "    {} {}",
+                        c["kind"].as_str().unwrap_or_default(),
+                        c["path"].as_str().unwrap_or_default()
+                    ),
+                }
+            }
+        }
+        if let Some(undoable) = &team.undoable {
+            println!("  the merge of {undoable} can be undone (`sidekicks team undo`)");
+        }
+        Ok(0)
+    }
+
+    async fn diff(&mut self, which: &str, member: &str, json: bool) -> anyhow::Result<u8> {
+        let team = self.team(which)?;
+        let member = Self::member(&team, member)?;
+        let id = team.record.id.clone();
+        self.send(TeamCommand::Changes { team: id.clone(), member: member.clone() }).await?;
+        let name = member.name.clone();
+        let event = self.team_event(|e| matches!(e, TeamEvent::Changes { agent, .. } if *agent == name)).await?;
+        let TeamEvent::Changes { result, .. } = event else { unreachable!() };
+        let changes = result.map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut files = Vec::new();
+        for change in &changes {
+            let path = change.path.clone();
+            self.send(TeamCommand::Diff { team: id.clone(), member: member.clone(), path: path.clone() }).await?;
+            let event = self.team_event(|e| matches!(e, TeamEvent::Diff { path: p, .. } if *p == path)).await?;
+            let TeamEvent::Diff { base, member: mine, .. } = event else { unreachable!() };
+            let text = match (&base, &mine) {
+                (None, None) => format!("Binary or special file {path} differs\n"),
+                _ => {
+                    let (old, new) = (base.as_deref().unwrap_or_default(), mine.as_deref().unwrap_or_default());
+                    let (a, b) = match change.kind {
+                        crate::protocol::teams::ChangeKind::Renamed { ref from } => (from.clone(), path.clone()),
+                        _ => (path.clone(), path.clone()),
+                    };
+                    let a = if base.is_some() { format!("a/{a}") } else { "/dev/null".into() };
+                    let b = if mine.is_some() { format!("b/{b}") } else { "/dev/null".into() };
+                    similar::TextDiff::from_lines(old, new).unified_diff().header(&a, &b).to_string()
+                }
+            };
+            files.push((path, change_kind(&change.kind), text));
+        }
+        match json {
+            true => {
+                let files: Vec<_> = files.iter().map(|(p, k, d)| json!({"path": p, "kind": k, "diff": d})).collect();
+                println!("{}", json!({"member": member.name, "files": files}));
+            }
+            false => files.iter().for_each(|(_, _, d)| print!("{d}")),
+        }
+        Ok(0)
+    }
+
+    async fn merge(&mut self, which: &str, names: &[String], paths: &[String], json: bool) -> anyhow::Result<u8> {
+        let team = self.team(which)?;
+        let members: Vec<MemberCopy> = match names {
+            [] => team.members.iter().filter_map(|(_, m)| m.as_ref().ok().cloned()).collect(),
+            names => names.iter().map(|n| Self::member(&team, n)).collect::<anyhow::Result<_>>()?,
+        };
+        let checked = crate::runtime::teams::recipe::load(&team.record.project).ok().flatten().and_then(|r| r.check);
+        let mut code = 0;
+        let mut told = Vec::new();
+        for member in members {
+            let selected = (!paths.is_empty()).then(|| paths.to_vec());
+            let (id, name) = (team.record.id.clone(), member.name.clone());
+            self.send(TeamCommand::Merge { team: id, member, selected }).await?;
+            let event = self.team_event(|e| matches!(e, TeamEvent::Merged { agent, .. } if *agent == name)).await?;
+            let TeamEvent::Merged { result, told: message, .. } = event else { unreachable!() };
+            let applied = matches!(&result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
+            let check_failed = matches!(&result, Err(TeamError::CheckFailed { .. }));
+            // The recipe's check: after a merge that applied files in the project, or before it
+            // in a scratch copy (it then ran already; its end is reported the same way).
+            let check = match &checked {
+                Some(_) if applied || check_failed || matches!(&result, Ok(MergeReport { checked: Some(_), .. })) => {
+                    let event =
+                        self.team_event(|e| matches!(e, TeamEvent::CheckDone { agent, .. } if *agent == name)).await?;
+                    let TeamEvent::CheckDone { result, .. } = event else { unreachable!() };
+                    Some(result)
+                }
+                _ => None,
+            };
+            code = code.max(self.merge_said(&name, &result, check.as_ref(), json));
+            if let Some(message) = message {
+                told.push((name.clone(), message));
+            }
+        }
+        // Members told of conflicts answer now: their answers stream here.
+        for (name, message) in told {
+            if !json {
+                eprintln!("\n[{name} was told:]\n{}\n[{name} answers:]", message.text);
+            }
+            let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
+            let out = Output::new(json, self.lang, name.clone(), runtime);
+            follow_turn(&self.commands, &mut self.events, out, Allow::Reject, &[]).await?;
+        }
+        Ok(code)
+    }
+
+    /// Says what a merge of `name` did; returns its exit code.
+    fn merge_said(
+        &self,
+        name: &str,
+        result: &Result<MergeReport, TeamError>,
+        check: Option<&Result<(), String>>,
+        json: bool,
+    ) -> u8 {
+        let check_json = check.map(|c| match c {
+            Ok(()) => json!({"passed": true}),
+            Err(why) => json!({"passed": false, "why": why}),
+        });
+        let failed_check = matches!(check, Some(Err(_)));
+        match result {
+            Ok(report) => {
+                let conflicts: Vec<_> = report
+                    .conflicts
+                    .iter()
+                    .map(|(p, k)| json!({"path": p, "kind": format!("{k:?}").to_lowercase()}))
+                    .collect();
+                if json {
+                    println!(
+                        "{}",
+                        json!({"member": name, "applied": report.applied, "unchanged": report.unchanged.len(),
+                        "conflicts": conflicts, "refused": report.refused, "check": check_json})
+                    );
+                } else if report.conflicts.is_empty() {
+                    println!("{name}: merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
+                    if !report.refused.is_empty() {
+                        println!("  not merged, still holding conflict markers: {}", report.refused.join(", "));
+                    }
+                } else {
+                    println!("{name}: conflicts: {} (nothing applied)", report.conflicts.len());
+                    for (path, kind) in &report.conflicts {
+                        println!("  {path}: {}", crate::i18n::conflict_text(self.lang, *kind));
+                    }
+                }
+                if let (false, Some(Err(why))) = (json, check) {
+                    println!("  the check after the merge failed ({why}); `sidekicks team undo` takes the merge back");
+                }
+                let unresolved = !report.conflicts.is_empty() || !report.refused.is_empty();
+                if unresolved || failed_check { 1 } else { 0 }
+            }
+            Err(TeamError::CheckFailed { why, .. }) => {
+                match json {
+                    true => println!("{}", json!({"member": name, "error": "check failed", "why": why})),
+                    false => println!("{name}: the check failed in a scratch copy ({why}); nothing was merged"),
+                }
+                1
+            }
+            Err(e) => {
+                let words = crate::i18n::team_error_text(self.lang, e);
+                match json {
+                    true => println!("{}", json!({"member": name, "error": words})),
+                    false => eprintln!("{name}: error: {words} (nothing was changed)"),
+                }
+                2
+            }
+        }
+    }
+
+    async fn prompt(
+        &mut self,
+        which: &str,
+        member: &str,
+        allow: Allow,
+        json: bool,
+        text: String,
+    ) -> anyhow::Result<u8> {
+        let team = self.team(which)?;
+        let member = Self::member(&team, member)?;
+        let name = member.name.clone();
+        if !member.ready {
+            bail!("{name} cannot work yet: its copy's setup has not succeeded (the window's team page runs it again)");
+        }
+        // The member is an agent once the manager has it.
+        while self.config.agent(&name).is_none() {
+            if let Event::ConfigApplied { config } = self.events.recv().await.context("the runtime ended")? {
+                self.config = config;
+            }
+            if self.config.agent(&member.agent).is_none() {
+                bail!("{name} cannot start: its agent {:?} is not in the config", member.agent);
+            }
+        }
+        let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
+        let prompt = Command::Prompt { agent: name.clone(), text, context: None, id: None, attachments: Vec::new() };
+        self.commands.send(prompt).await.context("the runtime ended")?;
+        follow_turn(&self.commands, &mut self.events, Output::new(json, self.lang, name, runtime), allow, &[]).await
+    }
+
+    async fn restore(&mut self, which: &str, json: bool) -> anyhow::Result<u8> {
+        let live = self.team(which).ok();
+        let kept = self.discarded.iter().find(|w| match &live {
+            Some(team) => w.team == team.record.id,
+            None => w.team == which || w.team_name.eq_ignore_ascii_case(which),
+        });
+        let Some(kept) = kept.cloned() else { bail!("no discarded work of team {which:?} is kept") };
+        let team = live.map(|t| t.record);
+        self.send(TeamCommand::RestoreDiscarded { id: kept.id.clone(), team }).await?;
+        let id = kept.id.clone();
+        let event = self.team_event(|e| matches!(e, TeamEvent::WorkRestored { id: i, .. } if *i == id)).await?;
+        let TeamEvent::WorkRestored { result, .. } = event else { unreachable!() };
+        let team = result.map_err(|e| anyhow::anyhow!("{}", crate::i18n::team_error_text(self.lang, &e)))?;
+        match json {
+            true => println!("{}", team_json(&team)),
+            false => {
+                let members: Vec<String> = kept.members.iter().map(|(m, n)| format!("{m} ({n} file(s))")).collect();
+                println!("restored into {}: {}", team.record.name, members.join(", "));
+            }
+        }
+        Ok(0)
+    }
+}
+
+/// A change's kind in one word.
+fn change_kind(kind: &crate::protocol::teams::ChangeKind) -> &'static str {
+    use crate::protocol::teams::ChangeKind as K;
+    match kind {
+        K::Added => "added",
+        K::Modified => "modified",
+        K::Deleted => "deleted",
+        K::Renamed { .. } => "renamed",
+        K::Mode => "mode",
+        K::Type => "type",
+    }
+}
+
+/// A team as JSON: id, name, project, provider, lead, members (name, agent, copy, ready).
+fn team_json(team: &TeamInfo) -> serde_json::Value {
+    let members: Vec<serde_json::Value> = team
+        .members
+        .iter()
+        .map(|(name, m)| match m {
+            Ok(m) => json!({"name": name, "agent": m.agent, "copy": m.copy, "ready": m.ready}),
+            Err(e) => json!({"name": name, "error": e.to_string()}),
+        })
+        .collect();
+    json!({"id": team.record.id, "name": team.record.name, "project": team.record.project,
+        "provider": team.record.provider, "lead": team.record.lead, "members": members, "undoable": team.undoable})
+}
