@@ -106,6 +106,9 @@ pub enum TeamCli {
         /// Merge only these paths.
         #[arg(long = "path")]
         paths: Vec<String>,
+        /// How the permission requests of a member answering its conflicts are answered.
+        #[arg(long, value_enum, default_value = "reject")]
+        allow: Allow,
         /// JSON instead of words.
         #[arg(long)]
         json: bool,
@@ -282,7 +285,9 @@ impl Door {
             TeamCli::Status { team, json } => self.status(&team, json).await,
             TeamCli::Prompt { team, member, allow, json, text } => self.prompt(&team, &member, allow, json, text).await,
             TeamCli::Diff { team, member, json } => self.diff(&team, &member, json).await,
-            TeamCli::Merge { team, members, paths, json } => self.merge(&team, &members, &paths, json).await,
+            TeamCli::Merge { team, members, paths, allow, json } => {
+                self.merge(&team, &members, &paths, allow, json).await
+            }
             TeamCli::Undo { team, json } => {
                 let team = self.team(&team)?;
                 let Some(name) = team.undoable.clone() else { bail!("{}", TeamError::NothingToUndo) };
@@ -492,7 +497,14 @@ impl Door {
         Ok(0)
     }
 
-    async fn merge(&mut self, which: &str, names: &[String], paths: &[String], json: bool) -> anyhow::Result<u8> {
+    async fn merge(
+        &mut self,
+        which: &str,
+        names: &[String],
+        paths: &[String],
+        allow: Allow,
+        json: bool,
+    ) -> anyhow::Result<u8> {
         let team = self.team(which)?;
         let members: Vec<MemberCopy> = match names {
             [] => team.members.iter().filter_map(|(_, m)| m.as_ref().ok().cloned()).collect(),
@@ -532,7 +544,7 @@ impl Door {
             }
             let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
             let out = Output::new(json, self.lang, name.clone(), runtime);
-            follow_turn(&self.commands, &mut self.events, out, Allow::Reject, &[]).await?;
+            follow_turn(&self.commands, &mut self.events, out, allow, &[]).await?;
         }
         Ok(code)
     }

@@ -9,7 +9,7 @@
 //! text and the tools of an `[[mcp]]` server reach it. npm installs it on first run;
 //! without node/npm the test is skipped with a reason, except in CI (`CI` set).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command as Process;
 use std::time::Duration;
 
@@ -24,32 +24,6 @@ use common::config_text;
 use common::window::{runtime, step_until, window};
 
 const LONG: Duration = Duration::from_secs(60);
-
-/// The adapter's launcher, installed with `npm ci` when missing.
-fn codex_acp() -> Option<PathBuf> {
-    static INSTALLED: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    INSTALLED
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/codex-agent");
-            let launcher = dir.join("node_modules/.bin/codex-acp");
-            let have = |tool: &str| Process::new(tool).arg("--version").output().is_ok_and(|o| o.status.success());
-            if !have("node") || !have("npm") {
-                assert!(std::env::var_os("CI").is_none(), "node and npm are required in CI for the Codex adapter test");
-                println!("skipped: node or npm is not installed (the Codex adapter comes from npm)");
-                return None;
-            }
-            if !launcher.exists() {
-                let out = Process::new("npm")
-                    .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-                    .current_dir(&dir)
-                    .output()
-                    .expect("run npm ci");
-                assert!(out.status.success(), "npm ci failed: {}", String::from_utf8_lossy(&out.stderr));
-            }
-            Some(launcher)
-        })
-        .clone()
-}
 
 /// A window with the adapter as agent `codex`; `env` is added to its `env` table. Its Codex home
 /// is empty (no saved login) and its model endpoint a closed port on loopback.
@@ -79,7 +53,7 @@ fn state(h: &Harness<'static, SidekicksApp>) -> AgentState {
 
 #[test]
 fn the_codex_adapter_asks_to_log_in_and_a_key_typed_in_the_card_opens_its_session() {
-    let Some(launcher) = codex_acp() else { return };
+    let Some(launcher) = common::codex::launcher() else { return };
     if std::env::var_os("OPENAI_API_KEY").is_some() || std::env::var_os("CODEX_API_KEY").is_some() {
         println!("skipped: an API key in this environment would log the adapter in at once");
         return;
@@ -117,7 +91,7 @@ fn the_codex_adapter_asks_to_log_in_and_a_key_typed_in_the_card_opens_its_sessio
 
 #[test]
 fn a_key_in_the_agents_env_logs_the_codex_adapter_in_at_once() {
-    let Some(launcher) = codex_acp() else { return };
+    let Some(launcher) = common::codex::launcher() else { return };
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let mut h = codex_window(dir.path(), &launcher, ", OPENAI_API_KEY = \"sk-from-the-config\"", &rt);
@@ -146,7 +120,7 @@ fn a_key_in_the_agents_env_logs_the_codex_adapter_in_at_once() {
 /// MCP server from `[[mcp]]`, which it starts and whose tools it offers the model.
 #[test]
 fn images_files_and_mcp_servers_reach_the_codex_adapter_and_its_model() {
-    let Some(launcher) = codex_acp() else { return };
+    let Some(launcher) = common::codex::launcher() else { return };
     let model = common::fake_model::FakeModel::start();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("codex-home");

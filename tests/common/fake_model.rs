@@ -1,7 +1,9 @@
 //! A stand-in for the OpenAI Responses endpoint on loopback, for published agents run offline:
 //! every `POST …/responses` is recorded (its JSON body) and answered with a short SSE stream
-//! ("Hello from the fake model."); other requests get an empty JSON list. HTTP/1.1, one request
-//! per connection.
+//! ("Hello from the fake model."), or, when the person's last message holds a rule's words and
+//! no tool has answered since, with a call of Codex's `apply_patch` tool carrying the rule's
+//! patch (so the agent edits files as a real model would have it do); other requests get an
+//! empty JSON list. HTTP/1.1, one request per connection.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -17,17 +19,27 @@ pub struct FakeModel {
     bodies: Arc<Mutex<Vec<String>>>,
 }
 
+/// Words to find in the person's last message, and the patch the model then asks to apply.
+pub type Rule = (String, String);
+
 impl FakeModel {
     /// Starts it on a free port.
     pub fn start() -> Self {
+        Self::with_rules(Vec::new())
+    }
+
+    /// Starts it on a free port, asking for the patch of the first rule whose words the
+    /// person's last message holds.
+    pub fn with_rules(rules: Vec<Rule>) -> Self {
+        let rules = Arc::new(rules);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let bodies: Arc<Mutex<Vec<String>>> = Arc::default();
         let seen = bodies.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let seen = seen.clone();
-                std::thread::spawn(move || serve(stream, &seen));
+                let (seen, rules) = (seen.clone(), rules.clone());
+                std::thread::spawn(move || serve(stream, &seen, &rules));
             }
         });
         Self { base_url, bodies }
@@ -39,7 +51,7 @@ impl FakeModel {
     }
 }
 
-fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) {
+fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule]) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).is_err() {
@@ -64,7 +76,8 @@ fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) {
     let mut out = stream;
     let (content_type, reply) = if request_line.starts_with("POST") && request_line.contains("/responses") {
         seen.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
-        ("text/event-stream", sse())
+        let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        ("text/event-stream", sse(patch_for(&request, rules)))
     } else {
         ("application/json", r#"{"data":[],"models":[]}"#.to_string())
     };
@@ -76,19 +89,37 @@ fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) {
     let _ = out.write_all(reply.as_bytes());
 }
 
-fn sse() -> String {
+/// The patch to ask for: the first rule whose words the last message of the person holds, when
+/// no tool has answered since it.
+fn patch_for<'a>(request: &serde_json::Value, rules: &'a [Rule]) -> Option<&'a str> {
+    let input = request["input"].as_array()?;
+    let last = input.iter().rposition(|i| i["type"] == "message" && i["role"] == "user")?;
+    if input[last..].iter().any(|i| i["type"].as_str().is_some_and(|t| t.ends_with("_output"))) {
+        return None;
+    }
+    let said = input[last]["content"].to_string();
+    rules.iter().find(|(words, _)| said.contains(words.as_str())).map(|(_, patch)| patch.as_str())
+}
+
+fn sse(patch: Option<&str>) -> String {
     let message = serde_json::json!({"type": "message", "role": "assistant", "id": "msg_1",
         "content": [{"type": "output_text", "text": ANSWER}]});
-    let events = [
-        serde_json::json!({"type": "response.created", "response": {"id": "resp_1"}}),
-        serde_json::json!({"type": "response.output_item.added", "output_index": 0,
-            "item": {"type": "message", "role": "assistant", "id": "msg_1", "content": []}}),
-        serde_json::json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
-            "content_index": 0, "delta": ANSWER}),
-        serde_json::json!({"type": "response.output_item.done", "output_index": 0, "item": message}),
-        serde_json::json!({"type": "response.completed", "response": {"id": "resp_1", "usage": {
-            "input_tokens": 10, "input_tokens_details": null, "output_tokens": 5,
-            "output_tokens_details": null, "total_tokens": 15}}}),
-    ];
-    events.iter().map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap())).collect()
+    let said = match patch {
+        Some(patch) => vec![serde_json::json!({"type": "response.output_item.done", "output_index": 0,
+            "item": {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "apply_patch",
+                "input": patch}})],
+        None => vec![
+            serde_json::json!({"type": "response.output_item.added", "output_index": 0,
+                "item": {"type": "message", "role": "assistant", "id": "msg_1", "content": []}}),
+            serde_json::json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+                "content_index": 0, "delta": ANSWER}),
+            serde_json::json!({"type": "response.output_item.done", "output_index": 0, "item": message}),
+        ],
+    };
+    let events = std::iter::once(serde_json::json!({"type": "response.created", "response": {"id": "resp_1"}}))
+        .chain(said)
+        .chain(std::iter::once(serde_json::json!({"type": "response.completed", "response": {"id": "resp_1",
+            "usage": {"input_tokens": 10, "input_tokens_details": null, "output_tokens": 5,
+            "output_tokens_details": null, "total_tokens": 15}}})));
+    events.map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap())).collect()
 }

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: a runtime to drive, event collection with deadlines.
 #![allow(dead_code)]
 
+pub mod codex;
 pub mod docker;
 pub mod fake_model;
 pub mod history;

@@ -1,0 +1,174 @@
+//! `sidekicks team …` driven as a script would, with two demo agents as members of a real git
+//! project (issue 33): a team is made, listed and shown; a member works in its copy through
+//! `team prompt` (the person's agent and folder untouched); its diff and merge; a conflicting
+//! edit is refused, the member told and answering; merging again before it resolved the markers
+//! is refused by name; resolved, it merges; undo, discard and restore. Each process is a new
+//! Sidekicks: what one did, the next sees.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+use common::{BIN, config_text, git};
+
+/// A user's folders of their own (history, teams, logs) and a config with agents ada and bob.
+struct Person {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    config: PathBuf,
+    project: PathBuf,
+    home: PathBuf,
+}
+
+impl Person {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let project = root.join("project");
+        std::fs::create_dir(&project).unwrap();
+        std::fs::write(project.join("notes.txt"), "first\nsecond\nthird\n").unwrap();
+        git(&project, &["init", "-q", "-b", "main"]);
+        git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+        git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+        let home = root.join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("own.txt"), "mine\n").unwrap();
+        let config = root.join("sidekicks.toml");
+        let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
+        std::fs::write(&config, config_text("", &agents, &home)).unwrap();
+        Self { _dir: dir, root, config, project, home }
+    }
+
+    /// Runs `sidekicks --config C team ARGS`: exit code, stdout, stderr.
+    fn team(&self, args: &[&str]) -> (i32, String, String) {
+        let out = Command::new(BIN)
+            .arg("--config")
+            .arg(&self.config)
+            .arg("team")
+            .args(args)
+            .env("HOME", self.root.join("user"))
+            .env("XDG_DATA_HOME", self.root.join("user/data"))
+            .env("XDG_CONFIG_HOME", self.root.join("user/config"))
+            .env("XDG_STATE_HOME", self.root.join("user/state"))
+            .env("XDG_RUNTIME_DIR", self.root.join("user"))
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    }
+
+    fn json(&self, args: &[&str]) -> serde_json::Value {
+        let (code, out, err) = self.team(args);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+    }
+}
+
+fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap()
+}
+
+#[test]
+fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
+    let p = Person::new();
+    let made = p.json(&[
+        "new",
+        "--project",
+        p.project.to_str().unwrap(),
+        "--agent",
+        "ada",
+        "--agent",
+        "bob",
+        "--name",
+        "squad",
+        "--json",
+    ]);
+    let members = made["members"].as_array().unwrap();
+    let names: Vec<&str> = members.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ada · squad", "bob · squad"]);
+    assert_eq!(members[0]["agent"], "ada");
+    let copy = |i: usize| PathBuf::from(members[i]["copy"].as_str().unwrap());
+    let (ada, bob) = (copy(0), copy(1));
+    assert_eq!(read(&ada, "notes.txt"), "first\nsecond\nthird\n");
+
+    // Another process lists it.
+    let listed = p.json(&["list", "--json"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["name"], "squad");
+
+    // Ada's member works in her copy: the demo agent writes a note there.
+    let (code, out, err) = p.team(&["prompt", "squad", "ada", "files"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(ada.join("notes/demo.md").is_file(), "written in the member's copy: {out}{err}");
+    assert!(!p.project.join("notes/demo.md").exists() && !p.home.join("notes").exists());
+    assert_eq!(std::fs::read_dir(&p.home).unwrap().count(), 1, "the person's agent's folder is untouched");
+
+    let status = p.json(&["status", "squad", "--json"]);
+    let changes = &status["members"][0]["changes"];
+    assert_eq!(changes[0]["path"], "notes/demo.md", "{status}");
+    assert_eq!(changes[0]["kind"], "added");
+    assert_eq!(status["members"][1]["changes"].as_array().unwrap().len(), 0);
+    let (code, diff, err) = p.team(&["diff", "squad", "ada · squad"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(diff.contains("--- /dev/null\n+++ b/notes/demo.md\n"), "{diff}");
+
+    let (code, out, err) = p.team(&["merge", "squad", "ada"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("ada · squad: merged: 1 applied"), "{out}");
+    assert_eq!(read(&p.project, "notes/demo.md"), read(&ada, "notes/demo.md"));
+
+    // Bob and the project change the same line: nothing applied, Bob is told and answers.
+    std::fs::write(p.project.join("notes.txt"), "first (project)\nsecond\nthird\n").unwrap();
+    std::fs::write(bob.join("notes.txt"), "first (Bob)\nsecond\nthird\n").unwrap();
+    std::fs::write(bob.join("bob.txt"), "Bob's own file\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "squad", "bob"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("bob · squad: conflicts: 1 (nothing applied)") && out.contains("notes.txt"), "{out}");
+    assert!(err.contains("[bob · squad was told:]") && err.contains("[bob · squad answers:]"), "{err}");
+    assert!(!p.project.join("bob.txt").exists());
+    assert!(read(&bob, "notes.txt").contains("<<<<<<< main\n"));
+
+    // Merged again before the markers are resolved: the rest merges, the marked file does not.
+    let (code, out, err) = p.team(&["merge", "squad", "bob", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(report["refused"], serde_json::json!(["notes.txt"]), "{out}");
+    assert_eq!(report["applied"], serde_json::json!(["bob.txt"]));
+    assert_eq!(read(&p.project, "notes.txt"), "first (project)\nsecond\nthird\n", "no markers in the project");
+
+    // Resolved: it merges; the merge can be undone.
+    std::fs::write(bob.join("notes.txt"), "first (project and Bob)\nsecond\nthird\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "squad"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(&p.project, "notes.txt"), "first (project and Bob)\nsecond\nthird\n");
+    let (code, out, err) = p.team(&["undo", "squad"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("undone: the merge of bob · squad"), "{out}");
+    assert_eq!(read(&p.project, "notes.txt"), "first (project)\nsecond\nthird\n");
+    let (code, _, err) = p.team(&["undo", "squad"]);
+    assert_eq!(code, 2, "nothing left to undo");
+    assert!(err.contains("no merge of this member to undo"), "{err}");
+
+    // Discarded, Bob's work not merged is kept, and comes back.
+    let (code, out, err) = p.team(&["discard", "squad", "bob"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!bob.exists());
+    let (code, out, err) = p.team(&["restore", "squad"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let status = p.json(&["status", "squad", "--json"]);
+    let bob_now = status["members"].as_array().unwrap().iter().find(|m| m["name"] == "bob · squad").cloned();
+    let bob_now = bob_now.unwrap_or_else(|| panic!("bob is back: {status}"));
+    let copy = PathBuf::from(bob_now["copy"].as_str().unwrap());
+    assert_eq!(read(&copy, "notes.txt"), "first (project and Bob)\nsecond\nthird\n");
+
+    // Errors in words.
+    let (code, _, err) = p.team(&["status", "nobody"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no team \"nobody\" (teams: squad)"), "{err}");
+    let (code, _, err) = p.team(&["new", "--project", p.project.to_str().unwrap(), "--agent", "eve"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no agent \"eve\" in the config (agents: ada, bob)"), "{err}");
+    let (code, out, err) = p.team(&["discard", "squad"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
+}
