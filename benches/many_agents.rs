@@ -47,14 +47,7 @@ fn main() {
     let rss_idle = rss();
 
     // Everyone answers at once.
-    let commands = {
-        let state = &mut h.state_mut().state;
-        let agents = state.agents.clone();
-        state.channels.say(&agents, "all", "wait")
-    };
-    for command in commands {
-        h.state_mut().send(command);
-    }
+    h.state_mut().send(sidekicks::app::Command::Say { channel: "all".into(), text: "wait".into() });
     until(&mut h, "every agent streaming", |h| {
         h.state().state.agents.iter().all(|a| a.conversation.is_streaming() && a.conversation.messages.len() >= 2)
     });

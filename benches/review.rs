@@ -95,7 +95,7 @@ fn state(files: Vec<ReviewFile>) -> AppState {
         bytes: None,
     };
     state.teams.apply(TeamEvent::Loaded { teams: vec![info], discarded: Vec::new(), leftovers: Vec::new() });
-    state.teams.requested(&TeamCommand::Review { team: "t".into(), member });
+    state.teams.requested(&TeamCommand::Review { team: "t".into(), member: member.name.clone() });
     state.teams.apply(TeamEvent::Review { team: "t".into(), agent: "ada".into(), result: Ok(files) });
     state
 }

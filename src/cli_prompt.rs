@@ -133,8 +133,10 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         }
         commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None, attachments }).await?;
         let out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
-        let code = follow_turn(&commands, &mut events, out, allow, &chosen).await?;
-        shut_down(&commands, &mut events).await;
+        let (code, shut) = follow_turn(&commands, &mut events, out, allow, &chosen).await?;
+        if !shut {
+            shut_down(&commands, &mut events).await;
+        }
         // Everything shown is stored before the process ends.
         history.flush_history().await;
         Ok(code)
@@ -144,15 +146,16 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
 /// Follows `out.agent`'s turn (its message is sent) until it ends: streams it, answers
 /// permission requests with `allow`, cancels on Ctrl+C (a second one kills the agent and shuts
 /// the runtime down); returns the exit code (0 ended normally, 1 failed, 3 login needed, 130
-/// interrupted).
+/// interrupted) and whether the runtime has shut down already.
 pub(crate) async fn follow_turn(
     commands: &tokio::sync::mpsc::Sender<Command>,
     events: &mut tokio::sync::mpsc::Receiver<Event>,
     mut out: Output,
     allow: Allow,
     chosen: &[crate::model::session_config::Chosen],
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<(u8, bool)> {
     let (agent, json) = (out.agent.clone(), out.json);
+    let mut shut = false;
     let mut code = None;
     // A stream of signals, not `ctrl_c()`: that future ends after the first one.
     let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
@@ -222,11 +225,14 @@ pub(crate) async fn follow_turn(
                     }
                 }
             }
-            Event::ShutdownComplete => break,
+            Event::ShutdownComplete => {
+                shut = true;
+                break;
+            }
             _ => {}
         }
     }
-    Ok(code.unwrap_or(1))
+    Ok((code.unwrap_or(1), shut))
 }
 
 /// Stops every agent and waits until they have stopped (or the runtime has ended).

@@ -168,6 +168,8 @@ struct Door {
     teams: Vec<TeamInfo>,
     discarded: Vec<DiscardedWork>,
     lang: Language,
+    /// The runtime shut down (a second Ctrl+C).
+    shut: bool,
 }
 
 impl Door {
@@ -196,12 +198,14 @@ impl Door {
         }
         let (config, (teams, discarded)) = (config.unwrap_or_default(), loaded.unwrap_or_default());
         let lang = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());
-        Ok(Self { commands, events, history: sink, config, teams, discarded, lang })
+        Ok(Self { commands, events, history: sink, config, teams, discarded, lang, shut: false })
     }
 
     /// Stops what was started and waits until what was said is stored.
     async fn close(mut self) {
-        shut_down(&self.commands, &mut self.events).await;
+        if !self.shut {
+            shut_down(&self.commands, &mut self.events).await;
+        }
         self.history.flush_history().await;
     }
 
@@ -220,6 +224,7 @@ impl Door {
                 Event::Team(TeamEvent::SetupOutput { text, .. } | TeamEvent::CheckOutput { text, .. }) => {
                     eprint!("{text}");
                 }
+                Event::Team(TeamEvent::Failed { agent, error, .. }) => bail!("{agent}: {error}"),
                 Event::Team(event) if wanted(&event) => return Ok(event),
                 _ => {}
             }
@@ -293,7 +298,7 @@ impl Door {
                 let Some(name) = team.undoable.clone() else { bail!("{}", TeamError::NothingToUndo) };
                 let member = Self::member(&team, &name)?;
                 let id = team.record.id.clone();
-                self.send(TeamCommand::UndoMerge { team: id, member }).await?;
+                self.send(TeamCommand::UndoMerge { team: id, member: member.name }).await?;
                 let event = self.team_event(|e| matches!(e, TeamEvent::MergeUndone { .. })).await?;
                 let TeamEvent::MergeUndone { result, .. } = event else { unreachable!() };
                 let paths = result.map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -305,8 +310,8 @@ impl Door {
             }
             TeamCli::Discard { team, member, json } => {
                 let team = self.team(&team)?;
-                let member = member.map(|m| Self::member(&team, &m)).transpose()?;
-                self.send(TeamCommand::Discard { record: team.record.clone(), member }).await?;
+                let member = member.map(|m| Self::member(&team, &m)).transpose()?.map(|m| m.name);
+                self.send(TeamCommand::Discard { team: team.record.id.clone(), member }).await?;
                 let wanted =
                     |e: &TeamEvent| matches!(e, TeamEvent::Discarded { .. } | TeamEvent::DiscardRefused { .. });
                 match self.team_event(wanted).await? {
@@ -411,7 +416,7 @@ impl Door {
                 members.push(json!({"name": name, "error": member.as_ref().err().map(|e| e.to_string())}));
                 continue;
             };
-            self.send(TeamCommand::Changes { team: team.record.id.clone(), member: member.clone() }).await?;
+            self.send(TeamCommand::Changes { team: team.record.id.clone(), member: name.clone() }).await?;
             let event = self.team_event(|e| matches!(e, TeamEvent::Changes { agent, .. } if agent == name)).await?;
             let TeamEvent::Changes { result, .. } = event else { unreachable!() };
             let changes: Vec<serde_json::Value> = match &result {
@@ -461,7 +466,7 @@ impl Door {
         let team = self.team(which)?;
         let member = Self::member(&team, member)?;
         let id = team.record.id.clone();
-        self.send(TeamCommand::Changes { team: id.clone(), member: member.clone() }).await?;
+        self.send(TeamCommand::Changes { team: id.clone(), member: member.name.clone() }).await?;
         let name = member.name.clone();
         let event = self.team_event(|e| matches!(e, TeamEvent::Changes { agent, .. } if *agent == name)).await?;
         let TeamEvent::Changes { result, .. } = event else { unreachable!() };
@@ -469,7 +474,7 @@ impl Door {
         let mut files = Vec::new();
         for change in &changes {
             let path = change.path.clone();
-            self.send(TeamCommand::Diff { team: id.clone(), member: member.clone(), path: path.clone() }).await?;
+            self.send(TeamCommand::Diff { team: id.clone(), member: member.name.clone(), path: path.clone() }).await?;
             let event = self.team_event(|e| matches!(e, TeamEvent::Diff { path: p, .. } if *p == path)).await?;
             let TeamEvent::Diff { base, member: mine, .. } = event else { unreachable!() };
             let text = match (&base, &mine) {
@@ -516,7 +521,7 @@ impl Door {
         for member in members {
             let selected = (!paths.is_empty()).then(|| paths.to_vec());
             let (id, name) = (team.record.id.clone(), member.name.clone());
-            self.send(TeamCommand::Merge { team: id, member, selected }).await?;
+            self.send(TeamCommand::Merge { team: id, member: member.name, selected }).await?;
             let event = self.team_event(|e| matches!(e, TeamEvent::Merged { agent, .. } if *agent == name)).await?;
             let TeamEvent::Merged { result, told: message, .. } = event else { unreachable!() };
             let applied = matches!(&result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
@@ -539,12 +544,16 @@ impl Door {
         }
         // Members told of conflicts answer now: their answers stream here.
         for (name, message) in told {
+            if self.shut {
+                break;
+            }
             if !json {
                 eprintln!("\n[{name} was told:]\n{}\n[{name} answers:]", message.text);
             }
             let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
             let out = Output::new(json, self.lang, name.clone(), runtime);
-            follow_turn(&self.commands, &mut self.events, out, allow, &[]).await?;
+            let (_, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &[]).await?;
+            self.shut |= shut;
         }
         Ok(code)
     }
@@ -636,7 +645,10 @@ impl Door {
         let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
         let prompt = Command::Prompt { agent: name.clone(), text, context: None, id: None, attachments: Vec::new() };
         self.commands.send(prompt).await.context("the runtime ended")?;
-        follow_turn(&self.commands, &mut self.events, Output::new(json, self.lang, name, runtime), allow, &[]).await
+        let out = Output::new(json, self.lang, name, runtime);
+        let (code, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &[]).await?;
+        self.shut |= shut;
+        Ok(code)
     }
 
     async fn restore(&mut self, which: &str, json: bool) -> anyhow::Result<u8> {
@@ -646,8 +658,7 @@ impl Door {
             None => w.team == which || w.team_name.eq_ignore_ascii_case(which),
         });
         let Some(kept) = kept.cloned() else { bail!("no discarded work of team {which:?} is kept") };
-        let team = live.map(|t| t.record);
-        self.send(TeamCommand::RestoreDiscarded { id: kept.id.clone(), team }).await?;
+        self.send(TeamCommand::RestoreDiscarded { id: kept.id.clone() }).await?;
         let id = kept.id.clone();
         let event = self.team_event(|e| matches!(e, TeamEvent::WorkRestored { id: i, .. } if *i == id)).await?;
         let TeamEvent::WorkRestored { result, .. } = event else { unreachable!() };

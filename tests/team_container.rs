@@ -204,8 +204,8 @@ fn member_in_its_own_container(engine: Engine) {
     step_until(&mut h, LONG, "the team", |h| h.state().state.teams.teams.len() == 1);
 
     // Discarding the member ends it and removes its container; the person's agent is as it was.
-    let record = h.state().state.teams.teams[0].info.record.clone();
-    h.state_mut().send(sidekicks::app::Command::Team(Box::new(TeamCommand::Discard { record, member: None })));
+    let discard = TeamCommand::Discard { team: team.clone(), member: None };
+    h.state_mut().send(sidekicks::app::Command::Team(Box::new(discard)));
     step_until(&mut h, LONG, "the team discarded", |h| h.state().state.teams.teams.is_empty());
     step_until(&mut h, LONG, "the member gone", |h| h.state().state.agent("boxed · Boxed").is_none());
     assert_eq!(h.state().state.agent("boxed").unwrap().config.runtime.container.as_deref(), Some(own.name.as_str()));

@@ -124,9 +124,7 @@ fn a_channel_routes_catches_up_and_stops_per_member() {
     say(&mut h, "@bob one more");
     h.get_all_by_label("ada").next().unwrap().click();
     // (Bob's own entry gets a `•` too when his turn ends unseen: wait for the channel's.)
-    step_until(&mut h, LONG, "the channel's unread marker", |h| {
-        h.state().state.channels.channel("design").unwrap().unread
-    });
+    step_until(&mut h, LONG, "the channel's unread marker", |h| h.state().state.channels.is_unread("design"));
     step_until(&mut h, LONG, "the unread marker", |h| h.query_by_label("•").is_some());
     step_until(&mut h, LONG, "bob idle", |h| state(h, "bob") == AgentState::Idle);
     let said = h.state().state.channels.channel("design").unwrap().timeline.clone();
@@ -281,15 +279,19 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
 fn a_long_channel_history_lays_out_only_what_is_in_view() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
-    let mut h = window(&config(dir.path()), dir.path(), &rt, None);
-    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
-    {
-        let state = &mut h.state_mut().state;
-        let agents = state.agents.clone();
-        for i in 0..300 {
-            state.channels.say(&agents, "design", &format!("earlier message {i:03}"));
-        }
+    // The history the channel service finds in the store.
+    let store = sidekicks::runtime::store::Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let mut earlier = sidekicks::model::channel::Timeline::default();
+    let members = ["ada".to_string(), "bob".to_string()];
+    for i in 0..300 {
+        earlier.say("design", &format!("earlier message {i:03}"), &members);
     }
+    store.save_channel(&dir.path().join("sidekicks.toml"), "design", &earlier).unwrap();
+    let mut h = window(&config(dir.path()), dir.path(), &rt, Some(store));
+    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
+    step_until(&mut h, LONG, "its history", |h| {
+        h.state().state.channels.channel("design").is_some_and(|c| c.timeline.entries.len() == 900)
+    });
     h.get_all_by_label("#design").next().unwrap().click();
     say(&mut h, "the newest");
     step_until(&mut h, LONG, "both answers", |h| ["ada", "bob"].iter().all(|a| answered(h, a, "the newest")));
@@ -317,5 +319,45 @@ fn a_long_channel_history_lays_out_only_what_is_in_view() {
     step_until(&mut h, LONG, "the first message", |h| h.query_all_by_label("earlier message 000").next().is_some());
     assert!(laid_out(&h) < 40, "{} laid out at the top", laid_out(&h));
     assert!(h.query_all_by_label("the newest").next().is_none(), "the newest is out of view");
+    h.state_mut().shutdown();
+}
+
+/// The channel keeps what it showed (issue 33): a member's answer stays in the channel when the
+/// member opens a new thread (its conversation no longer holds the answer), and after a restart.
+#[test]
+fn a_channel_keeps_an_answer_when_the_member_opens_another_thread() {
+    use sidekicks::model::channel::Entry;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let rt = runtime();
+    let mut h = window(&config(dir.path()), dir.path(), &rt, Some(store.clone()));
+    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
+    h.get_all_by_label("#design").next().unwrap().click();
+    say(&mut h, "@ada what colour for the buttons?");
+    let kept = |h: &Harness<'static, SidekicksApp>| -> Option<String> {
+        let channel = h.state().state.channels.channel("design")?;
+        channel.timeline.entries.iter().find_map(|e| match e {
+            Entry::Answer { agent, text: Some(text), .. } if agent == "ada" => Some(text.clone()),
+            _ => None,
+        })
+    };
+    step_until(&mut h, LONG, "ada's answer kept by the channel", |h| kept(h).is_some());
+    let text = kept(&h).unwrap();
+    assert_eq!(text.trim(), answer(&h, "ada", "@ada what colour for the buttons?").trim(), "the answer as she gave it");
+    let line = text.lines().find(|l| l.trim().len() > 12).unwrap().trim().to_string();
+    // A new thread: her conversation is empty, the channel still shows what she said.
+    let new = sidekicks::protocol::threads::ThreadOp::New;
+    h.state_mut().send(sidekicks::app::Command::Thread { agent: "ada".into(), op: new });
+    step_until(&mut h, LONG, "her new thread", |h| {
+        h.state().state.agent("ada").unwrap().conversation.messages.is_empty()
+    });
+    step_until(&mut h, LONG, "the answer still shown", |h| h.query_all_by_label_contains(&line).next().is_some());
+    h.state_mut().shutdown();
+    drop(h);
+    // After a restart, too.
+    let mut h = window(&config(dir.path()), dir.path(), &rt, Some(store));
+    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
+    h.get_all_by_label("#design").next().unwrap().click();
+    step_until(&mut h, LONG, "the answer after a restart", |h| h.query_all_by_label_contains(&line).next().is_some());
     h.state_mut().shutdown();
 }

@@ -16,5 +16,7 @@ pub use crate::protocol::{
     AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, TeamEvent,
     TeamInfo, WorkspaceEvent,
 };
+/// The idle-repaint benchmark's frame counter (its thread writes the file, not the window).
+pub use crate::runtime::frame_stats::FrameStats;
 pub use bridge::{Bridge, Startup, start};
 pub use state::{AgentView, AppState, CommandOutput, ElicitationCard, PermissionCard, Request};

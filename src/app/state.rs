@@ -278,7 +278,7 @@ pub enum Request {
         /// What to do.
         op: super::composing::AttachOp,
     },
-    /// The person's words in a channel (the prompts for its members are made here).
+    /// The person's words in a channel (the runtime's channel service sends them on).
     Say {
         /// The channel.
         channel: String,
@@ -307,7 +307,7 @@ impl AppState {
                 }
                 vec![command]
             }
-            Request::Say { channel, text } => self.channels.say(&self.agents, &channel, &text),
+            Request::Say { channel, text } => vec![Command::Say { channel, text }],
             Request::NotNow(key) => {
                 self.not_now(key);
                 Vec::new()
@@ -335,12 +335,9 @@ impl AppState {
         }
     }
 
-    /// The commands that events produced (a lead's hand-over, a channel to remember), taken.
+    /// The commands that events produced (a review to read again), taken.
     pub fn take_outbox(&mut self) -> Vec<Command> {
-        let mut out = std::mem::take(&mut self.channels.outbox);
-        out.append(&mut self.teams.outbox);
-        out.append(&mut self.review_outbox);
-        out
+        std::mem::take(&mut self.review_outbox)
     }
 
     /// The agent named `name`.
@@ -369,11 +366,9 @@ impl AppState {
                     self.language = Language::pick(None, sys_locale::get_locale().as_deref());
                 }
             }
-            Event::ConfigApplied { config } => {
-                self.channels.sync(&config);
-                self.apply_config(config);
-            }
-            Event::ChannelLoaded { name, timeline } => self.channels.loaded(&name, timeline),
+            Event::ConfigApplied { config } => self.apply_config(config),
+            Event::Channels { channels } => self.channels.all(channels),
+            Event::ChannelUpdated { channel } => self.channels.updated(channel),
             Event::AgentState { agent, state } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     if state == AgentState::Idle {
@@ -529,7 +524,6 @@ impl AppState {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.end_turn(end);
                 }
-                self.channels.turn_ended(&self.agents, &agent);
             }
             Event::ShutdownComplete => self.shutdown_complete = true,
             Event::NotificationClicked { target } => self.clicked = Some(target),
@@ -572,9 +566,6 @@ impl AppState {
                 }
             }
             Event::Team(event) => {
-                if let crate::protocol::TeamEvent::Merged { team, agent, told: Some(told), .. } = &event {
-                    self.channels.merge_conflicted(team, agent, told);
-                }
                 let conflicted = match &event {
                     crate::protocol::TeamEvent::Merged { team, agent, result: Ok(report), .. }
                         if !report.conflicts.is_empty() =>
@@ -584,7 +575,6 @@ impl AppState {
                     _ => None,
                 };
                 self.teams.apply(event);
-                self.channels.sync_teams(&self.teams);
                 if let Some(key) = conflicted {
                     self.arrived(key);
                 }

@@ -1,5 +1,7 @@
-//! What the UI knows of teams: each team's members and copies, their latest change lists, merge
-//! results and the diff being looked at, plus which operations are running.
+//! What the window shows of teams, folded from the team service's events (ADR 0028): each
+//! team's members and copies, their latest change lists, merge results, the diff and review
+//! being looked at, which members are busy. The workflow (what runs, what is read again, what a
+//! member is told) is the runtime's; the window only asks and shows.
 
 use std::collections::{HashMap, HashSet};
 
@@ -49,13 +51,10 @@ pub struct TeamState {
     pub changes: HashMap<String, Result<Vec<Change>, TeamError>>,
     /// Each member's latest merge.
     pub merges: HashMap<String, Result<MergeReport, TeamError>>,
-    /// Members with an operation running (the view shows a spinner).
+    /// Members with an operation writing running (the runtime says so; the view shows a spinner).
     pub busy: HashSet<String>,
     /// The diff shown: member, path, base text, member text.
     pub diff: Option<(String, String, Option<String>, Option<String>)>,
-    /// Members whose copy changed while their change list was being read: the list that comes
-    /// back may miss the change, so it is read again.
-    pub stale: HashSet<String>,
     /// Each member's latest "Commit as branch": the branch and its commit, or why not.
     pub branches: HashMap<String, (String, Result<String, TeamError>)>,
     /// Each member's latest "Undo merge": the paths put back, or why not.
@@ -90,8 +89,6 @@ pub struct TeamsState {
     pub create_error: Option<TeamError>,
     /// The team made last (the view opens it).
     pub created: Option<String>,
-    /// Commands events produced (a diff to read again), for the runtime.
-    pub outbox: Vec<crate::protocol::Command>,
     /// Work kept from discarded members, newest first.
     pub discarded: Vec<DiscardedWork>,
     /// The kept work of the last discard (the team page offers to restore it).
@@ -125,43 +122,11 @@ impl TeamsState {
         self.teams.iter_mut().find(|t| t.info.record.id == id)
     }
 
-    /// The diff shown, if it is of member `agent` of team `team`, is read again (its copy or
-    /// the project changed).
-    fn diff_again(&mut self, team: &str, agent: &str) {
-        self.review_again(team, agent);
-        let Some(t) = self.team(team) else { return };
-        let Some((who, path, ..)) = &t.diff else { return };
-        if who != agent {
-            return;
-        }
-        let Some(member) = t.member(agent).cloned() else { return };
-        let diff = TeamCommand::Diff { team: team.to_string(), member, path: path.clone() };
-        self.outbox.push(crate::protocol::Command::Team(Box::new(diff)));
-    }
-
     /// The review of team `team` is closed: not read again as members write.
     pub fn close_review(&mut self, team: &str) {
         if let Some(t) = self.team_mut(team) {
             t.review = None;
         }
-    }
-
-    /// The review of member `agent` of team `team`, if open, is read again.
-    fn review_again(&mut self, team: &str, agent: &str) {
-        let Some(t) = self.team(team) else { return };
-        if t.review.as_ref().is_none_or(|(who, _)| who != agent) {
-            return;
-        }
-        let Some(member) = t.member(agent).cloned() else { return };
-        self.outbox.push(crate::protocol::Command::Team(Box::new(TeamCommand::Review { team: team.into(), member })));
-    }
-
-    /// What the page shows of team `team`, to follow while it is shown: its id and each usable
-    /// member's copy.
-    pub fn copies(&self, team: &str) -> Option<(String, Vec<(String, std::path::PathBuf)>)> {
-        let t = self.team(team)?;
-        let copies = t.info.members.iter().filter_map(|(a, m)| Some((a.clone(), m.as_ref().ok()?.copy.clone())));
-        Some((team.to_string(), copies.collect()))
     }
 
     /// The members of the team added last that are not ready have their setup running (the
@@ -183,7 +148,6 @@ impl TeamsState {
             merges: HashMap::new(),
             busy: HashSet::new(),
             diff: None,
-            stale: HashSet::new(),
             branches: HashMap::new(),
             undone: HashMap::new(),
             review: None,
@@ -194,53 +158,32 @@ impl TeamsState {
         });
     }
 
-    /// Records a team operation asked of the runtime: its member is busy until the answer
-    /// (a diff is quick and keeps the member's buttons).
+    /// Records what a team command asked of the runtime starts, as the view shows it until the
+    /// answer comes (a team being made, a review being read, a setup running).
     pub fn requested(&mut self, command: &TeamCommand) {
-        let (team, agent) = match command {
+        match command {
             TeamCommand::Create { .. } => {
                 self.creating = true;
                 self.create_error = None;
-                return;
-            }
-            TeamCommand::Diff { .. }
-            | TeamCommand::Discard { member: None, .. }
-            | TeamCommand::ForgetDiscarded { .. } => {
-                return;
             }
             TeamCommand::Review { team, member } => {
                 if let Some(t) = self.team_mut(team) {
                     // The files shown stay until the new ones come (no flicker as a member writes).
-                    let old = t.review.take().filter(|(who, _)| *who == member.name).and_then(|(_, files)| files);
-                    t.review = Some((member.name.clone(), old));
+                    let old = t.review.take().filter(|(who, _)| who == member).and_then(|(_, files)| files);
+                    t.review = Some((member.clone(), old));
                 }
-                return;
             }
             TeamCommand::Setup { team, member } => {
                 if let Some(t) = self.team_mut(team) {
-                    t.setup.insert(member.name.clone(), Setup { running: true, ..Default::default() });
+                    t.setup.insert(member.clone(), Setup { running: true, ..Default::default() });
                 }
-                return;
             }
-            TeamCommand::Reap { .. } => {
-                self.reaping = true;
-                return;
-            }
-            TeamCommand::RestoreDiscarded { id, .. } => {
+            TeamCommand::Reap { .. } => self.reaping = true,
+            TeamCommand::RestoreDiscarded { id } => {
                 self.restoring = Some(id.clone());
                 self.discard_error = None;
-                return;
             }
-            TeamCommand::Changes { team, member }
-            | TeamCommand::Merge { team, member, .. }
-            | TeamCommand::CommitBranch { team, member, .. }
-            | TeamCommand::UndoMerge { team, member }
-            | TeamCommand::DecideHunk { team, member, .. }
-            | TeamCommand::RejectFiles { team, member, .. } => (team, member),
-            TeamCommand::Discard { record, member: Some(member) } => (&record.id, member),
-        };
-        if let Some(t) = self.team_mut(team) {
-            t.busy.insert(agent.name.clone());
+            _ => {}
         }
     }
 
@@ -258,12 +201,7 @@ impl TeamsState {
                 self.teams.retain(|t| !ids.contains(&t.info.record.id));
                 self.discard_error = error;
             }
-            TeamEvent::DiscardRefused { team, error } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.busy.clear();
-                }
-                self.discard_error = Some(error);
-            }
+            TeamEvent::DiscardRefused { error, .. } => self.discard_error = Some(error),
             TeamEvent::WorkRestored { id, result } => {
                 self.restoring = None;
                 match result {
@@ -298,25 +236,25 @@ impl TeamsState {
                     Err(e) => self.create_error = Some(e),
                 }
             }
-            TeamEvent::CopyChanged { team, agent } => {
-                // Asked again by the page (when the member is not busy), and the diff shown too.
-                if let Some(t) = self.team_mut(&team) {
-                    t.changes.remove(&agent);
-                    if t.busy.contains(&agent) {
-                        t.stale.insert(agent.clone());
-                    }
-                }
-                self.diff_again(&team, &agent);
-            }
+            // The runtime reads the change list again itself.
+            TeamEvent::CopyChanged { .. } => {}
             TeamEvent::Changes { team, agent, result } => {
                 if let Some(t) = self.team_mut(&team) {
-                    t.busy.remove(&agent);
-                    // Read before the last change: left out, so the page asks again.
-                    if !t.stale.remove(&agent) {
-                        t.changes.insert(agent.clone(), result);
-                    }
+                    t.changes.insert(agent, result);
                 }
-                self.diff_again(&team, &agent);
+            }
+            TeamEvent::Busy { team, agent, busy } => {
+                if let Some(t) = self.team_mut(&team) {
+                    match busy {
+                        true => t.busy.insert(agent),
+                        false => t.busy.remove(&agent),
+                    };
+                }
+            }
+            TeamEvent::Failed { team, error, .. } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.decision_error = Some(error);
+                }
             }
             TeamEvent::Diff { team, agent, path, base, member } => {
                 if let Some(t) = self.team_mut(&team) {
@@ -325,7 +263,6 @@ impl TeamsState {
             }
             TeamEvent::Merged { team, agent, result, .. } => {
                 if let Some(t) = self.team_mut(&team) {
-                    t.busy.remove(&agent);
                     t.changes.remove(&agent);
                     // Any merge attempt ends the chance to undo the one before; one that applied
                     // files can be undone itself.
@@ -333,9 +270,8 @@ impl TeamsState {
                     t.info.undoable = applied.then(|| agent.clone());
                     t.undone.clear();
                     t.decision_error = result.as_ref().err().cloned();
-                    t.merges.insert(agent.clone(), result);
+                    t.merges.insert(agent, result);
                 }
-                self.diff_again(&team, &agent);
             }
             TeamEvent::SetupOutput { team, agent, text } => {
                 if let Some(t) = self.team_mut(&team) {
@@ -394,27 +330,22 @@ impl TeamsState {
             }
             TeamEvent::Rejected { team, agent, result } => {
                 if let Some(t) = self.team_mut(&team) {
-                    t.busy.remove(&agent);
                     t.changes.remove(&agent);
                     t.decision_error = result.err();
                 }
-                self.diff_again(&team, &agent);
             }
             TeamEvent::MergeUndone { team, agent, result } => {
                 if let Some(t) = self.team_mut(&team) {
-                    t.busy.remove(&agent);
                     t.changes.remove(&agent);
                     if result.is_ok() {
                         t.info.undoable = None;
                         t.merges.remove(&agent);
                     }
-                    t.undone.insert(agent.clone(), result);
+                    t.undone.insert(agent, result);
                 }
-                self.diff_again(&team, &agent);
             }
             TeamEvent::Branched { team, agent, branch, result } => {
                 if let Some(t) = self.team_mut(&team) {
-                    t.busy.remove(&agent);
                     t.branches.insert(agent, (branch, result));
                 }
             }

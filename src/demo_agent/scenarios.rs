@@ -138,7 +138,7 @@ impl Scenario {
                 let image = agent_client_protocol::v1::schema::ImageContent::new(data, "image/png");
                 t.send(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Image(image))))?;
                 let file = t.cwd.join("README.md");
-                let uri = crate::runtime::acp_content::file_uri(&file);
+                let uri = crate::model::content::file_uri(&file);
                 let link = agent_client_protocol::v1::schema::ResourceLink::new("README.md", uri);
                 t.say("\n\nAnd the file I would read first: ")?;
                 t.send(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::ResourceLink(link))))?;

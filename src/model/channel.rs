@@ -1,7 +1,8 @@
 //! Channels, pure: several agents in one conversation. A message goes to the members it
 //! @mentions, or to every member when it mentions none. The channel's timeline holds the person's
-//! messages and, for each member asked, a reference to its answer in its own conversation (the
-//! member's messages are the one model of what it said; the channel does not copy them). Before
+//! messages and, for each member asked, a reference to its answer in its own conversation, and
+//! the answer's text once it ended (so the channel keeps what it showed when the member opens
+//! another thread). Before
 //! each turn a member receives what was said in the channel since it last spoke: the catch-up.
 
 use serde::{Deserialize, Serialize};
@@ -47,6 +48,10 @@ pub enum Entry {
         /// have none and are matched by `prompt`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<MessageId>,
+        /// Its text once it ended (kept, so the channel shows it whatever thread the member has
+        /// open later); none while it answers, and in timelines stored before answers were kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
     },
 }
 
@@ -118,8 +123,8 @@ impl Timeline {
                 Entry::Notice { text, to } if !to.iter().any(|t| t == agent) => {
                     lines.push(format!("[Sidekicks, to {}] {text}", to.join(", ")));
                 }
-                Entry::Answer { agent: who, prompt, id } if who != agent => {
-                    let said = answer(who, prompt, id.as_ref());
+                Entry::Answer { agent: who, prompt, id, text } if who != agent => {
+                    let said = text.clone().unwrap_or_else(|| answer(who, prompt, id.as_ref()));
                     if !said.trim().is_empty() {
                         lines.push(format!("[{who}] {}", said.trim()));
                     }
@@ -156,13 +161,32 @@ impl Timeline {
                 None => format!("[#{channel}] {text}"),
             };
             let id = MessageId::new();
-            self.entries.push(Entry::Answer { agent: agent.clone(), prompt: prompt.clone(), id: Some(id.clone()) });
+            self.entries.push(Entry::Answer {
+                agent: agent.clone(),
+                prompt: prompt.clone(),
+                id: Some(id.clone()),
+                text: None,
+            });
             prompts.push(Prompt { agent: agent.clone(), text: prompt, id });
         }
         for agent in to {
             self.seen.insert(agent.clone(), seen);
         }
         prompts
+    }
+}
+
+impl Timeline {
+    /// Keeps the text of the answer to message `id` (it ended); false when no entry awaits it.
+    pub fn answered(&mut self, id: &MessageId, said: &str) -> bool {
+        let entry = self.entries.iter_mut().find(|e| matches!(e, Entry::Answer { id: Some(i), .. } if i == id));
+        match entry {
+            Some(Entry::Answer { text, .. }) => {
+                *text = Some(said.to_string());
+                true
+            }
+            _ => false,
+        }
     }
 }
 

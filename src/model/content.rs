@@ -151,6 +151,21 @@ pub fn human_size(bytes: usize) -> String {
     }
 }
 
+/// A `file://` URI for `path` (spaces and the few characters a URI reserves are escaped).
+pub fn file_uri(path: &std::path::Path) -> String {
+    let mut uri = String::from("file://");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            ' ' => uri.push_str("%20"),
+            '%' => uri.push_str("%25"),
+            '#' => uri.push_str("%23"),
+            '?' => uri.push_str("%3F"),
+            c => uri.push(c),
+        }
+    }
+    uri
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -291,19 +291,13 @@ pub enum Command {
         /// Where and as what it works (`None`: it is gone).
         member: Option<teams::MemberAgent>,
     },
-    /// Remember a channel's timeline (in the store, with the config file's conversations).
-    SaveChannel {
-        /// The name.
-        name: String,
-        /// The timeline.
-        timeline: crate::model::channel::Timeline,
-    },
-    /// Remember a team channel's timeline (with the team).
-    SaveTeamChannel {
-        /// The team (its id).
-        team: String,
-        /// The timeline.
-        timeline: crate::model::channel::Timeline,
+    /// Say `text` in channel `channel`: the runtime's channel service sends it to the members
+    /// it is for (each with its catch-up) and remembers it.
+    Say {
+        /// The channel (its name; a team's channel is `team:<id>`).
+        channel: String,
+        /// What the person says.
+        text: String,
     },
     /// Open another config file: recorded as recent, loaded, followed; every agent of the current
     /// one stops first.
@@ -364,11 +358,11 @@ pub enum Command {
         /// The agent (its name).
         agent: Option<String>,
     },
-    /// Follow the copies of this team's members (changes come as `TeamEvent::CopyChanged`), and
-    /// no other team's; `None` follows none.
+    /// Follow the copies of this team's members (their change lists come as `TeamEvent::Changes`
+    /// as they work), and no other team's; `None` follows none.
     FollowTeam {
-        /// The team (its id) and each member's copy.
-        team: Option<(String, Vec<(String, PathBuf)>)>,
+        /// The team (its id).
+        team: Option<String>,
     },
     /// A team operation (→ `Event::Team`).
     Team(Box<teams::TeamCommand>),
@@ -637,12 +631,15 @@ pub enum Event {
         /// The signal.
         signal: Option<String>,
     },
-    /// A channel's stored timeline, sent when the config is applied.
-    ChannelLoaded {
-        /// The name.
-        name: String,
-        /// The timeline.
-        timeline: crate::model::channel::Timeline,
+    /// Every channel, as the channel service holds them (after the config or the teams changed).
+    Channels {
+        /// The config's channels, in its order, then one per team.
+        channels: Vec<ChannelInfo>,
+    },
+    /// One channel changed (something was said, an answer ended).
+    ChannelUpdated {
+        /// It.
+        channel: ChannelInfo,
     },
     /// The remembered always/never answers of an agent (in its workspace).
     RulesChanged {
@@ -761,6 +758,25 @@ impl Event {
                 | Event::AgentTerminalExited { .. }
         )
     }
+}
+
+/// A channel as the runtime's channel service holds it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChannelInfo {
+    /// Its name (a team channel's is `team:<id>`).
+    pub name: String,
+    /// What it is called in the window and in prompts (the team's name for a team channel).
+    pub title: String,
+    /// The team, for a team channel.
+    pub team: Option<String>,
+    /// The team's lead: its answers that @mention members hand the work over to them.
+    pub lead: Option<String>,
+    /// What it is for.
+    pub description: Option<String>,
+    /// The members (the lead first in a team's channel).
+    pub members: Vec<String>,
+    /// What was said, with the members' answers once they ended.
+    pub timeline: crate::model::channel::Timeline,
 }
 
 /// An MCP server of the config, as an agent's session got it.

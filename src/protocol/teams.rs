@@ -219,6 +219,9 @@ pub enum TeamError {
     /// The files still hold the markers of a conflict: not merged until the member resolves it.
     #[error("these files still hold conflict markers, resolve them in the member's copy first: {}", .0.join(", "))]
     StillConflicted(Vec<String>),
+    /// No such member (discarded meanwhile, or its team is gone).
+    #[error("no member {0} (it was discarded, or its team is gone)")]
+    NoSuchMember(String),
     /// No merge of this member to undo (another merge came after it, or it was undone).
     #[error("there is no merge of this member to undo")]
     NothingToUndo,
@@ -355,7 +358,8 @@ pub struct DiscardedWork {
     pub at: u64,
 }
 
-/// A team operation the UI asks of the runtime (the answer is a `TeamEvent`).
+/// A team operation asked of the runtime's team service (the answer is a `TeamEvent`). Teams and
+/// members are named by id and name: the service holds the records.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TeamCommand {
     /// Make a team of `agents` on `project`.
@@ -375,15 +379,15 @@ pub enum TeamCommand {
     Changes {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
     },
     /// Read a changed file's base and member versions.
     Diff {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
         /// The path it is about.
         path: String,
     },
@@ -391,8 +395,8 @@ pub enum TeamCommand {
     Merge {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
         /// The paths chosen (`None`: all).
         selected: Option<Vec<String>>,
     },
@@ -400,29 +404,29 @@ pub enum TeamCommand {
     UndoMerge {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
     },
     /// Discard one member's copy (`Some`) or the whole team.
     Discard {
-        /// The team record.
-        record: TeamRecord,
-        /// The member.
-        member: Option<MemberCopy>,
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: Option<String>,
     },
     /// Read every changed file of a member with its diff, for the review panel.
     Review {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
     },
     /// Accept (merge into the project) or reject (take out of the member's copy) one hunk.
     DecideHunk {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
         /// The file.
         path: String,
         /// The hunk as the person saw it.
@@ -434,8 +438,8 @@ pub enum TeamCommand {
     RejectFiles {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
         /// The changes to take back.
         changes: Vec<Change>,
     },
@@ -443,16 +447,18 @@ pub enum TeamCommand {
     Setup {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
     },
-    /// Bring kept work back into its team (`team`: as it is now), or a team made again (`None`:
-    /// the team is gone).
+    /// Bring kept work back into its team, or a team made again when the team is gone.
     RestoreDiscarded {
         /// The kept work (its id).
         id: String,
-        /// Its team, if it is still there.
-        team: Option<TeamRecord>,
+    },
+    /// The review of a member of team `team` is closed: it is not read again as the member works.
+    CloseReview {
+        /// The team (its id).
+        team: String,
     },
     /// Remove leftover team folders (found at start and shown first).
     Reap {
@@ -468,8 +474,8 @@ pub enum TeamCommand {
     CommitBranch {
         /// The team (its id).
         team: String,
-        /// The member.
-        member: MemberCopy,
+        /// The member (its name).
+        member: String,
         /// The branch's name.
         branch: String,
         /// The commit's message.
@@ -592,6 +598,25 @@ pub enum TeamEvent {
         agent: String,
         /// The bytes read, as text.
         text: String,
+    },
+    /// An operation on a member could not start (the member is gone).
+    Failed {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        agent: String,
+        /// Why.
+        error: TeamError,
+    },
+    /// A member has an operation writing its copy or the project running (`busy`), or not any
+    /// more. (Reading its changes does not make it busy.)
+    Busy {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        agent: String,
+        /// Running or done.
+        busy: bool,
     },
     /// An operation waits for another to finish writing the project (`Some`: what that one
     /// does, e.g. "merging Bob's work"), or stopped waiting (`None`).

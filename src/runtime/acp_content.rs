@@ -15,20 +15,7 @@ use crate::protocol::attachments::{Attachment, PromptAbilities};
 /// The most text of one file sent along with a prompt; a larger file goes as a link.
 pub const MAX_EMBEDDED: usize = 256 * 1024;
 
-/// A `file://` URI for `path` (spaces and the few characters a URI reserves are escaped).
-pub fn file_uri(path: &std::path::Path) -> String {
-    let mut uri = String::from("file://");
-    for c in path.to_string_lossy().chars() {
-        match c {
-            ' ' => uri.push_str("%20"),
-            '%' => uri.push_str("%25"),
-            '#' => uri.push_str("%23"),
-            '?' => uri.push_str("%3F"),
-            c => uri.push(c),
-        }
-    }
-    uri
-}
+pub use crate::model::content::file_uri;
 
 /// How the attachments show in the person's message (`root`: the workspace as the agent sees it).
 pub fn shown(attachments: &[Attachment], root: &std::path::Path) -> Vec<Part> {

@@ -414,16 +414,9 @@ impl Manager {
                     self.stop(&name).await;
                 }
             }
-            Command::SaveChannel { name, timeline } => {
-                if let (Some(store), Some(path)) = (&self.store, &self.config_path)
-                    && let Err(e) = store.save_channel(path, &name, &timeline)
-                {
-                    tracing::warn!("cannot remember the channel {name}: {e}");
-                }
-            }
             // Served before the manager (runtime/services): team channels, the config file,
             // workspaces, teams.
-            Command::SaveTeamChannel { .. }
+            Command::Say { .. }
             | Command::OpenFile { .. }
             | Command::SaveConfig { .. }
             | Command::CheckConfig { .. }
@@ -542,18 +535,8 @@ impl Manager {
         }
         self.slots.retain(|s| !(s.then == Then::Forget && s.running.is_none() && s.state != AgentState::Stopping));
         let names: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
-        let channels: Vec<String> = config.channels.iter().map(|c| c.name.clone()).collect();
         self.applied.send_replace(Some(config.clone()));
         self.events.send(Event::ConfigApplied { config }).await;
-        if let (Some(store), Some(path)) = (&self.store, &self.config_path) {
-            for name in channels {
-                match store.channel(path, &name) {
-                    Ok(Some(timeline)) => self.events.send(Event::ChannelLoaded { name, timeline }).await,
-                    Ok(None) => {}
-                    Err(e) => tracing::warn!("cannot read the channel {name}: {e}"),
-                }
-            }
-        }
         for name in names {
             self.send_rules(&name).await;
         }

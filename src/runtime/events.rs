@@ -20,13 +20,69 @@ pub struct EventSink {
     tx: mpsc::Sender<Event>,
     waker: Waker,
     history: Option<super::history::History>,
+    /// Where the channel service hears what agents say (see [`Said`]).
+    said: Option<mpsc::Sender<Said>>,
+}
+
+/// What the channel service hears of the agents' conversations, to keep each member's answer.
+#[derive(Clone, Debug)]
+pub enum Said {
+    /// A message was queued for `agent` (its turn comes in order).
+    Queued {
+        /// The agent.
+        agent: String,
+        /// The message's id.
+        id: crate::model::conversation::MessageId,
+    },
+    /// A queued message was taken back, or (`None`) every queued one was dropped.
+    Dropped {
+        /// The agent.
+        agent: String,
+        /// The message's id.
+        id: Option<crate::model::conversation::MessageId>,
+    },
+    /// The agent's turn on its next queued message began.
+    Started {
+        /// The agent.
+        agent: String,
+    },
+    /// Text of its answer.
+    Text {
+        /// The agent.
+        agent: String,
+        /// The text.
+        text: String,
+    },
+    /// Its turn ended.
+    Ended {
+        /// The agent.
+        agent: String,
+    },
+}
+
+impl Said {
+    /// What `event` says to the channel service, if anything.
+    fn of(event: &Event) -> Option<Self> {
+        use crate::model::conversation::Update;
+        Some(match event {
+            Event::UserMessage { agent, id, .. } => Said::Queued { agent: agent.clone(), id: id.clone() },
+            Event::Unqueued { agent, id } => Said::Dropped { agent: agent.clone(), id: Some(id.clone()) },
+            Event::QueueDropped { agent } => Said::Dropped { agent: agent.clone(), id: None },
+            Event::TurnStarted { agent } => Said::Started { agent: agent.clone() },
+            Event::AgentUpdate { agent, update: Update::Text(text) } => {
+                Said::Text { agent: agent.clone(), text: text.clone() }
+            }
+            Event::TurnEnded { agent, .. } => Said::Ended { agent: agent.clone() },
+            _ => return None,
+        })
+    }
 }
 
 impl EventSink {
     /// A sink and the receiver the UI drains.
     pub fn new(waker: Waker) -> (Self, mpsc::Receiver<Event>) {
         let (tx, rx) = mpsc::channel(EVENT_CAPACITY);
-        (Self { tx, waker, history: None }, rx)
+        (Self { tx, waker, history: None, said: None }, rx)
     }
 
     /// Copies conversation events to `history` from now on.
@@ -48,12 +104,23 @@ impl EventSink {
         self.waker.clone()
     }
 
+    /// The same sink, also telling the channel service what agents say.
+    pub fn with_said(mut self, said: mpsc::Sender<Said>) -> Self {
+        self.said = Some(said);
+        self
+    }
+
     /// Sends an event, waiting if the UI is behind (back-pressure instead of dropping).
     pub async fn send(&self, event: Event) {
         if let Some(history) = &self.history
             && event.is_conversation()
         {
             history.record(event.clone()).await;
+        }
+        if let Some(said) = &self.said
+            && let Some(heard) = Said::of(&event)
+        {
+            let _ = said.send(heard).await;
         }
         if self.tx.send(event).await.is_ok() {
             (self.waker)();

@@ -78,12 +78,11 @@ impl SidekicksApp {
                 None
             }
             Action::Review(team, agent) => {
-                let member = self.state.teams.team(&team).and_then(|t| t.member(&agent)).cloned();
                 self.team = Some(team.clone());
                 self.view = View::Team;
                 self.team_views.review = Some(super::review::ReviewView::new(&team, &agent));
-                let review = member.map(|member| crate::protocol::teams::TeamCommand::Review { team, member });
-                self.submit(review.map(|r| Command::Team(Box::new(r))));
+                let review = crate::protocol::teams::TeamCommand::Review { team, member: agent };
+                self.submit(Some(Command::Team(Box::new(review))));
                 None
             }
             Action::Thread(id) => shown.map(|agent| Command::Thread { agent, op: ThreadOp::Open(id) }),

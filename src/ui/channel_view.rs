@@ -71,14 +71,16 @@ pub fn channel_ui(
     {
         ui.horizontal_wrapped(|ui| {
             for member in channel.members.iter().filter(|m| channel.lead.as_ref() != Some(*m)) {
-                let Some(copy) = team.member(member).cloned() else { continue };
+                if team.member(member).is_none() {
+                    continue;
+                }
                 let busy = team.busy.contains(member);
                 if busy {
                     ui.spinner();
                 }
                 let label = trf(lang, Key::MergeWork, &[("member", member)]);
                 if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
-                    let merge = TeamCommand::Merge { team: team_id.clone(), member: copy, selected: None };
+                    let merge = TeamCommand::Merge { team: team_id.clone(), member: member.clone(), selected: None };
                     commands.push(Command::Team(Box::new(merge)).into());
                 }
                 match team.merges.get(member) {
@@ -161,11 +163,24 @@ pub fn channel_ui(
                 let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
                 ui.label(RichText::new(words).weak().italics());
             }
-            Entry::Answer { agent, prompt, id } => {
-                let Some(view) = state.agent(agent) else { return };
-                for index in answer_messages(&view.conversation.messages, prompt, id.as_ref()) {
-                    message_ui(ui, lang, markdown, view, index, &mut actions);
-                    shown.insert((agent.as_str(), index));
+            Entry::Answer { agent, prompt, id, text } => {
+                // The member's messages while it answers and while its thread holds them; the
+                // answer kept by the channel otherwise (another thread open, member gone).
+                let messages =
+                    state.agent(agent).map(|v| (v, answer_messages(&v.conversation.messages, prompt, id.as_ref())));
+                match (messages, text) {
+                    (Some((view, range)), _) if !range.is_empty() => {
+                        for index in range {
+                            message_ui(ui, lang, markdown, view, index, &mut actions);
+                            shown.insert((agent.as_str(), index));
+                        }
+                    }
+                    (_, Some(text)) => {
+                        ui.add_space(6.0);
+                        ui.label(RichText::new(agent).strong());
+                        ui.label(text);
+                    }
+                    _ => {}
                 }
             }
         }

@@ -10,7 +10,7 @@ use super::i18n::{Key, tr, trf};
 use super::theme::{ERROR, WARNING};
 use crate::model::config::Language;
 use crate::model::rel_path::RelPath;
-use crate::runtime::workspace::Version;
+use crate::protocol::workspace::Version;
 
 /// Largest file opened in the editor.
 pub const MAX_OPEN: u64 = 1024 * 1024;

@@ -100,7 +100,7 @@ pub struct SidekicksApp {
     /// The theme the config asked for, as last applied.
     theme: Option<crate::model::config::Theme>,
     /// The team whose copies are followed (the team page shown), as last asked.
-    followed_team: Option<(String, Vec<(String, std::path::PathBuf)>)>,
+    followed_team: Option<String>,
     /// What the UI draws from (public for tests).
     pub state: AppState,
     bridge: Bridge,
@@ -124,7 +124,7 @@ pub struct SidekicksApp {
     tab: Tab,
     markdown: egui_commonmark::CommonMarkCache,
     shut_down: bool,
-    frame_stats: Option<crate::runtime::frame_stats::FrameStats>,
+    frame_stats: Option<crate::app::FrameStats>,
     /// The count of things that need the person, as the window title shows it.
     title_count: Option<usize>,
     /// The command palette.
@@ -198,7 +198,7 @@ impl SidekicksApp {
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
     pub fn with_frame_stats(mut self, path: Option<std::path::PathBuf>) -> Self {
-        self.frame_stats = path.map(crate::runtime::frame_stats::FrameStats::new);
+        self.frame_stats = path.map(crate::app::FrameStats::new);
         self
     }
 
@@ -262,7 +262,7 @@ impl SidekicksApp {
             self.followed.clone_from(&shown);
             self.bridge.send(Command::FollowWorkspace { agent: shown });
         }
-        let team = self.team.as_deref().filter(|_| self.view == View::Team).and_then(|t| self.state.teams.copies(t));
+        let team = self.team.clone().filter(|t| self.view == View::Team && self.state.teams.team(t).is_some());
         if team != self.followed_team {
             self.followed_team.clone_from(&team);
             self.bridge.send(Command::FollowTeam { team });
@@ -416,8 +416,12 @@ impl SidekicksApp {
                 let commands = team_view::team_ui(ui, lang, &self.state, &id, &mut self.team_views);
                 self.submit(commands);
                 // A review closed is not read again as the member writes.
-                if self.team_views.review.as_ref().is_none_or(|r| r.team != id) {
+                if self.team_views.review.as_ref().is_none_or(|r| r.team != id)
+                    && self.state.teams.team(&id).is_some_and(|t| t.review.is_some())
+                {
                     self.state.teams.close_review(&id);
+                    let close = crate::protocol::teams::TeamCommand::CloseReview { team: id.clone() };
+                    self.bridge.send(Command::Team(Box::new(close)));
                 }
                 if let Some(agent) = self.team_views.open_agent.take() {
                     self.selected = Some(agent);

@@ -147,14 +147,14 @@ pub fn team_review_ui(
     let commands = decisions
         .into_iter()
         .map(|d| {
-            let (team, member) = (team.clone(), member.clone());
+            let (team, member) = (team.clone(), member.name.clone());
             let command = match d {
                 Decision::AcceptFile(change) => TeamCommand::Merge { team, member, selected: Some(change.paths()) },
                 Decision::RejectFile(change) => TeamCommand::RejectFiles { team, member, changes: vec![change] },
                 Decision::AcceptHunk(path, hunk) => TeamCommand::DecideHunk { team, member, path, hunk, accept: true },
                 Decision::RejectHunk(path, hunk) => TeamCommand::DecideHunk { team, member, path, hunk, accept: false },
                 Decision::Send(text) => {
-                    let agent = member.name.clone();
+                    let agent = member;
                     return Command::Prompt { agent, text, context: None, id: None, attachments: Vec::new() };
                 }
             };

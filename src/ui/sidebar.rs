@@ -136,7 +136,7 @@ fn list_ui(
                     let needs = state.channel_needs(&channel.name);
                     if needs > 0 {
                         badge(ui, needs, &trf(lang, Key::ChannelNeedsYou, &[("count", &needs.to_string())]));
-                    } else if channel.unread {
+                    } else if state.channels.is_unread(&channel.name) {
                         ui.label(RichText::new("•").color(WARNING)).on_hover_text(tr(lang, Key::Unread));
                     }
                 });

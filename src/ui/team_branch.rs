@@ -76,7 +76,7 @@ pub fn form_ui(
             if ui.add_enabled(ready, egui::Button::new(tr(lang, Key::MakeBranch))).clicked() {
                 command = Some(TeamCommand::CommitBranch {
                     team: team.to_string(),
-                    member: member.clone(),
+                    member: member.name.clone(),
                     branch: f.name.trim().to_string(),
                     message: f.message.trim().to_string(),
                 });

@@ -24,10 +24,10 @@ fn restore_button(ui: &mut egui::Ui, lang: Language, state: &AppState, work: &Di
     }
     let enabled = state.teams.restoring.is_none();
     let button = ui.add_enabled(enabled, egui::Button::new(tr(lang, Key::RestoreDiscarded)));
-    button.on_hover_text(tr(lang, Key::RestoreDiscardedHint)).clicked().then(|| {
-        let team = state.teams.team(&work.team).map(|t| t.info.record.clone());
-        Command::Team(Box::new(TeamCommand::RestoreDiscarded { id: work.id.clone(), team }))
-    })
+    button
+        .on_hover_text(tr(lang, Key::RestoreDiscardedHint))
+        .clicked()
+        .then(|| Command::Team(Box::new(TeamCommand::RestoreDiscarded { id: work.id.clone() })))
 }
 
 fn error_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) {

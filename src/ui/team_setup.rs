@@ -42,7 +42,7 @@ pub fn setup_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, member: &Me
                 other.and_then(|s| s.failed.clone()).unwrap_or_else(|| tr(lang, Key::SetupUnfinished).to_string());
             ui.label(RichText::new(trf(lang, Key::SetupFailed, &[("member", agent), ("why", &why)])).color(ERROR));
             if ui.button(tr(lang, Key::SetupAgain)).clicked() {
-                let command = TeamCommand::Setup { team: team.info.record.id.clone(), member: member.clone() };
+                let command = TeamCommand::Setup { team: team.info.record.id.clone(), member: member.name.clone() };
                 asked = Some(Command::Team(Box::new(command)));
             }
         }
@@ -76,7 +76,7 @@ pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<C
             if let Some(member) = member
                 && ui.button(tr(lang, Key::UndoMerge)).on_hover_text(tr(lang, Key::UndoMergeHint)).clicked()
             {
-                let undo = TeamCommand::UndoMerge { team: team.info.record.id.clone(), member: member.clone() };
+                let undo = TeamCommand::UndoMerge { team: team.info.record.id.clone(), member: member.name.clone() };
                 asked = Some(Command::Team(Box::new(undo)));
             }
         } else {

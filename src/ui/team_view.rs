@@ -202,7 +202,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
         ui.horizontal(|ui| {
             ui.label(RichText::new(tr(lang, Key::DiscardTeamQuestion)).color(ERROR));
             if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
-                let discard = TeamCommand::Discard { record: record.clone(), member: None };
+                let discard = TeamCommand::Discard { team: record.id.clone(), member: None };
                 commands.push(Command::Team(Box::new(discard)));
                 views.confirm = None;
             }
@@ -242,12 +242,9 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                 commands.push(command);
             }
             let busy = team.busy.contains(agent);
-            // The change list is asked for when missing (at first, and after each merge).
+            // The change list comes from the runtime as the member works (the team is followed).
             let team_id = id.to_string();
             let mut ask = |command: TeamCommand| commands.push(Command::Team(Box::new(command)));
-            if !team.changes.contains_key(agent) && !busy {
-                ask(TeamCommand::Changes { team: team_id.clone(), member: member.clone() });
-            }
             let selected = views.selected.entry((id.to_string(), agent.clone())).or_default();
             ui.horizontal(|ui| {
                 if busy {
@@ -255,20 +252,20 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                 }
                 ui.add_enabled_ui(!busy, |ui| {
                     if ui.button(tr(lang, Key::Refresh)).clicked() {
-                        ask(TeamCommand::Changes { team: team_id.clone(), member: member.clone() });
+                        ask(TeamCommand::Changes { team: team_id.clone(), member: agent.clone() });
                     }
                     if ui.button(tr(lang, Key::Review)).on_hover_text(tr(lang, Key::ReviewHint)).clicked() {
                         views.review = Some(super::review::ReviewView::new(id, agent));
-                        ask(TeamCommand::Review { team: team_id.clone(), member: member.clone() });
+                        ask(TeamCommand::Review { team: team_id.clone(), member: agent.clone() });
                     }
                     if ui.button(tr(lang, Key::MergeAll)).clicked() {
-                        ask(TeamCommand::Merge { team: team_id.clone(), member: member.clone(), selected: None });
+                        ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: None });
                         selected.clear();
                     }
                     let some = !selected.is_empty();
                     if ui.add_enabled(some, egui::Button::new(tr(lang, Key::MergeSelected))).clicked() {
                         let paths = Some(selected.iter().cloned().collect());
-                        ask(TeamCommand::Merge { team: team_id.clone(), member: member.clone(), selected: paths });
+                        ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: paths });
                         selected.clear();
                     }
                     if ui.button(tr(lang, Key::Discard)).clicked() {
@@ -297,7 +294,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                     };
                     ui.label(RichText::new(question).color(ERROR));
                     if ui.button(tr(lang, Key::Discard)).clicked() {
-                        ask(TeamCommand::Discard { record: record.clone(), member: Some(member.clone()) });
+                        ask(TeamCommand::Discard { team: record.id.clone(), member: Some(agent.clone()) });
                         views.confirm = None;
                     }
                     if ui.button(tr(lang, Key::Cancel)).clicked() {
@@ -312,7 +309,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                         ui.label(RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(OK));
                         let undoable = team.info.undoable.as_ref() == Some(agent);
                         if undoable && undo_merge_button(ui, lang, busy) {
-                            ask(TeamCommand::UndoMerge { team: team_id.clone(), member: member.clone() });
+                            ask(TeamCommand::UndoMerge { team: team_id.clone(), member: agent.clone() });
                         }
                     });
                     if !report.refused.is_empty() {
@@ -332,7 +329,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                 }
                 // After a restart the report is gone, but the last merge can still be undone.
                 None if team.info.undoable.as_ref() == Some(agent) && undo_merge_button(ui, lang, busy) => {
-                    ask(TeamCommand::UndoMerge { team: team_id.clone(), member: member.clone() });
+                    ask(TeamCommand::UndoMerge { team: team_id.clone(), member: agent.clone() });
                 }
                 None => {}
             }
@@ -363,7 +360,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                             }
                             if ui.link(&change.path).clicked() {
                                 let path = change.path.clone();
-                                ask(TeamCommand::Diff { team: team_id.clone(), member: member.clone(), path });
+                                ask(TeamCommand::Diff { team: team_id.clone(), member: agent.clone(), path });
                             }
                             ui.label(RichText::new(change_text(lang, &change.kind)).weak());
                         });

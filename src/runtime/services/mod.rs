@@ -5,7 +5,10 @@
 //! desktop notifications.
 //! The window only sends commands and applies events; it never does this work itself.
 
+mod channels;
 mod config;
+mod team_book;
+mod team_ops;
 mod team_setup;
 mod teams;
 mod terminals;
@@ -68,11 +71,20 @@ struct Services {
     notifier: super::notifier::Notifier,
     /// The team whose members' copies are followed, and their followers.
     team_followed: Option<(String, Vec<super::workspace::Follower>)>,
+    /// The team service's shared state.
+    team: teams::TeamCtx,
+    /// The channel service.
+    channels: mpsc::Sender<channels::ChannelCommand>,
+    /// The config file followed (its channels are stored under it).
+    config_path: PathBuf,
 }
 
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
 /// config file and reattaches the stored teams. Returns where to send commands.
 pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command> {
+    // The channel service hears what agents say through the sink.
+    let (said, heard) = mpsc::channel(1024);
+    let sink = sink.with_said(said);
     let mut settings = startup.settings;
     if let Some(dirs) = &startup.dirs {
         // Once per process: the window's runtime.
@@ -84,7 +96,13 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         None => startup.config_path.parent().unwrap_or(Path::new(".")).join("sidekicks-teams"),
     };
     let (tx, rx) = mpsc::channel(256);
+    let book: Arc<std::sync::Mutex<team_book::TeamBook>> = Arc::default();
+    let channels = channels::spawn(sink.clone(), manager.clone(), startup.store.clone(), book.clone(), heard);
+    let (team, notes) = teams::TeamCtx::new(sink.clone(), manager.clone(), book, channels.clone());
     let services = Services {
+        team,
+        channels,
+        config_path: startup.config_path.clone(),
         config: config::ConfigFile::new(startup.dirs.clone(), sink.clone()),
         workspaces: workspaces::Workspaces::new(sink.clone()),
         terminals: terminals::Terminals::new(startup.terminal_host, sink.clone()),
@@ -96,12 +114,17 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         store: startup.store,
         teams_dir,
     };
-    tokio::spawn(services.run(rx, startup.config_path));
+    tokio::spawn(services.run(rx, notes, startup.config_path));
     tx
 }
 
 impl Services {
-    async fn run(mut self, mut commands: mpsc::Receiver<Command>, first: PathBuf) {
+    async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        mut notes: mpsc::Receiver<teams::TeamNote>,
+        first: PathBuf,
+    ) {
         let result = self.config.follow(&first, &self.manager).await;
         self.forward(Command::ConfigLoaded { path: first, result }).await;
         self.config.send_recent().await;
@@ -113,8 +136,11 @@ impl Services {
                     // The window is gone: so is the manager's sender, and it stops every agent.
                     None => return,
                 },
+                Some(note) = notes.recv() => self.team_note(note),
                 Ok(()) = self.applied.changed() => {
                     let config = self.applied.borrow_and_update().clone();
+                    let follow = channels::ChannelCommand::Config(config.clone(), Some(self.config_path.clone()));
+                    let _ = self.channels.send(follow).await;
                     self.workspaces.config_changed(config.as_ref()).await;
                     // Terminals of agents that left the config end (whatever file comes next).
                     if let Some(config) = &config {
@@ -129,6 +155,7 @@ impl Services {
         match command {
             Command::OpenFile { path } => {
                 let path = std::path::absolute(&path).unwrap_or(path);
+                self.config_path = path.clone();
                 // What was open for the first file's agents ends, even for a namesake in the next.
                 self.terminals.close_where(|_| false);
                 self.config.record_opened(&path).await;
@@ -209,13 +236,8 @@ impl Services {
                 self.terminals.close_all().await;
                 self.forward(Command::Shutdown).await;
             }
-            Command::SaveTeamChannel { team, timeline } => {
-                let Some(store) = self.store.clone() else { return };
-                tokio::task::spawn_blocking(move || {
-                    if let Err(e) = store.save_team_channel(&team, &timeline) {
-                        tracing::warn!("cannot remember the team channel: {e}");
-                    }
-                });
+            Command::Say { channel, text } => {
+                let _ = self.channels.send(channels::ChannelCommand::Say { channel, text }).await;
             }
             other => self.forward(other).await,
         }

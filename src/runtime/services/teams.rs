@@ -1,176 +1,416 @@
-//! Team operations as the front door serves them: each runs on a blocking thread and reports a
-//! `TeamEvent`. Members are agents of their own in their copies (`Command::SetMember` to the manager); a merge with
-//! conflicts tells the member in its conversation.
+//! The team service (ADR 0028). It owns the teams' records (`TeamBook`), serves every
+//! `TeamCommand` (teams by id, members by name) on blocking threads — a write into a project
+//! holds the project's lock (`teams::lock`), a member with a write running is `Busy` —, makes
+//! members agents of their own (`Command::SetMember` to the manager), reads a followed member's
+//! change list again as it works (again once more if its copy changed during the read), reads
+//! the diff and review the window shows again when their member changes, tells a member about
+//! its conflicts in its conversation, and runs the recipe's setups and checks. The window and
+//! the command line are two doors onto it: they send commands and fold the events.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::mpsc;
 
 use super::Services;
-use crate::model::config::AgentConfig;
-use crate::model::conversation::MessageId;
-use crate::protocol::teams::{MemberAgent, TeamCommand, Told};
-use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
-use crate::runtime::store::Store;
-use crate::runtime::teams::{
-    self, ConflictText, MemberCopy, MergeReport, TeamError, TeamRecord, create_team, reattach_team,
+use super::team_book::TeamBook;
+use super::team_ops::{
+    KEEP_DISCARDED, create_placed, diff, discard, merge_scratch_checked, new_members, ready_members, restore, running,
+    set_member,
 };
+use crate::model::conversation::MessageId;
+use crate::protocol::teams::{TeamCommand, Told};
+use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
+use crate::runtime::events::EventSink;
+use crate::runtime::teams::{self, ConflictText, MemberCopy, MergeReport, TeamError, reattach_team};
+
+/// What the team service's tasks share.
+#[derive(Clone)]
+pub(super) struct TeamCtx {
+    book: Arc<Mutex<TeamBook>>,
+    sink: EventSink,
+    manager: mpsc::Sender<Command>,
+    notes: mpsc::Sender<TeamNote>,
+    channels: mpsc::Sender<super::channels::ChannelCommand>,
+}
+
+/// What the service's tasks tell the front door.
+pub(super) enum TeamNote {
+    /// A followed member's copy changed.
+    CopyChanged {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+    },
+    /// A team's members changed (made, set up, discarded, restored): followed again if shown.
+    Members {
+        /// The team.
+        team: String,
+    },
+}
+
+/// What a write does once it is done, besides reading its member's change list again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// Nothing more.
+    Nothing,
+    /// A merge: tell the member about conflicts, run the recipe's check.
+    Merge,
+}
+
+impl TeamCtx {
+    /// The service's shared state; the notes come back to the front door.
+    pub(super) fn new(
+        sink: EventSink,
+        manager: mpsc::Sender<Command>,
+        book: Arc<Mutex<TeamBook>>,
+        channels: mpsc::Sender<super::channels::ChannelCommand>,
+    ) -> (Self, mpsc::Receiver<TeamNote>) {
+        let (notes, rx) = mpsc::channel(256);
+        (Self { book, sink, manager, notes, channels }, rx)
+    }
+
+    fn book(&self) -> MutexGuard<'_, TeamBook> {
+        self.book.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records `event`, then sends it; the channel service follows the teams.
+    async fn tell(&self, event: TeamEvent) {
+        self.book().apply(&event);
+        let teams_changed = matches!(
+            event,
+            TeamEvent::Loaded { .. }
+                | TeamEvent::Created { result: Ok(_) }
+                | TeamEvent::WorkRestored { result: Ok(_), .. }
+                | TeamEvent::Discarded { .. }
+                | TeamEvent::Reaped { .. }
+        );
+        self.sink.send(Event::Team(event)).await;
+        if teams_changed {
+            let _ = self.channels.send(super::channels::ChannelCommand::Teams).await;
+        }
+    }
+
+    /// Runs `op` on a blocking thread and tells its event, with what it starts (members working
+    /// in their copies, setups) and ends.
+    fn op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let Some(event) = ctx.blocking(op).await else { return };
+            ctx.finish(event).await;
+        });
+    }
+
+    /// Runs `op` on a blocking thread, reporting waits for a project's lock meanwhile.
+    async fn blocking<T: Send + 'static>(&self, op: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (rt, waits) = (tokio::runtime::Handle::current(), self.sink.clone());
+        let report = move |project: &Path, holder: Option<&str>| {
+            let waiting = TeamEvent::Waiting { project: project.into(), holder: holder.map(str::to_string) };
+            rt.block_on(waits.send(Event::Team(waiting)));
+        };
+        tokio::task::spawn_blocking(move || teams::lock::reporting_busy(report, op)).await.ok()
+    }
+
+    /// Tells `event`, and carries out what it means for members: ready members become agents of
+    /// their own (their setup first when they need one), discarded ones end.
+    async fn finish(&self, event: TeamEvent) {
+        let (mut members, mut setups, mut changed) = (Vec::new(), Vec::new(), None);
+        match &event {
+            TeamEvent::Loaded { teams, .. } => members = teams.iter().flat_map(ready_members).collect(),
+            TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
+                members = ready_members(team);
+                setups = team
+                    .members
+                    .iter()
+                    .filter_map(|(_, m)| m.as_ref().ok().filter(|m| !m.ready).cloned())
+                    .map(|m| (team.record.id.clone(), m))
+                    .collect();
+                changed = Some(team.record.id.clone());
+            }
+            TeamEvent::Discarded { team, agents, .. } => {
+                members = agents.iter().map(|a| Command::SetMember { name: a.clone(), member: None }).collect();
+                changed = Some(team.clone());
+            }
+            _ => {}
+        }
+        for command in members {
+            let _ = self.manager.send(command).await;
+        }
+        self.tell(event).await;
+        if let Some(team) = changed {
+            let _ = self.notes.send(TeamNote::Members { team }).await;
+        }
+        // Started only once the window knows the team: their output would find no team.
+        for (team, member) in setups {
+            self.setup(team, member);
+        }
+    }
+
+    /// Runs `op` on member `agent` of `team`, which writes its copy or the project: the member
+    /// is busy meanwhile; after, its change list, and the diff and review shown of it, are read
+    /// again.
+    fn write(
+        &self,
+        team: String,
+        agent: String,
+        after: After,
+        op: impl FnOnce(MemberCopy) -> TeamEvent + Send + 'static,
+    ) {
+        let member = self.book().member(&team, &agent);
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let member = match member {
+                Ok(member) => member,
+                Err(error) => return ctx.tell(TeamEvent::Failed { team, agent, error }).await,
+            };
+            ctx.tell(TeamEvent::Busy { team: team.clone(), agent: agent.clone(), busy: true }).await;
+            let checked = member.clone();
+            let Some(mut event) = ctx.blocking(move || op(member)).await else { return };
+            if after == After::Merge {
+                ctx.tell_conflicts(&mut event).await;
+            }
+            let scratch = scratch_check(&event);
+            let applied = matches!(&event, TeamEvent::Merged { result: Ok(r), .. } if r.conflicts.is_empty() && !r.applied.is_empty());
+            ctx.finish(event).await;
+            ctx.tell(TeamEvent::Busy { team: team.clone(), agent: agent.clone(), busy: false }).await;
+            // (Unless it was discarded.)
+            if ctx.book().member(&team, &agent).is_ok() {
+                ctx.read_changes(team.clone(), agent.clone());
+                ctx.reshow(&team, &agent);
+            }
+            if after == After::Merge {
+                ctx.check(&team, &checked, scratch, applied).await;
+            }
+        });
+    }
+
+    /// A merge with conflicts, or with files still holding markers: the member is told in its
+    /// conversation, and the event says with which message.
+    async fn tell_conflicts(&self, event: &mut TeamEvent) {
+        let TeamEvent::Merged { agent, result: Ok(report), .. } = event else { return };
+        if !ConflictText::new(report).needed() {
+            return;
+        }
+        let message = Told { id: MessageId::by_sidekicks(), text: ConflictText::new(report).to_string() };
+        let prompt = Command::Prompt {
+            agent: agent.clone(),
+            text: message.text.clone(),
+            context: None,
+            id: Some(message.id.clone()),
+            attachments: Vec::new(),
+        };
+        let _ = self.manager.send(prompt).await;
+        let (team, agent) = match event {
+            TeamEvent::Merged { team, agent, .. } => (team.clone(), agent.clone()),
+            _ => return,
+        };
+        let note = super::channels::ChannelCommand::Told { team, agent, told: message.clone() };
+        let _ = self.channels.send(note).await;
+        if let TeamEvent::Merged { told, .. } = event {
+            *told = Some(message);
+        }
+    }
+
+    /// The recipe's check of `member`'s merge: its result when it ran in a scratch copy before
+    /// the merge; else run in the project after a merge that applied files. A failure is told
+    /// to the member.
+    async fn check(
+        &self,
+        team: &str,
+        member: &MemberCopy,
+        scratch: Option<(String, Result<(), String>)>,
+        applied: bool,
+    ) {
+        let agent = member.name.clone();
+        let (done, failed) = match scratch {
+            Some((output, result)) => {
+                let start = TeamEvent::CheckOutput { team: team.into(), agent: agent.clone(), text: String::new() };
+                self.sink.send(Event::Team(start)).await;
+                let text = output.clone();
+                self.sink
+                    .send(Event::Team(TeamEvent::CheckOutput { team: team.into(), agent: agent.clone(), text }))
+                    .await;
+                let failed =
+                    result.as_ref().err().map(|why| super::team_setup::failure_message(member, why, &output, false));
+                (TeamEvent::CheckDone { team: team.into(), agent: agent.clone(), result }, failed)
+            }
+            None if applied => match super::team_setup::run_check(&self.sink, team, member).await {
+                Some(checked) => checked,
+                None => return,
+            },
+            None => return,
+        };
+        if let Some(text) = failed {
+            let id = MessageId::by_sidekicks();
+            let prompt = Command::Prompt { agent, text, context: None, id: Some(id), attachments: Vec::new() };
+            let _ = self.manager.send(prompt).await;
+        }
+        self.tell(done).await;
+    }
+
+    /// Reads member `agent`'s change list and tells it; a copy that changed during the read is
+    /// read again before anything is told.
+    fn read_changes(&self, team: String, agent: String) {
+        let key = (team.clone(), agent.clone());
+        {
+            let mut book = self.book();
+            if !book.reading.insert(key.clone()) {
+                book.stale.insert(key);
+                return;
+            }
+        }
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let result = loop {
+                let member = ctx.book().member(&team, &agent);
+                let read = match member {
+                    Ok(m) => ctx.blocking(move || teams::changes(&m)).await.unwrap_or_else(|| Err(gone(&agent))),
+                    Err(e) => Err(e),
+                };
+                let mut book = ctx.book();
+                if book.stale.remove(&key) {
+                    continue;
+                }
+                book.reading.remove(&key);
+                break read;
+            };
+            ctx.tell(TeamEvent::Changes { team, agent, result }).await;
+        });
+    }
+
+    /// The diff and the review the window shows, read again if they are `agent`'s.
+    fn reshow(&self, team: &str, agent: &str) {
+        let is_theirs = |(t, a): &(String, String)| t == team && a == agent;
+        let (diff, review) = {
+            let book = self.book();
+            (book.diff.clone().filter(|(key, _)| is_theirs(key)), book.review.clone().filter(is_theirs))
+        };
+        if let Some(((team, agent), path)) = diff {
+            self.diff(team, agent, path);
+        }
+        if let Some((team, agent)) = review {
+            self.review(team, agent);
+        }
+    }
+
+    fn diff(&self, team: String, agent: String, path: String) {
+        self.book().diff = Some(((team.clone(), agent.clone()), path.clone()));
+        self.read(team, agent, move |team, member| diff(team, member, path));
+    }
+
+    fn review(&self, team: String, agent: String) {
+        self.book().review = Some((team.clone(), agent.clone()));
+        self.read(team, agent, |team, member| {
+            let agent = member.name.clone();
+            TeamEvent::Review { team, agent, result: teams::review::review(&member) }
+        });
+    }
+
+    /// Runs `op`, which only reads member `agent`, and tells its event.
+    fn read(&self, team: String, agent: String, op: impl FnOnce(String, MemberCopy) -> TeamEvent + Send + 'static) {
+        let member = self.book().member(&team, &agent);
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let event = match member {
+                Ok(member) => ctx.blocking(move || op(team, member)).await,
+                Err(error) => Some(TeamEvent::Failed { team, agent, error }),
+            };
+            if let Some(event) = event {
+                ctx.tell(event).await;
+            }
+        });
+    }
+
+    /// Runs a member's setup: its output and end go to the window; once it succeeds the member
+    /// becomes an agent of its own in its copy.
+    fn setup(&self, team: String, member: MemberCopy) {
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let done = super::team_setup::run_setup(&ctx.sink, &team, member).await;
+            if let TeamEvent::SetupDone { result: Ok(m), .. } = &done {
+                let _ = ctx.manager.send(set_member(&team, m)).await;
+            }
+            let agent = match &done {
+                TeamEvent::SetupDone { agent, .. } => agent.clone(),
+                _ => String::new(),
+            };
+            ctx.tell(done).await;
+            let _ = ctx.notes.send(TeamNote::Members { team: team.clone() }).await;
+            ctx.read_changes(team, agent);
+        });
+    }
+}
+
+/// The error of an operation whose thread ended without an answer.
+fn gone(agent: &str) -> TeamError {
+    TeamError::Io { path: agent.to_string(), message: "the operation ended without an answer".into() }
+}
+
+/// The scratch check's output and result, when the merge ran one.
+fn scratch_check(event: &TeamEvent) -> Option<(String, Result<(), String>)> {
+    match event {
+        TeamEvent::Merged { result: Ok(MergeReport { checked: Some(output), .. }), .. } => {
+            Some((output.clone(), Ok(())))
+        }
+        TeamEvent::Merged { result: Err(TeamError::CheckFailed { why, output }), .. } => {
+            Some((output.clone(), Err(why.clone())))
+        }
+        _ => None,
+    }
+}
 
 impl Services {
-    /// Follows the copies of team `team`'s members, and no other team's (`None`: none). A copy
-    /// that cannot be watched is left unfollowed (its page still has Refresh).
-    pub(super) fn follow_team(&mut self, team: Option<(String, Vec<(String, PathBuf)>)>) {
-        let Some((id, copies)) = team else {
-            self.team_followed = None;
+    /// Follows the copies of team `team`'s members, and no other team's (`None`: none); reads
+    /// their change lists now (what changed before the watch began). A copy that cannot be
+    /// watched is left unfollowed (its change list is read after each operation all the same).
+    pub(super) fn follow_team(&mut self, team: Option<String>) {
+        self.team_followed = None;
+        let Some(id) = team else {
+            let mut book = self.team.book();
+            book.diff = None;
+            book.review = None;
             return;
         };
-        self.team_followed = None;
-        let rt = tokio::runtime::Handle::current();
+        let copies: Vec<(String, PathBuf)> = match self.team.book().team(&id) {
+            Some(info) => {
+                info.members.iter().filter_map(|(a, m)| Some((a.clone(), m.as_ref().ok()?.copy.clone()))).collect()
+            }
+            None => return,
+        };
         let mut followers = Vec::new();
         for (agent, copy) in copies {
-            let (sink, handle, team) = (self.sink.clone(), rt.clone(), id.clone());
-            let name = agent.clone();
-            // Called from the watcher's own thread: the event goes through this runtime.
-            let on_change = std::sync::Arc::new(move || {
-                let (sink, team, agent) = (sink.clone(), team.clone(), agent.clone());
-                handle.spawn(async move { sink.send(Event::Team(TeamEvent::CopyChanged { team, agent })).await });
+            let (notes, team) = (self.team.notes.clone(), id.clone());
+            // Called from the watcher's own thread.
+            let on_change = Arc::new(move || {
+                let _ = notes.blocking_send(TeamNote::CopyChanged { team: team.clone(), agent: agent.clone() });
             });
             match crate::runtime::workspace::watch_dir(&copy, on_change) {
                 Ok(follower) => followers.push(follower),
                 Err(e) => tracing::warn!("cannot follow the copy {}: {e}", copy.display()),
             }
-            // What changed before the watch began is looked at once it has.
-            let (sink, team) = (self.sink.clone(), id.clone());
-            rt.spawn(async move { sink.send(Event::Team(TeamEvent::CopyChanged { team, agent: name })).await });
+        }
+        let names: Vec<String> =
+            self.team.book().team(&id).map(|t| t.members.iter().map(|(a, _)| a.clone()).collect()).unwrap_or_default();
+        for agent in names {
+            self.team.read_changes(id.clone(), agent);
         }
         self.team_followed = Some((id, followers));
     }
 
-    /// Runs `op` on a blocking thread and sends its event.
-    fn team_op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
-        self.team_op_checked(op, None);
-    }
-
-    /// Runs `op` (a merge of `checked`'s work) on a blocking thread, sends its event, and after a
-    /// merge that applied files runs the recipe's check in the project; a failed check is told to
-    /// the member.
-    fn team_op_checked(&self, op: impl FnOnce() -> TeamEvent + Send + 'static, checked: Option<MemberCopy>) {
-        let sink = self.sink.clone();
-        let commands = self.manager.clone();
-        let waits = sink.clone();
-        tokio::spawn(async move {
-            // Waiting for another writer of the project is shown while it lasts.
-            let rt = tokio::runtime::Handle::current();
-            let report = move |project: &Path, holder: Option<&str>| {
-                let waiting = TeamEvent::Waiting { project: project.into(), holder: holder.map(str::to_string) };
-                rt.block_on(waits.send(Event::Team(waiting)));
-            };
-            let op = move || teams::lock::reporting_busy(report, op);
-            let Ok(mut event) = tokio::task::spawn_blocking(op).await else { return };
-            // Members are agents of their own, working in their copies; discarded ones end.
-            let members: Vec<Command> = match &event {
-                TeamEvent::Loaded { teams, .. } => teams.iter().flat_map(ready_members).collect(),
-                TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
-                    ready_members(team)
-                }
-                TeamEvent::SetupDone { team, result: Ok(m), .. } => vec![set_member(team, m)],
-                TeamEvent::Discarded { agents, .. } => {
-                    agents.iter().map(|a| Command::SetMember { name: a.clone(), member: None }).collect()
-                }
-                _ => Vec::new(),
-            };
-            for command in members {
-                let _ = commands.send(command).await;
+    /// A note of the team service's tasks.
+    pub(super) fn team_note(&mut self, note: TeamNote) {
+        match note {
+            TeamNote::CopyChanged { team, agent } => {
+                self.team.read_changes(team.clone(), agent.clone());
+                self.team.reshow(&team, &agent);
             }
-            // New members whose copy needs the recipe's setup first.
-            let setups: Vec<(String, MemberCopy)> = match &event {
-                TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => team
-                    .members
-                    .iter()
-                    .filter_map(|(_, m)| {
-                        m.as_ref().ok().filter(|m| !m.ready).map(|m| (team.record.id.clone(), m.clone()))
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            // Conflicts: the member is told in its conversation; the event says with which message.
-            if let TeamEvent::Merged { agent, result: Ok(report), told, .. } = &mut event
-                && ConflictText::new(report).needed()
-            {
-                let message = Told { id: MessageId::by_sidekicks(), text: ConflictText::new(report).to_string() };
-                let prompt = Command::Prompt {
-                    agent: agent.clone(),
-                    text: message.text.clone(),
-                    context: None,
-                    id: Some(message.id.clone()),
-                    attachments: Vec::new(),
-                };
-                let _ = commands.send(prompt).await;
-                *told = Some(message);
-            }
-            let applied = matches!(&event, TeamEvent::Merged { result: Ok(r), .. } if r.conflicts.is_empty() && !r.applied.is_empty());
-            let team = match &event {
-                TeamEvent::Merged { team, .. } => team.clone(),
-                _ => String::new(),
-            };
-            let checked: Option<MemberCopy> = checked;
-            // The recipe's check ran in a scratch copy before the merge: its result is shown; a
-            // failure (nothing merged) is told to the member.
-            let scratch = match &event {
-                TeamEvent::Merged { result: Ok(MergeReport { checked: Some(output), .. }), .. } => {
-                    Some((output.clone(), Ok(())))
+            TeamNote::Members { team } => {
+                if self.team_followed.as_ref().is_some_and(|(id, _)| *id == team) {
+                    self.follow_team(Some(team));
                 }
-                TeamEvent::Merged { result: Err(TeamError::CheckFailed { why, output }), .. } => {
-                    Some((output.clone(), Err(why.clone())))
-                }
-                _ => None,
-            };
-            sink.send(Event::Team(event)).await;
-            // Started only once the window knows the team: their output would find no team.
-            for (team, member) in setups {
-                setup(&sink, &commands, team, member);
             }
-            if let (Some((output, result)), Some(member)) = (scratch, &checked) {
-                let agent = member.name.clone();
-                let start = TeamEvent::CheckOutput { team: team.clone(), agent: agent.clone(), text: String::new() };
-                sink.send(Event::Team(start)).await;
-                let text = output.clone();
-                sink.send(Event::Team(TeamEvent::CheckOutput { team: team.clone(), agent: agent.clone(), text })).await;
-                if let Err(why) = &result {
-                    let text = super::team_setup::failure_message(member, why, &output, false);
-                    let id = MessageId::by_sidekicks();
-                    let prompt = Command::Prompt {
-                        agent: agent.clone(),
-                        text,
-                        context: None,
-                        id: Some(id),
-                        attachments: Vec::new(),
-                    };
-                    let _ = commands.send(prompt).await;
-                }
-                sink.send(Event::Team(TeamEvent::CheckDone { team: team.clone(), agent, result })).await;
-                return;
-            }
-            if let Some(member) = checked.filter(|_| applied)
-                && let Some((done, failed)) = super::team_setup::run_check(&sink, &team, &member).await
-            {
-                if let Some(text) = failed {
-                    let id = MessageId::by_sidekicks();
-                    let prompt = Command::Prompt {
-                        agent: member.name.clone(),
-                        text,
-                        context: None,
-                        id: Some(id),
-                        attachments: Vec::new(),
-                    };
-                    let _ = commands.send(prompt).await;
-                }
-                sink.send(Event::Team(done)).await;
-            }
-        });
-    }
-
-    /// The configs of `agents` as they work now (those in the config).
-    fn agent_configs(&self, agents: &[String]) -> Vec<AgentConfig> {
-        agents.iter().filter_map(|a| self.agent(a)).collect()
+        }
     }
 
     /// The names of the agents in force (the config's and the members').
@@ -178,12 +418,17 @@ impl Services {
         self.applied.borrow().as_ref().map(|c| c.agents.iter().map(|a| a.name.clone()).collect()).unwrap_or_default()
     }
 
+    /// The configs of `agents` as they work now (those in the config).
+    fn agent_configs(&self, agents: &[String]) -> Vec<crate::model::config::AgentConfig> {
+        agents.iter().filter_map(|a| self.agent(a)).collect()
+    }
+
     /// Loads the stored teams and reattaches their members (at start).
     pub(super) fn load_teams(&self) {
         let Some(store) = self.store.clone() else { return };
         let dir = self.teams_dir.clone();
         let taken = self.agent_names();
-        self.team_op(move || {
+        self.team.op(move || {
             let records = store.teams().unwrap_or_else(|e| {
                 tracing::warn!("cannot read the teams: {e}");
                 Vec::new()
@@ -192,7 +437,7 @@ impl Services {
             // becomes an agent of its own (ADR 0028).
             let mut taken = taken.clone();
             taken.extend(records.iter().flat_map(|r| r.members.iter().map(|m| m.agent.clone())));
-            let records: Vec<TeamRecord> = records
+            let records: Vec<teams::TeamRecord> = records
                 .into_iter()
                 .map(|r| match teams::migrate::members_of_their_own(r.clone(), &mut taken) {
                     Some(migrated) => {
@@ -220,13 +465,13 @@ impl Services {
     }
 
     /// Serves one team command.
-    pub(super) fn team(&self, command: TeamCommand) {
+    pub(super) fn team(&mut self, command: TeamCommand) {
+        let (dir, store) = (self.teams_dir.clone(), self.store.clone());
         match command {
             TeamCommand::Create { name, project, provider, agents, lead } => {
-                let (dir, store) = (self.teams_dir.clone(), self.store.clone());
                 let configs = self.agent_configs(&agents);
                 let taken = self.agent_names();
-                self.team_op(move || {
+                self.team.op(move || {
                     let members = new_members(&name, &agents, taken, store.as_deref());
                     let result = create_placed(&dir, &name, &project, provider, &members, lead, &configs).map(
                         |(record, members)| {
@@ -247,75 +492,91 @@ impl Services {
                     TeamEvent::Created { result }
                 });
             }
-            TeamCommand::Changes { team, member } => self.team_op(move || TeamEvent::Changes {
-                team,
-                agent: member.name.clone(),
-                result: teams::changes(&member),
-            }),
-            TeamCommand::Diff { team, member, path } => self.team_op(move || diff(team, member, path)),
-            TeamCommand::Merge { team, member, selected } => {
-                let checked = member.clone();
-                let op = move || TeamEvent::Merged {
-                    team,
+            TeamCommand::Changes { team, member } => self.team.read_changes(team, member),
+            TeamCommand::Diff { team, member, path } => self.team.diff(team, member, path),
+            TeamCommand::Review { team, member } => self.team.review(team, member),
+            TeamCommand::CloseReview { team } => {
+                let mut book = self.team.book();
+                if book.review.as_ref().is_some_and(|(t, _)| *t == team) {
+                    book.review = None;
+                }
+            }
+            TeamCommand::Merge { team: id, member, selected } => {
+                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
+                    team: id,
                     agent: member.name.clone(),
                     result: merge_scratch_checked(&member, selected.as_deref()),
                     told: None,
-                };
-                self.team_op_checked(op, Some(checked));
+                });
             }
-            TeamCommand::Review { team, member } => self.team_op(move || TeamEvent::Review {
-                team,
-                agent: member.name.clone(),
-                result: teams::review::review(&member),
-            }),
-            TeamCommand::DecideHunk { team, member, path, hunk, accept: true } => {
-                let checked = member.clone();
-                let op = move || TeamEvent::Merged {
-                    team,
+            TeamCommand::DecideHunk { team: id, member, path, hunk, accept: true } => {
+                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
+                    team: id,
                     agent: member.name.clone(),
                     result: teams::review::accept_hunk(&member, &path, &hunk),
                     told: None,
-                };
-                self.team_op_checked(op, Some(checked));
+                });
             }
-            TeamCommand::DecideHunk { team, member, path, hunk, accept: false } => {
-                self.team_op(move || TeamEvent::Rejected {
-                    team,
+            TeamCommand::DecideHunk { team: id, member, path, hunk, accept: false } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
+                    team: id,
                     agent: member.name.clone(),
                     result: teams::review::reject_hunk(&member, &path, &hunk),
-                })
+                });
             }
-            TeamCommand::RejectFiles { team, member, changes } => self.team_op(move || TeamEvent::Rejected {
-                team,
-                agent: member.name.clone(),
-                result: teams::review::reject_files(&member, &changes),
-            }),
-            TeamCommand::UndoMerge { team, member } => self.team_op(move || TeamEvent::MergeUndone {
-                team,
-                agent: member.name.clone(),
-                result: teams::undo_merge(&member),
-            }),
-            TeamCommand::CommitBranch { team, member, branch, message } => self.team_op(move || {
-                let result = teams::commit_as_branch(&member, &branch, &message);
-                TeamEvent::Branched { team, agent: member.name.clone(), branch, result }
-            }),
-            TeamCommand::Discard { record, member } => {
-                let (store, dir) = (self.store.clone(), self.teams_dir.clone());
-                self.team_op(move || discard(&dir, store.as_deref(), record, member));
+            TeamCommand::RejectFiles { team: id, member, changes } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
+                    team: id,
+                    agent: member.name.clone(),
+                    result: teams::review::reject_files(&member, &changes),
+                });
             }
-            TeamCommand::Setup { team, member } => setup(&self.sink, &self.manager, team, member),
-            TeamCommand::RestoreDiscarded { id, team } => {
-                let (store, dir) = (self.store.clone(), self.teams_dir.clone());
-                let configs = self.agent_configs(&teams::discarded::definitions(&dir, &id));
+            TeamCommand::UndoMerge { team: id, member } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::MergeUndone {
+                    team: id,
+                    agent: member.name.clone(),
+                    result: teams::undo_merge(&member),
+                });
+            }
+            TeamCommand::CommitBranch { team: id, member, branch, message } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| {
+                    let result = teams::commit_as_branch(&member, &branch, &message);
+                    TeamEvent::Branched { team: id, agent: member.name.clone(), branch, result }
+                });
+            }
+            TeamCommand::Discard { team, member } => {
+                let Some(record) = self.team.book().team(&team).map(|t| t.record.clone()) else {
+                    tracing::warn!("discard of team {team}, which is gone");
+                    return;
+                };
+                match member {
+                    Some(name) => self.team.write(team, name, After::Nothing, move |member| {
+                        discard(&dir, store.as_deref(), record, Some(member))
+                    }),
+                    None => self.team.op(move || discard(&dir, store.as_deref(), record, None)),
+                }
+            }
+            TeamCommand::Setup { team, member } => match self.team.book().member(&team, &member) {
+                Ok(copy) => self.team.setup(team, copy),
+                Err(e) => tracing::warn!("setup of {member}: {e}"),
+            },
+            TeamCommand::RestoreDiscarded { id } => {
+                let definitions = teams::discarded::definitions(&dir, &id);
+                let configs = self.agent_configs(&definitions);
                 let taken = self.agent_names();
-                self.team_op(move || {
+                // Into its team if it is still there.
+                let team = {
+                    let book = self.team.book();
+                    let kept = book.discarded.iter().find(|w| w.id == id).map(|w| w.team.clone());
+                    kept.and_then(|t| book.team(&t).map(|t| t.record.clone()))
+                };
+                self.team.op(move || {
                     let result = restore(&dir, store.as_deref(), &id, team, &configs, &taken);
                     TeamEvent::WorkRestored { id, result }
                 });
             }
             TeamCommand::Reap { ids } => {
-                let (store, dir) = (self.store.clone(), self.teams_dir.clone());
-                self.team_op(move || {
+                self.team.op(move || {
                     let mut done = Vec::new();
                     let labelled = teams::container::labelled(&dir);
                     for id in ids {
@@ -332,8 +593,7 @@ impl Services {
                 });
             }
             TeamCommand::ForgetDiscarded { id } => {
-                let dir = self.teams_dir.clone();
-                self.team_op(move || {
+                self.team.op(move || {
                     if let Err(e) = teams::discarded::forget(&dir, &id) {
                         tracing::warn!("removing kept work {id}: {e}");
                     }
@@ -342,208 +602,4 @@ impl Services {
             }
         }
     }
-}
-
-/// How long the work of discarded members is kept.
-const KEEP_DISCARDED: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
-
-/// Discards one member (`Some`) or the whole team, keeping first what they did not merge: when
-/// that cannot be kept, nothing is discarded.
-fn discard(dir: &Path, store: Option<&Store>, mut record: TeamRecord, member: Option<MemberCopy>) -> TeamEvent {
-    let members: Vec<MemberCopy> = match &member {
-        Some(m) => vec![m.clone()],
-        None => reattach_team(&record).into_iter().filter_map(|(_, m)| m.ok()).collect(),
-    };
-    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
-    let what = format!("discarding {}", names.join(", "));
-    let _lock = match teams::lock::ProjectLock::acquire(&record.project, &what) {
-        Ok(lock) => lock,
-        Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
-    };
-    let kept = match teams::discarded::keep(dir, &record, &members) {
-        Ok(kept) => kept,
-        Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
-    };
-    for m in &members {
-        teams::container::remove(m);
-        if let Err(e) = m.provider().discard(m) {
-            tracing::warn!("discarding {}: {e}", m.name);
-        }
-    }
-    match member {
-        Some(m) => {
-            record.members.retain(|r| r.agent != m.name);
-            if let Some(store) = store {
-                let _ = store.save_team(&record);
-            }
-            TeamEvent::Discarded { team: record.id, agents: vec![m.name], whole_team: false, kept }
-        }
-        None => {
-            let agents = record.members.iter().map(|m| m.agent.clone()).collect();
-            if let Some(store) = store {
-                let _ = store.delete_team(&record.id);
-            }
-            TeamEvent::Discarded { team: record.id, agents, whole_team: true, kept }
-        }
-    }
-}
-
-/// Brings kept work `id` back: into its team if it is still there, else into a team made again;
-/// the team is remembered.
-fn restore(
-    dir: &Path,
-    store: Option<&Store>,
-    id: &str,
-    team: Option<TeamRecord>,
-    configs: &[AgentConfig],
-    taken: &[String],
-) -> Result<TeamInfo, TeamError> {
-    for agent in configs {
-        teams::container::engine_for(&agent.name, &agent.runtime)?;
-    }
-    let (record, mut restored) = teams::discarded::restore(dir, id, team, taken)?;
-    // Members whose agent runs in a container get theirs. If that fails the work is restored all
-    // the same (the kept copy is gone by now) and the team remembered: the member shows the error
-    // and is not moved, rather than the team being lost with its work.
-    let placed = teams::container::place(&mut restored, configs);
-    if let Some(store) = store
-        && let Err(e) = store.save_team(&record)
-    {
-        tracing::warn!("cannot remember the team: {e}");
-    }
-    let mut members = reattach_team(&record);
-    if let Err(e) = placed {
-        let needs_one = |from: &str| {
-            configs
-                .iter()
-                .any(|c| c.name == from && teams::container::engine_for(from, &c.runtime).is_ok_and(|k| k.is_some()))
-        };
-        for (_, member) in &mut members {
-            if member.as_ref().is_ok_and(|m| m.container.is_none() && needs_one(&m.agent)) {
-                *member = Err(e.clone());
-            }
-        }
-    }
-    Ok(TeamInfo {
-        members,
-        channel: store.and_then(|s| s.team_channel(&record.id).ok().flatten()),
-        undoable: teams::undoable(&record),
-        bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
-        record,
-    })
-}
-
-/// A changed file's base and member versions for the diff view (text; `None` when absent or binary).
-fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent {
-    let text = |side: teams::Side| match side {
-        teams::Side::File { content, .. } if !crate::model::merge::is_binary(&content) => {
-            Some(String::from_utf8_lossy(&content).into_owned())
-        }
-        teams::Side::Symlink { target } => Some(format!("-> {target}")),
-        _ => None,
-    };
-    let base = teams::read_bases(&member, std::slice::from_ref(&path)).ok().and_then(|mut b| b.pop()).and_then(text);
-    let mine = teams::read_side(&member.copy, &path).ok().and_then(text);
-    TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
-}
-
-/// Merges, with the recipe's check run first in a scratch copy when the recipe says so.
-fn merge_scratch_checked(member: &MemberCopy, selected: Option<&[String]>) -> Result<teams::MergeReport, TeamError> {
-    use crate::model::recipe::CheckPlace;
-    let recipe = teams::recipe::load(&member.project)?;
-    match recipe.as_ref().and_then(|r| r.check.as_ref().map(|c| (r, c))) {
-        Some((recipe, check)) if check.place == CheckPlace::Scratch => {
-            teams::merge_checked(member, selected, &|steps| {
-                teams::scratch::check(member, recipe, &check.command, steps).map(Some)
-            })
-        }
-        _ => teams::merge(member, selected),
-    }
-}
-
-/// The command that makes `m`, member of team `team`, an agent of its own in its copy.
-fn set_member(team: &str, m: &MemberCopy) -> Command {
-    let member = MemberAgent {
-        from: m.agent.clone(),
-        team: team.to_string(),
-        workspace: m.copy.clone(),
-        env: m.env.clone(),
-        container: m.container.as_ref().map(|c| c.name.clone()),
-    };
-    Command::SetMember { name: m.name.clone(), member: Some(member) }
-}
-
-/// The members of `team` that can work (those whose setup has not succeeded wait for it).
-fn ready_members(team: &TeamInfo) -> Vec<Command> {
-    team.members
-        .iter()
-        .filter_map(|(_, m)| m.as_ref().ok().filter(|m| m.ready))
-        .map(|m| set_member(&team.record.id, m))
-        .collect()
-}
-
-/// The names and definitions of the members of a new team `team` made from `agents`: names no
-/// agent in force (`taken`) nor any stored team's member has.
-fn new_members(team: &str, agents: &[String], mut taken: Vec<String>, store: Option<&Store>) -> Vec<(String, String)> {
-    let stored = store.and_then(|s| s.teams().ok()).unwrap_or_default();
-    taken.extend(stored.iter().flat_map(|r| r.members.iter().map(|m| m.agent.clone())));
-    agents
-        .iter()
-        .map(|from| {
-            let name = crate::model::member_name::member_name(from, team, &taken);
-            taken.push(name.clone());
-            (name, from.clone())
-        })
-        .collect()
-}
-
-/// A member reattached at start, its container running again (after this computer restarted it
-/// is stopped; removed, it is made again).
-fn running(mut member: MemberCopy) -> Result<MemberCopy, TeamError> {
-    teams::container::ensure(&mut member)?;
-    Ok(member)
-}
-
-/// Makes a team whose members whose agents run in containers get containers of their own; if
-/// one cannot be made, nothing of the team is left.
-fn create_placed(
-    dir: &Path,
-    name: &str,
-    project: &Path,
-    provider: teams::ProviderKind,
-    members: &[(String, String)],
-    lead: Option<String>,
-    configs: &[AgentConfig],
-) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
-    // Refused before any copy is made.
-    for agent in configs {
-        teams::container::engine_for(&agent.name, &agent.runtime)?;
-    }
-    let (record, mut members) = create_team(dir, name, project, provider, members, lead)?;
-    if let Err(e) = teams::container::place(&mut members, configs) {
-        for m in &members {
-            let _ = m.provider().discard(m);
-        }
-        let _ = std::fs::remove_dir_all(dir.join(&record.id));
-        return Err(e);
-    }
-    Ok((record, members))
-}
-
-/// Runs a member's setup: its output and end go to the window; once it succeeds the member
-/// moves into its copy.
-fn setup(
-    sink: &crate::runtime::events::EventSink,
-    commands: &tokio::sync::mpsc::Sender<Command>,
-    team: String,
-    member: MemberCopy,
-) {
-    let (sink, commands) = (sink.clone(), commands.clone());
-    tokio::spawn(async move {
-        let done = super::team_setup::run_setup(&sink, &team, member).await;
-        if let TeamEvent::SetupDone { result: Ok(m), .. } = &done {
-            let _ = commands.send(set_member(&team, m)).await;
-        }
-        sink.send(Event::Team(done)).await;
-    });
 }

@@ -1,0 +1,305 @@
+//! The channel service (ADR 0028): an actor owning every channel's timeline — the config's
+//! channels and one per team. It sends what the person says to the members it is for, each with
+//! its catch-up; hears what agents say (`events::Said`, from the event sink) and keeps each
+//! member's answer in the timeline when it ends, so the channel shows it whatever thread the
+//! member opens later; relays a team lead's hand-overs to the members it @mentions; adds the
+//! conflict messages the team service sends; remembers timelines in the store. The window only
+//! folds `Event::Channels` and `Event::ChannelUpdated`, and sends `Command::Say`.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use super::team_book::TeamBook;
+use crate::model::channel::{Entry, Timeline, recipients};
+use crate::model::config::Config;
+use crate::model::conversation::MessageId;
+use crate::protocol::teams::Told;
+use crate::protocol::{ChannelInfo, Command, Event};
+use crate::runtime::events::{EventSink, Said};
+use crate::runtime::store::Store;
+
+/// What the front door and the team service ask of the channel service.
+pub(super) enum ChannelCommand {
+    /// The config in force changed (its file's path: the key of its channels in the store).
+    Config(Option<Config>, Option<PathBuf>),
+    /// The teams changed.
+    Teams,
+    /// The person says `text` in `channel`.
+    Say {
+        /// The channel.
+        channel: String,
+        /// What is said.
+        text: String,
+    },
+    /// A member of team `team` was told about its merge's conflicts.
+    Told {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// The message.
+        told: Told,
+    },
+}
+
+/// An agent's answer as it comes.
+#[derive(Default)]
+struct Answering {
+    /// Its queued messages, oldest first.
+    queued: VecDeque<MessageId>,
+    /// The message its current turn answers, and the text so far.
+    current: Option<(MessageId, String)>,
+}
+
+struct Channels {
+    sink: EventSink,
+    manager: mpsc::Sender<Command>,
+    store: Option<Arc<Store>>,
+    book: Arc<Mutex<TeamBook>>,
+    /// The channels, the config's first, in its order.
+    channels: Vec<ChannelInfo>,
+    /// The config file whose channels these are.
+    path: Option<PathBuf>,
+    answering: HashMap<String, Answering>,
+}
+
+/// Starts the channel service, hearing what agents say from `heard` (the event sink's `Said`);
+/// returns where to send its commands.
+pub(super) fn spawn(
+    sink: EventSink,
+    manager: mpsc::Sender<Command>,
+    store: Option<Arc<Store>>,
+    book: Arc<Mutex<TeamBook>>,
+    mut heard: mpsc::Receiver<Said>,
+) -> mpsc::Sender<ChannelCommand> {
+    let (commands, mut rx) = mpsc::channel(256);
+    let mut service =
+        Channels { sink, manager, store, book, channels: Vec::new(), path: None, answering: HashMap::new() };
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                command = rx.recv() => match command {
+                    Some(command) => service.command(command).await,
+                    None => return,
+                },
+                Some(said) = heard.recv() => service.heard(said).await,
+            }
+        }
+    });
+    commands
+}
+
+impl Channels {
+    async fn command(&mut self, command: ChannelCommand) {
+        match command {
+            ChannelCommand::Config(config, path) => self.config(config, path).await,
+            ChannelCommand::Teams => self.teams().await,
+            ChannelCommand::Say { channel, text } => self.say(&channel, &text).await,
+            ChannelCommand::Told { team, agent, told } => {
+                let Some(c) = self.channels.iter_mut().find(|c| c.team.as_deref() == Some(team.as_str())) else {
+                    return;
+                };
+                c.timeline.entries.push(Entry::Notice { text: told.text.clone(), to: vec![agent.clone()] });
+                let id = Some(told.id.clone());
+                c.timeline.entries.push(Entry::Answer { agent, prompt: told.text, id, text: None });
+                let c = c.clone();
+                self.changed(c).await;
+            }
+        }
+    }
+
+    /// Follows the config: its channels and their members (the agents listing them), timelines
+    /// read from the store for a new file.
+    async fn config(&mut self, config: Option<Config>, path: Option<PathBuf>) {
+        let new_file = path != self.path;
+        self.path = path;
+        let Some(config) = config else { return };
+        let mut channels = Vec::new();
+        for c in &config.channels {
+            let members =
+                config.agents.iter().filter(|a| a.channels.contains(&c.name)).map(|a| a.name.clone()).collect();
+            let old = self.channels.iter().find(|o| o.name == c.name && o.team.is_none()).filter(|_| !new_file);
+            let timeline = match old {
+                Some(old) => old.timeline.clone(),
+                None => self.stored(c.name.clone()).await,
+            };
+            channels.push(ChannelInfo {
+                name: c.name.clone(),
+                title: c.name.clone(),
+                team: None,
+                lead: None,
+                description: c.description.clone(),
+                members,
+                timeline,
+            });
+        }
+        channels.extend(self.channels.iter().filter(|c| c.team.is_some()).cloned());
+        self.channels = channels;
+        self.send_all().await;
+    }
+
+    /// A config channel's stored timeline.
+    async fn stored(&self, name: String) -> Timeline {
+        let (Some(store), Some(path)) = (self.store.clone(), self.path.clone()) else { return Timeline::default() };
+        let read = tokio::task::spawn_blocking(move || store.channel(&path, &name)).await;
+        match read {
+            Ok(Ok(timeline)) => timeline.unwrap_or_default(),
+            Ok(Err(e)) => {
+                tracing::warn!("cannot read a channel: {e}");
+                Timeline::default()
+            }
+            Err(_) => Timeline::default(),
+        }
+    }
+
+    /// Follows the teams: one channel per team, its lead first, then its members.
+    async fn teams(&mut self) {
+        // Each team's channel as it would be new: its stored timeline.
+        let teams: Vec<ChannelInfo> = {
+            let book = self.book.lock().unwrap_or_else(|e| e.into_inner());
+            book.teams
+                .iter()
+                .map(|t| {
+                    let r = &t.record;
+                    ChannelInfo {
+                        name: format!("team:{}", r.id),
+                        title: r.name.clone(),
+                        team: Some(r.id.clone()),
+                        lead: r.lead.clone(),
+                        description: None,
+                        members: r.lead.iter().cloned().chain(r.members.iter().map(|m| m.agent.clone())).collect(),
+                        timeline: t.channel.clone().unwrap_or_default(),
+                    }
+                })
+                .collect()
+        };
+        self.channels.retain(|c| c.team.is_none() || teams.iter().any(|t| t.team == c.team));
+        for team in teams {
+            match self.channels.iter_mut().find(|c| c.team == team.team) {
+                Some(c) => c.members = team.members,
+                None => self.channels.push(team),
+            }
+        }
+        self.send_all().await;
+    }
+
+    async fn send_all(&self) {
+        self.sink.send(Event::Channels { channels: self.channels.clone() }).await;
+    }
+
+    /// Channel `c` changed: remembered, and told.
+    async fn changed(&mut self, c: ChannelInfo) {
+        if let Some(store) = self.store.clone() {
+            let (team, name, timeline, path) = (c.team.clone(), c.name.clone(), c.timeline.clone(), self.path.clone());
+            tokio::task::spawn_blocking(move || {
+                let saved = match (&team, &path) {
+                    (Some(team), _) => store.save_team_channel(team, &timeline),
+                    (None, Some(path)) => store.save_channel(path, &name, &timeline),
+                    (None, None) => Ok(()),
+                };
+                if let Err(e) = saved {
+                    tracing::warn!("cannot remember the channel {name}: {e}");
+                }
+            });
+        }
+        self.sink.send(Event::ChannelUpdated { channel: c }).await;
+    }
+
+    /// The person says `text` in channel `name`: a prompt for each member it is for, with its
+    /// catch-up.
+    async fn say(&mut self, name: &str, text: &str) {
+        let Some(i) = self.channels.iter().position(|c| c.name == name) else {
+            tracing::warn!("said in {name}, which is not a channel");
+            return;
+        };
+        let to = recipients(text, &self.channels[i].members);
+        self.send_to(i, None, text, &to).await;
+    }
+
+    /// Records `text` of `from` (the person, or a lead) to `to` in channel `i` and sends each its
+    /// prompt with its catch-up.
+    async fn send_to(&mut self, i: usize, from: Option<&str>, text: &str, to: &[String]) {
+        let c = &mut self.channels[i];
+        let title = c.title.clone();
+        let catch_ups: Vec<Option<String>> =
+            to.iter().map(|agent| c.timeline.catch_up(&title, agent, |_, _, _| String::new())).collect();
+        let prompts = c.timeline.say_as(from, &title, text, to);
+        let commands: Vec<Command> = prompts
+            .into_iter()
+            .zip(catch_ups)
+            .map(|(p, context)| Command::Prompt {
+                agent: p.agent,
+                text: p.text,
+                context,
+                id: Some(p.id),
+                attachments: Vec::new(),
+            })
+            .collect();
+        // Sent from a task of their own: the manager may be waiting for this service to hear it.
+        let manager = self.manager.clone();
+        tokio::spawn(async move {
+            for command in commands {
+                let _ = manager.send(command).await;
+            }
+        });
+        let c = self.channels[i].clone();
+        self.changed(c).await;
+    }
+
+    /// What an agent said.
+    async fn heard(&mut self, said: Said) {
+        match said {
+            Said::Queued { agent, id } => self.answering.entry(agent).or_default().queued.push_back(id),
+            Said::Dropped { agent, id } => {
+                let a = self.answering.entry(agent).or_default();
+                match id {
+                    Some(id) => a.queued.retain(|q| *q != id),
+                    None => a.queued.clear(),
+                }
+            }
+            Said::Started { agent } => {
+                let a = self.answering.entry(agent).or_default();
+                a.current = a.queued.pop_front().map(|id| (id, String::new()));
+            }
+            Said::Text { agent, text } => {
+                if let Some((_, so_far)) = self.answering.get_mut(&agent).and_then(|a| a.current.as_mut()) {
+                    so_far.push_str(&text);
+                }
+            }
+            Said::Ended { agent } => {
+                let Some((id, text)) = self.answering.get_mut(&agent).and_then(|a| a.current.take()) else { return };
+                self.ended(&agent, &id, &text).await;
+            }
+        }
+    }
+
+    /// `agent`'s answer to message `id` ended with `text`: kept in the channel that asked; a
+    /// team lead's answer that @mentions members hands the work over to them. Members' answers
+    /// are never relayed, so agents cannot keep one another talking.
+    async fn ended(&mut self, agent: &str, id: &MessageId, text: &str) {
+        let Some(i) = self.channels.iter_mut().position(|c| c.timeline.answered(id, text)) else { return };
+        let c = self.channels[i].clone();
+        self.changed(c).await;
+        let c = &self.channels[i];
+        if c.lead.as_deref() != Some(agent) {
+            return;
+        }
+        // Handed over once: the lead's answer is the last entry.
+        let last = matches!(c.timeline.entries.last(), Some(Entry::Answer { id: Some(last), .. }) if last == id);
+        let others: Vec<String> = c.members.iter().filter(|m| m.as_str() != agent).cloned().collect();
+        let to = recipients(text, &others);
+        let mentioned = |m: &String| {
+            let short = crate::model::member_name::short_name(m);
+            let lower = text.to_lowercase();
+            [m.as_str(), short].iter().any(|n| lower.contains(&format!("@{}", n.to_lowercase())))
+        };
+        // No mention: the lead answered the person.
+        if !last || (to.len() == others.len() && !others.iter().any(mentioned)) {
+            return;
+        }
+        self.send_to(i, Some(agent), text.trim(), &to).await;
+    }
+}
