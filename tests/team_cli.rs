@@ -172,3 +172,82 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
 }
+
+/// A window open while the command line works on the same teams (same data folder): it shows
+/// the team the command line made, the member's work, its merge, and the team gone once
+/// discarded; a team made in the window is listed by the command line.
+#[test]
+fn a_window_open_shows_what_the_command_line_did_and_the_reverse() {
+    use common::window::{runtime, step_until, window_of};
+    use sidekicks::runtime::config_file::AppDirs;
+    const LONG: std::time::Duration = std::time::Duration::from_secs(30);
+    let p = Person::new();
+    let user = p.root.join("user");
+    let dirs = AppDirs {
+        config_dir: user.join("config/sidekicks"),
+        data_dir: user.join("data/sidekicks"),
+        state_dir: user.join("state/sidekicks"),
+        home: Some(user.clone()),
+    };
+    std::fs::create_dir_all(&dirs.data_dir).unwrap();
+    let store = sidekicks::runtime::store::Store::open(&dirs.data_dir.join("sidekicks.db")).unwrap();
+    let startup = sidekicks::app::Startup {
+        settings: common::fast_settings(),
+        store: Some(store),
+        dirs: Some(dirs),
+        terminal_host: BIN.into(),
+        ..sidekicks::app::Startup::new(p.config.clone())
+    };
+    let rt = runtime();
+    let mut h = window_of(startup, &rt);
+    step_until(&mut h, LONG, "the agents", |h| h.state().state.agent("bob").is_some());
+
+    let made =
+        p.json(&["new", "--project", p.project.to_str().unwrap(), "--agent", "ada", "--name", "squad", "--json"]);
+    let copy = PathBuf::from(made["members"][0]["copy"].as_str().unwrap());
+    step_until(&mut h, LONG, "the command line's team in the window", |h| {
+        h.state().state.teams.teams.iter().any(|t| t.info.record.name == "squad")
+    });
+    step_until(&mut h, LONG, "its member, an agent of its own", |h| h.state().state.agent("ada · squad").is_some());
+    {
+        use egui_kittest::kittest::Queryable;
+        h.get_all_by_label("squad").next().unwrap().click();
+    }
+    std::fs::write(copy.join("ada.txt"), "from Ada\n").unwrap();
+    step_until(&mut h, LONG, "her change on the page", |h| {
+        use egui_kittest::kittest::Queryable;
+        h.query_by_label("ada.txt").is_some()
+    });
+    let (code, out, err) = p.team(&["merge", "squad"]);
+    assert_eq!(code, 0, "{out}{err}");
+    step_until(&mut h, LONG, "no change left on the page", |h| {
+        let team = h.state().state.teams.teams.iter().find(|t| t.info.record.name == "squad");
+        team.is_some_and(|t| t.changes.get("ada · squad").is_some_and(|c| c.as_ref().is_ok_and(|c| c.is_empty())))
+    });
+    step_until(&mut h, LONG, "its merge can be undone from the window", |h| {
+        h.state().state.teams.teams.iter().any(|t| t.info.undoable.as_deref() == Some("ada · squad"))
+    });
+
+    // The reverse: a team made in the window is the command line's to list.
+    let create = sidekicks::protocol::teams::TeamCommand::Create {
+        name: "window team".into(),
+        project: p.project.clone(),
+        provider: sidekicks::protocol::teams::ProviderKind::Copy,
+        agents: vec!["bob".into()],
+        lead: None,
+    };
+    h.state_mut().send(sidekicks::app::Command::Team(Box::new(create)));
+    step_until(&mut h, LONG, "the window's team", |h| h.state().state.teams.teams.len() == 2);
+    let listed = p.json(&["list", "--json"]);
+    let names: Vec<&str> = listed.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["squad", "window team"]);
+
+    // Discarded from the command line: gone from the window, its member ended.
+    let (code, out, err) = p.team(&["discard", "squad"]);
+    assert_eq!(code, 0, "{out}{err}");
+    step_until(&mut h, LONG, "the team gone from the window", |h| {
+        h.state().state.teams.teams.iter().all(|t| t.info.record.name != "squad")
+    });
+    step_until(&mut h, LONG, "its member gone", |h| h.state().state.agent("ada · squad").is_none());
+    h.state_mut().shutdown();
+}

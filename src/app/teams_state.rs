@@ -190,8 +190,29 @@ impl TeamsState {
     /// Applies a team event.
     pub fn apply(&mut self, event: TeamEvent) {
         match event {
+            // At start, and again when another process changed the teams: those gone go, those
+            // there keep what the page shows of them.
             TeamEvent::Loaded { teams, discarded, leftovers } => {
-                teams.into_iter().for_each(|t| self.add(t));
+                self.teams.retain(|t| teams.iter().any(|n| n.record.id == t.info.record.id));
+                for info in teams {
+                    match self.team_mut(&info.record.id) {
+                        Some(t) => {
+                            let gone: Vec<String> = t
+                                .info
+                                .members
+                                .iter()
+                                .map(|(n, _)| n.clone())
+                                .filter(|n| !info.members.iter().any(|(m, _)| m == n))
+                                .collect();
+                            for name in gone {
+                                t.changes.remove(&name);
+                                t.merges.remove(&name);
+                            }
+                            t.info = info;
+                        }
+                        None => self.add(info),
+                    }
+                }
                 self.discarded = discarded;
                 self.leftovers = leftovers;
             }

@@ -32,6 +32,18 @@ pub fn window(
     )
 }
 
+/// A window over `startup` (its config file, folders and store as given).
+pub fn window_of(startup: Startup, rt: &tokio::runtime::Runtime) -> Harness<'static, SidekicksApp> {
+    let bridge = start(rt.handle(), startup, Arc::new(|| {}));
+    Harness::builder().with_size(egui::vec2(1000.0, 700.0)).build_ui_state(
+        |ui, app: &mut SidekicksApp| {
+            app.logic(ui.ctx());
+            app.ui(ui);
+        },
+        SidekicksApp::new(bridge),
+    )
+}
+
 /// Steps frames until `done` holds, failing after `limit`.
 pub fn step_until(
     harness: &mut Harness<'static, SidekicksApp>,

@@ -77,6 +77,8 @@ struct Services {
     channels: mpsc::Sender<channels::ChannelCommand>,
     /// The config file followed (its channels are stored under it).
     config_path: PathBuf,
+    /// The teams' change mark as last seen (another process changing a team rewrites it).
+    teams_mark: String,
 }
 
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
@@ -98,11 +100,12 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
     let (tx, rx) = mpsc::channel(256);
     let book: Arc<std::sync::Mutex<team_book::TeamBook>> = Arc::default();
     let channels = channels::spawn(sink.clone(), manager.clone(), startup.store.clone(), book.clone(), heard);
-    let (team, notes) = teams::TeamCtx::new(sink.clone(), manager.clone(), book, channels.clone());
+    let (team, notes) = teams::TeamCtx::new(sink.clone(), manager.clone(), book, channels.clone(), teams_dir.clone());
     let services = Services {
         team,
         channels,
         config_path: startup.config_path.clone(),
+        teams_mark: teams::changed_mark(&teams_dir),
         config: config::ConfigFile::new(startup.dirs.clone(), sink.clone()),
         workspaces: workspaces::Workspaces::new(sink.clone()),
         terminals: terminals::Terminals::new(startup.terminal_host, sink.clone()),
@@ -129,8 +132,12 @@ impl Services {
         self.forward(Command::ConfigLoaded { path: first, result }).await;
         self.config.send_recent().await;
         self.load_teams();
+        // Teams changed by another Sidekicks or the command line are read again.
+        let mut look = tokio::time::interval(std::time::Duration::from_secs(1));
+        look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
+                _ = look.tick() => self.look_at_teams().await,
                 command = commands.recv() => match command {
                     Some(command) => self.command(command).await,
                     // The window is gone: so is the manager's sender, and it stops every agent.
@@ -240,6 +247,20 @@ impl Services {
                 let _ = self.channels.send(channels::ChannelCommand::Say { channel, text }).await;
             }
             other => self.forward(other).await,
+        }
+    }
+
+    /// Reads the teams again when another process changed them (their mark moved).
+    async fn look_at_teams(&mut self) {
+        let dir = self.teams_dir.clone();
+        let Ok(mark) = tokio::task::spawn_blocking(move || teams::changed_mark(&dir)).await else { return };
+        if mark == self.teams_mark {
+            return;
+        }
+        let another = teams::marked_by_another(&mark);
+        self.teams_mark = mark;
+        if another {
+            self.load_teams();
         }
     }
 

@@ -32,6 +32,26 @@ pub(super) struct TeamCtx {
     manager: mpsc::Sender<Command>,
     notes: mpsc::Sender<TeamNote>,
     channels: mpsc::Sender<super::channels::ChannelCommand>,
+    /// The teams' folder: its `.changed` mark tells other processes the teams changed.
+    teams_dir: PathBuf,
+    /// Readings of the stored teams: how many began, and the latest told. Two can run at once
+    /// (at start, and when another process changed them); an older one that ends last is not told.
+    loads: Arc<std::sync::atomic::AtomicU64>,
+    told_load: Arc<tokio::sync::Mutex<u64>>,
+}
+
+/// The mark, in the teams' folder, another Sidekicks or the command line rewrites after changing
+/// a team (`<pid> <nanoseconds>`): a process that sees it change reads the teams again.
+const CHANGED: &str = ".changed";
+
+/// The mark as it is now (empty when there is none).
+pub(super) fn changed_mark(teams_dir: &Path) -> String {
+    std::fs::read_to_string(teams_dir.join(CHANGED)).unwrap_or_default()
+}
+
+/// True when `mark` was written by another process.
+pub(super) fn marked_by_another(mark: &str) -> bool {
+    mark.split(' ').next().is_some_and(|pid| pid != std::process::id().to_string())
 }
 
 /// What the service's tasks tell the front door.
@@ -66,9 +86,28 @@ impl TeamCtx {
         manager: mpsc::Sender<Command>,
         book: Arc<Mutex<TeamBook>>,
         channels: mpsc::Sender<super::channels::ChannelCommand>,
+        teams_dir: PathBuf,
     ) -> (Self, mpsc::Receiver<TeamNote>) {
         let (notes, rx) = mpsc::channel(256);
-        (Self { book, sink, manager, notes, channels }, rx)
+        let (loads, told_load) = (Arc::default(), Arc::default());
+        (Self { book, sink, manager, notes, channels, teams_dir, loads, told_load }, rx)
+    }
+
+    /// Tells other processes the teams changed.
+    async fn mark_changed(&self) {
+        let dir = self.teams_dir.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            let (tmp, mark) = (dir.join(".changed.tmp"), dir.join(CHANGED));
+            let text = format!("{} {}", std::process::id(), now.as_nanos());
+            let written = std::fs::create_dir_all(&dir)
+                .and_then(|_| std::fs::write(&tmp, text))
+                .and_then(|_| std::fs::rename(&tmp, &mark));
+            if let Err(e) = written {
+                tracing::warn!("cannot mark the teams changed in {}: {e}", dir.display());
+            }
+        })
+        .await;
     }
 
     fn book(&self) -> MutexGuard<'_, TeamBook> {
@@ -102,6 +141,22 @@ impl TeamCtx {
         });
     }
 
+    /// Runs `load` (a reading of the stored teams) like [`op`](Self::op), unless a reading that
+    /// began after it was told first.
+    fn load(&self, load: impl FnOnce() -> TeamEvent + Send + 'static) {
+        let ctx = self.clone();
+        let began = self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        tokio::spawn(async move {
+            let Some(event) = ctx.blocking(load).await else { return };
+            let mut told = ctx.told_load.lock().await;
+            if began < *told {
+                return;
+            }
+            *told = began;
+            ctx.finish(event).await;
+        });
+    }
+
     /// Runs `op` on a blocking thread, reporting waits for a project's lock meanwhile.
     async fn blocking<T: Send + 'static>(&self, op: impl FnOnce() -> T + Send + 'static) -> Option<T> {
         let (rt, waits) = (tokio::runtime::Handle::current(), self.sink.clone());
@@ -116,8 +171,36 @@ impl TeamCtx {
     /// their own (their setup first when they need one), discarded ones end.
     async fn finish(&self, event: TeamEvent) {
         let (mut members, mut setups, mut changed) = (Vec::new(), Vec::new(), None);
+        let marked = matches!(
+            &event,
+            TeamEvent::Created { result: Ok(_) }
+                | TeamEvent::WorkRestored { result: Ok(_), .. }
+                | TeamEvent::Discarded { .. }
+                | TeamEvent::Reaped { .. }
+                | TeamEvent::SetupDone { result: Ok(_), .. }
+                | TeamEvent::Merged { result: Ok(_), .. }
+                | TeamEvent::MergeUndone { result: Ok(_), .. }
+                | TeamEvent::Rejected { result: Ok(_), .. }
+        );
         match &event {
-            TeamEvent::Loaded { teams, .. } => members = teams.iter().flat_map(ready_members).collect(),
+            TeamEvent::Loaded { teams, .. } => {
+                members = teams.iter().flat_map(ready_members).collect();
+                // Members gone since the teams were last read (another process discarded them) end.
+                let gone: Vec<String> = {
+                    let book = self.book();
+                    let now: Vec<&String> = teams.iter().flat_map(|t| t.members.iter().map(|(n, _)| n)).collect();
+                    book.teams
+                        .iter()
+                        .flat_map(|t| t.members.iter().map(|(n, _)| n.clone()))
+                        .filter(|n| !now.contains(&n))
+                        .collect()
+                };
+                members.extend(gone.into_iter().map(|name| Command::SetMember { name, member: None }));
+                let followed: Vec<String> = teams.iter().map(|t| t.record.id.clone()).collect();
+                for team in followed {
+                    let _ = self.notes.send(TeamNote::Members { team }).await;
+                }
+            }
             TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
                 members = ready_members(team);
                 setups = team
@@ -138,6 +221,9 @@ impl TeamCtx {
             let _ = self.manager.send(command).await;
         }
         self.tell(event).await;
+        if marked {
+            self.mark_changed().await;
+        }
         if let Some(team) = changed {
             let _ = self.notes.send(TeamNote::Members { team }).await;
         }
@@ -428,7 +514,7 @@ impl Services {
         let Some(store) = self.store.clone() else { return };
         let dir = self.teams_dir.clone();
         let taken = self.agent_names();
-        self.team.op(move || {
+        self.team.load(move || {
             let records = store.teams().unwrap_or_else(|e| {
                 tracing::warn!("cannot read the teams: {e}");
                 Vec::new()
