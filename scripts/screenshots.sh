@@ -116,14 +116,15 @@ EOF
   typed "Shop"
   key Tab Tab Tab Tab Tab Tab space Tab space Tab Tab space
   pause 3
-  palette "$(words "go to beta" "aller beta")"
+  # Beta's member (an agent of its own, `beta · Shop`) works in its copy.
+  palette "$(words "go to beta shop" "aller beta shop")"
   say "files" 3
   palette "$(words "go to team shop" "quipe shop")"
   pause 2
   shoot team
   # Beta's work in the review panel (its note, and an edit of main.rs made here in its copy).
   local main_rs
-  main_rs=$(find "$tmp/home" -path '*/beta/src/main.rs' | head -1)
+  main_rs=$(find "$tmp/home" -path '*/beta___Shop/src/main.rs' | head -1)
   if [ -n "$main_rs" ]; then
     printf 'use std::env;\n\nfn main() {\n    let name = env::args().nth(1).unwrap_or("world".into());\n    println!("Hello, {name}!");\n}\n' > "$main_rs"
     pause 2

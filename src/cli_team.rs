@@ -14,6 +14,7 @@ use tokio::sync::mpsc::{Receiver, Sender};
 use crate::cli_prompt::{Allow, Output, follow_turn, shut_down};
 use crate::model::config::{Config, Language};
 use crate::protocol::teams::{DiscardedWork, MemberCopy, MergeReport, ProviderKind, TeamCommand, TeamError};
+use crate::protocol::threads::ThreadOp;
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::config_file::AppDirs;
 use crate::runtime::events::EventSink;
@@ -82,6 +83,20 @@ pub enum TeamCli {
         /// JSON lines instead of text.
         #[arg(long)]
         json: bool,
+        /// The model to answer with (one the agent offers).
+        #[arg(long)]
+        model: Option<String>,
+        /// The session mode (one the agent offers).
+        #[arg(long)]
+        mode: Option<String>,
+        /// The thread to speak in: `new`, a thread's number or its title (default: the member's
+        /// current thread).
+        #[arg(long)]
+        thread: Option<String>,
+        /// A file to send with the message (an image, or a file or folder of the member's copy).
+        /// Repeatable.
+        #[arg(long)]
+        attach: Vec<PathBuf>,
         /// The message.
         text: String,
     },
@@ -170,6 +185,8 @@ struct Door {
     lang: Language,
     /// The runtime shut down (a second Ctrl+C).
     shut: bool,
+    /// Each agent's threads, as the manager listed them.
+    threads: std::collections::HashMap<String, Vec<crate::protocol::threads::ThreadSummary>>,
 }
 
 impl Door {
@@ -186,8 +203,12 @@ impl Door {
         };
         let commands = spawn_services(startup, sink.clone());
         let (mut config, mut loaded) = (None, None);
+        let mut threads = std::collections::HashMap::new();
         while config.is_none() || loaded.is_none() {
             match events.recv().await.context("the runtime ended")? {
+                Event::Threads { agent, threads: listed } => {
+                    threads.insert(agent, listed);
+                }
                 Event::ConfigLoaded { result, .. } if result.config.is_none() => {
                     bail!("{} has problems: `sidekicks check` lists them", config_path.display())
                 }
@@ -198,7 +219,18 @@ impl Door {
         }
         let (config, (teams, discarded)) = (config.unwrap_or_default(), loaded.unwrap_or_default());
         let lang = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());
-        Ok(Self { commands, events, history: sink, config, teams, discarded, lang, shut: false })
+        Ok(Self { commands, events, history: sink, config, teams, discarded, lang, shut: false, threads })
+    }
+
+    /// Keeps what an event says of the agents: the config in force, their threads.
+    fn note(&mut self, event: &Event) {
+        match event {
+            Event::ConfigApplied { config } => self.config = config.clone(),
+            Event::Threads { agent, threads } => {
+                self.threads.insert(agent.clone(), threads.clone());
+            }
+            _ => {}
+        }
     }
 
     /// Stops what was started and waits until what was said is stored.
@@ -216,8 +248,9 @@ impl Door {
     /// The next team event `wanted` takes (the config in force is followed meanwhile).
     async fn team_event(&mut self, wanted: impl Fn(&TeamEvent) -> bool) -> anyhow::Result<TeamEvent> {
         loop {
-            match self.events.recv().await.context("the runtime ended")? {
-                Event::ConfigApplied { config } => self.config = config,
+            let event = self.events.recv().await.context("the runtime ended")?;
+            self.note(&event);
+            match event {
                 Event::Team(TeamEvent::Waiting { holder: Some(holder), .. }) => {
                     eprintln!("busy: {holder}; waiting");
                 }
@@ -288,7 +321,16 @@ impl Door {
                 Ok(0)
             }
             TeamCli::Status { team, json } => self.status(&team, json).await,
-            TeamCli::Prompt { team, member, allow, json, text } => self.prompt(&team, &member, allow, json, text).await,
+            TeamCli::Prompt { team, member, allow, json, model, mode, thread, attach, text } => {
+                use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
+                let choose = |category, value: Option<String>| {
+                    value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
+                };
+                let chosen =
+                    [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
+                let asked = crate::cli_prompt::Asked { agent: member, allow, json, chosen, thread, attach, text };
+                self.prompt(&team, asked).await
+            }
             TeamCli::Diff { team, member, json } => self.diff(&team, &member, json).await,
             TeamCli::Merge { team, members, paths, allow, json } => {
                 self.merge(&team, &members, &paths, allow, json).await
@@ -619,34 +661,56 @@ impl Door {
         }
     }
 
-    async fn prompt(
-        &mut self,
-        which: &str,
-        member: &str,
-        allow: Allow,
-        json: bool,
-        text: String,
-    ) -> anyhow::Result<u8> {
+    async fn prompt(&mut self, which: &str, asked: crate::cli_prompt::Asked) -> anyhow::Result<u8> {
+        let crate::cli_prompt::Asked { agent: member, allow, json, chosen, thread, attach, text } = asked;
         let team = self.team(which)?;
-        let member = Self::member(&team, member)?;
+        let member = Self::member(&team, &member)?;
         let name = member.name.clone();
         if !member.ready {
             bail!("{name} cannot work yet: its copy's setup has not succeeded (the window's team page runs it again)");
         }
-        // The member is an agent once the manager has it.
-        while self.config.agent(&name).is_none() {
-            if let Event::ConfigApplied { config } = self.events.recv().await.context("the runtime ended")? {
-                self.config = config;
-            }
+        let mut attachments = Vec::new();
+        for path in &attach {
+            attachments
+                .push(crate::runtime::attach::from_file(path, &member.copy).map_err(|e| anyhow::anyhow!("{e}"))?);
+        }
+        // The member is an agent once the manager has it (with its threads).
+        let by_name = thread.as_deref().is_some_and(|t| t != "new");
+        while self.config.agent(&name).is_none() || (by_name && !self.threads.contains_key(&name)) {
             if self.config.agent(&member.agent).is_none() {
                 bail!("{name} cannot start: its agent {:?} is not in the config", member.agent);
             }
+            let event = self.events.recv().await.context("the runtime ended")?;
+            self.note(&event);
+        }
+        if let Some(wanted) = thread {
+            let threads = self.threads.get(&name).cloned().unwrap_or_default();
+            let op = match wanted.as_str() {
+                "new" => ThreadOp::New,
+                _ => {
+                    let found = threads
+                        .iter()
+                        .find(|t| t.id.to_string() == wanted)
+                        .or_else(|| threads.iter().find(|t| t.title.trim().eq_ignore_ascii_case(wanted.trim())));
+                    let Some(t) = found else {
+                        let names: Vec<String> = threads.iter().map(|t| format!("{} “{}”", t.id, t.title)).collect();
+                        bail!("no thread {wanted:?} of {name} (threads: {})", names.join(", "));
+                    };
+                    ThreadOp::Open(t.id)
+                }
+            };
+            self.commands.send(Command::Thread { agent: name.clone(), op }).await.context("the runtime ended")?;
+        }
+        // Choices first: the session opens with them, before the message is sent.
+        for c in chosen.clone() {
+            let set = Command::SetOption { agent: name.clone(), key: c.key, value: c.value };
+            self.commands.send(set).await.context("the runtime ended")?;
         }
         let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
-        let prompt = Command::Prompt { agent: name.clone(), text, context: None, id: None, attachments: Vec::new() };
+        let prompt = Command::Prompt { agent: name.clone(), text, context: None, id: None, attachments };
         self.commands.send(prompt).await.context("the runtime ended")?;
         let out = Output::new(json, self.lang, name, runtime);
-        let (code, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &[]).await?;
+        let (code, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &chosen).await?;
         self.shut |= shut;
         Ok(code)
     }

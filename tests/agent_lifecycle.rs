@@ -151,3 +151,53 @@ async fn max_running_stops_the_least_recently_used_idle_agent() {
     rig.send(Command::Shutdown).await;
     rig.wait_for(Duration::from_secs(15), "shutdown", |e| *e == Event::ShutdownComplete).await;
 }
+
+/// Team members are agents like the others (issue 33): `max_running` counts them — starting the
+/// person's agent stops an idle member to make room —, the person's agent runs in its own folder
+/// beside its member, and a member removed is stopped.
+#[tokio::test]
+async fn members_count_for_max_running_and_end_when_removed() {
+    use sidekicks::protocol::teams::MemberAgent;
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    let mut rig = Rig::new(fast_settings());
+    let text = config_text("idle_stop = 0\nmax_running = 1", &[("a", BIN, &["demo-agent"])], dir.path());
+    load_config(&rig, dir.path(), &text).await;
+    let member = MemberAgent {
+        from: "a".into(),
+        team: "t".into(),
+        workspace: copy.clone(),
+        env: Default::default(),
+        container: None,
+    };
+    rig.send(Command::SetMember { name: "a · t".into(), member: Some(member) }).await;
+    rig.wait_for(
+        Duration::from_secs(15),
+        "the member in the config",
+        |e| matches!(e, Event::ConfigApplied { config } if config.agent("a · t").is_some_and(|m| m.workspace == copy)),
+    )
+    .await;
+    rig.send(Command::Start { agent: "a · t".into() }).await;
+    rig.wait_for(Duration::from_secs(15), "member idle", |e| state_of(e, "a · t") == Some(&AgentState::Idle)).await;
+    rig.send(Command::Start { agent: "a".into() }).await;
+    rig.wait_for(Duration::from_secs(15), "member stopped for room", |e| {
+        state_of(e, "a · t") == Some(&AgentState::Stopped)
+    })
+    .await;
+    // Both happen, in either order.
+    if !rig.seen.iter().any(|e| state_of(e, "a") == Some(&AgentState::Idle)) {
+        rig.wait_for(Duration::from_secs(15), "a idle", |e| state_of(e, "a") == Some(&AgentState::Idle)).await;
+    }
+    // Started again, then removed: it stops (and `a` made room for it, max_running being 1).
+    rig.send(Command::Start { agent: "a · t".into() }).await;
+    rig.wait_for(Duration::from_secs(15), "member idle again", |e| state_of(e, "a · t") == Some(&AgentState::Idle))
+        .await;
+    rig.send(Command::SetMember { name: "a · t".into(), member: None }).await;
+    rig.wait_for(Duration::from_secs(15), "member stopped once removed", |e| {
+        state_of(e, "a · t") == Some(&AgentState::Stopped)
+    })
+    .await;
+    rig.send(Command::Shutdown).await;
+    rig.wait_for(Duration::from_secs(15), "shutdown", |e| *e == Event::ShutdownComplete).await;
+}

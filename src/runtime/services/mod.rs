@@ -105,7 +105,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         team,
         channels,
         config_path: startup.config_path.clone(),
-        teams_mark: teams::changed_mark(&teams_dir),
+        teams_mark: teams::others_marks(&teams_dir),
         config: config::ConfigFile::new(startup.dirs.clone(), sink.clone()),
         workspaces: workspaces::Workspaces::new(sink.clone()),
         terminals: terminals::Terminals::new(startup.terminal_host, sink.clone()),
@@ -250,16 +250,12 @@ impl Services {
         }
     }
 
-    /// Reads the teams again when another process changed them (their mark moved).
+    /// Reads the teams again when another process changed them (its mark moved).
     async fn look_at_teams(&mut self) {
         let dir = self.teams_dir.clone();
-        let Ok(mark) = tokio::task::spawn_blocking(move || teams::changed_mark(&dir)).await else { return };
-        if mark == self.teams_mark {
-            return;
-        }
-        let another = teams::marked_by_another(&mark);
-        self.teams_mark = mark;
-        if another {
+        let Ok(marks) = tokio::task::spawn_blocking(move || teams::others_marks(&dir)).await else { return };
+        if marks != self.teams_mark {
+            self.teams_mark = marks;
             self.load_teams();
         }
     }

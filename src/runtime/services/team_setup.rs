@@ -1,7 +1,7 @@
 //! Commands of the project's team recipe, run on the runtime with their output sent to the team
 //! page as it comes: the setup command in a new member's copy (`sh -c`, in the copy, with the
 //! member's variables — inside its own container when it has one; the member starts working in its copy only when it succeeds: `SetupDone`
-//! with the member, now ready, and the front door moves it in), and the check after a merge (in
+//! with the member, now ready, and the team service makes it an agent of its own), and the check after a merge (in
 //! the project; a failure is told to the member that merged, with the output's end).
 
 use std::path::Path;

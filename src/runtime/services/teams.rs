@@ -40,18 +40,37 @@ pub(super) struct TeamCtx {
     told_load: Arc<tokio::sync::Mutex<u64>>,
 }
 
-/// The mark, in the teams' folder, another Sidekicks or the command line rewrites after changing
-/// a team (`<pid> <nanoseconds>`): a process that sees it change reads the teams again.
+/// The marks, in the teams' folder, of the processes that changed a team: one file per process
+/// (`.changed/<pid>`, holding the time of its last change), so two processes never overwrite
+/// each other's. A process that sees another's marks move reads the teams again.
 const CHANGED: &str = ".changed";
 
-/// The mark as it is now (empty when there is none).
-pub(super) fn changed_mark(teams_dir: &Path) -> String {
-    std::fs::read_to_string(teams_dir.join(CHANGED)).unwrap_or_default()
-}
-
-/// True when `mark` was written by another process.
-pub(super) fn marked_by_another(mark: &str) -> bool {
-    mark.split(' ').next().is_some_and(|pid| pid != std::process::id().to_string())
+/// The marks of the other processes as they are now (empty when there are none). Marks older
+/// than a week are removed on the way.
+pub(super) fn others_marks(teams_dir: &Path) -> String {
+    let own = std::process::id().to_string();
+    let week = std::time::Duration::from_secs(7 * 24 * 3600);
+    let Ok(entries) = std::fs::read_dir(teams_dir.join(CHANGED)) else { return String::new() };
+    let mut marks: Vec<String> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == own || name.ends_with(".tmp") {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > week);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+            continue;
+        }
+        marks.push(format!("{name}:{}", std::fs::read_to_string(entry.path()).unwrap_or_default()));
+    }
+    marks.sort();
+    marks.join(" ")
 }
 
 /// What the service's tasks tell the front door.
@@ -95,13 +114,13 @@ impl TeamCtx {
 
     /// Tells other processes the teams changed.
     async fn mark_changed(&self) {
-        let dir = self.teams_dir.clone();
+        let dir = self.teams_dir.join(CHANGED);
         let _ = tokio::task::spawn_blocking(move || {
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-            let (tmp, mark) = (dir.join(".changed.tmp"), dir.join(CHANGED));
-            let text = format!("{} {}", std::process::id(), now.as_nanos());
+            let pid = std::process::id();
+            let (tmp, mark) = (dir.join(format!("{pid}.tmp")), dir.join(pid.to_string()));
             let written = std::fs::create_dir_all(&dir)
-                .and_then(|_| std::fs::write(&tmp, text))
+                .and_then(|_| std::fs::write(&tmp, now.as_nanos().to_string()))
                 .and_then(|_| std::fs::rename(&tmp, &mark));
             if let Err(e) = written {
                 tracing::warn!("cannot mark the teams changed in {}: {e}", dir.display());
