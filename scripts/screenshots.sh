@@ -124,7 +124,7 @@ EOF
   shoot team
   # Beta's work in the review panel (its note, and an edit of main.rs made here in its copy).
   local main_rs
-  main_rs=$(find "$tmp/home" -path '*/beta___Shop/src/main.rs' | head -1)
+  main_rs=$(find "$tmp/home" -path '*/beta-Shop/src/main.rs' | head -1)
   if [ -n "$main_rs" ]; then
     printf 'use std::env;\n\nfn main() {\n    let name = env::args().nth(1).unwrap_or("world".into());\n    println!("Hello, {name}!");\n}\n' > "$main_rs"
     pause 2

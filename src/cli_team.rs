@@ -337,7 +337,9 @@ impl Door {
             }
             TeamCli::Undo { team, json } => {
                 let team = self.team(&team)?;
-                let Some(name) = team.undoable.clone() else { bail!("{}", TeamError::NothingToUndo) };
+                let Some(name) = team.undoable.clone() else {
+                    bail!("nothing to undo: the team's last merge was undone already, or a later merge came after it")
+                };
                 let member = Self::member(&team, &name)?;
                 let id = team.record.id.clone();
                 self.send(TeamCommand::UndoMerge { team: id, member: member.name }).await?;

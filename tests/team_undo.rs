@@ -116,12 +116,17 @@ fn undo_gives_back_the_project(provider: ProviderKind) {
     assert_eq!(undo_merge(ada), Err(TeamError::ChangedSinceMerge(vec!["src/lib.rs".into()])));
     assert_eq!(tree(&main), edited);
 
-    // The next merge (Bob's, even with nothing in it) ends the chance to undo Ada's.
+    // Bob's attempt that applies nothing leaves Ada's undo (issue 33: a conflicting merge of
+    // another member took it away); his merge that applies files ends it.
     write(&main, "src/lib.rs", &merged["src/lib.rs"].0);
     merge(bob, None).unwrap();
-    assert!(undoable(&record).is_none());
-    assert_eq!(undo_merge(ada), Err(TeamError::NothingToUndo));
+    assert_eq!(undoable(&record).as_deref(), Some("Ada"));
     assert_eq!(tree(&main), merged);
+    write(&bob.copy, "src/bob.rs", b"// bob\n");
+    merge(bob, None).unwrap();
+    assert_eq!(undoable(&record).as_deref(), Some("Bob"));
+    assert_eq!(undo_merge(ada), Err(TeamError::NothingToUndo));
+    assert_eq!(tree(&main).get("src/lib.rs"), merged.get("src/lib.rs"));
 }
 
 #[test]

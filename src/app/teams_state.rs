@@ -285,10 +285,7 @@ impl TeamsState {
             TeamEvent::Merged { team, agent, result, .. } => {
                 if let Some(t) = self.team_mut(&team) {
                     t.changes.remove(&agent);
-                    // Any merge attempt ends the chance to undo the one before; one that applied
-                    // files can be undone itself.
-                    let applied = matches!(&result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
-                    t.info.undoable = applied.then(|| agent.clone());
+                    t.info.undoable = crate::protocol::teams::undoable_after(t.info.undoable.take(), &agent, &result);
                     t.undone.clear();
                     t.decision_error = result.as_ref().err().cloned();
                     t.merges.insert(agent, result);

@@ -704,3 +704,14 @@ pub enum TeamEvent {
         id: String,
     },
 }
+
+/// The member whose merge can be undone after a merge attempt of `agent` ended with `result`,
+/// when it was `before`: a merge that applied files can be undone itself; an attempt that applied
+/// nothing leaves another member's undo, and ends its own member's.
+pub fn undoable_after(before: Option<String>, agent: &str, result: &Result<MergeReport, TeamError>) -> Option<String> {
+    let applied = matches!(result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
+    match applied {
+        true => Some(agent.to_string()),
+        false => before.filter(|b| b != agent),
+    }
+}

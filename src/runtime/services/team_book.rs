@@ -70,12 +70,9 @@ impl TeamBook {
                     *m = Ok(member.clone());
                 }
             }
-            // Any merge attempt ends the chance to undo the one before; one that applied files
-            // can be undone itself.
             TeamEvent::Merged { team, agent, result, .. } => {
-                let applied = matches!(result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
                 if let Some(info) = self.team_mut(team) {
-                    info.undoable = applied.then(|| agent.clone());
+                    info.undoable = crate::protocol::teams::undoable_after(info.undoable.take(), agent, result);
                 }
             }
             TeamEvent::MergeUndone { team, result: Ok(_), .. } => {

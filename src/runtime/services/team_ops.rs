@@ -55,6 +55,14 @@ pub(super) fn discard(
             if let Some(store) = store {
                 let _ = store.delete_team(&record.id);
             }
+            // What is left of its folder (its state, its last merge's record) goes too: it would
+            // be listed as left over by a team that is gone.
+            let folder = dir.join(&record.id);
+            if let Err(e) = std::fs::remove_dir_all(&folder)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!("removing {}: {e}", folder.display());
+            }
             TeamEvent::Discarded { team: record.id, agents, whole_team: true, kept }
         }
     }

@@ -40,8 +40,10 @@ pub fn merge_checked(
     // Nobody else writes the project from the moment its files are read until they are written.
     let _lock = ProjectLock::acquire(&member.project, &format!("merging {}'s work", member.name))?;
     journal::recover(&member.project, &member.state)?;
-    // Any merge attempt ends the chance to undo the one before.
-    super::undo::forget(member)?;
+    // A merge that applies files ends the chance to undo the one before (`undo::record`), and so
+    // does any attempt of the member whose merge it was; another member's attempt that applies
+    // nothing (conflicts) leaves it.
+    super::undo::forget_if_of(member)?;
     let paths = list_paths(member, selected)?;
     lap("changes listed");
     let sides = read_sides(member, paths)?;

@@ -74,7 +74,7 @@ pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<Merg
     if holds_markers(&partial) && !holds_markers(&main) {
         return Err(TeamError::StillConflicted(vec![path.into()]));
     }
-    super::undo::forget(member)?;
+    super::undo::forget_if_of(member)?;
     let mut report = MergeReport::default();
     match decide(&base, &main, &partial, &member.name) {
         Outcome::Unchanged => report.unchanged.push(path.into()),

@@ -44,6 +44,16 @@ fn record_of(m: &MemberCopy) -> MemberRecord {
     MemberRecord { agent: m.name.clone(), state: m.state.clone(), from: m.agent.clone() }
 }
 
+/// A member's name as the name of its folders in team folder `dir` (`Demo · squad` →
+/// `Demo-squad`), unlike those there.
+fn folder_name(dir: &Path, member: &str) -> String {
+    let dashed: String = member.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '-' }).collect();
+    let base = dashed.split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-");
+    let base = if base.is_empty() { "member".to_string() } else { base };
+    let taken = |name: &str| dir.join(name).exists() || dir.join(".state").join(name).exists();
+    (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}-{n}") }).find(|n| !taken(n)).unwrap_or(base)
+}
+
 /// An agent's name as a folder name (its copy's and state's).
 pub(super) fn safe_name(agent: &str) -> String {
     agent.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect()
@@ -72,7 +82,7 @@ fn make_members(
         + 1;
     let mut members = Vec::new();
     for (i, (agent, from)) in agents.iter().enumerate() {
-        let safe = safe_name(agent);
+        let safe = folder_name(dir, agent);
         let state = dir.join(".state").join(&safe);
         let made = isolation.create(project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent);
         let made = made.and_then(|mut member| {

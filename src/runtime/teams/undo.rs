@@ -1,7 +1,8 @@
 //! Undoing the last merge of a team, until the next one. A merge that applied files records, in
 //! the team's state folder (`.state/.last-merge/`), what each path of the project was before and
-//! what it became, and the member's list of rebased paths as it was; any later merge attempt of
-//! the team removes the record. Undo checks that the project still holds what the merge wrote
+//! what it became, and the member's list of rebased paths as it was; a later merge of the team
+//! that applies files, or any later attempt of the same member, removes the record (another
+//! member's attempt that conflicts leaves it: it wrote nothing into the project). Undo checks that the project still holds what the merge wrote
 //! (else it refuses, naming the paths the person changed since: nothing of theirs is overwritten),
 //! puts the before versions back through the journal (all or nothing, crash-safe), and gives the
 //! member its rebased list back, so its work shows as not merged again.
@@ -26,6 +27,15 @@ pub(super) fn forget(member: &MemberCopy) -> Result<(), TeamError> {
     let dir = record_dir(member);
     match std::fs::remove_dir_all(&dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TeamError::io(&dir, e)),
+        _ => Ok(()),
+    }
+}
+
+/// Forgets the team's last merge if it was `member`'s (its new attempt begins).
+pub(super) fn forget_if_of(member: &MemberCopy) -> Result<(), TeamError> {
+    let whose = std::fs::read_to_string(record_dir(member).join(MEMBER)).ok();
+    match whose {
+        Some(name) if name == member.name => forget(member),
         _ => Ok(()),
     }
 }
