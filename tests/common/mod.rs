@@ -3,6 +3,7 @@
 
 pub mod codex;
 pub mod docker;
+pub mod fake_anthropic;
 pub mod fake_model;
 pub mod history;
 pub mod window;

@@ -1,0 +1,145 @@
+//! A stand-in for Anthropic's Messages API on loopback, for Claude Code's ACP adapter run
+//! offline: every `POST …/messages` is recorded and answered with a streamed message (SSE). A
+//! request with tools whose person's last message holds a rule's words is answered, step by
+//! step, with the rule's tool calls — one per answer, each after the result of the one before —
+//! then with text; any other request (a title, a summary) with text. `{cwd}` in a call's input
+//! is the working directory the request names. HTTP/1.1, one request per connection.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+/// The text every answer says.
+pub const ANSWER: &str = "Hello from the fake Claude.";
+
+/// Words to find in the person's last message, and the tool calls (name, input) to make in turn.
+pub type Rule = (String, Vec<(String, serde_json::Value)>);
+
+/// A running stand-in; it stops with the test process.
+pub struct FakeAnthropic {
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    bodies: Arc<Mutex<Vec<String>>>,
+}
+
+impl FakeAnthropic {
+    /// Starts it on a free port.
+    pub fn with_rules(rules: Vec<Rule>) -> Self {
+        let rules = Arc::new(rules);
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base_url = format!("http://{}", listener.local_addr().unwrap());
+        let bodies: Arc<Mutex<Vec<String>>> = Arc::default();
+        let seen = bodies.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (seen, rules) = (seen.clone(), rules.clone());
+                std::thread::spawn(move || serve(stream, &seen, &rules));
+            }
+        });
+        Self { base_url, bodies }
+    }
+
+    /// The bodies of the requests for messages so far.
+    pub fn bodies(&self) -> Vec<String> {
+        self.bodies.lock().unwrap().clone()
+    }
+}
+
+fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule]) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let (content_type, reply) = if request_line.starts_with("POST") && request_line.contains("/count_tokens") {
+        ("application/json", r#"{"input_tokens":10}"#.to_string())
+    } else if request_line.starts_with("POST") && request_line.contains("/messages") {
+        seen.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
+        let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        ("text/event-stream", sse(&request, next_call(&request, rules)))
+    } else {
+        ("application/json", r#"{"data":[]}"#.to_string())
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        reply.len()
+    );
+    let mut out = stream;
+    let _ = out.write_all(head.as_bytes());
+    let _ = out.write_all(reply.as_bytes());
+}
+
+/// The next tool call to make: the rule whose words the person's last message holds (in a request
+/// offering tools), at the step after the tool results that followed that message.
+fn next_call(request: &serde_json::Value, rules: &[Rule]) -> Option<(String, serde_json::Value)> {
+    if request["tools"].as_array().is_none_or(|t| t.is_empty()) {
+        return None;
+    }
+    let messages = request["messages"].as_array()?;
+    let is_result =
+        |m: &serde_json::Value| m["content"].as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"));
+    let asked = messages.iter().rposition(|m| m["role"] == "user" && !is_result(m))?;
+    let said = messages[asked]["content"].to_string();
+    let step = messages[asked..].iter().filter(|m| is_result(m)).count();
+    let (_, calls) = rules.iter().find(|(words, _)| said.contains(words.as_str()))?;
+    let (name, input) = calls.get(step)?;
+    let cwd = working_directory(request).unwrap_or_default();
+    let input: serde_json::Value = serde_json::from_str(&input.to_string().replace("{cwd}", &cwd)).ok()?;
+    Some((name.clone(), input))
+}
+
+/// The working directory the request's environment names.
+fn working_directory(request: &serde_json::Value) -> Option<String> {
+    let text = request.to_string();
+    let at = text.find("Primary working directory: ")? + "Primary working directory: ".len();
+    let rest = &text[at..];
+    let end = rest.find("\\n").unwrap_or(rest.len());
+    Some(rest[..end].trim().to_string())
+}
+
+fn sse(request: &serde_json::Value, call: Option<(String, serde_json::Value)>) -> String {
+    use serde_json::json;
+    let model = request["model"].clone();
+    let mut events = vec![json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+        "role": "assistant", "model": model, "content": [], "stop_reason": null, "stop_sequence": null,
+        "usage": {"input_tokens": 10, "output_tokens": 1}}})];
+    let stop = match call {
+        Some((name, input)) => {
+            events.push(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
+                "id": format!("toolu_{}", request["messages"].as_array().map_or(0, Vec::len)), "name": name, "input": {}}}));
+            events.push(json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}));
+            "tool_use"
+        }
+        None => {
+            events.push(
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            );
+            events.push(
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": ANSWER}}),
+            );
+            "end_turn"
+        }
+    };
+    events.push(json!({"type": "content_block_stop", "index": 0}));
+    events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+        "usage": {"output_tokens": 5}}));
+    events.push(json!({"type": "message_stop"}));
+    events.iter().map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap())).collect()
+}
