@@ -294,8 +294,8 @@ impl From<Command> for Request {
 }
 
 impl AppState {
-    /// Takes a view's request: records what it starts (a member busy, a team being made, the
-    /// person's words in a channel) and returns the commands to send the runtime.
+    /// Takes a view's request: records what the view shows until the answer comes (a team being made,
+    /// a review being read) and returns the commands to send the runtime.
     pub fn request(&mut self, request: Request) -> Vec<Command> {
         match request {
             Request::Command(command) => {
