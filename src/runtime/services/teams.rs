@@ -37,13 +37,30 @@ pub(super) struct TeamCtx {
     /// Readings of the stored teams: how many began, and the latest told. Two can run at once
     /// (at start, and when another process changed them); an older one that ends last is not told.
     loads: Arc<std::sync::atomic::AtomicU64>,
+    /// The latest reading told, held while a reading or a change of the teams is told: they are
+    /// told one at a time.
     told_load: Arc<tokio::sync::Mutex<u64>>,
+    /// How many changes of the teams (made, restored, discarded) were told: a reading during
+    /// which one was is read again, as it may be from before it (seen: a team made while the
+    /// first reading ran vanished from the page when that reading was told after it).
+    changes: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// The marks, in the teams' folder, of the processes that changed a team: one file per process
 /// (`.changed/<pid>`, holding the time of its last change), so two processes never overwrite
 /// each other's. A process that sees another's marks move reads the teams again.
 const CHANGED: &str = ".changed";
+
+/// Whether `event` is a change of which teams there are (or of their members).
+fn changes_teams(event: &TeamEvent) -> bool {
+    matches!(
+        event,
+        TeamEvent::Created { result: Ok(_) }
+            | TeamEvent::WorkRestored { result: Ok(_), .. }
+            | TeamEvent::Discarded { .. }
+            | TeamEvent::Reaped { .. }
+    )
+}
 
 /// The marks of the other processes as they are now (empty when there are none). Marks older
 /// than a week are removed on the way.
@@ -108,8 +125,8 @@ impl TeamCtx {
         teams_dir: PathBuf,
     ) -> (Self, mpsc::Receiver<TeamNote>) {
         let (notes, rx) = mpsc::channel(256);
-        let (loads, told_load) = (Arc::default(), Arc::default());
-        (Self { book, sink, manager, notes, channels, teams_dir, loads, told_load }, rx)
+        let (loads, told_load, changes) = (Arc::default(), Arc::default(), Arc::default());
+        (Self { book, sink, manager, notes, channels, teams_dir, loads, told_load, changes }, rx)
     }
 
     /// Tells other processes the teams changed.
@@ -136,14 +153,7 @@ impl TeamCtx {
     /// Records `event`, then sends it; the channel service follows the teams.
     async fn tell(&self, event: TeamEvent) {
         self.book().apply(&event);
-        let teams_changed = matches!(
-            event,
-            TeamEvent::Loaded { .. }
-                | TeamEvent::Created { result: Ok(_) }
-                | TeamEvent::WorkRestored { result: Ok(_), .. }
-                | TeamEvent::Discarded { .. }
-                | TeamEvent::Reaped { .. }
-        );
+        let teams_changed = matches!(event, TeamEvent::Loaded { .. }) || changes_teams(&event);
         self.sink.send(Event::Team(event)).await;
         if teams_changed {
             let _ = self.channels.send(super::channels::ChannelCommand::Teams).await;
@@ -151,28 +161,44 @@ impl TeamCtx {
     }
 
     /// Runs `op` on a blocking thread and tells its event, with what it starts (members working
-    /// in their copies, setups) and ends.
+    /// in their copies, setups) and ends. A change of the teams is told apart from readings.
     fn op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
         let ctx = self.clone();
         tokio::spawn(async move {
             let Some(event) = ctx.blocking(op).await else { return };
-            ctx.finish(event).await;
+            if changes_teams(&event) {
+                let _order = ctx.told_load.lock().await;
+                ctx.changes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                ctx.finish(event).await;
+            } else {
+                ctx.finish(event).await;
+            }
         });
     }
 
     /// Runs `load` (a reading of the stored teams) like [`op`](Self::op), unless a reading that
-    /// began after it was told first.
-    fn load(&self, load: impl FnOnce() -> TeamEvent + Send + 'static) {
+    /// began after it was told first; again when the teams changed while it ran.
+    fn load(&self, load: impl Fn() -> TeamEvent + Send + Sync + 'static) {
+        use std::sync::atomic::Ordering::SeqCst;
         let ctx = self.clone();
-        let began = self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let began = self.loads.fetch_add(1, SeqCst) + 1;
+        let load = Arc::new(load);
         tokio::spawn(async move {
-            let Some(event) = ctx.blocking(load).await else { return };
-            let mut told = ctx.told_load.lock().await;
-            if began < *told {
+            loop {
+                let changes = ctx.changes.load(SeqCst);
+                let read = load.clone();
+                let Some(event) = ctx.blocking(move || read()).await else { return };
+                let mut told = ctx.told_load.lock().await;
+                if began < *told {
+                    return;
+                }
+                if ctx.changes.load(SeqCst) != changes {
+                    continue;
+                }
+                *told = began;
+                ctx.finish(event).await;
                 return;
             }
-            *told = began;
-            ctx.finish(event).await;
         });
     }
 
