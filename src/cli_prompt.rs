@@ -225,6 +225,18 @@ pub(crate) async fn follow_turn(
                     }
                 }
             }
+            // Another process answers in this thread: the message waits for it (said once).
+            Event::ThreadWait { agent: a, holder: Some(holder), .. } if a == agent => {
+                if json {
+                    out.line(serde_json::json!({"type": "waiting", "holder": holder}))?;
+                }
+                eprintln!("[{}]", trf(out.lang, Key::ThreadHeldElsewhere, &[("holder", &holder)]));
+            }
+            // Given back while it waited (Ctrl+C): never sent.
+            Event::ThreadWait { agent: a, returned, .. } if a == agent && !returned.is_empty() && interrupted => {
+                code = Some(INTERRUPTED);
+                break;
+            }
             Event::ShutdownComplete => {
                 shut = true;
                 break;

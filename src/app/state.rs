@@ -261,6 +261,11 @@ pub enum Request {
     },
     /// Put an inbox item off: it goes to the end, unanswered.
     NotNow(super::inbox::InboxKey),
+    /// The messages given back unsent (see `Threads::returned`) were put back in the composer.
+    TakeReturned {
+        /// The agent.
+        agent: String,
+    },
     /// The person closed the review of this agent's changes.
     CloseReview {
         /// The agent.
@@ -322,6 +327,12 @@ impl AppState {
             }
             Request::Attachments { agent, op } => {
                 self.attach_op(&agent, op);
+                Vec::new()
+            }
+            Request::TakeReturned { agent } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.threads.returned.clear();
+                }
                 Vec::new()
             }
             Request::AttachTranscript { agent, attach } => {
@@ -594,6 +605,7 @@ impl AppState {
             Event::ThreadOpened { .. }
             | Event::Threads { .. }
             | Event::AgentSessions { .. }
+            | Event::ThreadWait { .. }
             | Event::TranscriptOffer { .. } => self.apply_thread_event(event),
         }
     }

@@ -19,6 +19,10 @@ pub struct Threads {
     pub offered: bool,
     /// Messages of a thread restored before its agent's view exists.
     pub(super) pending_messages: Vec<Message>,
+    /// Another process answers in the thread: who, and the messages waiting for it.
+    pub held_elsewhere: Option<(String, Vec<String>)>,
+    /// Messages given back unsent while they waited (the person may put them back).
+    pub returned: Vec<String>,
 }
 
 impl Threads {
@@ -61,6 +65,11 @@ impl AppState {
                 }
             }
             Event::Threads { agent, threads } => self.threads_mut(&agent).list = threads,
+            Event::ThreadWait { agent, holder, waiting, returned } => {
+                let threads = self.threads_mut(&agent);
+                threads.held_elsewhere = holder.map(|h| (h, waiting));
+                threads.returned.extend(returned);
+            }
             Event::AgentSessions { agent, sessions } => self.threads_mut(&agent).agent_sessions = Some(sessions),
             Event::TranscriptOffer { agent, offered } => {
                 self.threads_mut(&agent).offered = offered;

@@ -672,6 +672,19 @@ pub enum Event {
         /// The sessions, or why not.
         sessions: Result<Vec<threads::AgentSession>, threads::ListError>,
     },
+    /// Another process (a second window, `sidekicks prompt`) is answering in the agent's thread:
+    /// the messages sent meanwhile wait for it to end, then go (ADR 0029).
+    ThreadWait {
+        /// The agent (its name).
+        agent: String,
+        /// What the other process said it does; `None`: no longer waiting.
+        holder: Option<String>,
+        /// The messages waiting.
+        waiting: Vec<String>,
+        /// Messages given back unsent (the person stopped, or opened another thread, while they
+        /// waited).
+        returned: Vec<String>,
+    },
     /// The agent does not remember the thread shown (it cannot reopen its session): offer to
     /// send a transcript with the next message (`false`: the offer is void, it remembers).
     TranscriptOffer {

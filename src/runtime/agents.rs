@@ -31,6 +31,7 @@ mod answers;
 mod checkpoints;
 mod lifecycle;
 mod members;
+mod shared_thread;
 mod threads;
 
 /// Starts the manager on the current tokio runtime; returns where to send commands.
@@ -63,6 +64,7 @@ pub fn spawn_manager_watched(
         members: Default::default(),
         loaded: None,
         applied,
+        data_version: 0,
     };
     tokio::spawn(manager.run(rx, internal_rx));
     (tx, applied_rx)
@@ -155,6 +157,14 @@ struct Slot {
     login: Option<String>,
     /// The person's choices of model, mode, … given to each new session.
     chosen: Vec<Chosen>,
+    /// Its thread's lock, while it answers there (see `shared_thread`).
+    answering: Option<super::thread_lock::ThreadLock>,
+    /// Who holds its thread, while messages wait for it.
+    held_by: Option<String>,
+    /// Messages waiting for another process to let go of its thread.
+    waiting: Vec<shared_thread::Waiting>,
+    /// When another process had last written its thread, as it was read here.
+    seen_others: Option<i64>,
 }
 
 /// What happens to an agent once what it is doing (a turn, a start, a stop) ends. Each later
@@ -206,6 +216,10 @@ impl Slot {
             auth_env: Default::default(),
             login: None,
             chosen: Vec::new(),
+            answering: None,
+            held_by: None,
+            waiting: Vec::new(),
+            seen_others: None,
         }
     }
 
@@ -234,6 +248,8 @@ struct Manager {
     loaded: Option<Config>,
     /// The config in force, members added, for whoever follows it.
     applied: tokio::sync::watch::Sender<Option<Config>>,
+    /// The history's `data_version` at the last look: it moves when another process writes.
+    data_version: i64,
 }
 
 impl Manager {
@@ -247,7 +263,13 @@ impl Manager {
                     None => self.begin_shutdown().await,
                 },
                 Some(msg) = internal.recv() => self.internal(msg).await,
-                _ = tick.tick() => self.stop_idle().await,
+                _ = tick.tick() => {
+                    self.stop_idle().await;
+                    self.look_at_threads().await;
+                }
+            }
+            for slot in &mut self.slots {
+                slot.let_go_if_done();
             }
             let all_stopped = self
                 .slots
@@ -281,6 +303,7 @@ impl Manager {
             Command::Start { agent } => self.start(&agent).await,
             Command::Stop { agent } => {
                 self.drop_queue(&agent).await;
+                self.return_waiting(&agent).await;
                 if let Some(slot) = self.slot(&agent) {
                     slot.no_restart();
                 }
@@ -288,6 +311,7 @@ impl Manager {
             }
             Command::Kill { agent } => {
                 self.drop_queue(&agent).await;
+                self.return_waiting(&agent).await;
                 if let Some(slot) = self.slot(&agent) {
                     slot.no_restart();
                 }
@@ -308,23 +332,7 @@ impl Manager {
                 }
             }
             Command::Prompt { agent, text, context, id, attachments } => {
-                let Some(slot) = self.slot(&agent) else { return };
-                let attached = super::acp_content::shown(&attachments, &slot.config.workspace_path());
-                let id = id.unwrap_or_else(crate::model::conversation::MessageId::new);
-                let said = Event::UserMessage { agent: agent.clone(), text: text.clone(), id: id.clone(), attached };
-                self.events.send(said).await;
-                let Some(slot) = self.slot(&agent) else { return };
-                let text = match context {
-                    Some(context) => format!("{context}{text}"),
-                    None => text,
-                };
-                slot.queue.push_back((id, text, attachments));
-                match slot.state {
-                    AgentState::Idle => self.dispatch(&agent).await,
-                    AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
-                    AgentState::Stopping => slot.then(Then::Restart),
-                    AgentState::Starting | AgentState::Busy => {}
-                }
+                self.prompt(agent, text, context, id, attachments).await;
             }
             Command::Cancel { agent } => self.cancel(&agent).await,
             Command::Checkpoint(command) => self.checkpoint_command(command).await,
@@ -462,6 +470,7 @@ impl Manager {
         match store.conversation(path, &slot.config.name) {
             Ok(stored) => {
                 slot.conversation_id = Some(stored.id);
+                slot.seen_others = self.others_wrote(stored.id);
                 if !stored.messages.is_empty() {
                     slot.resume = stored
                         .session_id
@@ -539,6 +548,46 @@ impl Manager {
         self.events.send(Event::ConfigApplied { config }).await;
         for name in names {
             self.send_rules(&name).await;
+        }
+    }
+
+    /// The person (or a channel) sends `text` to `agent`: shown, queued, sent when the agent is
+    /// free; it waits while another process answers in the agent's thread.
+    async fn prompt(
+        &mut self,
+        agent: String,
+        text: String,
+        context: Option<String>,
+        id: Option<crate::model::conversation::MessageId>,
+        attachments: Vec<Attachment>,
+    ) {
+        let id = id.unwrap_or_else(crate::model::conversation::MessageId::new);
+        if self.slot(&agent).is_none() {
+            return;
+        }
+        if !self.hold_thread(&agent).await {
+            let Some(slot) = self.slot(&agent) else { return };
+            slot.waiting.push(shared_thread::Waiting { id, text, context, attachments });
+            let holder = slot.held_by.clone();
+            let waiting = slot.waiting.iter().map(|w| w.text.clone()).collect();
+            self.events.send(Event::ThreadWait { agent, holder, waiting, returned: Vec::new() }).await;
+            return;
+        }
+        let Some(slot) = self.slot(&agent) else { return };
+        let attached = super::acp_content::shown(&attachments, &slot.config.workspace_path());
+        let said = Event::UserMessage { agent: agent.clone(), text: text.clone(), id: id.clone(), attached };
+        self.events.send(said).await;
+        let Some(slot) = self.slot(&agent) else { return };
+        let text = match context {
+            Some(context) => format!("{context}{text}"),
+            None => text,
+        };
+        slot.queue.push_back((id, text, attachments));
+        match slot.state {
+            AgentState::Idle => self.dispatch(&agent).await,
+            AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
+            AgentState::Stopping => slot.then(Then::Restart),
+            AgentState::Starting | AgentState::Busy => {}
         }
     }
 

@@ -35,4 +35,5 @@ pub mod services;
 pub mod store;
 pub mod teams;
 pub mod terminal;
+pub mod thread_lock;
 pub mod workspace;

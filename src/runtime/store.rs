@@ -44,6 +44,8 @@ pub struct StoredConversation {
 /// The SQLite store, shared by the manager, the history recorder and the permission rules.
 pub struct Store {
     conn: Mutex<Connection>,
+    /// Its file (none in memory).
+    path: Option<PathBuf>,
     /// When each answer still streaming was last indexed (see `search::index`).
     streaming: Mutex<std::collections::HashMap<i64, std::time::Instant>>,
 }
@@ -99,6 +101,12 @@ CREATE TABLE IF NOT EXISTS teams (
     id TEXT PRIMARY KEY,
     body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS thread_writers (
+    thread INTEGER NOT NULL,
+    writer TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (thread, writer)
+);
 ";
 
 /// The version of the schema above (`PRAGMA user_version`). 2: the full-text index. 3: a
@@ -134,6 +142,15 @@ pub struct ThreadRow {
     pub session_id: Option<String>,
 }
 
+/// This process, as the history names who saved a thread: its id and when it began (ids are reused).
+pub fn writer() -> &'static str {
+    static WRITER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    WRITER.get_or_init(|| {
+        let began = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        format!("{}-{began}", std::process::id())
+    })
+}
+
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
@@ -158,7 +175,7 @@ impl Store {
         // once the first has switched it.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
-            match Self::init(Connection::open(path)?) {
+            match Self::init(Connection::open(path)?, Some(path.to_path_buf())) {
                 Err(StoreError::Sqlite(e))
                     if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
                         && std::time::Instant::now() < deadline =>
@@ -172,10 +189,10 @@ impl Store {
 
     /// A store in memory (tests, or when the file cannot be opened).
     pub fn in_memory() -> Arc<Self> {
-        Self::init(Connection::open_in_memory().expect("sqlite in memory")).expect("schema in memory")
+        Self::init(Connection::open_in_memory().expect("sqlite in memory"), None).expect("schema in memory")
     }
 
-    fn init(mut conn: Connection) -> Result<Arc<Self>, StoreError> {
+    fn init(mut conn: Connection, path: Option<PathBuf>) -> Result<Arc<Self>, StoreError> {
         // Another Sidekicks (the window while `sidekicks prompt` runs, two prompts at once) may
         // hold the database a moment: wait for it rather than fail with "database is locked".
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
@@ -208,7 +225,29 @@ impl Store {
         }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         tx.commit()?;
-        Ok(Arc::new(Self { conn: Mutex::new(conn), streaming: Mutex::default() }))
+        Ok(Arc::new(Self { conn: Mutex::new(conn), path, streaming: Mutex::default() }))
+    }
+
+    /// Its file (none in memory).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// A number that changes when another process (or connection) wrote to the file.
+    pub fn data_version(&self) -> i64 {
+        self.conn().pragma_query_value(None, "data_version", |r| r.get(0)).unwrap_or(0)
+    }
+
+    /// When another process (than this one: [`writer`]) last saved messages of `thread`
+    /// (nanoseconds since 1970), if one ever did.
+    pub fn others_wrote(&self, thread: i64) -> Result<Option<i64>, StoreError> {
+        let conn = self.conn();
+        let at = conn.query_row(
+            "SELECT MAX(at) FROM thread_writers WHERE thread = ?1 AND writer != ?2",
+            params![thread, writer()],
+            |r| r.get(0),
+        );
+        Ok(at?)
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -355,6 +394,11 @@ impl Store {
             }
         }
         tx.execute("UPDATE conversations SET updated_at = ?2 WHERE id = ?1", params![conversation, now()])?;
+        let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+        tx.execute(
+            "INSERT OR REPLACE INTO thread_writers (thread, writer, at) VALUES (?1, ?2, ?3)",
+            params![conversation, writer(), at],
+        )?;
         tx.commit()?;
         Ok(())
     }

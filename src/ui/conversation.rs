@@ -222,6 +222,26 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
             }
         });
     }
+    if let Some((holder, waiting)) = &agent.threads.held_elsewhere {
+        // Another Sidekicks answers in this thread: what was sent waits for it.
+        ui.horizontal_wrapped(|ui| {
+            ui.spinner();
+            ui.label(RichText::new(trf(lang, Key::ThreadHeldElsewhere, &[("holder", holder)])).small().italics());
+            let count = waiting.len().to_string();
+            ui.label(RichText::new(trf(lang, Key::MessagesWaiting, &[("count", &count)])).small().weak());
+        });
+    }
+    if !agent.threads.returned.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            let count = agent.threads.returned.len().to_string();
+            ui.label(RichText::new(trf(lang, Key::MessagesReturned, &[("count", &count)])).small().italics());
+            if ui.small_button(tr(lang, Key::PutBack)).clicked() {
+                let back = agent.threads.returned.join("\n\n");
+                *draft = if draft.trim().is_empty() { back } else { format!("{draft}\n\n{back}") };
+                requests.push(Request::TakeReturned { agent: name.clone() });
+            }
+        });
+    }
     if agent.attach_transcript {
         ui.horizontal(|ui| {
             ui.label(RichText::new(tr(lang, Key::TranscriptAttached)).small().italics());

@@ -49,7 +49,7 @@ pub fn step_until(
     harness: &mut Harness<'static, SidekicksApp>,
     limit: Duration,
     what: &str,
-    done: impl Fn(&Harness<'static, SidekicksApp>) -> bool,
+    mut done: impl FnMut(&Harness<'static, SidekicksApp>) -> bool,
 ) {
     let deadline = Instant::now() + limit;
     while !done(harness) {

@@ -64,6 +64,7 @@ impl Manager {
     /// "cancelled", queue dropped. Late updates of the agent are still shown.
     pub(super) async fn cancel(&mut self, name: &str) {
         self.drop_queue(name).await;
+        self.return_waiting(name).await;
         let Some(slot) = self.slot(name) else { return };
         let (Some(running), Some(turn)) = (&slot.running, slot.turn) else { return };
         let ids = (running.conn.cancel(), running.conn.cancel_elicitations());

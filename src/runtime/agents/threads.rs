@@ -89,7 +89,7 @@ impl Manager {
     /// Shows thread `id` (already the current one in the store) and moves the agent's session to
     /// it: the running agent switches sessions now, a stopped one reopens it when it starts.
     /// `show_replay`: the thread is one of the agent's sessions never seen here.
-    async fn enter(&mut self, name: &str, id: ThreadId, show_replay: bool) {
+    pub(super) async fn enter(&mut self, name: &str, id: ThreadId, show_replay: bool) {
         let Some(store) = self.store.clone() else { return };
         let stored = match store.thread(id) {
             Ok(stored) => stored,
@@ -101,12 +101,20 @@ impl Manager {
         // Messages waiting, and the turn in flight, were meant for the thread left.
         self.drop_queue(name).await;
         self.end_turn_for_switch(name).await;
+        if self.slot(name).is_some_and(|s| s.conversation_id != Some(id)) {
+            self.return_waiting(name).await;
+            if let Some(slot) = self.slot(name) {
+                slot.answering = None;
+            }
+        }
         let had_messages = !stored.messages.is_empty();
         self.events.send(Event::ThreadOpened { agent: name.to_string(), thread: id, messages: stored.messages }).await;
         self.send_threads(name).await;
         let reopen = stored.session_id.map(|session_id| Reopen { session_id, show_replay });
+        let seen = self.others_wrote(id);
         let Some(slot) = self.slot(name) else { return };
         slot.conversation_id = Some(id);
+        slot.seen_others = seen;
         slot.turns_in_session = 0;
         slot.forgot = false;
         let chosen = slot.chosen.clone();

@@ -42,7 +42,7 @@ pub fn reporting_busy<T>(report: impl FnMut(&Path, Option<&str>) + 'static, f: i
 }
 
 /// The folder of the locks: private to this user.
-fn locks_dir() -> Result<PathBuf, TeamError> {
+pub(crate) fn locks_dir() -> Result<PathBuf, TeamError> {
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|d| d.is_absolute() && d.is_dir());
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
@@ -121,7 +121,7 @@ impl Drop for ProjectLock {
 }
 
 /// `flock`, retried when a signal interrupts it; false when it would block.
-fn try_lock(file: &std::fs::File, how: libc::c_int) -> std::io::Result<bool> {
+pub(crate) fn try_lock(file: &std::fs::File, how: libc::c_int) -> std::io::Result<bool> {
     loop {
         // SAFETY: a plain system call on an open descriptor.
         if unsafe { libc::flock(file.as_raw_fd(), how) } == 0 {
@@ -137,7 +137,7 @@ fn try_lock(file: &std::fs::File, how: libc::c_int) -> std::io::Result<bool> {
 }
 
 /// What the lock's holder said it does.
-fn read_holder(path: &Path) -> String {
+pub(crate) fn read_holder(path: &Path) -> String {
     let mut text = String::new();
     let _ = std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text));
     match text.trim() {
