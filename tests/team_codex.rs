@@ -7,7 +7,6 @@
 //! adapter on first run; without node/npm the test is skipped with a reason, except in CI.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod common;
 use common::fake_model::FakeModel;
@@ -73,20 +72,7 @@ impl Rig {
     }
 
     fn team(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new(common::BIN)
-            .arg("--config")
-            .arg(&self.config)
-            .arg("team")
-            .args(args)
-            .env("HOME", self.root.join("user"))
-            .env("XDG_DATA_HOME", self.root.join("user/data"))
-            .env("XDG_CONFIG_HOME", self.root.join("user/config"))
-            .env("XDG_STATE_HOME", self.root.join("user/state"))
-            .env("XDG_RUNTIME_DIR", self.root.join("user"))
-            .output()
-            .unwrap();
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+        common::team_run::team(&self.config, &self.root, args)
     }
 
     fn ok(&self, args: &[&str]) -> String {

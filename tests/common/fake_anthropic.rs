@@ -1,8 +1,8 @@
 //! A stand-in for Anthropic's Messages API on loopback, for Claude Code's ACP adapter run
 //! offline: every `POST …/messages` is recorded and answered with a streamed message (SSE). A
-//! request with tools whose person's last message holds a rule's words is answered, step by
-//! step, with the rule's tool calls — one per answer, each after the result of the one before —
-//! then with text; any other request (a title, a summary) with text. `{cwd}` in a call's input
+//! request with tools whose person's last words hold a rule's words is answered, step by step,
+//! with the rule's tool calls — one per answer, each after the result of the one before — then
+//! with text; any other request (a title, a summary) with text. `{cwd}` in a call's input
 //! is the working directory the request names. HTTP/1.1, one request per connection.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -85,23 +85,41 @@ fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule])
     let _ = out.write_all(reply.as_bytes());
 }
 
-/// The next tool call to make: the rule whose words the person's last message holds (in a request
-/// offering tools), at the step after the tool results that followed that message.
-fn next_call(request: &serde_json::Value, rules: &[Rule]) -> Option<(String, serde_json::Value)> {
+/// The calls made so far, by id (`toolu_N`: the Nth): the rule each was made for.
+static CALLS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// The next tool call to make, with its id: the rule whose words the person's last words hold (in
+/// a request offering tools), at the step after the results of the calls made for it. Claude Code
+/// sends consecutive calls, their results and the person's next words as one message, results
+/// first: steps are counted by the ids of the results, not by where they stand.
+fn next_call(request: &serde_json::Value, rules: &[Rule]) -> Option<(String, String, serde_json::Value)> {
     if request["tools"].as_array().is_none_or(|t| t.is_empty()) {
         return None;
     }
-    let messages = request["messages"].as_array()?;
-    let is_result =
-        |m: &serde_json::Value| m["content"].as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"));
-    let asked = messages.iter().rposition(|m| m["role"] == "user" && !is_result(m))?;
-    let said = messages[asked]["content"].to_string();
-    let step = messages[asked..].iter().filter(|m| is_result(m)).count();
-    let (_, calls) = rules.iter().find(|(words, _)| said.contains(words.as_str()))?;
-    let (name, input) = calls.get(step)?;
+    let blocks: Vec<(&serde_json::Value, &serde_json::Value)> = request["messages"]
+        .as_array()?
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten().map(move |b| (&m["role"], b)))
+        .collect();
+    let rule_of = |text: &str| rules.iter().position(|(words, _)| text.contains(words.as_str()));
+    let rule = blocks
+        .iter()
+        .rev()
+        .filter(|(role, b)| *role == "user" && b["type"] == "text")
+        .find_map(|(_, b)| rule_of(b["text"].as_str().unwrap_or_default()))?;
+    let mut calls = CALLS.lock().unwrap();
+    let step = blocks
+        .iter()
+        .filter(|(_, b)| b["type"] == "tool_result")
+        .filter_map(|(_, b)| b["tool_use_id"].as_str()?.strip_prefix("toolu_")?.parse::<usize>().ok())
+        .filter(|n| calls.get(*n) == Some(&rule))
+        .count();
+    let (name, input) = rules[rule].1.get(step)?;
     let cwd = working_directory(request).unwrap_or_default();
     let input: serde_json::Value = serde_json::from_str(&input.to_string().replace("{cwd}", &cwd)).ok()?;
-    Some((name.clone(), input))
+    let id = format!("toolu_{}", calls.len());
+    calls.push(rule);
+    Some((id, name.clone(), input))
 }
 
 /// The working directory the request's environment names.
@@ -113,16 +131,16 @@ fn working_directory(request: &serde_json::Value) -> Option<String> {
     Some(rest[..end].trim().to_string())
 }
 
-fn sse(request: &serde_json::Value, call: Option<(String, serde_json::Value)>) -> String {
+fn sse(request: &serde_json::Value, call: Option<(String, String, serde_json::Value)>) -> String {
     use serde_json::json;
     let model = request["model"].clone();
     let mut events = vec![json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
         "role": "assistant", "model": model, "content": [], "stop_reason": null, "stop_sequence": null,
         "usage": {"input_tokens": 10, "output_tokens": 1}}})];
     let stop = match call {
-        Some((name, input)) => {
+        Some((id, name, input)) => {
             events.push(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
-                "id": format!("toolu_{}", request["messages"].as_array().map_or(0, Vec::len)), "name": name, "input": {}}}));
+                "id": id, "name": name, "input": {}}}));
             events.push(json!({"type": "content_block_delta", "index": 0,
                 "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}));
             "tool_use"
