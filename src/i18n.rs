@@ -171,6 +171,7 @@ pub fn crash_text(lang: Language, reason: &CrashReason) -> String {
             let why = handshake_text(lang, failure);
             trf(lang, Key::CrashHandshake, &[("message", &why)])
         }
+        CrashReason::StoppedTalking => tr(lang, Key::CrashStoppedTalking).to_string(),
     }
 }
 

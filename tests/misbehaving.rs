@@ -114,6 +114,40 @@ fn an_agent_that_dies_mid_turn_fails_the_prompt_with_its_report() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// The processes whose working folder is `dir`.
+fn working_in(dir: &std::path::Path) -> Vec<u32> {
+    let dir = dir.canonicalize().unwrap();
+    let entries = std::fs::read_dir("/proc").unwrap().flatten();
+    let pids = entries.filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok());
+    pids.filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir)).collect()
+}
+
+/// An agent that closes its output mid-answer and keeps running left the turn hanging forever:
+/// it is told, the turn ends, and the agent is stopped.
+#[test]
+fn an_agent_that_stops_talking_but_runs_on_is_told_and_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child =
+        prompt(dir.path(), &["--agent", "bad"], "mute").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < LIMIT, "prompt still waits for an agent that stopped talking");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("The agent stopped talking (it closed its output) but kept running: it was stopped."),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("I will say no more"));
+    let answer = stored(dir.path(), "bad").last().cloned().unwrap();
+    assert!(answer.text().contains("I will say no more"), "what it said is kept");
+    assert_eq!(answer.end, Some(TurnEnd::AgentExited));
+    assert!(working_in(dir.path()).is_empty(), "the agent still runs: {:?}", working_in(dir.path()));
+}
+
 #[test]
 fn everything_printed_is_stored_with_its_end_before_prompt_exits() {
     let dir = tempfile::tempdir().unwrap();
@@ -149,6 +183,30 @@ async fn an_initialize_timeout_is_reported_as_one() {
         "{:?}",
         report.reason
     );
+}
+
+/// An agent speaking another protocol version was reported as "exited with code 0": the versions
+/// each side speaks are said.
+#[test]
+fn another_protocol_version_is_said_with_both_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("sidekicks.toml");
+    let mut text = config_text("", &[("bad", BIN, MISBEHAVE)], dir.path());
+    text.push_str("env = { DEMO_PROTOCOL_VERSION = \"2\" }\n");
+    std::fs::write(&config, text).unwrap();
+    let out = Process::new(BIN)
+        .args(["prompt", "--agent", "bad", "hello"])
+        .arg("--config")
+        .arg(&config)
+        .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the agent speaks ACP version 2; Sidekicks speaks version 1"), "{err}");
+    assert!(!err.contains("exited with code 0"), "{err}");
 }
 
 #[tokio::test]
@@ -257,6 +315,37 @@ async fn file_reads_are_streamed_bounded_and_answer_acp_error_codes() {
     assert_eq!(read(&path("latin1.txt")).await, "read: error -32602");
     assert_eq!(read("/etc/hostname").await, "read: error -32602");
     assert_eq!(read(&path("many.txt")).await, format!("read: {} bytes", lines.len()));
+}
+
+/// A write larger than Sidekicks takes is refused in words (a 500 MB one got no answer at all);
+/// one larger than a message may be is answered too, by its id.
+#[tokio::test]
+async fn file_writes_over_the_limits_are_refused_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let mut rig = rig(ws, MISBEHAVE).await;
+    let mut write = async |mb: usize| {
+        let before = rig.agent_text("bad").len();
+        let path = ws.join(format!("w{mb}.txt")).display().to_string();
+        assert_eq!(rig.turn("bad", &format!("write {path} {mb}")).await, TurnEnd::EndTurn);
+        rig.agent_text("bad")[before..].to_string()
+    };
+    assert_eq!(write(2).await, "write: written");
+    assert_eq!(std::fs::metadata(ws.join("w2.txt")).unwrap().len(), 2 << 20);
+    let refused = write(50).await;
+    assert!(refused.starts_with("write: error -32602: "), "{refused}");
+    assert!(
+        refused.ends_with(
+            "50 MiB is more than Sidekicks writes at once (48 MiB); write the file in smaller parts or with a command"
+        ),
+        "{refused}"
+    );
+    let refused = write(100).await;
+    assert!(
+        refused.starts_with("write: error -32600: fs/write_text_file: the message is larger than 64 MiB"),
+        "{refused}"
+    );
+    assert!(!ws.join("w50.txt").exists() && !ws.join("w100.txt").exists(), "nothing written");
 }
 
 const SECRET: &str = "tok-4f9a8b7c6d5e";

@@ -54,6 +54,63 @@ fn a_10_mb_message_is_folded_and_only_its_visible_part_laid_out() {
     assert!((1..40).contains(&all), "{all} of the 2,560 pieces laid out");
 }
 
+/// A short answer nested 5,000 deep froze the window for good (and again at every start, from
+/// the history): past the bounds of ADR 0030 it is plain text, drawn at once, before and after a
+/// restart.
+#[test]
+fn a_deeply_nested_answer_is_drawn_as_plain_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = sidekicks::runtime::store::Store::open(&dir.path().join("db.sqlite")).unwrap();
+    let rt = runtime();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, Some(store.clone()));
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "nest 5000");
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+    let plain = "Shown as plain text: its Markdown nests too deep to lay out.";
+    step_until(&mut h, LONG, "the answer as plain text", |h| h.query_by_label(plain).is_some());
+    assert!(h.query_by_label_contains("- - - - - - - -").is_some(), "its text is shown");
+    h.state_mut().shutdown();
+    drop(h);
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, Some(store));
+    step_until(&mut h, LONG, "the answer again, after a restart", |h| h.query_by_label(plain).is_some());
+    h.state_mut().shutdown();
+}
+
+/// A turn that ends with a thousand requests unanswered left 998 live cards and "Needs you (998)";
+/// and an agent started again reuses request ids: the cards of the ended turn are answered
+/// "cancelled", and a new card takes its own answer.
+#[test]
+fn requests_of_an_ended_turn_leave_no_live_cards() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "askend 1000");
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+    step_until(&mut h, LONG, "every card answered", |h| {
+        let a = h.state().state.agent("bad").unwrap();
+        a.permissions.len() == 1000 && a.waiting_permissions().next().is_none()
+    });
+    assert_eq!(h.state().state.needs_you(), 0, "nothing needs the person");
+    // Started again (its request ids start over in the agent): a new request is answered by its card.
+    h.state_mut().send(sidekicks::app::Command::Restart { agent: "bad".into() });
+    step_until(&mut h, LONG, "started again", |h| {
+        h.state().state.agent("bad").unwrap().state == sidekicks::app::AgentState::Idle
+    });
+    send(&mut h, "oddkind");
+    step_until(&mut h, LONG, "the card", |h| h.state().state.agent("bad").unwrap().waiting_permissions().count() == 1);
+    step_until(&mut h, LONG, "the card answered", |h| {
+        let card = h.query_by_label("Allow once");
+        card.as_ref().inspect(|c| c.click());
+        card.is_none()
+    });
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+    let said = h.state().state.agent("bad").unwrap().conversation.messages.last().unwrap().text();
+    assert!(said.contains("chose: yes"), "{said}");
+    assert_eq!(h.state().state.agent("bad").unwrap().waiting_permissions().count(), 0);
+    h.state_mut().shutdown();
+}
+
 #[test]
 fn a_permission_asked_after_stop_shows_no_live_card() {
     let dir = tempfile::tempdir().unwrap();

@@ -492,8 +492,10 @@ impl AppState {
                 }
             }
             Event::PermissionResolved { agent, id, answer } => {
+                // The card waiting for it (the latest with that id should one be left from before).
+                let card = |c: &PermissionCard| c.request.id == id && c.answer.is_none();
                 if let Some(a) = self.agent_mut(&agent)
-                    && let Some(card) = a.permissions.iter_mut().find(|c| c.request.id == id)
+                    && let Some(card) = a.permissions.iter_mut().rev().find(|c| card(c))
                 {
                     let answered = crate::model::permission::Answered::of(&card.request, &answer);
                     card.answer = Some(answer);

@@ -13,7 +13,8 @@
 //! - `leak`: prints `$SECRET_TOKEN` on stderr and as a non-ACP line, then exits with code 9.
 //! - `spawn`: starts `sleep 1000`, says both pids, then never ends the turn (ignores cancel).
 //!
-//! With `--silent` it never answers `initialize` (and exits 0 when its stdin closes).
+//! With `--silent` it never answers `initialize` (and exits 0 when its stdin closes); with
+//! `DEMO_PROTOCOL_VERSION=N` in its environment it answers `initialize` with version N.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -45,7 +46,9 @@ pub async fn run_stdio(silent: bool) -> anyhow::Result<()> {
         match (method.as_deref(), id) {
             (Some("initialize"), Some(_)) if silent => {}
             (Some("initialize"), Some(id)) => {
-                agent.respond(id, json!({"protocolVersion": 1, "agentCapabilities": {}})).await;
+                // `DEMO_PROTOCOL_VERSION`: answer with another version (one no client speaks).
+                let version = std::env::var("DEMO_PROTOCOL_VERSION").ok().and_then(|v| v.parse::<u64>().ok());
+                agent.respond(id, json!({"protocolVersion": version.unwrap_or(1), "agentCapabilities": {}})).await;
             }
             (Some("session/new"), Some(id)) => agent.respond(id, json!({"sessionId": SESSION})).await,
             (Some("session/prompt"), Some(id)) => {
@@ -150,6 +153,11 @@ impl Agent {
                 self.say(&filler(number(10) << 20)).await;
                 "end_turn"
             }
+            "nest" => {
+                // A list N deep on one line (one short message whose layout grows with N).
+                self.say(&format!("{}word", "- ".repeat(number(5_000)))).await;
+                "end_turn"
+            }
             "stream" => {
                 let total = number(50) << 20;
                 let piece = filler(64 << 10);
@@ -160,6 +168,17 @@ impl Agent {
                 }
                 self.say("\nend of stream").await;
                 "end_turn"
+            }
+            "mute" => {
+                // Stops talking (closes its output) in the middle of the answer, and keeps running.
+                self.say("I will say no more").await;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                // SAFETY: closing a descriptor of its own; nothing reads or writes it afterwards
+                // but the writer, whose writes then fail.
+                unsafe { libc::close(1) };
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                }
             }
             "die" => {
                 self.say("I was about to").await;
@@ -177,6 +196,17 @@ impl Agent {
                 let second = self.ask(SESSION, "second", allow_reject()).await;
                 self.say(&format!("first: {}; second: {}", outcome(&first), outcome(&second))).await;
                 "cancelled"
+            }
+            "askend" => {
+                // N permission requests (one tool call id for all), then the turn ends without
+                // waiting for their answers.
+                for _ in 0..number(1000) {
+                    let agent = self.clone();
+                    tokio::spawn(async move { agent.ask(SESSION, "same-call", allow_reject()).await });
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                self.say("asked, and done").await;
+                "end_turn"
             }
             "foreign" => {
                 self.update(
@@ -222,6 +252,21 @@ impl Agent {
                 }
                 let read = self.request("fs/read_text_file", params).await;
                 self.say(&format!("read: {}", outcome(&read))).await;
+                "end_turn"
+            }
+            "write" => {
+                // `write PATH MB`: a file of MB megabytes through the client.
+                let content = "a".repeat(words.get(2).and_then(|w| w.parse::<usize>().ok()).unwrap_or(1) << 20);
+                let params =
+                    json!({"sessionId": SESSION, "path": words.get(1).copied().unwrap_or(""), "content": content});
+                let written = self.request("fs/write_text_file", params).await;
+                let said = match written.get("error") {
+                    Some(error) => {
+                        format!("write: error {}: {}", error["code"], error["message"].as_str().unwrap_or(""))
+                    }
+                    None => "write: written".to_string(),
+                };
+                self.say(&said).await;
                 "end_turn"
             }
             "leak" => {

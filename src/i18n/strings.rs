@@ -225,6 +225,8 @@ strings! {
     MessagesWaiting => ("{count} message(s) waiting", "{count} message(s) en attente"),
     MessagesReturned => ("{count} message(s) not sent: they waited for another Sidekicks and were stopped.", "{count} message(s) non envoyé(s) : ils attendaient un autre Sidekicks et ont été arrêtés."),
     PutBack => ("Put back in the composer", "Remettre dans la zone de saisie"),
+    ShownPlain => ("Shown as plain text: its Markdown nests too deep to lay out.", "Affiché en texte brut : son Markdown est trop imbriqué pour être mis en page."),
+    CrashStoppedTalking => ("The agent stopped talking (it closed its output) but kept running: it was stopped.", "L’agent s’est tu (il a fermé sa sortie) mais continuait de tourner : il a été arrêté."),
     PromptCancelling => ("Cancelling the turn… press Ctrl+C again to stop the agent at once.", "Annulation du tour… appuyez de nouveau sur Ctrl+C pour arrêter l’agent tout de suite."),
     BigTextPlain => ("Long message ({size}): shown as plain text.", "Message long ({size}) : affiché en texte brut."),
     ShowMore => ("Show more ({left} left)", "Afficher la suite (encore {left})"),

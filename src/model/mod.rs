@@ -13,6 +13,7 @@ pub mod elicitation;
 pub mod find;
 pub mod fuzzy;
 pub mod indent;
+pub mod markdown_bounds;
 pub mod member_name;
 pub mod mentions;
 pub mod merge;

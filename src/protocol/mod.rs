@@ -70,6 +70,8 @@ pub enum CrashReason {
     Spawn(SpawnFailure),
     /// It started but did not complete the ACP handshake.
     Handshake(HandshakeFailure),
+    /// It closed its output (stopped talking) but kept running: it was stopped.
+    StoppedTalking,
 }
 
 /// Why an agent could not be started.

@@ -138,6 +138,12 @@ impl AcpError {
             AcpError::Timeout { step, seconds } => {
                 HandshakeFailure::Timeout { step: step.to_string(), seconds: *seconds }
             }
+            // The SDK's words for a version it does not speak: said as one.
+            AcpError::Protocol { message, .. } if message.contains("peer negotiated ") => {
+                let after = message.split("peer negotiated ").nth(1).unwrap_or_default();
+                let version: String = after.chars().take_while(char::is_ascii_digit).collect();
+                HandshakeFailure::Version { version }
+            }
             AcpError::Protocol { step, message } => {
                 HandshakeFailure::Error { step: step.to_string(), message: message.clone() }
             }
@@ -156,6 +162,8 @@ pub struct AcpConnection {
     pub(super) session: Mutex<OpenSession>,
     close_tx: Option<oneshot::Sender<()>>,
     driver: JoinHandle<()>,
+    /// Becomes true when the agent closes its output (hangs up) before it is asked to.
+    hung_up: tokio::sync::watch::Receiver<bool>,
     pending: PendingMap,
     elicits: ElicitMap,
     pub(super) gate: SessionGate,
@@ -202,6 +210,11 @@ impl Drop for AcpConnection {
 }
 
 impl AcpConnection {
+    /// Follows whether the agent closed its output (true once it did).
+    pub fn hung_up(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.hung_up.clone()
+    }
+
     /// Connects over the agent's pipes, initializes and opens a session in `cwd`.
     pub async fn connect(
         ctx: ClientContext,
@@ -226,6 +239,7 @@ impl AcpConnection {
         let (close_tx, close_rx) = oneshot::channel::<()>();
         let builder = handlers(ctx.clone(), pending.clone(), elicits.clone(), gate.clone());
         let agent = ctx.agent.clone();
+        let (hung_tx, hung_up) = tokio::sync::watch::channel(false);
         let driver = tokio::spawn(async move {
             let result = builder
                 .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
@@ -233,7 +247,9 @@ impl AcpConnection {
                     // Keep the connection until asked to close or the agent hangs up.
                     tokio::select! {
                         _ = close_rx => {}
-                        _ = cx.incoming_closed() => {}
+                        _ = cx.incoming_closed() => {
+                            let _ = hung_tx.send(true);
+                        }
                     }
                     Ok(())
                 })
@@ -250,6 +266,7 @@ impl AcpConnection {
             session: Mutex::new(OpenSession { id: SessionId::new(""), options: Vec::new(), modes: None }),
             close_tx: Some(close_tx),
             driver,
+            hung_up,
             pending,
             elicits,
             gate,
@@ -293,7 +310,8 @@ impl AcpConnection {
             .client_info(Implementation::new("sidekicks", env!("CARGO_PKG_VERSION")).title("Sidekicks"));
         let response = with_timeout("initialize", timeout, self.cx.send_request(init).block_task()).await?;
         if response.protocol_version != ProtocolVersion::V1 {
-            return Err(AcpError::Version { version: format!("{:?}", response.protocol_version) });
+            let version = serde_json::to_string(&response.protocol_version).unwrap_or_else(|_| "?".into());
+            return Err(AcpError::Version { version });
         }
         self.implementation = response.agent_info.as_ref().map(|i| {
             let name = i.title.clone().unwrap_or_else(|| i.name.clone());
@@ -448,6 +466,12 @@ impl AcpConnection {
     pub fn cancel(&self) -> Vec<u64> {
         self.gate.set_cancelling(true);
         let _ = self.cx.send_notification(CancelNotification::new(self.sid()));
+        self.answer_waiting_cancelled()
+    }
+
+    /// Answers every permission request still waiting "cancelled" (its turn ended or is being
+    /// stopped); their ids.
+    pub fn answer_waiting_cancelled(&self) -> Vec<u64> {
         let drained: Vec<(u64, Pending)> = self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
         let mut ids = Vec::new();
         for (id, pending) in drained {
@@ -526,8 +550,11 @@ fn handlers(
     elicits: ElicitMap,
     gate: SessionGate,
 ) -> agent_client_protocol::v1::Builder<Client, impl agent_client_protocol::HandleDispatchFrom<Agent>> {
-    let next_id = Arc::new(AtomicU64::new(1));
-    let (elicit_ids, elicitor, elicit_gate) = (next_id.clone(), ctx.clone(), gate.clone());
+    // Ids of requests shown to the person, unique in the process (not per connection): a card of
+    // an earlier run of the agent must never take the answer meant for a new one.
+    static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
+    let next_id: &'static AtomicU64 = &NEXT_REQUEST;
+    let (elicit_ids, elicitor, elicit_gate) = (next_id, ctx.clone(), gate.clone());
     let (updates, permissions, reads, writes) = (ctx.clone(), ctx.clone(), ctx.clone(), ctx.clone());
     let (update_gate, permission_gate, read_gate, write_gate, create_gate) =
         (gate.clone(), gate.clone(), gate.clone(), gate.clone(), gate);

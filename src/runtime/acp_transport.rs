@@ -38,12 +38,14 @@ pub fn lines_transport(
         }
         // Dropping stdin here is the EOF the agent sees.
     });
+    let refuse = out_tx.clone();
     let sink = out_tx.sink_map_err(std::io::Error::other);
 
     let reader = BufReader::with_capacity(64 * 1024, stdout);
     let incoming = futures::stream::unfold((reader, events, agent), move |(mut reader, events, agent)| {
         let redact = redact.clone();
         let init_line = init_line.clone();
+        let mut refuse = refuse.clone();
         async move {
             loop {
                 let mut buf = Vec::new();
@@ -59,6 +61,10 @@ pub fn lines_transport(
                     let start: String = head.chars().take(LOG_PREFIX).collect();
                     let entry = LogEntry::LongLine { megabytes: MAX_LINE >> 20, start };
                     events.send(Event::AgentLog { agent: agent.clone(), entry }).await;
+                    // A request gets its answer: refused, in words (the agent would wait forever).
+                    if let Some(answer) = too_long_answer(&buf[..buf.len().min(4096)]) {
+                        let _ = refuse.send(answer).await;
+                    }
                     continue;
                 }
                 let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
@@ -96,6 +102,59 @@ pub fn lines_transport(
     Lines::new(sink, Box::pin(incoming))
 }
 
+/// The error answering a request whose line was too long to read, from the line's start (its
+/// `id` and `method`); none for anything else (a notification, an answer).
+fn too_long_answer(head: &[u8]) -> Option<String> {
+    let head = String::from_utf8_lossy(head);
+    let method = value_after(&head, "\"method\"")?;
+    let id = value_after(&head, "\"id\"")?;
+    let message = format!(
+        "{}: the message is larger than {} MiB, which Sidekicks does not read; send less at once",
+        method.trim_matches('"'),
+        MAX_LINE >> 20
+    );
+    let error = serde_json::json!({"code": -32600, "message": message});
+    let id: serde_json::Value = serde_json::from_str(&id).ok()?;
+    Some(serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string())
+}
+
+/// The value (a number or a string, as JSON) of key `key` of the top-level object that `text`
+/// starts (which may be cut anywhere after it).
+fn value_after(text: &str, key: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                // A string: its end (escapes skipped).
+                let mut end = i + 1;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                let string = text.get(i..=end)?;
+                let rest = text.get(end + 1..)?.trim_start();
+                if depth == 1
+                    && string == key
+                    && let Some(value) = rest.strip_prefix(':')
+                {
+                    let value = value.trim_start();
+                    let taken: String = match value.strip_prefix('"') {
+                        Some(body) => format!("\"{}\"", &body[..body.find('"')?]),
+                        None => value.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect(),
+                    };
+                    return (!taken.is_empty()).then_some(taken);
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Reads one line into `buf`, keeping at most `MAX_LINE + 1` bytes of it (the rest is read and
 /// dropped, so one huge line cannot exhaust memory). Returns the bytes read, 0 at EOF.
 async fn read_line_limited(reader: &mut BufReader<ChildStdout>, buf: &mut Vec<u8>) -> std::io::Result<usize> {
@@ -117,5 +176,27 @@ async fn read_line_limited(reader: &mut BufReader<ChildStdout>, buf: &mut Vec<u8
         if done {
             return Ok(total);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_too_long_to_read_is_answered_with_its_id() {
+        let head = br#"{"jsonrpc":"2.0","id":17,"method":"fs/write_text_file","params":{"sessionId":"s","path":"/w/a","content":"xxxx"#;
+        let answer: serde_json::Value = serde_json::from_str(&too_long_answer(head).unwrap()).unwrap();
+        assert_eq!(answer["id"], 17);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("fs/write_text_file: the message is larger than 64 MiB"), "{message}");
+        let named = br#"{"method":"x","params":{"toolCallId":"t"},"id":"a-1","#;
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&too_long_answer(named).unwrap()).unwrap()["id"], "a-1");
+    }
+
+    #[test]
+    fn notifications_and_answers_get_none() {
+        assert!(too_long_answer(br#"{"jsonrpc":"2.0","method":"session/update","params":{"id":3,"x":"#).is_none());
+        assert!(too_long_answer(br#"{"jsonrpc":"2.0","id":4,"result":{"content":"xx"#).is_none());
     }
 }

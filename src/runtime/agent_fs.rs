@@ -15,6 +15,9 @@ pub const SHOWN_WRITE: usize = 256 * 1024;
 /// agent can ask for fewer lines with `line` and `limit`. Files are read as a stream, so the
 /// limit also bounds the memory a read takes, whatever the file's size.
 pub const MAX_READ: usize = 16 << 20;
+/// Largest file an agent may write through `fs/write_text_file` (its text); a larger write is
+/// refused in words (it also holds the file and its copy in memory while it is written).
+pub const MAX_WRITE: usize = 48 << 20;
 
 /// Why a file request was refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +42,14 @@ pub enum AgentFsError {
         /// The path it is about.
         path: String,
     },
+    /// A write larger than `MAX_WRITE`.
+    #[error("{path}: {size} MiB is more than Sidekicks writes at once ({} MiB); write the file in smaller parts or with a command", MAX_WRITE >> 20)]
+    WriteTooLarge {
+        /// The path it is about.
+        path: String,
+        /// The text's size, in MiB.
+        size: usize,
+    },
     /// The file is not UTF-8 text (or holds NUL bytes).
     #[error("{path} is not a UTF-8 text file")]
     NotText {
@@ -57,6 +68,7 @@ impl AgentFsError {
             AgentFsError::Workspace { .. }
             | AgentFsError::Outside { .. }
             | AgentFsError::TooLarge { .. }
+            | AgentFsError::WriteTooLarge { .. }
             | AgentFsError::NotText { .. } => -32602,
         }
     }
@@ -90,6 +102,9 @@ impl AgentFs {
     /// what it held when that was text of at most [`SHOWN_WRITE`] bytes (`Some("")`: a new file),
     /// for the conversation's diff card; `None` when it cannot be shown.
     pub async fn serve_write(&self, path: &Path, content: &str) -> Result<Option<String>, AgentFsError> {
+        if content.len() > MAX_WRITE {
+            return Err(AgentFsError::WriteTooLarge { path: path.display().to_string(), size: content.len() >> 20 });
+        }
         let rel = self.relative(path)?;
         let before = match self.workspace.read_lines(&rel, 1, None, SHOWN_WRITE + 1).await {
             Ok(bytes) if bytes.len() <= SHOWN_WRITE && memchr::memchr(0, &bytes).is_none() => {

@@ -86,6 +86,8 @@ enum Internal {
         agent: String,
         generation: u64,
         status: Option<ExitStatus>,
+        /// It closed its output and kept running (it is stopped now).
+        stopped_talking: bool,
     },
     Stopped {
         agent: String,
@@ -633,6 +635,9 @@ impl Manager {
                     }
                     _ => None,
                 };
+                // Requests of the ended turn that wait still are moot: answered "cancelled".
+                let moot = slot.running.as_ref().map(|r| r.conn.answer_waiting_cancelled()).unwrap_or_default();
+                self.report_cancelled(&agent, (moot, Vec::new())).await;
                 self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
                 self.set_state(&agent, AgentState::Idle).await;
                 if let Some((message, methods)) = login {
@@ -645,7 +650,7 @@ impl Manager {
                     self.dispatch(&agent).await;
                 }
             }
-            Internal::Exited { agent, generation, status } => {
+            Internal::Exited { agent, generation, status, stopped_talking } => {
                 let Some(slot) = self.slot(&agent) else { return };
                 if slot.generation != generation {
                     return;
@@ -659,9 +664,14 @@ impl Manager {
                 slot.queue.clear();
                 if let Some(running) = running {
                     let pid = running.process.pid();
-                    tokio::spawn(super::process::end_group(pid));
+                    if stopped_talking {
+                        // It would not end by itself: ended before it is reported.
+                        super::process::end_group(pid).await;
+                    } else {
+                        tokio::spawn(super::process::end_group(pid));
+                    }
                 }
-                let reason = exit_reason(status);
+                let reason = if stopped_talking { CrashReason::StoppedTalking } else { exit_reason(status) };
                 if turn.is_some() {
                     self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::AgentExited }).await;
                 }

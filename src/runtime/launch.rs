@@ -28,6 +28,8 @@ pub struct ManagerSettings {
     pub tick: Duration,
     /// How long a turn may go on after a cancel before the agent is stopped as unresponsive.
     pub cancel_grace: Duration,
+    /// How long an agent that closed its output may take to exit before it is stopped.
+    pub hangup_grace: Duration,
     /// This binary: it hosts the commands agents run on this computer (`terminal-host`).
     pub host_exe: &'static std::path::Path,
     /// Where snapshots of workspaces outside git are kept (`<data>/checkpoints`); `None`: beside
@@ -42,6 +44,7 @@ impl Default for ManagerSettings {
             handshake_timeout: Duration::from_secs(30),
             tick: Duration::from_secs(1),
             cancel_grace: Duration::from_secs(10),
+            hangup_grace: Duration::from_secs(2),
             host_exe: Box::leak(std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()).into_boxed_path()),
             checkpoints_root: None,
         }
@@ -122,9 +125,14 @@ pub(super) async fn launch(
                 _ => tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten(),
             };
             let stderr_tail = process.stderr().tail(CRASH_TAIL);
+            // An agent that refused the handshake in words (another protocol version, an error
+            // answer) and then exits cleanly because its stdin closed: its words are the cause.
+            let clean = exited.is_some_and(|s| s.success());
             let reason = match exited {
-                Some(status) => exit_reason(Some(status)),
-                None => CrashReason::Handshake(e.failure()),
+                Some(status) if !(clean && matches!(e, AcpError::Version { .. } | AcpError::Protocol { .. })) => {
+                    exit_reason(Some(status))
+                }
+                _ => CrashReason::Handshake(e.failure()),
             };
             process.stop(settings.stop).await;
             Err(CrashReport { reason, stderr_tail })

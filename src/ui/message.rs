@@ -208,6 +208,11 @@ fn parts_ui(
             Part::Text(text) if text.len() > PLAIN_OVER => {
                 big_text_ui(ui, lang, egui::Id::unique(("big", agent.config.name.as_str(), index, i)), text);
             }
+            // Nested past what layout can bear (ADR 0030): plain text, said once above it.
+            Part::Text(text) if message.role != Role::User && !crate::model::markdown_bounds::fits(text) => {
+                ui.label(RichText::new(tr(lang, Key::ShownPlain)).small().weak());
+                ui.add(egui::Label::new(RichText::new(text.as_str()).monospace()).wrap());
+            }
             // What the person typed is shown as typed; the agent writes Markdown.
             Part::Text(text) if message.role == Role::User => match marked {
                 Some(query) => {

@@ -33,6 +33,7 @@ pub fn fast_settings() -> ManagerSettings {
         handshake_timeout: Duration::from_secs(30),
         tick: Duration::from_millis(200),
         cancel_grace: Duration::from_millis(1500),
+        hangup_grace: Duration::from_secs(2),
         host_exe: std::path::Path::new(BIN),
         checkpoints_root: None,
     }

@@ -140,11 +140,25 @@ impl Manager {
             }
             Ok(running) => {
                 let mut exit = running.process.exit_watch();
+                let mut hung_up = running.conn.hung_up();
                 let internal = self.internal_tx.clone();
                 let agent = name.to_string();
+                let grace = self.settings.hangup_grace;
                 tokio::spawn(async move {
-                    let status = exit.wait_for(Option::is_some).await.ok().and_then(|s| *s);
-                    let _ = internal.send(Internal::Exited { agent, generation, status }).await;
+                    // An agent that closes its output is done talking: it ends, or it is ended
+                    // after a grace (the turn would wait for it forever).
+                    let talking = async {
+                        let _ = hung_up.wait_for(|h| *h).await;
+                        tokio::time::sleep(grace).await;
+                    };
+                    let (status, stopped_talking) = tokio::select! {
+                        status = exit.wait_for(Option::is_some) => (status.ok().and_then(|s| *s), false),
+                        () = talking => (None, true),
+                    };
+                    if stopped_talking {
+                        tracing::warn!(agent, "closed its output but kept running: stopping it");
+                    }
+                    let _ = internal.send(Internal::Exited { agent, generation, status, stopped_talking }).await;
                 });
                 let (resumed, abilities) = (running.conn.resumed, running.conn.abilities);
                 let settings = Event::SessionSettings {

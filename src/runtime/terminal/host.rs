@@ -93,11 +93,28 @@ pub fn run_host(argv: &[String]) -> i32 {
         }
     });
     let Some((program, args)) = argv.split_first() else { return 127 };
-    let status = match std::process::Command::new(program).args(args).status() {
-        Ok(status) => status,
+    let mut child = match std::process::Command::new(program).args(args).spawn() {
+        Ok(child) => child,
         Err(e) => {
             eprintln!("sidekicks: cannot start {program}: {e}");
             return 127;
+        }
+    };
+    // The program has its own stdin and stdout: the host lets go of them, so an agent that
+    // closes its output is seen to (an end of file no copy held here keeps back).
+    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+        use std::os::fd::AsRawFd;
+        // SAFETY: dup2 onto the standard descriptors of this process, from one it owns.
+        unsafe {
+            libc::dup2(null.as_raw_fd(), 0);
+            libc::dup2(null.as_raw_fd(), 1);
+        }
+    }
+    let status = match child.wait() {
+        Ok(status) => status,
+        Err(e) => {
+            eprintln!("sidekicks: lost {program}: {e}");
+            return 1;
         }
     };
     // The shell is gone: end what it left, then reap every child (they were reparented here).
