@@ -195,8 +195,9 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
     }
 }
 
-/// Logs go to stderr, and for the window and `prompt` also to a rotating file in the state folder
-/// (`~/.local/state/sidekicks/sidekicks.log`) a user can attach to a bug report.
+/// Logs go to a rotating file in the state folder (`~/.local/state/sidekicks/sidekicks.log`) a
+/// user can attach to a bug report, for the window, `prompt` and `team`; and to stderr, except for
+/// `prompt` and `team` (unless `SIDEKICKS_LOG` is set).
 fn init_logging(command: &Option<CliCommand>) {
     use tracing_subscriber::prelude::*;
     let filter =
@@ -207,11 +208,14 @@ fn init_logging(command: &Option<CliCommand>) {
         .flatten()
         .and_then(|dirs| crate::runtime::log_file::LogFile::open(&dirs.state_dir).ok());
     let file_layer = file.map(|f| tracing_subscriber::fmt::layer().with_ansi(false).with_writer(f));
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .with(file_layer)
-        .init();
+    // The command line's terminal gets the answer and errors in words, not the log (it is in the
+    // file); `SIDEKICKS_LOG` brings it back. Colours only on a terminal.
+    let scripted = matches!(command, Some(CliCommand::Prompt { .. } | CliCommand::Team(_)));
+    let asked = std::env::var_os("SIDEKICKS_LOG").is_some();
+    let on_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let stderr_layer = (!scripted || asked)
+        .then(|| tracing_subscriber::fmt::layer().with_ansi(on_terminal).with_writer(std::io::stderr));
+    tracing_subscriber::registry().with(filter).with(stderr_layer).with(file_layer).init();
 }
 
 /// `sidekicks team-merge STATE`: 0 merged, 1 conflicts (listed), 2 an error (nothing changed).

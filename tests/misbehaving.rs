@@ -185,6 +185,20 @@ async fn an_initialize_timeout_is_reported_as_one() {
     );
 }
 
+/// Warnings went to the terminal with colour codes: they go to the log file; the terminal gets
+/// the answer and errors in words.
+#[test]
+fn prompt_keeps_log_warnings_off_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = prompt(dir.path(), &["--agent", "bad"], "ghost").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("WARN") && !err.contains('\u{1b}'), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ghost sent"));
+    let log = std::fs::read_to_string(dir.path().join("state/sidekicks/sidekicks.log")).unwrap();
+    assert!(log.contains("ignored an update for a tool call never announced"), "{log}");
+}
+
 /// An agent speaking another protocol version was reported as "exited with code 0": the versions
 /// each side speaks are said.
 #[test]

@@ -215,9 +215,22 @@ fn a_window_open_shows_what_the_command_line_did_and_the_reverse() {
     let made =
         p.json(&["new", "--project", p.project.to_str().unwrap(), "--agent", "ada", "--name", "squad", "--json"]);
     let copy = PathBuf::from(made["members"][0]["copy"].as_str().unwrap());
-    step_until(&mut h, LONG, "the command line's team in the window", |h| {
-        h.state().state.teams.teams.iter().any(|t| t.info.record.name == "squad")
-    });
+    let deadline = std::time::Instant::now() + LONG;
+    while !h.state().state.teams.teams.iter().any(|t| t.info.record.name == "squad") {
+        if std::time::Instant::now() > deadline {
+            let teams = &h.state().state.teams;
+            let marks: Vec<_> = std::fs::read_dir(user.join("data/sidekicks/teams/.changed"))
+                .map(|d| d.flatten().map(|e| e.file_name()).collect())
+                .unwrap_or_default();
+            panic!(
+                "timed out waiting for the command line's team in the window: {} teams, leftovers {:?}, marks {marks:?}",
+                teams.teams.len(),
+                teams.leftovers
+            );
+        }
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     step_until(&mut h, LONG, "its member, an agent of its own", |h| h.state().state.agent("ada · squad").is_some());
     {
         use egui_kittest::kittest::Queryable;

@@ -265,10 +265,12 @@ impl TeamCtx {
         for command in members {
             let _ = self.manager.send(command).await;
         }
-        self.tell(event).await;
+        // Marked before it is told: the command line ends once told (seen: a team made by
+        // `team new` never reached an open window, the process gone before its mark).
         if marked {
             self.mark_changed().await;
         }
+        self.tell(event).await;
         if let Some(team) = changed {
             let _ = self.notes.send(TeamNote::Members { team }).await;
         }
