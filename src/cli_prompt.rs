@@ -119,7 +119,12 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
             sink = sink.with_history(spawn_recorder(store.clone()));
         }
         let history = sink.clone();
-        let commands = spawn_manager(ManagerSettings::default(), sink, store);
+        let mut settings = ManagerSettings::default();
+        // Checkpoints go to the data folder, as the window's (not beside the config file).
+        if let Some(dirs) = &dirs {
+            settings.checkpoints_root = Some(Box::leak(dirs.data_dir.join("checkpoints").into_boxed_path()));
+        }
+        let commands = spawn_manager(settings, sink, store);
         commands.send(Command::ConfigLoaded { path: config, result }).await?;
         if let Some(wanted) = &thread {
             let Some(op) = pick_thread(&mut events, &agent, wanted).await? else {

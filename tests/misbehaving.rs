@@ -185,6 +185,18 @@ async fn an_initialize_timeout_is_reported_as_one() {
     );
 }
 
+/// `prompt` kept checkpoints of a folder outside git beside the config file, where the docs say
+/// the data folder (and a read-only config folder warned at every turn).
+#[test]
+fn prompt_keeps_checkpoints_in_the_data_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "mine\n").unwrap();
+    let out = prompt(dir.path(), &["--agent", "demo"], "hello").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.path().join("data/sidekicks/checkpoints").is_dir(), "checkpoints in the data folder");
+    assert!(!dir.path().join("sidekicks-checkpoints").exists(), "none beside the config file");
+}
+
 /// Warnings went to the terminal with colour codes: they go to the log file; the terminal gets
 /// the answer and errors in words.
 #[test]
