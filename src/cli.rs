@@ -320,14 +320,22 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
             ctx.request_repaint();
         }
     });
-    let store = dirs.as_ref().and_then(|d| match Store::open(&d.data_dir.join("sidekicks.db")) {
-        Ok(store) => Some(store),
-        Err(e) => {
-            tracing::warn!("conversations will not be kept: {e}");
-            None
+    let mut history_note = None;
+    let store = dirs.as_ref().and_then(|d| {
+        let path = d.data_dir.join("sidekicks.db");
+        match Store::open_or_recover(&path) {
+            Ok((store, note)) => {
+                history_note = note;
+                Some(store)
+            }
+            Err(e) => {
+                tracing::warn!("conversations will not be kept: {e}");
+                history_note = Some(crate::protocol::HistoryNote::Unavailable { path, error: e.to_string() });
+                None
+            }
         }
     });
-    let startup = Startup { dirs, store, ..Startup::new(path) };
+    let startup = Startup { dirs, store, history_note, ..Startup::new(path) };
     let bridge = start(rt.handle(), startup, waker);
     // Ctrl+C or SIGTERM closes the window the normal way, so every agent is stopped first.
     let close_cell = ctx_cell.clone();

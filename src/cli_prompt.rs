@@ -110,7 +110,15 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
     let lang = crate::model::config::Language::pick(loaded.defaults.language, sys_locale::get_locale().as_deref());
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let store = match &dirs {
-        Some(d) => Some(Store::open(&d.data_dir.join("sidekicks.db")).context("opening the history")?),
+        Some(d) => {
+            let path = d.data_dir.join("sidekicks.db");
+            let (store, note) =
+                Store::open_or_recover(&path).with_context(|| format!("opening the history {}", path.display()))?;
+            if let Some(note) = note {
+                eprintln!("[{}]", crate::i18n::history_note_text(lang, &note));
+            }
+            Some(store)
+        }
         None => None,
     };
     rt.block_on(async move {

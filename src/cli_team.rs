@@ -192,7 +192,12 @@ struct Door {
 impl Door {
     /// Starts the services on `config` and waits for the config and the stored teams.
     async fn open(config_path: PathBuf, dirs: AppDirs) -> anyhow::Result<Self> {
-        let store = Store::open(&dirs.data_dir.join("sidekicks.db")).context("opening the history")?;
+        let path = dirs.data_dir.join("sidekicks.db");
+        let (store, note) =
+            Store::open_or_recover(&path).with_context(|| format!("opening the history {}", path.display()))?;
+        if let Some(note) = note {
+            eprintln!("[{}]", crate::i18n::history_note_text(crate::model::config::Language::En, &note));
+        }
         let (sink, mut events) = EventSink::new(Arc::new(|| {}));
         let sink = sink.with_history(crate::runtime::history::spawn_recorder(store.clone()));
         let startup = Startup {

@@ -158,6 +158,21 @@ pub fn runtime_place(lang: Language, kind: &str) -> String {
     }
 }
 
+/// What the person is told about the history as it was opened.
+pub fn history_note_text(lang: Language, note: &crate::protocol::HistoryNote) -> String {
+    use crate::protocol::HistoryNote;
+    match note {
+        HistoryNote::Recovered { path, kept_as, error } => trf(
+            lang,
+            Key::HistoryRecovered,
+            &[("path", &path.display().to_string()), ("kept", &kept_as.display().to_string()), ("error", error)],
+        ),
+        HistoryNote::Unavailable { path, error } => {
+            trf(lang, Key::HistoryUnavailable, &[("path", &path.display().to_string()), ("error", error)])
+        }
+    }
+}
+
 /// Why an agent crashed, in words.
 pub fn crash_text(lang: Language, reason: &CrashReason) -> String {
     match reason {

@@ -197,6 +197,32 @@ fn prompt_keeps_checkpoints_in_the_data_folder() {
     assert!(!dir.path().join("sidekicks-checkpoints").exists(), "none beside the config file");
 }
 
+/// A damaged history made every `prompt` fail ("file is not a database", no path, no way out):
+/// it is kept aside, named, and a fresh one is started.
+#[test]
+fn a_damaged_history_is_kept_aside_and_a_new_one_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data/sidekicks");
+    std::fs::create_dir_all(&data).unwrap();
+    let garbage = "this is not a database, it is a text file\n".repeat(200);
+    std::fs::write(data.join("sidekicks.db"), &garbage).unwrap();
+    let out = prompt(dir.path(), &["--agent", "demo"], "hello").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let db = data.join("sidekicks.db");
+    assert!(err.contains(&format!("The history {} could not be read (", db.display())), "{err}");
+    let aside: Vec<_> = std::fs::read_dir(&data)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("sidekicks.db.damaged-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert!(err.contains(&format!("it was kept as {} and a new one was started", aside[0].display())), "{err}");
+    assert_eq!(std::fs::read_to_string(&aside[0]).unwrap(), garbage, "kept as it was");
+    assert!(!stored(dir.path(), "demo").is_empty(), "the new history keeps the conversation");
+}
+
 /// Warnings went to the terminal with colour codes: they go to the log file; the terminal gets
 /// the answer and errors in words.
 #[test]

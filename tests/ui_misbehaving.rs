@@ -111,6 +111,30 @@ fn requests_of_an_ended_turn_leave_no_live_cards() {
     h.state_mut().shutdown();
 }
 
+/// The window ran on a damaged history saving nothing, saying so only in the log: the damaged
+/// file is kept aside and the window says so, with where it is.
+#[test]
+fn a_damaged_history_is_said_on_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sidekicks.db");
+    std::fs::write(&db, "not a database\n".repeat(300)).unwrap();
+    let (store, note) = sidekicks::runtime::store::Store::open_or_recover(&db).unwrap();
+    let config = dir.path().join("sidekicks.toml");
+    std::fs::write(&config, bad_config(dir.path())).unwrap();
+    let startup = sidekicks::app::Startup {
+        settings: common::fast_settings(),
+        store: Some(store),
+        history_note: note,
+        terminal_host: common::BIN.into(),
+        ..sidekicks::app::Startup::new(config)
+    };
+    let rt = runtime();
+    let mut h = common::window::window_of(startup, &rt);
+    let said = format!("The history {} could not be read (", db.display());
+    step_until(&mut h, LONG, "the note in the status line", |h| h.query_by_label_contains(&said).is_some());
+    h.state_mut().shutdown();
+}
+
 #[test]
 fn a_permission_asked_after_stop_shows_no_live_card() {
     let dir = tempfile::tempdir().unwrap();

@@ -202,6 +202,8 @@ pub struct AppState {
     pub config: Option<Config>,
     /// Problems of the last load of the file.
     pub problems: Vec<Problem>,
+    /// What to tell about the history as it was opened (damaged and kept aside, not available).
+    pub history_note: Option<crate::protocol::HistoryNote>,
     /// The agents, in the config's order.
     pub agents: Vec<AgentView>,
     /// Language of the interface.
@@ -604,6 +606,7 @@ impl AppState {
             }
             Event::RecentFiles { files } => self.recent = files,
             Event::ConfigChecked { text, problems } => self.checked = Some((text, problems)),
+            Event::HistoryNote { note } => self.history_note = Some(note),
             Event::ThreadOpened { .. }
             | Event::Threads { .. }
             | Event::AgentSessions { .. }

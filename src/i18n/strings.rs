@@ -227,6 +227,8 @@ strings! {
     PutBack => ("Put back in the composer", "Remettre dans la zone de saisie"),
     ShownPlain => ("Shown as plain text: its Markdown nests too deep to lay out.", "Affiché en texte brut : son Markdown est trop imbriqué pour être mis en page."),
     CrashStoppedTalking => ("The agent stopped talking (it closed its output) but kept running: it was stopped.", "L’agent s’est tu (il a fermé sa sortie) mais continuait de tourner : il a été arrêté."),
+    HistoryRecovered => ("The history {path} could not be read ({error}): it was kept as {kept} and a new one was started.", "L’historique {path} était illisible ({error}) : il a été gardé sous {kept} et un nouveau a été commencé."),
+    HistoryUnavailable => ("The history {path} cannot be opened ({error}): conversations are not kept this time.", "L’historique {path} ne peut pas être ouvert ({error}) : les conversations ne sont pas gardées cette fois."),
     PromptCancelling => ("Cancelling the turn… press Ctrl+C again to stop the agent at once.", "Annulation du tour… appuyez de nouveau sur Ctrl+C pour arrêter l’agent tout de suite."),
     BigTextPlain => ("Long message ({size}): shown as plain text.", "Message long ({size}) : affiché en texte brut."),
     ShowMore => ("Show more ({left} left)", "Afficher la suite (encore {left})"),

@@ -74,6 +74,27 @@ pub enum CrashReason {
     StoppedTalking,
 }
 
+/// Something the person is told about the history when it is opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HistoryNote {
+    /// It could not be read: kept aside, and a fresh one started.
+    Recovered {
+        /// The history's file.
+        path: PathBuf,
+        /// Where the damaged file is now.
+        kept_as: PathBuf,
+        /// What SQLite said.
+        error: String,
+    },
+    /// It could not be opened at all: nothing is kept this run.
+    Unavailable {
+        /// The history's file.
+        path: PathBuf,
+        /// Why.
+        error: String,
+    },
+}
+
 /// Why an agent could not be started.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SpawnFailure {
@@ -741,6 +762,12 @@ pub enum Event {
     RecentFiles {
         /// The files.
         files: Vec<(PathBuf, bool)>,
+    },
+    /// Something to tell about the history when it was opened (damaged and kept aside, or not
+    /// available).
+    HistoryNote {
+        /// What.
+        note: HistoryNote,
     },
     /// The problems of a text the settings editor asked to check.
     ConfigChecked {

@@ -30,6 +30,8 @@ pub enum StoreError {
     Io(#[from] std::io::Error),
 }
 
+pub use crate::protocol::HistoryNote;
+
 /// A conversation as stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StoredConversation {
@@ -184,6 +186,33 @@ impl Store {
                 }
                 opened => return opened,
             }
+        }
+    }
+
+    /// Opens the history at `path`; one SQLite cannot read (not a database, damaged) is kept
+    /// aside (renamed `NAME.damaged-SECONDS`, with its journal files) and a fresh one started.
+    pub fn open_or_recover(path: &Path) -> Result<(Arc<Self>, Option<HistoryNote>), StoreError> {
+        match Self::open(path) {
+            Ok(store) => Ok((store, None)),
+            Err(StoreError::Sqlite(e))
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+                ) =>
+            {
+                let aside = path.with_extension(format!("db.damaged-{}", now()));
+                std::fs::rename(path, &aside)?;
+                for journal in ["db-wal", "db-shm"] {
+                    let from = path.with_extension(journal);
+                    if from.exists() {
+                        let _ = std::fs::rename(&from, PathBuf::from(format!("{}-{journal}", aside.display())));
+                    }
+                }
+                tracing::warn!("the history {} could not be read ({e}): kept as {}", path.display(), aside.display());
+                let store = Self::open(path)?;
+                Ok((store, Some(HistoryNote::Recovered { path: path.into(), kept_as: aside, error: e.to_string() })))
+            }
+            Err(e) => Err(e),
         }
     }
 

@@ -33,6 +33,11 @@ pub fn status_ui(ui: &mut egui::Ui, state: &AppState, shown: Option<&str>) {
                 ui.separator();
             }
         }
+        if let Some(note) = &state.history_note {
+            let text = crate::i18n::history_note_text(lang, note);
+            ui.label(RichText::new(&text).small().color(WARNING)).on_hover_text(&text);
+            ui.separator();
+        }
         let path = state.config_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         ui.label(RichText::new(trf(lang, Key::ConfigFile, &[("path", &path)])).small());
         ui.separator();

@@ -40,6 +40,8 @@ pub struct Startup {
     /// The program that hosts terminal shells: this binary (`sidekicks terminal-host`); tests
     /// name the built one.
     pub terminal_host: PathBuf,
+    /// What to tell about the history as it was opened (damaged and kept aside, not available).
+    pub history_note: Option<crate::protocol::HistoryNote>,
 }
 
 impl Startup {
@@ -52,6 +54,7 @@ impl Startup {
             settings: ManagerSettings::default(),
             store: None,
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
+            history_note: None,
         }
     }
 }
@@ -87,6 +90,10 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
     // The channel service hears what agents say through the sink.
     let (said, heard) = mpsc::channel(1024);
     let sink = sink.with_said(said);
+    if let Some(note) = startup.history_note.clone() {
+        let sink = sink.clone();
+        tokio::spawn(async move { sink.send(Event::HistoryNote { note }).await });
+    }
     let mut settings = startup.settings;
     if let Some(dirs) = &startup.dirs {
         // Once per process: the window's runtime.
