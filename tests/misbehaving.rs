@@ -400,6 +400,57 @@ async fn file_writes_over_the_limits_are_refused_in_words() {
     assert!(!ws.join("w50.txt").exists() && !ws.join("w100.txt").exists(), "nothing written");
 }
 
+/// The `sleep MARK` processes running.
+fn running_with(mark: &str) -> usize {
+    let wanted = format!("sleep\0{mark}\0");
+    let entries = std::fs::read_dir("/proc").unwrap().flatten();
+    entries
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+        .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == wanted.as_bytes()))
+        .count()
+}
+
+/// Agent-run commands had no cap (500 terminals running `yes`, 700 MB) and some outlived Stop:
+/// past the limit they are refused in words, and Stop ends every one.
+#[tokio::test]
+async fn agent_run_commands_are_capped_and_all_end_with_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rig = rig(dir.path(), MISBEHAVE).await;
+    let mark = "999.4242";
+    rig.send(Command::Prompt {
+        agent: "bad".into(),
+        text: format!("terms 80 {mark}"),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
+    let said = |e: &Event| matches!(e, Event::AgentUpdate { update: Update::Text(t), .. } if t.starts_with("created"));
+    let Event::AgentUpdate { update: Update::Text(text), .. } = rig.wait_for(LIMIT, "the count", said).await else {
+        unreachable!()
+    };
+    assert!(
+        text.starts_with(
+            "created 64, refused 16: 64 commands of this agent run already, the most Sidekicks runs at once"
+        ),
+        "{text}"
+    );
+    let start = Instant::now();
+    while running_with(mark) < 64 {
+        assert!(start.elapsed() < LIMIT, "{} of 64 commands run", running_with(mark));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(running_with(mark), 64);
+    rig.send(Command::Stop { agent: "bad".into() }).await;
+    let stopped = |e: &Event| matches!(e, Event::AgentState { state: AgentState::Stopped, .. });
+    rig.wait_for(LIMIT, "stopped", stopped).await;
+    let start = Instant::now();
+    while running_with(mark) > 0 {
+        assert!(start.elapsed() < LIMIT, "{} commands outlived Stop", running_with(mark));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 const SECRET: &str = "tok-4f9a8b7c6d5e";
 
 fn leaky_config(dir: &std::path::Path) -> std::path::PathBuf {

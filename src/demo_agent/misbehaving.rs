@@ -277,6 +277,23 @@ impl Agent {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                 std::process::exit(9);
             }
+            "terms" => {
+                // `terms N ARG`: N commands `sleep ARG` through the client, then waits (Stop ends it).
+                let arg = words.get(2).copied().unwrap_or("1000");
+                let (mut created, mut refused) = (0, Vec::new());
+                for _ in 0..number(100) {
+                    let params = json!({"sessionId": SESSION, "command": "sleep", "args": [arg]});
+                    let answer = self.request("terminal/create", params).await;
+                    match answer.get("error") {
+                        Some(error) => refused.push(error["message"].as_str().unwrap_or("").to_string()),
+                        None => created += 1,
+                    }
+                }
+                let first = refused.first().cloned().unwrap_or_default();
+                self.say(&format!("created {created}, refused {}: {first}", refused.len())).await;
+                std::future::pending::<()>().await;
+                "end_turn"
+            }
             "spawn" => {
                 let child = std::process::Command::new("sleep").arg("1000").spawn();
                 let child_pid = child.as_ref().map(|c| c.id()).unwrap_or(0);

@@ -22,6 +22,10 @@ use crate::protocol::Event;
 /// Output kept when the agent gives no limit.
 pub const DEFAULT_LIMIT: usize = 1024 * 1024;
 
+/// Commands one agent may have running at once; past it, `terminal/create` is refused in words
+/// (an agent opened 500 terminals running `yes`: 700 MB, and a slow Stop).
+pub const MAX_RUNNING: usize = 64;
+
 /// How a command ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exit {
@@ -40,6 +44,11 @@ pub enum TerminalError {
     /// No such terminal (never created, or released).
     #[error("no terminal {0}")]
     Unknown(String),
+    /// Too many of its commands run already.
+    #[error(
+        "{0} commands of this agent run already, the most Sidekicks runs at once: wait for one to end, or kill or release one"
+    )]
+    TooMany(usize),
     /// The command could not start.
     #[error("cannot start {command}: {message}")]
     Start {
@@ -178,6 +187,10 @@ impl AgentTerminals {
         limit: Option<u64>,
     ) -> Result<String, TerminalError> {
         let cwd = self.folder(cwd)?;
+        let running = lock(&self.terminals).values().filter(|t| t.exit.borrow().is_none()).count();
+        if running >= MAX_RUNNING {
+            return Err(TerminalError::TooMany(MAX_RUNNING));
+        }
         let mut argv = Vec::new();
         if let Some(host) = &self.host_exe {
             argv.extend([host.display().to_string(), "terminal-host".into(), "--".into()]);
@@ -295,11 +308,9 @@ impl AgentTerminals {
     /// Ends every terminal (the session or the agent ended).
     pub async fn close_all(&self) {
         let all: Vec<Arc<Terminal>> = lock(&self.terminals).drain().map(|(_, t)| t).collect();
-        for t in all {
-            if t.exit.borrow().is_none() {
-                end(&t).await;
-            }
-        }
+        // All at once: each end waits a moment for its tree to go.
+        let running = all.iter().filter(|t| t.exit.borrow().is_none());
+        futures::future::join_all(running.map(|t| end(t))).await;
     }
 }
 
