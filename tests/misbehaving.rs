@@ -148,6 +148,27 @@ fn an_agent_that_stops_talking_but_runs_on_is_told_and_stopped() {
     assert!(working_in(dir.path()).is_empty(), "the agent still runs: {:?}", working_in(dir.path()));
 }
 
+/// A flood of tool calls took time quadratic in their number (100,000: 457 s) and lost most of
+/// them on the way out: all of them are kept, each with its last status.
+#[test]
+fn a_flood_of_tool_calls_is_kept_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = prompt(dir.path(), &["--agent", "bad"], "tools 20000").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let answer = stored(dir.path(), "bad").last().cloned().unwrap();
+    let calls: Vec<_> = answer
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            sidekicks::model::conversation::Part::Tool(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 20_000);
+    assert!(calls.iter().all(|t| t.status == sidekicks::model::tool::ToolStatus::Completed));
+    assert_eq!(answer.end, Some(TurnEnd::EndTurn));
+}
+
 #[test]
 fn everything_printed_is_stored_with_its_end_before_prompt_exits() {
     let dir = tempfile::tempdir().unwrap();

@@ -277,6 +277,27 @@ impl Agent {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                 std::process::exit(9);
             }
+            "tools" => {
+                // `tools N`: N tool calls, each announced then completed.
+                let n = number(10_000);
+                for i in 0..n {
+                    let id = format!("call-{i}");
+                    self.update(
+                        SESSION,
+                        json!({"sessionUpdate": "tool_call", "toolCallId": id,
+                        "title": format!("Read file {i}"), "kind": "read", "status": "in_progress"}),
+                    )
+                    .await;
+                    self.update(
+                        SESSION,
+                        json!({"sessionUpdate": "tool_call_update", "toolCallId": id,
+                        "status": "completed"}),
+                    )
+                    .await;
+                }
+                self.say(&format!("{n} tool calls made")).await;
+                "end_turn"
+            }
             "terms" => {
                 // `terms N ARG`: N commands `sleep ARG` through the client, then waits (Stop ends it).
                 let arg = words.get(2).copied().unwrap_or("1000");

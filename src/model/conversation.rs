@@ -332,6 +332,32 @@ pub struct Conversation {
     pub failures_in_a_row: u32,
     /// The first message changed since the last `take_dirty` (for saving only what changed).
     dirty_from: Option<usize>,
+    /// Where each tool call is, to find it at once.
+    tools: ToolIndex,
+}
+
+/// Where each tool call is: (message, part) by id, the latest of each id, for every part up to
+/// `upto` — caught up on use, rebuilt when the messages shrank, a found place checked. Finding a
+/// call by scanning made a turn of 100,000 tool calls and their updates quadratic (457 s).
+#[derive(Clone, Default)]
+struct ToolIndex {
+    at: std::collections::HashMap<String, (usize, usize)>,
+    upto: (usize, usize),
+}
+
+// A cache: two conversations with the same messages are equal whatever it holds.
+impl PartialEq for ToolIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ToolIndex {}
+
+impl std::fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ToolIndex({} calls)", self.at.len())
+    }
 }
 
 /// A compact transcript of `messages` for an agent that does not remember them: the text of
@@ -479,6 +505,42 @@ impl Conversation {
         None
     }
 
+    /// The place (message, part) of the latest tool call with `id`, if any.
+    fn tool_at(&mut self, id: &str) -> Option<(usize, usize)> {
+        for _ in 0..2 {
+            let (m0, p0) = self.tools.upto;
+            let len = self.messages.len();
+            let shrank = m0 > len || (m0 < len && p0 > self.messages[m0].parts.len()) || (m0 == len && p0 > 0);
+            if shrank {
+                self.tools = ToolIndex::default();
+            }
+            let (mut m, mut p) = self.tools.upto;
+            while m < len {
+                let parts = &self.messages[m].parts;
+                while p < parts.len() {
+                    if let Part::Tool(t) = &parts[p] {
+                        self.tools.at.insert(t.id.clone(), (m, p));
+                    }
+                    p += 1;
+                }
+                if m + 1 == len {
+                    break;
+                }
+                m += 1;
+                p = 0;
+            }
+            self.tools.upto = (m, p);
+            let at = *self.tools.at.get(id)?;
+            let here = self.messages.get(at.0).and_then(|m| m.parts.get(at.1));
+            if matches!(here, Some(Part::Tool(t)) if t.id == id) {
+                return Some(at);
+            }
+            // Moved by a change made elsewhere: read again from the start.
+            self.tools = ToolIndex::default();
+        }
+        None
+    }
+
     /// Applies one update of the agent. A tool call that fails for the third time in a row in a
     /// turn puts the loop notice in the agent's message right after it (returned too).
     pub fn apply(&mut self, update: Update) -> Option<Notice> {
@@ -487,28 +549,27 @@ impl Conversation {
             Update::Thought(text) => append(self.open_agent_message(), text, Part::Thought),
             Update::ToolCall(call) => {
                 let status = call.status;
-                let message = self.open_agent_message();
-                match message.tool_mut(&call.id) {
-                    Some(existing) => {
-                        // The agent's new version of the call; what Sidekicks recorded stays.
-                        let (answered, ran) = (existing.answered.take(), std::mem::take(&mut existing.ran));
-                        *existing = ToolCall { answered, ran, ..call };
+                self.open_agent_message();
+                let open = self.open_index().expect("just opened");
+                // The same call again in this answer: the agent's new version of it.
+                match self.tool_at(&call.id).filter(|(m, _)| *m == open) {
+                    Some((m, p)) => {
+                        if let Part::Tool(existing) = &mut self.messages[m].parts[p] {
+                            // What Sidekicks recorded stays.
+                            let (answered, ran) = (existing.answered.take(), std::mem::take(&mut existing.ran));
+                            *existing = ToolCall { answered, ran, ..call };
+                        }
                     }
-                    None => message.parts.push(Part::Tool(call)),
+                    None => self.messages[open].parts.push(Part::Tool(call)),
                 }
                 return self.count_tool_status(Some(status));
             }
             Update::ToolCallPatch(patch) => {
                 let status = patch.status;
-                let id = patch.id.clone();
-                let found = self
-                    .messages
-                    .iter()
-                    .rposition(|m| m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == id)));
-                match found {
-                    Some(i) => {
-                        self.touch(i);
-                        if let Some(call) = self.messages[i].tool_mut(&id) {
+                match self.tool_at(&patch.id) {
+                    Some((m, p)) => {
+                        self.touch(m);
+                        if let Part::Tool(call) = &mut self.messages[m].parts[p] {
                             call.patch(patch);
                         }
                     }
@@ -667,6 +728,50 @@ mod tests {
         c.push_user("again", Delivery::Sent, None);
         c.apply(Update::Text("next".into()));
         assert_eq!(c.messages.len(), 4);
+    }
+
+    fn done(id: &str) -> Update {
+        Update::ToolCallPatch(ToolCallPatch {
+            id: id.into(),
+            status: Some(ToolStatus::Completed),
+            ..Default::default()
+        })
+    }
+
+    fn status_of(c: &Conversation, message: usize, id: &str) -> Option<ToolStatus> {
+        c.messages[message].parts.iter().find_map(|p| match p {
+            Part::Tool(t) if t.id == id => Some(t.status),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn updates_find_their_call_in_a_restored_replaced_or_reused_history() {
+        let mut c = Conversation::default();
+        c.push_user("go", Delivery::Sent, None);
+        for i in 0..1000 {
+            c.apply(call(&format!("t{i}"), ToolStatus::InProgress));
+        }
+        c.apply(done("t500"));
+        assert_eq!(status_of(&c, 1, "t500"), Some(ToolStatus::Completed));
+        assert_eq!(c.messages[1].parts.len(), 1000, "each call once");
+        c.end_turn(TurnEnd::EndTurn);
+        // The next turn reuses an id: its update goes to the new call.
+        c.push_user("again", Delivery::Sent, None);
+        c.apply(call("t1", ToolStatus::InProgress));
+        c.apply(done("t1"));
+        assert_eq!(status_of(&c, 1, "t1"), Some(ToolStatus::InProgress), "the earlier call is left as it was");
+        assert_eq!(status_of(&c, 3, "t1"), Some(ToolStatus::Completed));
+        // Restored from the history, or its messages replaced: still found.
+        let mut restored = Conversation::restored(c.messages.clone());
+        restored.apply(done("t999"));
+        assert_eq!(status_of(&restored, 1, "t999"), Some(ToolStatus::Completed));
+        c.messages.truncate(2);
+        c.apply(done("t2"));
+        assert_eq!(status_of(&c, 1, "t2"), Some(ToolStatus::Completed));
+        c.messages[1].parts.remove(0);
+        c.apply(done("t3"));
+        assert_eq!(status_of(&c, 1, "t3"), Some(ToolStatus::Completed), "moved by a change made elsewhere");
     }
 
     #[test]
