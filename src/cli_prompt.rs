@@ -85,7 +85,17 @@ pub(crate) async fn pick_thread(
 pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Result<u8> {
     let Asked { agent, allow, json, chosen, thread, attach, text } = asked;
     let home = dirs.as_ref().and_then(|d| d.home.clone());
-    let result = load_file(&config, home.as_deref());
+    let mut result = load_file(&config, home.as_deref());
+    // `--allow reject` (the default) means no: whatever mode the agent is in, Sidekicks writes no
+    // file and runs no command for it (ADR 0030).
+    if allow == Allow::Reject
+        && let Some(a) = result.config.as_mut().and_then(|c| c.agents.iter_mut().find(|a| a.name == agent))
+    {
+        a.policy = crate::model::config::Policy {
+            writes: crate::model::config::Serve::Deny,
+            commands: crate::model::config::Serve::Deny,
+        };
+    }
     let lang = crate::model::config::Language::pick(None, sys_locale::get_locale().as_deref());
     let Some(loaded) = result.config.clone() else {
         for p in &result.problems {

@@ -81,6 +81,7 @@ pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
         P::DuplicateChannel { name } => trf(lang, Key::DuplicateChannel, &[("name", name)]),
         P::MissingFolder { path } => trf(lang, Key::MissingFolder, &[("path", path)]),
         P::UnknownRuntime { found } => trf(lang, Key::UnknownRuntime, &[("found", found)]),
+        P::UnknownPolicy { key, found } => trf(lang, Key::UnknownPolicy, &[("key", key), ("found", found)]),
         P::RuntimeNeeds { kind, key } => trf(lang, Key::RuntimeNeeds, &[("kind", kind.code()), ("key", key)]),
         P::RuntimeIgnores { kind, key } => trf(lang, Key::RuntimeIgnores, &[("kind", kind.code()), ("key", key)]),
         P::DuplicateMcp { name } => trf(lang, Key::DuplicateMcp, &[("name", name)]),

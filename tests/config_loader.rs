@@ -158,6 +158,19 @@ fn unknown_runtime_type() {
 }
 
 #[test]
+fn a_policy_is_allow_or_deny() {
+    let text = format!("{AGENT}policy = {{ writes = \"maybe\" }}\n");
+    let (line, col, kind) = only_problem(&text);
+    assert_eq!((line, col), (5, 21));
+    assert_eq!(kind, ProblemKind::UnknownPolicy { key: "writes".into(), found: "maybe".into() });
+    let text = format!("{AGENT}[agent.policy]\nwrites = \"deny\"\ncommands = \"allow\"\n");
+    let config = load(&text).config.unwrap();
+    let policy = config.agents[0].policy;
+    use sidekicks::model::config::Serve;
+    assert_eq!((policy.writes, policy.commands), (Serve::Deny, Serve::Allow));
+}
+
+#[test]
 fn runtime_key_of_another_kind() {
     let text = format!("{AGENT}runtime = {{ type = \"container\", container = \"c\", pod = \"p\" }}\n");
     let (line, col, kind) = only_problem(&text);

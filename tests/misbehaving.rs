@@ -218,6 +218,52 @@ fn prompt_keeps_checkpoints_in_the_data_folder() {
     assert!(!dir.path().join("sidekicks-checkpoints").exists(), "none beside the config file");
 }
 
+/// "Reject must mean reject": an agent in its own auto mode wrote a file through Sidekicks with
+/// `--allow reject`. The agent's policy is enforced on what Sidekicks serves, whatever its mode.
+#[test]
+fn reject_refuses_writes_and_commands_sidekicks_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("written.txt");
+    let write = format!("write {} 1", path.display());
+    let out = prompt(dir.path(), &["--agent", "bad"], &write).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(
+            "write: error -32602: Sidekicks does not let bad write files through it (policy.writes = \"deny\")"
+        ),
+        "{said}"
+    );
+    assert!(!path.exists(), "nothing written with --allow reject");
+    let out = prompt(dir.path(), &["--agent", "bad", "--allow", "once"], &write).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("write: written"));
+    assert!(path.exists(), "written when allowed");
+}
+
+/// The policy in the config file: commands denied, said to the agent and to the person.
+#[tokio::test]
+async fn a_policy_in_the_config_refuses_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = config_text("", &[("bad", BIN, MISBEHAVE)], dir.path());
+    text.push_str("policy = { commands = \"deny\" }\n");
+    let mut rig = Rig::new(fast_settings());
+    load_config(&rig, dir.path(), &text).await;
+    rig.send(Command::Prompt {
+        agent: "bad".into(),
+        text: "terms 2 998.77".into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
+    let said = |e: &Event| matches!(e, Event::AgentUpdate { update: Update::Text(t), .. } if t.starts_with("created"));
+    let Event::AgentUpdate { update: Update::Text(text), .. } = rig.wait_for(LIMIT, "the count", said).await else {
+        unreachable!()
+    };
+    assert!(text.starts_with("created 0, refused 2: Sidekicks does not let bad run commands through it"), "{text}");
+    assert_eq!(running_with("998.77"), 0);
+    rig.send(Command::Stop { agent: "bad".into() }).await;
+}
+
 /// A damaged history made every `prompt` fail ("file is not a database", no path, no way out):
 /// it is kept aside, named, and a fresh one is started.
 #[test]

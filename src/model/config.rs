@@ -334,6 +334,44 @@ pub struct AgentConfig {
     /// Channels this agent belongs to (each must be defined in `[[channel]]`).
     #[serde(default)]
     pub channels: Vec<String>,
+    /// What Sidekicks lets the agent do through it, whatever mode the agent is in.
+    #[serde(default)]
+    pub policy: Policy,
+}
+
+/// What Sidekicks does with a request it serves for an agent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Serve {
+    /// Serve it.
+    #[default]
+    Allow,
+    /// Refuse it, in words, to the agent.
+    Deny,
+}
+
+impl Serve {
+    /// The word in the config file.
+    pub fn code(self) -> &'static str {
+        match self {
+            Serve::Allow => "allow",
+            Serve::Deny => "deny",
+        }
+    }
+}
+
+/// The `policy` table of an agent: what Sidekicks enforces on what it serves, whatever the
+/// agent's own mode (an agent in its own "auto" mode never asks). It cannot stop an agent that
+/// writes files or runs commands itself, outside Sidekicks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// File writes through Sidekicks (`fs/write_text_file`).
+    #[serde(default)]
+    pub writes: Serve,
+    /// Commands run through Sidekicks (`terminal/create`).
+    #[serde(default)]
+    pub commands: Serve,
 }
 
 impl AgentConfig {

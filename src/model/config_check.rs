@@ -24,7 +24,9 @@ pub const NOTIFICATIONS_KEYS: &[&str] = &["enabled", "needs_you", "finished", "c
 /// Keys of `[checkpoints]`.
 pub const CHECKPOINTS_KEYS: &[&str] = &["enabled", "keep", "max_age_days"];
 /// Keys of an `[[agent]]`.
-pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels"];
+pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels", "policy"];
+/// Keys of an agent's `policy` table.
+pub const POLICY_KEYS: &[&str] = &["writes", "commands"];
 /// Keys of an agent's `runtime`.
 pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "workspace_path"];
 /// Keys of an `[[mcp]]`.
@@ -450,6 +452,10 @@ impl Checker<'_> {
             Some(rt) => self.runtime(rt),
             None => RuntimeConfig::default(),
         };
+        let policy = match self.sub_table(&mut t, "policy") {
+            Some(table) => self.policy(table),
+            None => crate::model::config::Policy::default(),
+        };
         let agent_channels = self.string_list(&mut t, "channels");
         for (channel, span) in &agent_channels {
             if !channels.iter().any(|c| &c.name == channel) {
@@ -481,6 +487,7 @@ impl Checker<'_> {
                 workspace: workspace.unwrap_or_default(),
                 runtime,
                 channels: agent_channels.into_iter().map(|(c, _)| c).collect(),
+                policy,
             },
             name_span,
         ))
@@ -505,6 +512,28 @@ impl Checker<'_> {
             }
         }
         env
+    }
+
+    fn policy(&mut self, mut t: Table<'_, '_>) -> crate::model::config::Policy {
+        use crate::model::config::Serve;
+        let mut policy = crate::model::config::Policy::default();
+        for key in POLICY_KEYS {
+            let Some((found, span)) = self.string(&mut t, key, false) else { continue };
+            let serve = match found.as_str() {
+                "allow" => Serve::Allow,
+                "deny" => Serve::Deny,
+                _ => {
+                    self.problem(span, ProblemKind::UnknownPolicy { key: key.to_string(), found });
+                    continue;
+                }
+            };
+            match *key {
+                "writes" => policy.writes = serve,
+                _ => policy.commands = serve,
+            }
+        }
+        self.finish(t, POLICY_KEYS);
+        policy
     }
 
     fn runtime(&mut self, mut t: Table<'_, '_>) -> RuntimeConfig {

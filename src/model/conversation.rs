@@ -101,6 +101,13 @@ pub enum Notice {
         /// The checkpoint that undoes the restore.
         undo: String,
     },
+    /// The agent's policy refused a request it made through Sidekicks (a file write, a command).
+    PolicyDenied {
+        /// A write (else a command).
+        writes: bool,
+        /// The path or the command line.
+        what: String,
+    },
     /// A restore failed: why.
     RestoreFailed {
         /// The message, in the words of whoever gave it.

@@ -87,6 +87,13 @@ pub enum ProblemKind {
         /// The path it is about.
         path: String,
     },
+    /// A `policy` value that is neither `allow` nor `deny`.
+    UnknownPolicy {
+        /// The key (`writes`, `commands`).
+        key: String,
+        /// What was found.
+        found: String,
+    },
     /// `runtime.type` is not one of the known kinds.
     UnknownRuntime {
         /// What was found.

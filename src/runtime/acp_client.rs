@@ -36,7 +36,7 @@ use super::acp_transport::lines_transport;
 use super::agent_fs::AgentFs;
 use super::events::EventSink;
 use super::permission_rules::PermissionRules;
-use crate::model::conversation::{TurnEnd, Update};
+use crate::model::conversation::{Notice, TurnEnd, Update};
 use crate::model::permission::{PermissionAnswer, rule_key};
 use crate::model::session_config::{Chosen, ConfigOption, Modes, OptionValue};
 use crate::protocol::auth::{AuthKind, AuthMethod};
@@ -118,6 +118,20 @@ pub struct ClientContext {
     pub chosen: Vec<Chosen>,
     /// The config's MCP servers for the agent, given to each session it opens.
     pub mcp: Vec<crate::model::config::McpConfig>,
+    /// What Sidekicks lets the agent do through it (file writes, commands).
+    pub policy: crate::model::config::Policy,
+}
+
+/// The refusal of a request the agent's policy denies: to the agent as an error, to the person
+/// as a notice.
+async fn denied(ctx: &ClientContext, writes: bool, what: &str) -> agent_client_protocol::Error {
+    let (key, word) = if writes { ("writes", "write files") } else { ("commands", "run commands") };
+    let message = format!("Sidekicks does not let {} {word} through it (policy.{key} = \"deny\"): {what}", ctx.agent);
+    let notice = Notice::PolicyDenied { writes, what: what.to_string() };
+    ctx.events.send(Event::Notice { agent: ctx.agent.clone(), notice }).await;
+    let mut error = agent_client_protocol::Error::invalid_params();
+    error.message = message;
+    error
 }
 
 /// A permission request waiting for the person.
@@ -674,6 +688,9 @@ fn handlers(
                 if !write_gate.admits(&writes.agent, &writes.events, &req.session_id.0, "fs/write_text_file").await {
                     return responder.respond_with_error(unknown_session(&req.session_id));
                 }
+                if writes.policy.writes == crate::model::config::Serve::Deny {
+                    return responder.respond_with_error(denied(&writes, true, &req.path.display().to_string()).await);
+                }
                 match writes.fs.serve_write(&req.path, &req.content).await {
                     Ok(before) => {
                         // What the agent wrote through Sidekicks shows in the conversation.
@@ -690,6 +707,10 @@ fn handlers(
             async move |req: CreateTerminalRequest, responder, _cx| {
                 if !create_gate.admits(&creates.agent, &creates.events, &req.session_id.0, "terminal/create").await {
                     return responder.respond_with_error(unknown_session(&req.session_id));
+                }
+                if creates.policy.commands == crate::model::config::Serve::Deny {
+                    let what = std::iter::once(req.command.clone()).chain(req.args.iter().cloned()).collect::<Vec<_>>();
+                    return responder.respond_with_error(denied(&creates, false, &what.join(" ")).await);
                 }
                 let env = req.env.into_iter().map(|v| (v.name, v.value)).collect();
                 match t_create.create(&req.command, &req.args, env, req.cwd.as_deref(), req.output_byte_limit) {

@@ -763,6 +763,7 @@ mod then_tests {
             workspace: "/".into(),
             runtime: Default::default(),
             channels: Vec::new(),
+            policy: Default::default(),
         })
     }
 

@@ -112,6 +112,7 @@ pub(super) async fn launch(
         login: super::acp_client::LoginPlan { method: login, env: env_names(config), timeout: LOGIN_TIMEOUT },
         chosen,
         mcp,
+        policy: config.policy,
     };
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {

@@ -15,6 +15,13 @@ pub fn agent_title_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
     state_dot(ui, &agent.state, state_text(lang, &agent.state));
     ui.label(state_text(lang, &agent.state));
     ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
+    // A policy that refuses what Sidekicks serves is shown: the agent may still try.
+    let policy = agent.config.policy;
+    if policy != crate::model::config::Policy::default() {
+        let words =
+            trf(lang, Key::PolicyBadge, &[("writes", policy.writes.code()), ("commands", policy.commands.code())]);
+        ui.label(RichText::new(words).small().color(super::theme::WARNING));
+    }
 }
 
 /// Where `agent` works, when it works for a team (`team`: id and name): its copy, and a link to

@@ -60,6 +60,7 @@ mod tests {
             workspace: "/home/me/project".into(),
             runtime: Default::default(),
             channels: vec!["general".into()],
+            policy: Default::default(),
         }
     }
 
