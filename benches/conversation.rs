@@ -66,6 +66,7 @@ fn model_ingest() {
         workspace: "/".into(),
         runtime: Default::default(),
         channels: vec![],
+        policy: Default::default(),
     };
     let config = sidekicks::model::config::Config { agents: vec![agent], ..Default::default() };
     state.apply(Event::ConfigApplied { config });
