@@ -49,6 +49,15 @@ pub fn config_doc(lang: Language, path: &[&str], key: &str) -> Option<String> {
         ("agent", "", "workspace") => "Le dossier de travail de l’agent sur cet ordinateur.",
         ("agent", "", "runtime") => "Où l’agent s’exécute. Par défaut, sur cet ordinateur.",
         ("agent", "", "channels") => "Les canaux de l’agent (chacun déclaré par un [[channel]]).",
+        ("agent", "", "policy") => {
+            "Ce que Sidekicks laisse faire à l’agent par son intermédiaire, quel que soit le mode de l’agent."
+        }
+        ("agent", "policy", "writes") => {
+            "Les écritures de fichiers par Sidekicks (`fs/write_text_file`) : `allow` (par défaut) ou `deny`."
+        }
+        ("agent", "policy", "commands") => {
+            "Les commandes lancées par Sidekicks (`terminal/create`) : `allow` (par défaut) ou `deny`."
+        }
         ("agent", "runtime", "type") => "Type d’environnement : local, container, sbx, podman ou kubectl.",
         ("agent", "runtime", "container") => "Nom du conteneur (container, podman).",
         ("agent", "runtime", "sandbox") => "Nom du bac à sable (sbx).",
