@@ -183,6 +183,52 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
     assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
 }
 
+/// A merge another process left half-done (a crash after its commit point: the journal is
+/// there, the files not yet renamed) was only mended at the next start: a window open meanwhile
+/// finishes it and says so on the team's page.
+#[test]
+fn a_window_open_finishes_a_merge_another_process_left_half_done() {
+    use common::window::{runtime, step_until, window_of};
+    use egui_kittest::kittest::Queryable;
+    const LONG: std::time::Duration = std::time::Duration::from_secs(30);
+    let p = Person::new();
+    let user = p.root.join("user");
+    let dirs = sidekicks::runtime::config_file::AppDirs {
+        config_dir: user.join("config/sidekicks"),
+        data_dir: user.join("data/sidekicks"),
+        state_dir: user.join("state/sidekicks"),
+        home: Some(user.clone()),
+    };
+    std::fs::create_dir_all(&dirs.data_dir).unwrap();
+    let store = sidekicks::runtime::store::Store::open(&dirs.data_dir.join("sidekicks.db")).unwrap();
+    p.json(&["new", "--project", p.project.to_str().unwrap(), "--agent", "ada", "--name", "squad", "--json"]);
+    let startup = sidekicks::app::Startup {
+        settings: common::fast_settings(),
+        store: Some(store),
+        dirs: Some(dirs),
+        terminal_host: BIN.into(),
+        ..sidekicks::app::Startup::new(p.config.clone())
+    };
+    let rt = runtime();
+    let mut h = window_of(startup, &rt);
+    step_until(&mut h, LONG, "the team", |h| h.state().state.teams.teams.len() == 1);
+    h.get_all_by_label("squad").next().unwrap().click();
+    let state = {
+        let team = &h.state().state.teams.teams[0];
+        team.info.members.iter().find_map(|(_, m)| m.as_ref().ok()).unwrap().state.clone()
+    };
+    // What a merge killed right after its commit point leaves: the new version beside its target
+    // and the journal saying where it goes.
+    std::fs::write(p.project.join(".notes.txt.sk-merge"), "first\nsecond (merged)\nthird\n").unwrap();
+    std::fs::write(state.join("merge.journal"), r#"[{"path":"notes.txt","temp":".notes.txt.sk-merge"}]"#).unwrap();
+    step_until(&mut h, LONG, "the merge finished, and said", |h| {
+        h.query_by_label_contains("has been finished").is_some()
+    });
+    assert_eq!(read(&p.project, "notes.txt"), "first\nsecond (merged)\nthird\n");
+    assert!(!p.project.join(".notes.txt.sk-merge").exists() && !state.join("merge.journal").exists());
+    h.state_mut().shutdown();
+}
+
 /// A window open while the command line works on the same teams (same data folder): it shows
 /// the team the command line made, the member's work, its merge, and the team gone once
 /// discarded; a team made in the window is listed by the command line.

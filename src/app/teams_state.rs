@@ -103,6 +103,9 @@ pub struct TeamsState {
     pub reaping: bool,
     /// Projects an operation waits for, with what the operation holding them does.
     pub waiting: HashMap<std::path::PathBuf, String>,
+    /// Merges a crash interrupted, found while this window runs, by project: the member, and
+    /// finished (true) or rolled back (false), or why not (the project is still half-merged).
+    pub interrupted: HashMap<std::path::PathBuf, (String, Result<bool, TeamError>)>,
 }
 
 impl TeamsState {
@@ -307,6 +310,9 @@ impl TeamsState {
                         push_output(check, &text);
                     }
                 }
+            }
+            TeamEvent::Interrupted { project, agent, result } => {
+                self.interrupted.insert(project, (agent, result));
             }
             TeamEvent::Waiting { project, holder } => match holder {
                 Some(holder) => {

@@ -618,6 +618,17 @@ pub enum TeamEvent {
         /// Running or done.
         busy: bool,
     },
+    /// A merge into a project that a crash interrupted (another Sidekicks, the command line) was
+    /// found while this one runs: finished (`Ok(true)`), rolled back (`Ok(false)`), or it could
+    /// not be (the project stays half-merged until it is).
+    Interrupted {
+        /// The project.
+        project: PathBuf,
+        /// The member whose merge it was.
+        agent: String,
+        /// What became of it.
+        result: Result<bool, TeamError>,
+    },
     /// An operation waits for another to finish writing the project (`Some`: what that one
     /// does, e.g. "merging Bob's work"), or stopped waiting (`None`).
     Waiting {

@@ -33,6 +33,15 @@ pub fn status_ui(ui: &mut egui::Ui, state: &AppState, shown: Option<&str>) {
                 ui.separator();
             }
         }
+        for (project, (agent, result)) in &state.teams.interrupted {
+            if let Err(e) = result {
+                // Named until it is finished: the project is half-merged.
+                let why = crate::i18n::team_error_text(lang, e);
+                let text = trf(lang, Key::InterruptedFailed, &[("agent", agent), ("error", &why)]);
+                ui.label(RichText::new(project.display().to_string()).small().color(ERROR)).on_hover_text(text);
+                ui.separator();
+            }
+        }
         if let Some(note) = &state.history_note {
             let text = crate::i18n::history_note_text(lang, note);
             ui.label(RichText::new(&text).small().color(WARNING)).on_hover_text(&text);

@@ -217,6 +217,18 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             ui.label(trf(lang, Key::WaitingForProject, &[("holder", holder)]));
         });
     }
+    if let Some((agent, result)) = state.teams.interrupted.get(&record.project) {
+        // A merge another process left half-done, found and mended (or not) while this one runs.
+        let (text, color) = match result {
+            Ok(true) => (trf(lang, Key::InterruptedFinished, &[("agent", agent)]), super::theme::WARNING),
+            Ok(false) => (trf(lang, Key::InterruptedRolledBack, &[("agent", agent)]), super::theme::WARNING),
+            Err(e) => {
+                let why = team_error_text(lang, e);
+                (trf(lang, Key::InterruptedFailed, &[("agent", agent), ("error", &why)]), ERROR)
+            }
+        };
+        ui.label(RichText::new(text).color(color));
+    }
     commands.extend(super::team_discarded::kept_notice(ui, lang, state, id));
     commands.extend(super::team_setup::check_ui(ui, lang, team));
     ui.separator();

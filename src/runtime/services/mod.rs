@@ -259,6 +259,7 @@ impl Services {
 
     /// Reads the teams again when another process changed them (its mark moved).
     async fn look_at_teams(&mut self) {
+        self.team.look_for_interrupted();
         let dir = self.teams_dir.clone();
         let Ok(marks) = tokio::task::spawn_blocking(move || teams::others_marks(&dir)).await else { return };
         if marks != self.teams_mark {

@@ -44,6 +44,8 @@ pub(super) struct TeamCtx {
     /// which one was is read again, as it may be from before it (seen: a team made while the
     /// first reading ran vanished from the page when that reading was told after it).
     changes: Arc<std::sync::atomic::AtomicU64>,
+    /// A look for interrupted merges runs.
+    looking: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The marks, in the teams' folder, of the processes that changed a team: one file per process
@@ -125,8 +127,54 @@ impl TeamCtx {
         teams_dir: PathBuf,
     ) -> (Self, mpsc::Receiver<TeamNote>) {
         let (notes, rx) = mpsc::channel(256);
-        let (loads, told_load, changes) = (Arc::default(), Arc::default(), Arc::default());
-        (Self { book, sink, manager, notes, channels, teams_dir, loads, told_load, changes }, rx)
+        let (loads, told_load, changes, looking) = (Arc::default(), Arc::default(), Arc::default(), Arc::default());
+        (Self { book, sink, manager, notes, channels, teams_dir, loads, told_load, changes, looking }, rx)
+    }
+
+    /// Looks for merges a crash interrupted (in another process: this one holds the lock while
+    /// it merges) and finishes or rolls them back, telling what became of each.
+    pub(super) fn look_for_interrupted(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.looking.swap(true, SeqCst) {
+            return;
+        }
+        let members: Vec<MemberCopy> = {
+            let book = self.book();
+            book.teams.iter().flat_map(|t| t.members.iter().filter_map(|(_, m)| m.as_ref().ok().cloned())).collect()
+        };
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let found = tokio::task::spawn_blocking(move || {
+                let mut found = Vec::new();
+                for member in members.iter().filter(|m| teams::journal::unfinished(&m.state)) {
+                    let what = format!("finishing an interrupted merge of {}", member.name);
+                    let result = match teams::lock::ProjectLock::try_acquire(&member.project, &what) {
+                        // Under way in another process.
+                        Ok(None) => continue,
+                        Ok(Some(_lock)) => teams::journal::recover(&member.project, &member.state),
+                        Err(e) => Err(e),
+                    };
+                    let result = match result {
+                        Ok(teams::journal::Recovery::Nothing) => continue,
+                        Ok(recovery) => Ok(recovery == teams::journal::Recovery::Finished),
+                        Err(e) => Err(e),
+                    };
+                    found.push(TeamEvent::Interrupted {
+                        project: member.project.clone(),
+                        agent: member.name.clone(),
+                        result,
+                    });
+                }
+                found
+            })
+            .await
+            .unwrap_or_default();
+            for event in found {
+                tracing::warn!("{event:?}");
+                ctx.sink.send(Event::Team(event)).await;
+            }
+            ctx.looking.store(false, SeqCst);
+        });
     }
 
     /// Tells other processes the teams changed.

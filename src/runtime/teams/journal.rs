@@ -333,6 +333,12 @@ fn remove_emptied(root: &Path, rel: &str) {
     }
 }
 
+/// Whether a merge recorded in `state` was left unfinished (or is under way: hold the project's
+/// lock to tell).
+pub fn unfinished(state: &Path) -> bool {
+    state.join(JOURNAL).exists() || state.join(STAGING).exists()
+}
+
 /// Finishes or rolls back a merge of `root` interrupted by a crash (see the module's text).
 pub fn recover(root: &Path, state: &Path) -> Result<Recovery, TeamError> {
     if let Ok(text) = std::fs::read(state.join(JOURNAL)) {

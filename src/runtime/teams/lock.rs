@@ -104,6 +104,24 @@ impl ProjectLock {
         Ok(lock)
     }
 
+    /// Takes `project`'s lock if nobody holds it (`None`: someone does).
+    pub fn try_acquire(project: &Path, what: &str) -> Result<Option<Self>, TeamError> {
+        let path = lock_path(project)?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| TeamError::io(&path, e))?;
+        if !try_lock(&file, libc::LOCK_EX | libc::LOCK_NB).map_err(|e| TeamError::io(&path, e))? {
+            return Ok(None);
+        }
+        let mut lock = Self { file };
+        lock.say(what);
+        Ok(Some(lock))
+    }
+
     /// What the holder does, as whoever waits reads it.
     fn say(&mut self, what: &str) {
         let text = format!("{what} (process {})", std::process::id());
