@@ -160,8 +160,14 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         if !shut {
             shut_down(&commands, &mut events).await;
         }
-        // Everything shown is stored before the process ends.
+        // Everything shown is stored before the process ends; a history that cannot be saved
+        // (a full disk) is said, and fails the command.
         history.flush_history().await;
+        if let Some(error) = history.history_failing() {
+            let note = crate::protocol::HistoryNote::SaveFailed { error };
+            eprintln!("[{}]", crate::i18n::history_note_text(lang, &note));
+            return Ok(code.max(HISTORY_NOT_SAVED));
+        }
         Ok(code)
     })
 }
@@ -284,6 +290,9 @@ pub(crate) async fn shut_down(
         }
     }
 }
+
+/// The exit code when the answer could not be saved in the history (a full disk).
+const HISTORY_NOT_SAVED: u8 = 4;
 
 /// The exit code when the agent asks to log in.
 const LOGIN_NEEDED: u8 = 3;

@@ -168,6 +168,8 @@ pub fn history_note_text(lang: Language, note: &crate::protocol::HistoryNote) ->
             Key::HistoryRecovered,
             &[("path", &path.display().to_string()), ("kept", &kept_as.display().to_string()), ("error", error)],
         ),
+        HistoryNote::SaveFailed { error } => trf(lang, Key::HistorySaveFailed, &[("error", error)]),
+        HistoryNote::Saved => tr(lang, Key::HistorySavedAgain).to_string(),
         HistoryNote::Unavailable { path, error } => {
             trf(lang, Key::HistoryUnavailable, &[("path", &path.display().to_string()), ("error", error)])
         }

@@ -264,6 +264,32 @@ async fn a_policy_in_the_config_refuses_commands() {
     rig.send(Command::Stop { agent: "bad".into() }).await;
 }
 
+/// The disk filling while an answer streamed left a cut answer with no end in the history and
+/// said nothing: it is said, kept in memory, and saved whole once there is room again.
+#[tokio::test]
+async fn a_full_disk_while_an_answer_streams_is_said_and_caught_up() {
+    use sidekicks::protocol::HistoryNote;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("history.db")).unwrap();
+    let mut rig = Rig::with_store(fast_settings(), Some(store.clone()));
+    load_config(&rig, dir.path(), &config_text("", &[("bad", BIN, MISBEHAVE)], dir.path())).await;
+    // The disk is full: the file may not grow.
+    store.limit_pages(store.pages() + 2);
+    assert_eq!(rig.turn("bad", "chunk 2").await, TurnEnd::EndTurn);
+    let full = |e: &Event| matches!(e, Event::HistoryNote { note: HistoryNote::SaveFailed { .. } });
+    if !rig.seen.iter().any(full) {
+        rig.wait_for(LIMIT, "the full disk said", full).await;
+    }
+    // Room again: what was kept is saved, whole, with its end.
+    store.limit_pages(1 << 30);
+    let saved = |e: &Event| matches!(e, Event::HistoryNote { note: HistoryNote::Saved });
+    rig.wait_for(LIMIT, "saved again", saved).await;
+    let stored = store.conversation(&dir.path().join("sidekicks.toml"), "bad").unwrap().messages;
+    let answer = stored.last().unwrap();
+    assert_eq!(answer.text().len(), 2 << 20, "the whole answer");
+    assert_eq!(answer.end, Some(TurnEnd::EndTurn));
+}
+
 /// A damaged history made every `prompt` fail ("file is not a database", no path, no way out):
 /// it is kept aside, named, and a fresh one is started.
 #[test]

@@ -236,6 +236,8 @@ strings! {
     InterruptedFinished => ("A merge of {agent}'s work into this project was interrupted (another Sidekicks or the command line stopped mid-way): it has been finished.", "Une fusion du travail de {agent} dans ce projet avait été interrompue (un autre Sidekicks ou la ligne de commande s’est arrêté en cours) : elle a été terminée."),
     InterruptedRolledBack => ("A merge of {agent}'s work into this project was interrupted before it changed anything: what it had prepared was removed.", "Une fusion du travail de {agent} dans ce projet avait été interrompue avant d’avoir rien changé : ce qu’elle avait préparé a été retiré."),
     InterruptedFailed => ("A merge of {agent}'s work into this project was interrupted and could not be finished ({error}): the project is half-merged until it is.", "Une fusion du travail de {agent} dans ce projet a été interrompue et n’a pas pu être terminée ({error}) : le projet reste à moitié fusionné jusque-là."),
+    HistorySaveFailed => ("The history cannot be saved ({error}): what is said is kept in memory and saved once there is room.", "L’historique ne peut pas être enregistré ({error}) : ce qui est dit est gardé en mémoire et enregistré dès qu’il y aura de la place."),
+    HistorySavedAgain => ("The history is saved again: nothing was lost.", "L’historique est de nouveau enregistré : rien n’a été perdu."),
     PromptCancelling => ("Cancelling the turn… press Ctrl+C again to stop the agent at once.", "Annulation du tour… appuyez de nouveau sur Ctrl+C pour arrêter l’agent tout de suite."),
     BigTextPlain => ("Long message ({size}): shown as plain text.", "Message long ({size}) : affiché en texte brut."),
     ShowMore => ("Show more ({left} left)", "Afficher la suite (encore {left})"),

@@ -409,6 +409,11 @@ impl Conversation {
         self.dirty_from = Some(self.dirty_from.map_or(index, |d| d.min(index)));
     }
 
+    /// Marks messages `from..` changed again (a save of them failed: they are saved next time).
+    pub fn mark_dirty(&mut self, from: usize) {
+        self.touch(from);
+    }
+
     /// The index of the first message changed since the last call, if any.
     pub fn take_dirty(&mut self) -> Option<usize> {
         self.dirty_from.take()

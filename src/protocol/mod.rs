@@ -86,6 +86,13 @@ pub enum HistoryNote {
         /// What SQLite said.
         error: String,
     },
+    /// Saving fails (a full disk…): what was said is kept in memory and saved once it works.
+    SaveFailed {
+        /// Why.
+        error: String,
+    },
+    /// Saving works again: everything kept is saved.
+    Saved,
     /// It could not be opened at all: nothing is kept this run.
     Unavailable {
         /// The history's file.

@@ -98,6 +98,31 @@ impl EventSink {
         }
     }
 
+    /// Says that saving the history began to fail (a full disk), or works again, if it did.
+    pub async fn tell_history_news(&self) {
+        let Some(news) = self.history.as_ref().and_then(|h| h.news()) else { return };
+        let note = match news {
+            Some(error) => crate::protocol::HistoryNote::SaveFailed { error },
+            None => crate::protocol::HistoryNote::Saved,
+        };
+        if self.tx.send(Event::HistoryNote { note }).await.is_ok() {
+            (self.waker)();
+        }
+    }
+
+    /// Saves again what could not be saved, when saving fails (each tick), and says how it went.
+    pub async fn retry_history(&self) {
+        if self.history_failing().is_some() {
+            self.flush_history().await;
+        }
+        self.tell_history_news().await;
+    }
+
+    /// Why saving the history fails, while it does.
+    pub fn history_failing(&self) -> Option<String> {
+        self.history.as_ref().and_then(|h| h.failing())
+    }
+
     /// The waker: asks the window for a frame (a terminal's output is read from its screen, not sent
     /// as events).
     pub fn waker(&self) -> Waker {
@@ -116,6 +141,7 @@ impl EventSink {
             && event.is_conversation()
         {
             history.record(event.clone()).await;
+            self.tell_history_news().await;
         }
         if let Some(said) = &self.said
             && let Some(heard) = Said::of(&event)

@@ -29,6 +29,25 @@ enum Record {
 #[derive(Clone)]
 pub struct History {
     tx: mpsc::Sender<Record>,
+    saving: Arc<Saving>,
+}
+
+/// How saving goes: the last failure (none: saving works), and whether that changed since it
+/// was last told.
+#[derive(Default)]
+struct Saving {
+    failure: std::sync::Mutex<Option<String>>,
+    news: std::sync::atomic::AtomicBool,
+}
+
+impl Saving {
+    fn set(&self, failure: Option<String>) {
+        let mut now = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if now.is_some() != failure.is_some() {
+            self.news.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        *now = failure;
+    }
 }
 
 impl History {
@@ -42,19 +61,33 @@ impl History {
         let (tx, rx) = oneshot::channel();
         self.tx.send(Record::Flush(tx)).await.is_ok() && rx.await.is_ok()
     }
+
+    /// Why the last save failed (a full disk…), while saving fails; what failed is saved again
+    /// at each flush until it works.
+    pub fn failing(&self) -> Option<String> {
+        self.saving.failure.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// What changed about saving since it was last asked: `Some(Some(why))` it began to fail,
+    /// `Some(None)` it works again.
+    pub fn news(&self) -> Option<Option<String>> {
+        self.saving.news.swap(false, std::sync::atomic::Ordering::SeqCst).then(|| self.failing())
+    }
 }
 
 /// Starts the recorder; returns where to copy conversation events.
 pub fn spawn_recorder(store: Arc<Store>) -> History {
     let (tx, rx) = mpsc::channel(CAPACITY);
+    let saving: Arc<Saving> = Arc::default();
+    let told = saving.clone();
     std::thread::Builder::new()
         .name("sidekicks-history".into())
         .spawn(move || {
             let (conversations, requests, outputs) = (HashMap::new(), HashMap::new(), HashMap::new());
-            Recorder { store, config_path: None, conversations, requests, outputs }.run(rx)
+            Recorder { store, config_path: None, conversations, requests, outputs, saving: told }.run(rx)
         })
         .expect("spawn the history thread");
-    History { tx }
+    History { tx, saving }
 }
 
 struct Recorder {
@@ -67,6 +100,8 @@ struct Recorder {
     /// The output of the commands agents run through Sidekicks, by agent and terminal id, until
     /// they end (their end is kept with the tool call that ran them).
     outputs: HashMap<(String, String), Vec<u8>>,
+    /// How saving goes (told to the window and the command line).
+    saving: Arc<Saving>,
 }
 
 impl Recorder {
@@ -193,12 +228,19 @@ impl Recorder {
     }
 
     fn flush(&mut self) {
+        let mut failure = None;
         for (id, conversation) in self.conversations.values_mut() {
             if let Some(from) = conversation.take_dirty()
                 && let Err(e) = self.store.save_messages(*id, from, &conversation.messages)
             {
-                tracing::warn!("{e}");
+                // Kept here and saved again at the next flush (when the disk has room again).
+                conversation.mark_dirty(from);
+                if self.saving.failure.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
+                    tracing::warn!("{e}");
+                }
+                failure = Some(e.to_string());
             }
         }
+        self.saving.set(failure);
     }
 }

@@ -262,6 +262,17 @@ impl Store {
         self.path.as_deref()
     }
 
+    /// Limits the file to `pages` pages, as a full disk would (SQLite then answers "database or
+    /// disk is full"); for tests of a full disk.
+    pub fn limit_pages(&self, pages: i64) {
+        let _ = self.conn().pragma_update(None, "max_page_count", pages);
+    }
+
+    /// How many pages the file holds now.
+    pub fn pages(&self) -> i64 {
+        self.conn().pragma_query_value(None, "page_count", |r| r.get(0)).unwrap_or(0)
+    }
+
     /// A number that changes when another process (or connection) wrote to the file.
     pub fn data_version(&self) -> i64 {
         self.conn().pragma_query_value(None, "data_version", |r| r.get(0)).unwrap_or(0)

@@ -107,6 +107,7 @@ impl Manager {
     /// Each second: messages waiting for a thread go once it is free; an idle agent's thread
     /// another process wrote is read again.
     pub(super) async fn look_at_threads(&mut self) {
+        self.events.retry_history().await;
         let Some(store) = self.store.clone() else { return };
         if store.path().is_none() {
             return;
