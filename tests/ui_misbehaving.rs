@@ -135,6 +135,35 @@ fn a_damaged_history_is_said_on_screen() {
     h.state_mut().shutdown();
 }
 
+/// `policy = { writes = "ask" }`: a write the agent did not ask about (its own auto mode) waits
+/// for the person's answer on a card of Sidekicks' own; refused, nothing is written.
+#[test]
+fn a_write_the_policy_asks_about_waits_for_the_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = bad_config(dir.path());
+    text.push_str("policy = { writes = \"ask\" }\n");
+    let rt = runtime();
+    let mut h = window(&text, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    let path = dir.path().join("asked.txt");
+    for (answer, written) in [("Reject once", false), ("Allow once", true)] {
+        send(&mut h, &format!("write {} 1", path.display()));
+        step_until(&mut h, LONG, "the card", |h| h.query_by_label(answer).is_some());
+        assert!(!path.exists(), "nothing written before the answer");
+        step_until(&mut h, LONG, "answered", |h| {
+            let card = h.query_by_label(answer);
+            card.as_ref().inspect(|c| c.click());
+            card.is_none()
+        });
+        step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+        let said = h.state().state.agent("bad").unwrap().conversation.messages.last().unwrap().text();
+        assert_eq!(path.exists(), written, "{answer}: {said}");
+        let expected = if written { "write: written" } else { "write: error -32602" };
+        assert!(said.contains(expected), "{answer}: {said}");
+    }
+    h.state_mut().shutdown();
+}
+
 #[test]
 fn a_permission_asked_after_stop_shows_no_live_card() {
     let dir = tempfile::tempdir().unwrap();

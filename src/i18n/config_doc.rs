@@ -53,10 +53,10 @@ pub fn config_doc(lang: Language, path: &[&str], key: &str) -> Option<String> {
             "Ce que Sidekicks laisse faire à l’agent par son intermédiaire, quel que soit le mode de l’agent."
         }
         ("agent", "policy", "writes") => {
-            "Les écritures de fichiers par Sidekicks (`fs/write_text_file`) : `allow` (par défaut) ou `deny`."
+            "Les écritures de fichiers par Sidekicks (`fs/write_text_file`) : `allow` (par défaut), `ask` (vous êtes consulté) ou `deny`."
         }
         ("agent", "policy", "commands") => {
-            "Les commandes lancées par Sidekicks (`terminal/create`) : `allow` (par défaut) ou `deny`."
+            "Les commandes lancées par Sidekicks (`terminal/create`) : `allow` (par défaut), `ask` (vous êtes consulté) ou `deny`."
         }
         ("agent", "runtime", "type") => "Type d’environnement : local, container, sbx, podman ou kubectl.",
         ("agent", "runtime", "container") => "Nom du conteneur (container, podman).",

@@ -229,7 +229,7 @@ strings! {
     CrashStoppedTalking => ("The agent stopped talking (it closed its output) but kept running: it was stopped.", "L’agent s’est tu (il a fermé sa sortie) mais continuait de tourner : il a été arrêté."),
     HistoryRecovered => ("The history {path} could not be read ({error}): it was kept as {kept} and a new one was started.", "L’historique {path} était illisible ({error}) : il a été gardé sous {kept} et un nouveau a été commencé."),
     HistoryUnavailable => ("The history {path} cannot be opened ({error}): conversations are not kept this time.", "L’historique {path} ne peut pas être ouvert ({error}) : les conversations ne sont pas gardées cette fois."),
-    UnknownPolicy => ("Unknown policy \"{found}\" for {key}; use allow or deny.", "Règle inconnue « {found} » pour {key} ; utilisez allow ou deny."),
+    UnknownPolicy => ("Unknown policy \"{found}\" for {key}; use allow, ask or deny.", "Règle inconnue « {found} » pour {key} ; utilisez allow, ask ou deny."),
     PolicyDeniesWrites => ("Sidekicks does not let {agent} write files through it (policy.writes = \"deny\").", "Sidekicks ne laisse pas {agent} écrire de fichiers par son intermédiaire (policy.writes = « deny »)."),
     PolicyDeniesCommands => ("Sidekicks does not let {agent} run commands through it (policy.commands = \"deny\").", "Sidekicks ne laisse pas {agent} lancer de commandes par son intermédiaire (policy.commands = « deny »)."),
     PolicyBadge => ("writes: {writes} · commands: {commands}", "écritures : {writes} · commandes : {commands}"),

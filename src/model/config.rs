@@ -348,6 +348,8 @@ pub enum Serve {
     Allow,
     /// Refuse it, in words, to the agent.
     Deny,
+    /// Ask the person first (a card of Sidekicks' own; always/never are remembered).
+    Ask,
 }
 
 impl Serve {
@@ -356,6 +358,7 @@ impl Serve {
         match self {
             Serve::Allow => "allow",
             Serve::Deny => "deny",
+            Serve::Ask => "ask",
         }
     }
 }

@@ -522,6 +522,7 @@ impl Checker<'_> {
             let serve = match found.as_str() {
                 "allow" => Serve::Allow,
                 "deny" => Serve::Deny,
+                "ask" => Serve::Ask,
                 _ => {
                     self.problem(span, ProblemKind::UnknownPolicy { key: key.to_string(), found });
                     continue;

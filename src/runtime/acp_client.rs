@@ -122,6 +122,47 @@ pub struct ClientContext {
     pub policy: crate::model::config::Policy,
 }
 
+/// Whether the agent's policy `serve` lets Sidekicks serve a write (`writes`) or a command of
+/// `what`: allowed, denied, or asked of the person with a card of Sidekicks' own (answered by a
+/// remembered always/never like the agent's own requests).
+async fn served(
+    ctx: &ClientContext,
+    pending: &PendingMap,
+    serve: crate::model::config::Serve,
+    writes: bool,
+    what: &str,
+) -> bool {
+    use crate::model::config::Serve;
+    match serve {
+        Serve::Allow => return true,
+        Serve::Deny => return false,
+        Serve::Ask => {}
+    }
+    static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
+    let (kind, title) = if writes { ("edit", format!("Write {what}")) } else { ("execute", format!("Run {what}")) };
+    let call = format!("sidekicks-policy-{}", NEXT_CALL.fetch_add(1, Ordering::Relaxed));
+    let raw = serde_json::json!({
+        "sessionId": "", "toolCall": {"toolCallId": call, "title": title, "kind": kind, "status": "pending"},
+        "options": [
+            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+            {"optionId": "never", "name": "Always reject", "kind": "reject_always"},
+        ],
+    });
+    let Ok(asked) = serde_json::from_value::<RequestPermissionRequest>(raw) else { return false };
+    let id = NEXT_REQUEST.fetch_add(1, Ordering::Relaxed);
+    let request = acp_convert::permission_request(id, asked);
+    let key = rule_key(&request.tool);
+    if let Some(decision) = ctx.rules.decide(&key) {
+        return decision == crate::model::permission::Decision::Allow;
+    }
+    let (tx, rx) = oneshot::channel();
+    pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Pending { responder: Asker::Own(tx), rule_key: key });
+    ctx.events.send(Event::PermissionRequested { agent: ctx.agent.clone(), request }).await;
+    matches!(rx.await, Ok(RequestPermissionOutcome::Selected(s)) if s.option_id.0.as_ref() == "allow" || s.option_id.0.as_ref() == "always")
+}
+
 /// The refusal of a request the agent's policy denies: to the agent as an error, to the person
 /// as a notice.
 async fn denied(ctx: &ClientContext, writes: bool, what: &str) -> agent_client_protocol::Error {
@@ -136,8 +177,32 @@ async fn denied(ctx: &ClientContext, writes: bool, what: &str) -> agent_client_p
 
 /// A permission request waiting for the person.
 struct Pending {
-    responder: Responder<RequestPermissionResponse>,
+    responder: Asker,
     rule_key: String,
+}
+
+/// Ids of requests shown to the person, unique in the process (not per connection): a card of
+/// an earlier run of the agent must never take the answer meant for a new one.
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
+
+/// Who waits for a permission answer: the agent (its request), or Sidekicks itself (a request
+/// its policy asks the person about before serving it).
+enum Asker {
+    Agent(Box<Responder<RequestPermissionResponse>>),
+    Own(oneshot::Sender<RequestPermissionOutcome>),
+}
+
+impl Asker {
+    fn answer(self, outcome: RequestPermissionOutcome) {
+        match self {
+            Asker::Agent(responder) => {
+                let _ = responder.respond(RequestPermissionResponse::new(outcome));
+            }
+            Asker::Own(tx) => {
+                let _ = tx.send(outcome);
+            }
+        }
+    }
 }
 
 type PendingMap = Arc<Mutex<HashMap<u64, Pending>>>;
@@ -489,7 +554,7 @@ impl AcpConnection {
         let drained: Vec<(u64, Pending)> = self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
         let mut ids = Vec::new();
         for (id, pending) in drained {
-            let _ = pending.responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
+            pending.responder.answer(RequestPermissionOutcome::Cancelled);
             ids.push(id);
         }
         ids.sort_unstable();
@@ -532,7 +597,7 @@ impl AcpConnection {
             }
             PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
         };
-        let _ = pending.responder.respond(RequestPermissionResponse::new(outcome));
+        pending.responder.answer(outcome);
         true
     }
 
@@ -550,7 +615,7 @@ impl AcpConnection {
     fn cancel_pending_quietly(&self) {
         self.gate.set_cancelling(true);
         for (_, pending) in self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain() {
-            let _ = pending.responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
+            pending.responder.answer(RequestPermissionOutcome::Cancelled);
         }
         self.cancel_elicitations();
     }
@@ -564,15 +629,13 @@ fn handlers(
     elicits: ElicitMap,
     gate: SessionGate,
 ) -> agent_client_protocol::v1::Builder<Client, impl agent_client_protocol::HandleDispatchFrom<Agent>> {
-    // Ids of requests shown to the person, unique in the process (not per connection): a card of
-    // an earlier run of the agent must never take the answer meant for a new one.
-    static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
     let next_id: &'static AtomicU64 = &NEXT_REQUEST;
     let (elicit_ids, elicitor, elicit_gate) = (next_id, ctx.clone(), gate.clone());
     let (updates, permissions, reads, writes) = (ctx.clone(), ctx.clone(), ctx.clone(), ctx.clone());
     let (update_gate, permission_gate, read_gate, write_gate, create_gate) =
         (gate.clone(), gate.clone(), gate.clone(), gate.clone(), gate);
     let creates = ctx.clone();
+    let (w_pending, c_pending) = (pending.clone(), pending.clone());
     let terminals = ctx.terminals.clone();
     let (t_create, t_output, t_wait, t_kill, t_release) =
         (terminals.clone(), terminals.clone(), terminals.clone(), terminals.clone(), terminals);
@@ -642,6 +705,7 @@ fn handlers(
                     events.send(Event::PermissionResolved { agent, id, answer }).await;
                     return Ok(());
                 }
+                let responder = Asker::Agent(Box::new(responder));
                 pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Pending { responder, rule_key: key });
                 permissions.events.send(Event::PermissionRequested { agent, request }).await;
                 Ok(())
@@ -688,8 +752,9 @@ fn handlers(
                 if !write_gate.admits(&writes.agent, &writes.events, &req.session_id.0, "fs/write_text_file").await {
                     return responder.respond_with_error(unknown_session(&req.session_id));
                 }
-                if writes.policy.writes == crate::model::config::Serve::Deny {
-                    return responder.respond_with_error(denied(&writes, true, &req.path.display().to_string()).await);
+                let path = req.path.display().to_string();
+                if !served(&writes, &w_pending, writes.policy.writes, true, &path).await {
+                    return responder.respond_with_error(denied(&writes, true, &path).await);
                 }
                 match writes.fs.serve_write(&req.path, &req.content).await {
                     Ok(before) => {
@@ -708,9 +773,10 @@ fn handlers(
                 if !create_gate.admits(&creates.agent, &creates.events, &req.session_id.0, "terminal/create").await {
                     return responder.respond_with_error(unknown_session(&req.session_id));
                 }
-                if creates.policy.commands == crate::model::config::Serve::Deny {
-                    let what = std::iter::once(req.command.clone()).chain(req.args.iter().cloned()).collect::<Vec<_>>();
-                    return responder.respond_with_error(denied(&creates, false, &what.join(" ")).await);
+                let what = std::iter::once(req.command.clone()).chain(req.args.iter().cloned()).collect::<Vec<_>>();
+                let what = what.join(" ");
+                if !served(&creates, &c_pending, creates.policy.commands, false, &what).await {
+                    return responder.respond_with_error(denied(&creates, false, &what).await);
                 }
                 let env = req.env.into_iter().map(|v| (v.name, v.value)).collect();
                 match t_create.create(&req.command, &req.args, env, req.cwd.as_deref(), req.output_byte_limit) {
