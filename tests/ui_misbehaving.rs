@@ -160,6 +160,11 @@ fn a_write_the_policy_asks_about_waits_for_the_person() {
         assert_eq!(path.exists(), written, "{answer}: {said}");
         let expected = if written { "write: written" } else { "write: error -32602" };
         assert!(said.contains(expected), "{answer}: {said}");
+        use sidekicks::model::conversation::{Notice, Part};
+        let messages = &h.state().state.agent("bad").unwrap().conversation.messages;
+        let policy =
+            messages.iter().flat_map(|m| &m.parts).any(|p| matches!(p, Part::Notice(Notice::PolicyDenied { .. })));
+        assert!(!policy, "a refusal of the person's is not put on the policy");
     }
     h.state_mut().shutdown();
 }

@@ -125,21 +125,29 @@ pub struct ClientContext {
 /// Whether the agent's policy `serve` lets Sidekicks serve a write (`writes`) or a command of
 /// `what`: allowed, denied, or asked of the person with a card of Sidekicks' own (answered by a
 /// remembered always/never like the agent's own requests).
+enum Served {
+    Yes,
+    /// The policy denies it.
+    Denied,
+    /// The person (or a remembered "never") refused it, or the turn ended before an answer.
+    Refused,
+}
+
 async fn served(
     ctx: &ClientContext,
     pending: &PendingMap,
     serve: crate::model::config::Serve,
     writes: bool,
     what: &str,
-) -> bool {
+) -> Served {
     use crate::model::config::Serve;
     match serve {
-        Serve::Allow => return true,
-        Serve::Deny => return false,
+        Serve::Allow => return Served::Yes,
+        Serve::Deny => return Served::Denied,
         Serve::Ask => {}
     }
     static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
-    let (kind, title) = if writes { ("edit", format!("Write {what}")) } else { ("execute", format!("Run {what}")) };
+    let (kind, title) = if writes { ("edit", what.to_string()) } else { ("execute", what.to_string()) };
     let call = format!("sidekicks-policy-{}", NEXT_CALL.fetch_add(1, Ordering::Relaxed));
     let raw = serde_json::json!({
         "sessionId": "", "toolCall": {"toolCallId": call, "title": title, "kind": kind, "status": "pending"},
@@ -150,17 +158,26 @@ async fn served(
             {"optionId": "never", "name": "Always reject", "kind": "reject_always"},
         ],
     });
-    let Ok(asked) = serde_json::from_value::<RequestPermissionRequest>(raw) else { return false };
+    let Ok(asked) = serde_json::from_value::<RequestPermissionRequest>(raw) else { return Served::Refused };
     let id = NEXT_REQUEST.fetch_add(1, Ordering::Relaxed);
     let request = acp_convert::permission_request(id, asked);
     let key = rule_key(&request.tool);
     if let Some(decision) = ctx.rules.decide(&key) {
-        return decision == crate::model::permission::Decision::Allow;
+        return if decision == crate::model::permission::Decision::Allow { Served::Yes } else { Served::Refused };
     }
     let (tx, rx) = oneshot::channel();
     pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Pending { responder: Asker::Own(tx), rule_key: key });
     ctx.events.send(Event::PermissionRequested { agent: ctx.agent.clone(), request }).await;
-    matches!(rx.await, Ok(RequestPermissionOutcome::Selected(s)) if s.option_id.0.as_ref() == "allow" || s.option_id.0.as_ref() == "always")
+    let allowed = matches!(rx.await, Ok(RequestPermissionOutcome::Selected(s)) if s.option_id.0.as_ref() == "allow" || s.option_id.0.as_ref() == "always");
+    if allowed { Served::Yes } else { Served::Refused }
+}
+
+/// The error for a request the person refused (or left unanswered): no notice, the card says it.
+fn refused(writes: bool, what: &str) -> agent_client_protocol::Error {
+    let word = if writes { "write" } else { "command" };
+    let mut error = agent_client_protocol::Error::invalid_params();
+    error.message = format!("the person did not allow this {word}: {what}");
+    error
 }
 
 /// The refusal of a request the agent's policy denies: to the agent as an error, to the person
@@ -753,8 +770,12 @@ fn handlers(
                     return responder.respond_with_error(unknown_session(&req.session_id));
                 }
                 let path = req.path.display().to_string();
-                if !served(&writes, &w_pending, writes.policy.writes, true, &path).await {
-                    return responder.respond_with_error(denied(&writes, true, &path).await);
+                let size = crate::model::content::human_size(req.content.len());
+                let shown = format!("{path} ({size})");
+                match served(&writes, &w_pending, writes.policy.writes, true, &shown).await {
+                    Served::Yes => {}
+                    Served::Denied => return responder.respond_with_error(denied(&writes, true, &path).await),
+                    Served::Refused => return responder.respond_with_error(refused(true, &path)),
                 }
                 match writes.fs.serve_write(&req.path, &req.content).await {
                     Ok(before) => {
@@ -775,8 +796,10 @@ fn handlers(
                 }
                 let what = std::iter::once(req.command.clone()).chain(req.args.iter().cloned()).collect::<Vec<_>>();
                 let what = what.join(" ");
-                if !served(&creates, &c_pending, creates.policy.commands, false, &what).await {
-                    return responder.respond_with_error(denied(&creates, false, &what).await);
+                match served(&creates, &c_pending, creates.policy.commands, false, &what).await {
+                    Served::Yes => {}
+                    Served::Denied => return responder.respond_with_error(denied(&creates, false, &what).await),
+                    Served::Refused => return responder.respond_with_error(refused(false, &what)),
                 }
                 let env = req.env.into_iter().map(|v| (v.name, v.value)).collect();
                 match t_create.create(&req.command, &req.args, env, req.cwd.as_deref(), req.output_byte_limit) {

@@ -18,8 +18,16 @@ pub fn agent_title_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
     // A policy that refuses what Sidekicks serves is shown: the agent may still try.
     let policy = agent.config.policy;
     if policy != crate::model::config::Policy::default() {
+        let word = |serve: crate::model::config::Serve| {
+            let key = match serve {
+                crate::model::config::Serve::Allow => Key::ServeAllow,
+                crate::model::config::Serve::Ask => Key::ServeAsk,
+                crate::model::config::Serve::Deny => Key::ServeDeny,
+            };
+            tr(lang, key)
+        };
         let words =
-            trf(lang, Key::PolicyBadge, &[("writes", policy.writes.code()), ("commands", policy.commands.code())]);
+            trf(lang, Key::PolicyBadge, &[("writes", word(policy.writes)), ("commands", word(policy.commands))]);
         ui.label(RichText::new(words).small().color(super::theme::WARNING));
     }
 }

@@ -358,7 +358,7 @@ fn notice_ui(
         }
         Notice::PolicyDenied { writes, what } => {
             let key = if *writes { Key::PolicyDeniesWrites } else { Key::PolicyDeniesCommands };
-            ui.label(RichText::new(trf(lang, key, &[("agent", agent)])).color(WARNING)).on_hover_text(what);
+            ui.label(RichText::new(trf(lang, key, &[("agent", agent), ("what", what)])).color(WARNING));
         }
         Notice::Unresponsive => {
             ui.label(RichText::new(trf(lang, Key::NoticeUnresponsive, &[("agent", agent)])).color(WARNING));
