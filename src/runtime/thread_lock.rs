@@ -7,10 +7,9 @@
 //! The lock is an `flock` beside the projects' (see `teams::lock`), named after the history's
 //! file and the thread; the kernel lets go of it when its holder ends, even killed.
 
-use std::io::{Seek, Write};
 use std::path::Path;
 
-use super::teams::lock::{locks_dir, read_holder, try_lock};
+use super::teams::lock::{locks_dir, name_of, open_lock, read_holder, say_in, try_lock};
 
 /// A thread's lock, held until dropped.
 #[derive(Debug)]
@@ -31,26 +30,14 @@ impl ThreadLock {
     /// Takes the lock of thread `thread` of the history in `store` without waiting; `what` is
     /// said to whoever finds it taken.
     pub fn try_take(store: &Path, thread: i64, what: &str) -> Result<Taken, String> {
-        use sha2::Digest;
-        let canonical = store.canonicalize().unwrap_or_else(|_| store.to_path_buf());
-        let digest = sha2::Sha256::digest(canonical.as_os_str().as_encoded_bytes());
-        let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-        let path = locks_dir().map_err(|e| e.to_string())?.join(format!("thread-{name}-{thread}.lock"));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = format!("thread-{}-{thread}.lock", name_of(store));
+        let path = locks_dir().map_err(|e| e.to_string())?.join(name);
+        let mut file = open_lock(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         if !try_lock(&file, libc::LOCK_EX | libc::LOCK_NB).map_err(|e| format!("{}: {e}", path.display()))? {
             return Ok(Taken::Busy(read_holder(&path)));
         }
-        let mut lock = Self { file };
-        let text = format!("{what} (process {})", std::process::id());
-        let _ =
-            lock.file.set_len(0).and_then(|_| lock.file.rewind()).and_then(|_| lock.file.write_all(text.as_bytes()));
-        Ok(Taken::Lock(lock))
+        say_in(&mut file, what);
+        Ok(Taken::Lock(ThreadLock { file }))
     }
 }
 

@@ -63,13 +63,28 @@ pub(crate) fn locks_dir() -> Result<PathBuf, TeamError> {
     }
 }
 
+/// A short name of `path`'s canonical form, for a lock file.
+pub(crate) fn name_of(path: &Path) -> String {
+    use sha2::Digest;
+    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let digest = sha2::Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The lock file of `project`.
 pub fn lock_path(project: &Path) -> Result<PathBuf, TeamError> {
-    use sha2::Digest;
-    let canonical = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
-    let digest = sha2::Sha256::digest(canonical.as_os_str().as_encoded_bytes());
-    let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    Ok(locks_dir()?.join(format!("{name}.lock")))
+    Ok(locks_dir()?.join(format!("{}.lock", name_of(project))))
+}
+
+/// Opens (creating) lock file `path`, keeping what its holder wrote.
+pub(crate) fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)
+}
+
+/// Writes what the holder of the lock in `file` does ("merging Bob's work (process N)").
+pub(crate) fn say_in(file: &mut std::fs::File, what: &str) {
+    let text = format!("{what} (process {})", std::process::id());
+    let _ = file.set_len(0).and_then(|_| file.rewind()).and_then(|_| file.write_all(text.as_bytes()));
 }
 
 impl ProjectLock {
@@ -77,13 +92,7 @@ impl ProjectLock {
     /// holder; the thread's busy report (see [`reporting_busy`]) hears what the holder does.
     pub fn acquire(project: &Path, what: &str) -> Result<Self, TeamError> {
         let path = lock_path(project)?;
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| TeamError::io(&path, e))?;
+        let file = open_lock(&path).map_err(|e| TeamError::io(&path, e))?;
         if !try_lock(&file, libc::LOCK_EX | libc::LOCK_NB).map_err(|e| TeamError::io(&path, e))? {
             let holder = read_holder(&path);
             tracing::debug!("{} is busy: {holder}; waiting", project.display());
@@ -107,13 +116,7 @@ impl ProjectLock {
     /// Takes `project`'s lock if nobody holds it (`None`: someone does).
     pub fn try_acquire(project: &Path, what: &str) -> Result<Option<Self>, TeamError> {
         let path = lock_path(project)?;
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| TeamError::io(&path, e))?;
+        let file = open_lock(&path).map_err(|e| TeamError::io(&path, e))?;
         if !try_lock(&file, libc::LOCK_EX | libc::LOCK_NB).map_err(|e| TeamError::io(&path, e))? {
             return Ok(None);
         }
@@ -124,9 +127,7 @@ impl ProjectLock {
 
     /// What the holder does, as whoever waits reads it.
     fn say(&mut self, what: &str) {
-        let text = format!("{what} (process {})", std::process::id());
-        let _ =
-            self.file.set_len(0).and_then(|_| self.file.rewind()).and_then(|_| self.file.write_all(text.as_bytes()));
+        say_in(&mut self.file, what);
     }
 }
 
