@@ -12,7 +12,12 @@
 //!    scrolls; then the 10 MB one shown whole ("Show all") and scrolled through top to bottom.
 //!    Frame time and the growth of the process's memory against the text's size.
 //!
-//! Run: `cargo bench --bench conversation`.
+//! 5. A flood of 100,000 tool calls (each announced, then completed) from the misbehaving demo
+//!    agent, typed into the window's composer, history on: frame times while they arrive, the
+//!    time until the turn ends, memory, and that all of them are in the conversation and the
+//!    history (issue 34).
+//!
+//! Run: `cargo bench --bench conversation` (`BENCH_ONLY=huge` or `BENCH_ONLY=tools`: that part).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command as Process, Stdio};
@@ -43,13 +48,18 @@ fn main() {
         ),
     )
     .unwrap();
-    // `BENCH_ONLY=huge` runs only the last part.
-    if std::env::var("BENCH_ONLY").as_deref() != Ok("huge") {
+    let only = std::env::var("BENCH_ONLY").ok();
+    if only.is_none() {
         model_ingest();
         end_to_end(&config);
         frame_time(&config);
     }
-    huge_messages(&config);
+    if only.as_deref().is_none_or(|o| o == "huge") {
+        huge_messages(&config);
+    }
+    if only.as_deref().is_none_or(|o| o == "tools") {
+        tool_flood();
+    }
 }
 
 fn model_ingest() {
@@ -351,5 +361,102 @@ fn huge_messages(config: &std::path::Path) {
         percentile(scrolling, 95),
         shown as f64 / (1 << 20) as f64,
         shown as f64 / text as f64
+    );
+}
+
+/// Tool calls in the flood (the issue's figure).
+const TOOL_CALLS: usize = 100_000;
+
+fn tool_flood() {
+    use egui::accesskit::Role;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("sidekicks.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[defaults]\nidle_stop = 0\n[[agent]]\nname = \"bad\"\ncommand = {BIN:?}\nargs = [\"demo-agent\", \"--misbehave\"]\nworkspace = {:?}\n",
+            dir.path().display().to_string()
+        ),
+    )
+    .unwrap();
+    let db = dir.path().join("history.db");
+    let store = sidekicks::runtime::store::Store::open(&db).unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let startup = Startup { store: Some(store), ..Startup::new(config.clone()) };
+    let bridge = start(rt.handle(), startup, Arc::new(|| {}));
+    let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).build_ui_state(
+        |ui, app: &mut SidekicksApp| {
+            app.logic(ui.ctx());
+            app.ui(ui);
+        },
+        SidekicksApp::new(bridge),
+    );
+    let ready = |h: &Harness<'static, SidekicksApp>| h.state().state.agent("bad").is_some();
+    while !ready(&h) {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let composer = h
+        .get_all_by_role(Role::MultilineTextInput)
+        .find(|n| n.value().unwrap_or_default().is_empty())
+        .map(|n| n.rect())
+        .expect("an empty composer");
+    h.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == composer).unwrap().click();
+    h.step();
+    h.get_all_by_role(Role::MultilineTextInput)
+        .find(|n| n.rect() == composer)
+        .unwrap()
+        .type_text(&format!("tools {TOOL_CALLS}"));
+    h.step();
+    let before = rss();
+    let mut peak = before;
+    let start = Instant::now();
+    h.key_press(egui::Key::Enter);
+    let ended = |h: &Harness<'static, SidekicksApp>| {
+        h.state().state.agent("bad").and_then(|a| a.conversation.messages.last()).is_some_and(|m| m.end.is_some())
+    };
+    let mut times = Vec::new();
+    while !ended(&h) {
+        let frame = Instant::now();
+        h.step();
+        let took = frame.elapsed();
+        times.push(took.as_secs_f64() * 1000.0);
+        peak = peak.max(rss());
+        // A 60 Hz display: the next frame comes at the next vsync.
+        std::thread::sleep(Duration::from_micros(16_667).saturating_sub(took));
+        assert!(start.elapsed() < Duration::from_secs(600), "the flood never ended");
+    }
+    let took = start.elapsed();
+    let shown = h.state().state.agent("bad").unwrap().conversation.messages.last().unwrap();
+    let calls = shown.parts.iter().filter(|p| matches!(p, Part::Tool(_))).count();
+    let done = shown.parts.iter().filter(|p| matches!(p, Part::Tool(t) if t.status == ToolStatus::Completed)).count();
+    assert_eq!((calls, done), (TOOL_CALLS, TOOL_CALLS), "every call shown, completed");
+    // Frames after the turn: the whole conversation still on screen.
+    let mut after = Vec::new();
+    for _ in 0..120 {
+        let frame = Instant::now();
+        h.step();
+        after.push(frame.elapsed().as_secs_f64() * 1000.0);
+    }
+    h.state_mut().shutdown();
+    let store = sidekicks::runtime::store::Store::open(&db).unwrap();
+    let kept = store.conversation(&config, "bad").unwrap().messages;
+    let stored = kept
+        .last()
+        .unwrap()
+        .parts
+        .iter()
+        .filter(|p| matches!(p, Part::Tool(t) if t.status == ToolStatus::Completed))
+        .count();
+    assert_eq!(stored, TOOL_CALLS, "every call kept in the history, completed");
+    let frames = times.len();
+    println!(
+        "conversation: {TOOL_CALLS} tool calls typed into the window: turn ended in {:.1} s; {frames} frames, mean {:.2} ms p95 {:.2} ms max {:.2} ms; after: p95 {:.2} ms; memory growth {:.0} MB peak; all {stored} in the history",
+        took.as_secs_f64(),
+        times.iter().sum::<f64>() / frames as f64,
+        percentile(times.clone(), 95),
+        percentile(times, 100),
+        percentile(after, 95),
+        peak.saturating_sub(before) as f64 / (1 << 20) as f64,
     );
 }

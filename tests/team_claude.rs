@@ -53,20 +53,10 @@ impl Rig {
         git(&project, &["init", "-q", "-b", "main"]);
         git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
         git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
-        let claude_home = root.join("claude-home");
-        std::fs::create_dir_all(&claude_home).unwrap();
-        // Its permissions asked through ACP (the person's answers), not judged by a second model
-        // request as its "auto" mode does.
-        std::fs::write(claude_home.join("settings.json"), r#"{"permissions": {"defaultMode": "default"}}"#).unwrap();
         let home = root.join("home");
         std::fs::create_dir(&home).unwrap();
         let mut text = config_text("", &[("claude", &launcher.display().to_string(), &[])], &home);
-        // IS_SANDBOX: Claude Code refuses to skip its prompts as root otherwise (CI runs as root).
-        text.push_str(&format!(
-            "env = {{ ANTHROPIC_BASE_URL = {:?}, ANTHROPIC_API_KEY = \"sk-ant-test\", CLAUDE_CONFIG_DIR = {:?}, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = \"1\", DISABLE_AUTOUPDATER = \"1\", IS_SANDBOX = \"1\" }}\n",
-            model.base_url,
-            claude_home.display().to_string()
-        ));
+        text.push_str(&model.agent_env(&root.join("claude-home")));
         let config = root.join("sidekicks.toml");
         std::fs::write(&config, text).unwrap();
         Self { _dir: dir, root, config, project }

@@ -76,6 +76,33 @@ fn a_deeply_nested_answer_is_drawn_as_plain_text() {
     h.state_mut().shutdown();
 }
 
+/// A turn of 100,000 tool calls laid out every card each frame (seconds a frame, 1.8 GB): a long
+/// run of calls is folded to a line of counts and its last calls, earlier ones a page at a time.
+#[test]
+fn a_long_run_of_tool_calls_is_folded() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "tools 500");
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+    let cards = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        h.query_all_by_label_contains("Read file ").count()
+    };
+    step_until(&mut h, LONG, "the counts", |h| {
+        h.query_by_label("500 tool calls: 500 done, 0 running, 0 failed or cancelled").is_some()
+    });
+    assert_eq!(cards(&h), 10, "only the last calls laid out");
+    assert!(h.query_by_label("Read file 499").is_some(), "the last call is shown");
+    h.get_by_label("Show 200 earlier (490 hidden)").click();
+    h.step();
+    h.step();
+    assert_eq!(cards(&h), 210);
+    assert!(h.query_by_label("Read file 290").is_some());
+    assert!(h.query_by_label("Show 200 earlier (290 hidden)").is_some());
+    h.state_mut().shutdown();
+}
+
 /// A turn that ends with a thousand requests unanswered left 998 live cards and "Needs you (998)";
 /// and an agent started again reuses request ids: the cards of the ended turn are answered
 /// "cancelled", and a new card takes its own answer.

@@ -523,6 +523,11 @@ strings! {
     ToolDone => ("done", "terminé"),
     ToolFailed => ("failed", "échec"),
     ToolCancelled => ("cancelled", "annulé"),
+    ToolRunSummary => (
+        "{count} tool calls: {done} done, {running} running, {failed} failed or cancelled",
+        "{count} appels d’outils : {done} terminés, {running} en cours, {failed} en échec ou annulés"
+    ),
+    ToolRunEarlier => ("Show {more} earlier ({hidden} hidden)", "Afficher {more} de plus ({hidden} masqués)"),
     Input => ("Input", "Entrée"),
     Output => ("Output", "Sortie"),
     Plan => ("Plan", "Plan"),

@@ -201,88 +201,133 @@ fn parts_ui(
     marked: Option<&str>,
 ) {
     let message = &agent.conversation.messages[index];
-    let name = &agent.config.name;
-    for (i, part) in message.parts.iter().enumerate() {
-        match part {
-            // Too long to lay out whole each frame: plain text, in pieces, folded.
-            Part::Text(text) if text.len() > PLAIN_OVER => {
-                big_text_ui(ui, lang, egui::Id::unique(("big", agent.config.name.as_str(), index, i)), text);
-            }
-            // Nested past what layout can bear (ADR 0030): plain text, said once above it.
-            Part::Text(text) if message.role != Role::User && !crate::model::markdown_bounds::fits(text) => {
-                ui.label(RichText::new(tr(lang, Key::ShownPlain)).small().weak());
-                ui.add(egui::Label::new(RichText::new(text.as_str()).monospace()).wrap());
-            }
-            // What the person typed is shown as typed; the agent writes Markdown.
-            Part::Text(text) if message.role == Role::User => match marked {
-                Some(query) => {
-                    ui.label(super::find_bar::marked_job(ui, text, query));
-                }
-                None => {
-                    ui.label(text);
-                }
-            },
-            Part::Text(text) => match marked {
-                Some(query) => {
-                    let id = egui::Id::unique(("find-md", agent.config.name.as_str(), index, i));
-                    super::find_bar::mark_markdown(ui, markdown, id, text, query);
-                    let mark = super::find_bar::MARK;
-                    CommonMarkViewer::new()
-                        .search_match_color(mark)
-                        .search_active_match_color(mark)
-                        .show_with_id(id, ui, markdown, text);
-                }
-                None => {
-                    CommonMarkViewer::new().show(ui, markdown, text);
-                }
-            },
-            Part::Thought(text) => {
-                egui::CollapsingHeader::new(RichText::new(tr(lang, Key::Thinking)).weak())
-                    .id_salt(("thought", i))
-                    .show(ui, |ui| {
-                        if text.len() > PLAIN_OVER {
-                            big_text_ui(
-                                ui,
-                                lang,
-                                egui::Id::unique(("big-thought", agent.config.name.as_str(), index, i)),
-                                text,
-                            );
-                        } else {
-                            ui.label(RichText::new(text).italics().weak());
-                        }
-                    });
-            }
-            Part::Tool(call) => {
-                tool_card_ui(ui, lang, call, &agent.terminals, &agent.config.workspace_path());
-                let cards =
-                    agent.permissions.iter().filter(|c| c.message == Some(index) && c.request.tool.id == call.id);
-                let mut carded = false;
-                for card in cards {
-                    carded = true;
-                    actions.commands.extend(permission_card_ui(ui, lang, name, &agent.config.runtime, card));
-                }
-                // An answer from before a restart: kept with the call.
-                if !carded && let Some(answered) = &call.answered {
-                    answered_ui(ui, lang, name, &agent.config.runtime, call, answered);
-                }
-            }
-            Part::Plan(items) => plan_ui(ui, lang, items),
-            Part::Notice(notice) => {
-                // Stop belongs to a turn still running (not to an answer of the past).
-                let live = message.end.is_none() && agent.state == crate::app::AgentState::Busy;
-                notice_ui(ui, lang, name, notice, (agent.attach_transcript, live), actions)
-            }
-            Part::Image(image) => super::attachments::image_ui(ui, lang, image),
-            Part::Resource(resource) => {
-                super::attachments::resource_ui(ui, lang, resource, (agent.config.name.as_str(), index, i));
+    let mut i = 0;
+    while i < message.parts.len() {
+        // A long run of tool calls is folded: its cards would take seconds a frame.
+        if matches!(message.parts[i], Part::Tool(_)) {
+            let end = super::tool_run::run_end(&message.parts, i);
+            if end - i > super::tool_run::FOLD_OVER {
+                let carded: std::collections::HashSet<&str> = agent
+                    .permissions
+                    .iter()
+                    .filter(|c| c.message == Some(index))
+                    .map(|c| c.request.tool.id.as_str())
+                    .collect();
+                let id = egui::Id::unique(("tool-run", agent.config.name.as_str(), index, i));
+                super::tool_run::folded_ui(ui, lang, id, &message.parts, i..end, &carded, |ui, call| {
+                    tool_ui(ui, lang, agent, index, call, actions);
+                });
+                i = end;
+                continue;
             }
         }
+        part_ui(ui, lang, markdown, agent, (index, i), actions, marked);
+        i += 1;
     }
     if let Some(end) = &message.end {
         let text = turn_end_text(lang, end);
         if !text.is_empty() {
             let color = if matches!(end, TurnEnd::Failed { .. }) { ERROR } else { ui.visuals().weak_text_color() };
             ui.label(RichText::new(text).italics().color(color));
+        }
+    }
+}
+
+/// A tool call's card, with its permission cards (or the answer kept from before a restart).
+fn tool_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &AgentView,
+    index: usize,
+    call: &crate::model::tool::ToolCall,
+    actions: &mut MessageActions,
+) {
+    let name = &agent.config.name;
+    tool_card_ui(ui, lang, call, &agent.terminals, &agent.config.workspace_path());
+    let cards = agent.permissions.iter().filter(|c| c.message == Some(index) && c.request.tool.id == call.id);
+    let mut carded = false;
+    for card in cards {
+        carded = true;
+        actions.commands.extend(permission_card_ui(ui, lang, name, &agent.config.runtime, card));
+    }
+    // An answer from before a restart: kept with the call.
+    if !carded && let Some(answered) = &call.answered {
+        answered_ui(ui, lang, name, &agent.config.runtime, call, answered);
+    }
+}
+
+/// Part `i` of message `index`.
+fn part_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    markdown: &mut CommonMarkCache,
+    agent: &AgentView,
+    (index, i): (usize, usize),
+    actions: &mut MessageActions,
+    marked: Option<&str>,
+) {
+    let message = &agent.conversation.messages[index];
+    let name = &agent.config.name;
+    match &message.parts[i] {
+        // Too long to lay out whole each frame: plain text, in pieces, folded.
+        Part::Text(text) if text.len() > PLAIN_OVER => {
+            big_text_ui(ui, lang, egui::Id::unique(("big", agent.config.name.as_str(), index, i)), text);
+        }
+        // Nested past what layout can bear (ADR 0030): plain text, said once above it.
+        Part::Text(text) if message.role != Role::User && !crate::model::markdown_bounds::fits(text) => {
+            ui.label(RichText::new(tr(lang, Key::ShownPlain)).small().weak());
+            ui.add(egui::Label::new(RichText::new(text.as_str()).monospace()).wrap());
+        }
+        // What the person typed is shown as typed; the agent writes Markdown.
+        Part::Text(text) if message.role == Role::User => match marked {
+            Some(query) => {
+                ui.label(super::find_bar::marked_job(ui, text, query));
+            }
+            None => {
+                ui.label(text);
+            }
+        },
+        Part::Text(text) => match marked {
+            Some(query) => {
+                let id = egui::Id::unique(("find-md", agent.config.name.as_str(), index, i));
+                super::find_bar::mark_markdown(ui, markdown, id, text, query);
+                let mark = super::find_bar::MARK;
+                CommonMarkViewer::new()
+                    .search_match_color(mark)
+                    .search_active_match_color(mark)
+                    .show_with_id(id, ui, markdown, text);
+            }
+            None => {
+                CommonMarkViewer::new().show(ui, markdown, text);
+            }
+        },
+        Part::Thought(text) => {
+            egui::CollapsingHeader::new(RichText::new(tr(lang, Key::Thinking)).weak()).id_salt(("thought", i)).show(
+                ui,
+                |ui| {
+                    if text.len() > PLAIN_OVER {
+                        big_text_ui(
+                            ui,
+                            lang,
+                            egui::Id::unique(("big-thought", agent.config.name.as_str(), index, i)),
+                            text,
+                        );
+                    } else {
+                        ui.label(RichText::new(text).italics().weak());
+                    }
+                },
+            );
+        }
+        Part::Tool(call) => tool_ui(ui, lang, agent, index, call, actions),
+        Part::Plan(items) => plan_ui(ui, lang, items),
+        Part::Notice(notice) => {
+            // Stop belongs to a turn still running (not to an answer of the past).
+            let live = message.end.is_none() && agent.state == crate::app::AgentState::Busy;
+            notice_ui(ui, lang, name, notice, (agent.attach_transcript, live), actions)
+        }
+        Part::Image(image) => super::attachments::image_ui(ui, lang, image),
+        Part::Resource(resource) => {
+            super::attachments::resource_ui(ui, lang, resource, (agent.config.name.as_str(), index, i));
         }
     }
 }

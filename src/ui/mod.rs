@@ -47,6 +47,7 @@ pub mod theme;
 pub mod threads_bar;
 pub mod toml_highlight;
 pub mod tool_card;
+pub mod tool_run;
 pub mod workspace_view;
 
 use std::collections::HashMap;

@@ -22,9 +22,24 @@ pub struct FakeAnthropic {
     bodies: Arc<Mutex<Vec<String>>>,
 }
 
+/// How the stand-in names its tool calls.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Ids {
+    /// `toolu_N` for the Nth call (steps counted by the ids of the results).
+    Counted,
+    /// `toolu_01` every time, as a careless model or stand-in does (steps counted as the results
+    /// after the person's last words).
+    Same,
+}
+
 impl FakeAnthropic {
     /// Starts it on a free port.
     pub fn with_rules(rules: Vec<Rule>) -> Self {
+        Self::start(rules, Ids::Counted)
+    }
+
+    /// Starts it on a free port, naming its calls as `ids` says.
+    pub fn start(rules: Vec<Rule>, ids: Ids) -> Self {
         let rules = Arc::new(rules);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let base_url = format!("http://{}", listener.local_addr().unwrap());
@@ -33,7 +48,7 @@ impl FakeAnthropic {
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let (seen, rules) = (seen.clone(), rules.clone());
-                std::thread::spawn(move || serve(stream, &seen, &rules));
+                std::thread::spawn(move || serve(stream, &seen, &rules, ids));
             }
         });
         Self { base_url, bodies }
@@ -43,9 +58,23 @@ impl FakeAnthropic {
     pub fn bodies(&self) -> Vec<String> {
         self.bodies.lock().unwrap().clone()
     }
+
+    /// The `env = { … }` line of an agent entry running Claude Code's adapter against this
+    /// stand-in, its settings in `claude_home` (made, with permissions asked through ACP rather
+    /// than judged by a second model request as its "auto" mode does).
+    pub fn agent_env(&self, claude_home: &std::path::Path) -> String {
+        std::fs::create_dir_all(claude_home).unwrap();
+        std::fs::write(claude_home.join("settings.json"), r#"{"permissions": {"defaultMode": "default"}}"#).unwrap();
+        // IS_SANDBOX: Claude Code refuses to skip its prompts as root otherwise (CI runs as root).
+        format!(
+            "env = {{ ANTHROPIC_BASE_URL = {:?}, ANTHROPIC_API_KEY = \"sk-ant-test\", CLAUDE_CONFIG_DIR = {:?}, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = \"1\", DISABLE_AUTOUPDATER = \"1\", IS_SANDBOX = \"1\" }}\n",
+            self.base_url,
+            claude_home.display().to_string()
+        )
+    }
 }
 
-fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule]) {
+fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule], ids: Ids) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).is_err() {
@@ -72,7 +101,7 @@ fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule])
     } else if request_line.starts_with("POST") && request_line.contains("/messages") {
         seen.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
         let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        ("text/event-stream", sse(&request, next_call(&request, rules)))
+        ("text/event-stream", sse(&request, next_call(&request, rules, ids)))
     } else {
         ("application/json", r#"{"data":[]}"#.to_string())
     };
@@ -92,7 +121,7 @@ static CALLS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 /// a request offering tools), at the step after the results of the calls made for it. Claude Code
 /// sends consecutive calls, their results and the person's next words as one message, results
 /// first: steps are counted by the ids of the results, not by where they stand.
-fn next_call(request: &serde_json::Value, rules: &[Rule]) -> Option<(String, String, serde_json::Value)> {
+fn next_call(request: &serde_json::Value, rules: &[Rule], ids: Ids) -> Option<(String, String, serde_json::Value)> {
     if request["tools"].as_array().is_none_or(|t| t.is_empty()) {
         return None;
     }
@@ -102,22 +131,28 @@ fn next_call(request: &serde_json::Value, rules: &[Rule]) -> Option<(String, Str
         .flat_map(|m| m["content"].as_array().into_iter().flatten().map(move |b| (&m["role"], b)))
         .collect();
     let rule_of = |text: &str| rules.iter().position(|(words, _)| text.contains(words.as_str()));
-    let rule = blocks
+    let (at, rule) = blocks
         .iter()
+        .enumerate()
         .rev()
-        .filter(|(role, b)| *role == "user" && b["type"] == "text")
-        .find_map(|(_, b)| rule_of(b["text"].as_str().unwrap_or_default()))?;
+        .filter(|(_, (role, b))| *role == "user" && b["type"] == "text")
+        .find_map(|(at, (_, b))| Some((at, rule_of(b["text"].as_str().unwrap_or_default())?)))?;
     let mut calls = CALLS.lock().unwrap();
-    let step = blocks
-        .iter()
-        .filter(|(_, b)| b["type"] == "tool_result")
-        .filter_map(|(_, b)| b["tool_use_id"].as_str()?.strip_prefix("toolu_")?.parse::<usize>().ok())
-        .filter(|n| calls.get(*n) == Some(&rule))
-        .count();
+    let results = blocks.iter().enumerate().filter(|(_, (_, b))| b["type"] == "tool_result");
+    let step = match ids {
+        Ids::Counted => results
+            .filter_map(|(_, (_, b))| b["tool_use_id"].as_str()?.strip_prefix("toolu_")?.parse::<usize>().ok())
+            .filter(|n| calls.get(*n) == Some(&rule))
+            .count(),
+        Ids::Same => results.filter(|(k, _)| *k > at).count(),
+    };
     let (name, input) = rules[rule].1.get(step)?;
     let cwd = working_directory(request).unwrap_or_default();
     let input: serde_json::Value = serde_json::from_str(&input.to_string().replace("{cwd}", &cwd)).ok()?;
-    let id = format!("toolu_{}", calls.len());
+    let id = match ids {
+        Ids::Counted => format!("toolu_{}", calls.len()),
+        Ids::Same => "toolu_01".to_string(),
+    };
     calls.push(rule);
     Some((id, name.clone(), input))
 }

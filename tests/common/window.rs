@@ -76,9 +76,11 @@ pub fn send(harness: &mut Harness<'static, SidekicksApp>, text: &str) {
             .map(|n| n.rect())
             .expect("an empty composer")
     };
+    // Found again after the click: the layout may have moved it (an answer's end laid out).
     let rect = composer(harness);
     harness.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == rect).unwrap().click();
     harness.step();
+    let rect = composer(harness);
     harness.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == rect).unwrap().type_text(text);
     harness.step();
     harness.key_press(egui::Key::Enter);
