@@ -314,6 +314,20 @@ fn a_damaged_history_is_kept_aside_and_a_new_one_started() {
     assert!(err.contains(&format!("it was kept as {} and a new one was started", aside[0].display())), "{err}");
     assert_eq!(std::fs::read_to_string(&aside[0]).unwrap(), garbage, "kept as it was");
     assert!(!stored(dir.path(), "demo").is_empty(), "the new history keeps the conversation");
+    // Named by the date and time it was found, as a person reads it; damaged again the same
+    // minute, the second is kept beside the first.
+    let name = aside[0].file_name().unwrap().to_string_lossy().into_owned();
+    let stamp = name.strip_prefix("sidekicks.db.damaged-").unwrap();
+    let digits: String = stamp.chars().map(|c| if c.is_ascii_digit() { '9' } else { c }).collect();
+    assert_eq!(digits, "9999-99-99-9999", "{name}");
+    std::fs::write(&db, &garbage).unwrap();
+    let out = prompt(dir.path(), &["--agent", "demo"], "hello").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let count = std::fs::read_dir(&data).unwrap().flatten().filter(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        name.contains(".damaged-") && !name.ends_with("-wal") && !name.ends_with("-shm")
+    });
+    assert_eq!(count.count(), 2, "both damaged files kept");
 }
 
 /// Warnings went to the terminal with colour codes: they go to the log file; the terminal gets

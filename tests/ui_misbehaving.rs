@@ -193,6 +193,15 @@ fn a_write_the_policy_asks_about_waits_for_the_person() {
             messages.iter().flat_map(|m| &m.parts).any(|p| matches!(p, Part::Notice(Notice::PolicyDenied { .. })));
         assert!(!policy, "a refusal of the person's is not put on the policy");
     }
+    // Each answered card stays under its own turn (it followed the end of the conversation, so
+    // "— Allowed once" showed under a later message and both notes at the end).
+    let asked = format!("write {} 1", path.display());
+    let questions: Vec<f32> = h.get_all_by_label(&asked).map(|n| n.rect().top()).collect();
+    assert_eq!(questions.len(), 2, "both questions in view");
+    let note = |end: &str| h.get_by_label_contains(&format!("— {end}")).rect().top();
+    let (rejected, allowed) = (note("Rejected"), note("Allowed once"));
+    assert!(questions[0] < rejected && rejected < questions[1], "{questions:?} rejected at {rejected}");
+    assert!(questions[1] < allowed, "{questions:?} allowed at {allowed}");
     h.state_mut().shutdown();
 }
 

@@ -148,6 +148,10 @@ pub struct PermissionCard {
     pub answer: Option<PermissionAnswer>,
     /// The message holding the tool call it is about, if any.
     pub message: Option<usize>,
+    /// How many messages there were when it came: a card about no call of the conversation (one
+    /// of Sidekicks' own policy) stays after the message then last once answered, rather than
+    /// following the end of the conversation.
+    pub after: usize,
 }
 
 impl AgentView {
@@ -465,7 +469,8 @@ impl AppState {
                             m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == request.tool.id))
                         });
                     let key = super::inbox::InboxKey::Permission { agent: agent.clone(), id: request.id };
-                    a.permissions.push(PermissionCard { request, answer: None, message });
+                    let after = a.conversation.messages.len();
+                    a.permissions.push(PermissionCard { request, answer: None, message, after });
                     self.arrived(key);
                 }
             }

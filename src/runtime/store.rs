@@ -190,7 +190,7 @@ impl Store {
     }
 
     /// Opens the history at `path`; one SQLite cannot read (not a database, damaged) is kept
-    /// aside (renamed `NAME.damaged-SECONDS`, with its journal files) and a fresh one started.
+    /// aside (renamed `NAME.damaged-YYYY-MM-DD-HHMM`, with its journal files) and a fresh one started.
     pub fn open_or_recover(path: &Path) -> Result<(Arc<Self>, Option<HistoryNote>), StoreError> {
         match Self::open(path) {
             Ok(store) => Ok((store, None)),
@@ -200,7 +200,16 @@ impl Store {
                     Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
                 ) =>
             {
-                let aside = path.with_extension(format!("db.damaged-{}", now()));
+                // Named by when it was found (local time), so a person reads which one it is.
+                let c = crate::model::when::civil(now(), crate::model::when::utc_offset());
+                let stamp = format!("{:04}-{:02}-{:02}-{:02}{:02}", c.year, c.month, c.day, c.hour, c.minute);
+                let mut aside = path.with_extension(format!("db.damaged-{stamp}"));
+                for n in 2.. {
+                    if !aside.exists() {
+                        break;
+                    }
+                    aside = path.with_extension(format!("db.damaged-{stamp}-{n}"));
+                }
                 std::fs::rename(path, &aside)?;
                 for journal in ["db-wal", "db-shm"] {
                     let from = path.with_extension(journal);

@@ -150,7 +150,9 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
     if agent.conversation.messages.is_empty() {
         empty_ui(ui, lang, agent, actions);
     }
-    for card in agent.permissions.iter().filter(|c| c.message.is_none()) {
+    // Answered ones stay after the message they came with (drawn with it).
+    let len = agent.conversation.messages.len();
+    for card in agent.permissions.iter().filter(|c| c.message.is_none() && (c.answer.is_none() || c.after >= len)) {
         actions.commands.extend(permission_card_ui(ui, lang, &agent.config.name, &agent.config.runtime, card));
     }
     for card in &agent.elicitations {

@@ -224,6 +224,16 @@ fn parts_ui(
         part_ui(ui, lang, markdown, agent, (index, i), actions, marked);
         i += 1;
     }
+    // Answered cards about no call that came while this message was the last (live ones and
+    // those of the last message are drawn after the conversation).
+    let last = agent.conversation.messages.len();
+    for card in agent
+        .permissions
+        .iter()
+        .filter(|c| c.message.is_none() && c.answer.is_some() && c.after.max(1) == index + 1 && c.after < last)
+    {
+        actions.commands.extend(permission_card_ui(ui, lang, &agent.config.name, &agent.config.runtime, card));
+    }
     if let Some(end) = &message.end {
         let text = turn_end_text(lang, end);
         if !text.is_empty() {
