@@ -316,6 +316,10 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     h.step();
     h.step();
     assert_eq!(h.get_by_role(A11y::MultilineTextInput).value().as_deref(), Some("hello there"));
+    // What is typed goes at its end (it went in front).
+    h.event(egui::Event::Text(", edited".into()));
+    h.step();
+    assert_eq!(h.get_by_role(A11y::MultilineTextInput).value().as_deref(), Some("hello there, edited"));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.step();
     h.event(egui::Event::Text("wait".into()));

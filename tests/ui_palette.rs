@@ -65,6 +65,24 @@ fn the_palette_and_shortcuts_drive_the_window() {
     // Alt+1 is the first agent.
     keys(&mut h, egui::Modifiers::ALT, egui::Key::Num1);
     assert_eq!(h.state().shown_agent(), Some("alpha"));
+    // Again, on the agent shown, with the digit the desktop sends as text with the key: nothing
+    // is typed into its composer (the next message went out as "1yy").
+    // One frame's input, as egui-winit makes of the key (kittest would give each event a frame).
+    let alt = egui::Modifiers::ALT;
+    let key =
+        |pressed| egui::Event::Key { key: egui::Key::Num1, pressed, modifiers: alt, repeat: false, physical_key: None };
+    h.input_mut().events.extend([
+        egui::Event::ModifiersChanged(alt),
+        key(true),
+        egui::Event::Text("1".into()),
+        key(false),
+        egui::Event::ModifiersChanged(egui::Modifiers::NONE),
+    ]);
+    h.step();
+    h.step();
+    assert_eq!(h.state().shown_agent(), Some("alpha"));
+    let composer = h.get_by_role(egui::accesskit::Role::MultilineTextInput).value().unwrap_or_default();
+    assert_eq!(composer, "", "the shortcut typed into the composer");
 
     // Ctrl+N: a new thread with the agent shown; through the palette too (fuzzy: "nwthr").
     let first = current_thread(&h, "alpha");

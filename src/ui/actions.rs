@@ -29,9 +29,16 @@ impl SidekicksApp {
             egui::Key::Num9,
         ];
         for (i, key) in digits.into_iter().enumerate() {
-            if ctx.input_mut(|input| input.consume_key(egui::Modifiers::ALT, key))
-                && let Some(agent) = self.state.agents.get(i)
-            {
+            // The text the desktop sends with the key (the digit, or what Alt makes of it) is
+            // the shortcut's, not the composer's.
+            let taken = ctx.input_mut(|input| {
+                let taken = input.consume_key(egui::Modifiers::ALT, key);
+                if taken {
+                    input.events.retain(|e| !matches!(e, egui::Event::Text(_)));
+                }
+                taken
+            });
+            if taken && let Some(agent) = self.state.agents.get(i) {
                 let name = agent.config.name.clone();
                 self.run(ctx, palette::Action::Agent(name));
             }

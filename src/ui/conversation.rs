@@ -89,6 +89,8 @@ pub fn conversation_ui(
     if let Some(text) = actions.draft.take() {
         *draft = text;
         focus_composer(ui.ctx());
+        // Typing goes after the text (it went in front, the cursor at its start).
+        ui.data_mut(|d| d.insert_temp(egui::Id::unique("composer-cursor-end"), true));
     }
     requests.extend(actions.commands.into_iter().map(Request::from));
     requests
@@ -182,6 +184,12 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     let asked = ui.data_mut(|d| d.remove_temp::<bool>(egui::Id::unique("focus-composer"))).unwrap_or(false);
     if asked || ui.memory(|m| m.focused().is_none()) {
         ui.memory_mut(|m| m.request_focus(id));
+    }
+    if ui.data_mut(|d| d.remove_temp::<bool>(egui::Id::unique("composer-cursor-end"))).unwrap_or(false) {
+        let mut state = egui::text_edit::TextEditState::load(ui.ctx(), id).unwrap_or_default();
+        let end = egui::text::CCursor::new(draft.chars().count());
+        state.cursor.set_char_range(Some(egui::text::CCursorRange::one(end)));
+        state.store(ui.ctx(), id);
     }
     let focused = ui.memory(|m| m.has_focus(id));
     requests.extend(super::attach_bar::dropped_and_pasted(ui, agent, focused));
