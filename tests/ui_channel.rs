@@ -370,3 +370,43 @@ fn a_channel_keeps_an_answer_when_the_member_opens_another_thread() {
     step_until(&mut h, LONG, "the answer after a restart", |h| h.query_all_by_label_contains(&line).next().is_some());
     h.state_mut().shutdown();
 }
+
+/// `@` completed no member's name: Tab after "@b" left the composer, and the space typed next
+/// pressed Send — the half-typed "@b" went to every member. Tab now picks the name; Tab without a
+/// menu stays in the composer.
+#[test]
+fn at_completes_members_names_and_tab_never_sends() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
+    h.get_all_by_label("#design").next().unwrap().click();
+    step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
+    let composer =
+        |h: &Harness<'static, SidekicksApp>| h.get_by_role(Role::MultilineTextInput).value().unwrap_or_default();
+    h.get_by_role(Role::MultilineTextInput).click();
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("@b");
+    h.step();
+    h.step();
+    assert!(h.query_by_label("@bob").is_some(), "the members that match are listed");
+    assert!(h.query_by_label("@ada").is_none());
+    h.key_press(egui::Key::Tab);
+    h.step();
+    h.step();
+    assert_eq!(composer(&h), "@bob ", "Tab completed the name");
+    // Tab again (no menu): nothing leaves the composer; the space goes into the text.
+    h.key_press(egui::Key::Tab);
+    h.step();
+    h.event(egui::Event::Text(" only you".into()));
+    h.step();
+    h.step();
+    assert_eq!(composer(&h), "@bob  only you");
+    let said =
+        |h: &Harness<'static, SidekicksApp>| h.state().state.channels.channel("design").unwrap().timeline.entries.len();
+    assert_eq!(said(&h), 0, "nothing was sent");
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "Bob's answer", |h| answered(h, "bob", "@bob  only you"));
+    assert!(answer(&h, "ada", "@bob  only you").is_empty(), "only Bob was asked");
+    h.state_mut().shutdown();
+}

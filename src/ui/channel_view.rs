@@ -105,16 +105,30 @@ pub fn channel_ui(
     }
     ui.separator();
     egui::Panel::bottom("channel-composer").show(ui, |ui| {
+        let send_with = super::send_key::get(ui);
+        let id = ui.make_persistent_id(("channel-composer", name));
+        let focused = ui.memory(|m| m.has_focus(id));
+        let draft = &mut pane.draft;
+        // `@` completes the members' names (Tab or Enter picks), as the agent's composer does
+        // paths; the menu takes its keys first.
+        let members: Vec<(String, bool)> = channel.members.iter().map(|m| (m.clone(), false)).collect();
+        let (menu, _) = super::mention_menu::keys(ui, id, focused, draft, &members);
+        // Tab stays in the composer: it moved to Send, and the space typed next sent a
+        // half-typed message to everyone.
+        if focused && !menu {
+            ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Tab));
+        }
+        let listed = Ok(members);
+        super::mention_menu::menu_ui(ui, id, focused, draft, Some(&listed), "");
+        // The sending key is taken before the field would make a new line of it.
+        let enter = focused && !menu && super::send_key::take(ui, send_with);
         ui.horizontal(|ui| {
-            let send_with = super::send_key::get(ui);
             let keys = super::send_key::hint(lang, send_with);
             let hint = trf(lang, Key::MessageChannel, &[("name", &channel.title), ("keys", keys)]);
             let width = (ui.available_width() - 90.0).max(120.0);
-            let id = ui.make_persistent_id(("channel-composer", name));
-            // The sending key is taken before the field would make a new line of it.
-            let enter = ui.memory(|m| m.has_focus(id)) && super::send_key::take(ui, send_with);
-            let draft = &mut pane.draft;
-            ui.add(egui::TextEdit::multiline(draft).id(id).desired_rows(2).desired_width(width).hint_text(hint));
+            // Focus locked: Tab is the menu's or nothing (taken above), never the next widget's.
+            let field = egui::TextEdit::multiline(draft).id(id).lock_focus(true);
+            ui.add(field.desired_rows(2).desired_width(width).hint_text(hint));
             let clicked = ui.button(tr(lang, Key::Send)).clicked();
             if (enter || clicked) && !draft.trim().is_empty() {
                 let text = draft.trim().to_string();

@@ -214,6 +214,10 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     }
     let mut picked = picked;
     let menu = mentioning || super::slash_menu::keys(ui, id, focused, draft, &agent.commands);
+    // Tab stays in the composer (it moved to Send, where the next space sent the message).
+    if focused && !menu {
+        ui.input_mut(|i| i.consume_key(Modifiers::NONE, EguiKey::Tab));
+    }
     let send_with = super::send_key::get(ui);
     let enter = focused && !menu && super::send_key::take(ui, send_with);
     // Esc in the composer stops the turn (the menus take it first to close).
@@ -278,6 +282,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         ui.add(
             egui::TextEdit::multiline(draft)
                 .id(id)
+                .lock_focus(true)
                 .desired_rows(2)
                 .desired_width(ui.available_width() - button_width)
                 .hint_text(trf(
