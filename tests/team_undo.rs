@@ -125,6 +125,16 @@ fn undo_gives_back_the_project(provider: ProviderKind) {
     write(&bob.copy, "src/bob.rs", b"// bob\n");
     merge(bob, None).unwrap();
     assert_eq!(undoable(&record).as_deref(), Some("Bob"));
+    // Bob merges again with nothing new: that applies nothing and leaves his undo (issue 35: a
+    // merge of 0 files took it away).
+    let nothing = merge(bob, None).unwrap();
+    assert!(nothing.applied.is_empty() && nothing.conflicts.is_empty());
+    assert_eq!(undoable(&record).as_deref(), Some("Bob"));
+    assert_eq!(
+        sidekicks::protocol::teams::undoable_after(Some("Bob".into()), "Bob", &Ok(nothing)).as_deref(),
+        Some("Bob"),
+        "the window and the runtime keep it too"
+    );
     assert_eq!(undo_merge(ada), Err(TeamError::NothingToUndo));
     assert_eq!(tree(&main).get("src/lib.rs"), merged.get("src/lib.rs"));
 }

@@ -92,6 +92,7 @@ strings! {
     ForgetDiscarded => ("Delete for good", "Supprimer définitivement"),
     RestoringWork => ("Restoring…", "Restauration…"),
     NoChanges => ("No changes yet.", "Pas encore de changements."),
+    NothingMerged => ("Nothing to merge: the project already has this member's work.", "Rien à fusionner : le projet a déjà le travail de ce membre."),
     MergedReport => ("Merged: {applied} file(s) applied to the project.", "Fusionné : {applied} fichier(s) appliqué(s) au projet."),
     WaitingForProject => ("Waiting: another operation is writing the project ({holder})", "En attente : une autre opération écrit dans le projet ({holder})"),
     StillConflicted => ("Not merged, these files still hold conflict markers ({member} was asked to resolve them): {paths}", "Non fusionnés, ces fichiers contiennent encore des marqueurs de conflit ({member} doit les résoudre) : {paths}"),

@@ -717,12 +717,13 @@ pub enum TeamEvent {
 }
 
 /// The member whose merge can be undone after a merge attempt of `agent` ended with `result`,
-/// when it was `before`: a merge that applied files can be undone itself; an attempt that applied
-/// nothing leaves another member's undo, and ends its own member's.
+/// when it was `before`: a merge that applied files can be undone itself; one that applied
+/// nothing and met no conflict changes nothing; conflicts leave another member's undo, and end
+/// their own member's.
 pub fn undoable_after(before: Option<String>, agent: &str, result: &Result<MergeReport, TeamError>) -> Option<String> {
-    let applied = matches!(result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
-    match applied {
-        true => Some(agent.to_string()),
-        false => before.filter(|b| b != agent),
+    match result {
+        Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty() => Some(agent.to_string()),
+        Ok(r) if r.conflicts.is_empty() => before,
+        _ => before.filter(|b| b != agent),
     }
 }

@@ -270,7 +270,9 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                         views.review = Some(super::review::ReviewView::new(id, agent));
                         ask(TeamCommand::Review { team: team_id.clone(), member: agent.clone() });
                     }
-                    if ui.button(tr(lang, Key::MergeAll)).clicked() {
+                    // Nothing to merge: not offered (a merge of 0 files said nothing useful).
+                    let nothing = matches!(team.changes.get(agent), Some(Ok(c)) if c.is_empty());
+                    if ui.add_enabled(!nothing, egui::Button::new(tr(lang, Key::MergeAll))).clicked() {
                         ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: None });
                         selected.clear();
                     }
@@ -318,7 +320,11 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                 Some(Ok(report)) if report.conflicts.is_empty() => {
                     let applied = report.applied.len().to_string();
                     ui.horizontal(|ui| {
-                        ui.label(RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(OK));
+                        let words = match report.applied.len() {
+                            0 => RichText::new(tr(lang, Key::NothingMerged)).weak(),
+                            _ => RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(OK),
+                        };
+                        ui.label(words);
                         let undoable = team.info.undoable.as_ref() == Some(agent);
                         if undoable && undo_merge_button(ui, lang, busy) {
                             ask(TeamCommand::UndoMerge { team: team_id.clone(), member: agent.clone() });

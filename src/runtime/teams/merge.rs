@@ -40,16 +40,18 @@ pub fn merge_checked(
     // Nobody else writes the project from the moment its files are read until they are written.
     let _lock = ProjectLock::acquire(&member.project, &format!("merging {}'s work", member.name))?;
     journal::recover(&member.project, &member.state)?;
-    // A merge that applies files ends the chance to undo the one before (`undo::record`), and so
-    // does any attempt of the member whose merge it was; another member's attempt that applies
-    // nothing (conflicts) leaves it.
-    super::undo::forget_if_of(member)?;
     let paths = list_paths(member, selected)?;
     lap("changes listed");
     let sides = read_sides(member, paths)?;
     lap("sides read");
     let mut plan = decide_all(member, sides)?;
     lap("decided");
+    // A merge that applies files ends the chance to undo the one before (`undo::record`), and so
+    // do conflicts of the member whose merge it was (written into its copy); another member's
+    // conflicts, and an attempt that applies nothing, leave it.
+    if !plan.conflicted.is_empty() {
+        super::undo::forget_if_of(member)?;
+    }
     if !plan.conflicted.is_empty() {
         let mut report = MergeReport { refused: plan.report.refused, ..MergeReport::default() };
         report.conflicts = write_conflicts(member, plan.conflicted, &plan.sides)?;
