@@ -24,6 +24,40 @@ pub fn trf(lang: Language, key: Key, args: &[(&str, &str)]) -> String {
     text
 }
 
+/// A tool call's kind in words.
+pub fn tool_kind_text(lang: Language, kind: crate::model::tool::ToolKind) -> &'static str {
+    use crate::model::tool::ToolKind;
+    tr(
+        lang,
+        match kind {
+            ToolKind::Read => Key::KindRead,
+            ToolKind::Edit => Key::KindEdit,
+            ToolKind::Delete => Key::KindDelete,
+            ToolKind::Move => Key::KindMove,
+            ToolKind::Search => Key::KindSearch,
+            ToolKind::Execute => Key::KindExecute,
+            ToolKind::Think => Key::KindThink,
+            ToolKind::Fetch => Key::KindFetch,
+            ToolKind::Other => Key::KindOther,
+        },
+    )
+}
+
+/// `bytes` as each language writes a size: "12.3 KB", "12,3 Ko".
+pub fn size_text(lang: Language, bytes: usize) -> String {
+    let (value, unit) = match bytes {
+        b if b < 1024 => return format!("{b} {}", tr(lang, Key::Bytes)),
+        b if b < 1 << 20 => (b as f64 / 1024.0, Key::Kilobytes),
+        b => (b as f64 / (1 << 20) as f64, Key::Megabytes),
+    };
+    let number = format!("{value:.1}");
+    let number = match lang {
+        Language::Fr => number.replace('.', ","),
+        _ => number,
+    };
+    format!("{number} {}", tr(lang, unit))
+}
+
 fn type_name(lang: Language, t: ValueType) -> &'static str {
     let key = match t {
         ValueType::String => Key::TypeString,
@@ -338,10 +372,35 @@ mod tests {
         }
     }
 
+    /// English units and words left in French text (issue 35: "KB", "Commit dans une branche…").
+    #[test]
+    fn french_text_has_no_english_units_or_words() {
+        for key in Key::ALL {
+            let fr = tr(Language::Fr, *key);
+            for english in [" KB", " MB", "Commit ", " file(s)"] {
+                assert!(!fr.contains(english), "{key:?}: {fr}");
+            }
+        }
+    }
+
     #[test]
     fn problems_read_in_french() {
         let kind = ProblemKind::UnknownRuntime { found: "dockr".into() };
         assert!(problem_text(Language::Fr, &kind).starts_with("Type d’environnement inconnu « dockr »"));
         assert!(problem_text(Language::En, &kind).starts_with("Unknown runtime type \"dockr\""));
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_written_as_each_language_writes_them() {
+        assert_eq!(size_text(Language::En, 512), "512 B");
+        assert_eq!(size_text(Language::Fr, 512), "512 o");
+        assert_eq!(size_text(Language::En, 12_595), "12.3 KB");
+        assert_eq!(size_text(Language::Fr, 12_595), "12,3 Ko");
+        assert_eq!(size_text(Language::Fr, 10 << 20), "10,0 Mo");
     }
 }

@@ -677,3 +677,33 @@ fn a_terminal_host_whose_parent_dies_ends_its_tree() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The agents sent people to docs/demo-agent.md, which someone with only the binary lacks: `help`
+/// lists their words (issue 35 item 13), and each word listed is one they answer to.
+#[test]
+fn help_lists_the_words_each_agent_answers_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = prompt(dir.path(), &["--agent", "demo"], "hello").output().unwrap();
+    let greeting = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(greeting.contains("`help`") && !greeting.contains("docs/"), "{greeting}");
+    let out = prompt(dir.path(), &["--agent", "demo"], "help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    for word in ["wait", "plan", "permission", "terminal", "form", "crash", "delegate to NAME"] {
+        assert!(help.contains(&format!("`{word}`")), "{word} missing from: {help}");
+    }
+    let out = prompt(dir.path(), &["--agent", "bad"], "help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    let words: Vec<&str> = help.lines().filter_map(|l| l.strip_prefix("- `")?.split(['`', ' ']).next()).collect();
+    assert!(words.len() >= 15, "{help}");
+    // Each listed word does something other than the greeting.
+    for word in words {
+        let arg =
+            if word == "write" || word == "read" { format!("{word} /nonexistent/x 0") } else { format!("{word} 1") };
+        if ["die", "leak", "mute", "spawn", "terms", "stopask", "askend"].contains(&word) {
+            continue; // exits, hangs or waits: driven by their own tests
+        }
+        let out = prompt(dir.path(), &["--agent", "bad"], &arg).output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(!said.contains("hello from the misbehaving agent"), "{word} is not a word it answers: {said}");
+    }
+}

@@ -1,6 +1,6 @@
 //! The misbehaving agent (`sidekicks demo-agent --misbehave`): raw JSON-RPC lines, no SDK, so it
 //! can do what a well-typed agent cannot. Agents in the wild do each of these; the tests drive
-//! Sidekicks with it. A word in the prompt picks the misdeed (see docs/demo-agent.md):
+//! Sidekicks with it. The first word of the prompt picks the misdeed (`help` lists them):
 //!
 //! - `chunk N`: one `agent_message_chunk` of N MB (default 10), then the end of the turn.
 //! - `stream N`: N MB (default 50) in 64 KB chunks, then the end of the turn.
@@ -24,6 +24,34 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 const SESSION: &str = "misbehaving-1";
+
+/// Its words (the first word of a message picks the misdeed), for `help`.
+const WORDS: &[(&str, &str)] = &[
+    ("chunk N", "one message chunk of N MB (default 10)"),
+    ("stream N", "N MB (default 50) in 64 KB chunks"),
+    ("nest N", "a list nested N deep on one line"),
+    ("tools N", "N tool calls, each announced then completed"),
+    ("askend N", "N permission requests, then ends its turn without waiting"),
+    ("stopask", "asks a permission; once cancelled, asks another"),
+    ("oddkind", "a permission with an option kind no client knows"),
+    ("write PATH MB", "writes a file of MB megabytes through Sidekicks"),
+    ("read PATH LINE LIMIT", "reads a file through Sidekicks, says what came back"),
+    ("terms N ARG", "runs N commands `sleep ARG` through Sidekicks, then waits"),
+    ("mute", "stops talking (closes its output) mid-answer and keeps running"),
+    ("die", "exits with code 7 in the middle of a turn"),
+    ("spawn", "starts `sleep 1000` and never ends its turn"),
+    ("foreign", "updates and requests for a session not its own"),
+    ("ghost", "an update for a tool call never announced"),
+    ("leak", "prints $SECRET_TOKEN on stderr, then exits"),
+];
+
+fn help() -> String {
+    let mut text = String::from("I misbehave on purpose. The first word of a message picks what I do:\n\n");
+    for (word, what) in WORDS {
+        text.push_str(&format!("- `{word}`: {what}\n"));
+    }
+    text
+}
 
 /// Runs the agent on stdin/stdout until stdin closes.
 pub async fn run_stdio(silent: bool) -> anyhow::Result<()> {
@@ -322,8 +350,12 @@ impl Agent {
                 std::future::pending::<()>().await;
                 "end_turn"
             }
+            "help" => {
+                self.say(&help()).await;
+                "end_turn"
+            }
             _ => {
-                self.say("hello from the misbehaving agent").await;
+                self.say("hello from the misbehaving agent (send `help` for what it does wrong)").await;
                 "end_turn"
             }
         }

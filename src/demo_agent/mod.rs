@@ -317,7 +317,7 @@ pub async fn run_stdio(options: DemoOptions) -> anyhow::Result<()> {
                     cx.send_notification(SessionNotification::new(req.session_id.clone(), named))?;
                 }
                 if asked_now == "/help" {
-                    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(settings::HELP)));
+                    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(scenarios::help())));
                     cx.send_notification(SessionNotification::new(
                         req.session_id.clone(),
                         SessionUpdate::AgentMessageChunk(chunk),

@@ -75,6 +75,8 @@ pub enum Scenario {
     Form,
     /// `consent`: asks the person to open a page (URL elicitation), then says it is done.
     Consent,
+    /// `help`: the words it answers to.
+    Help,
 }
 
 impl Scenario {
@@ -101,6 +103,7 @@ impl Scenario {
         (Scenario::Picture, &["picture"]),
         (Scenario::Form, &["form"]),
         (Scenario::Consent, &["consent"]),
+        (Scenario::Help, &["help"]),
     ];
 
     /// The scenario for `prompt`.
@@ -116,6 +119,7 @@ impl Scenario {
     pub(super) async fn run(self, mut t: Turn, prompt: &str) -> Outcome {
         match self {
             Scenario::Hello => t.stream(&hello(prompt), Duration::from_millis(30)).await,
+            Scenario::Help => t.stream(&help(), Duration::from_millis(5)).await,
             Scenario::Code => t.stream(CODE, Duration::from_millis(20)).await,
             Scenario::Delegate => t.stream(&delegate(prompt), Duration::from_millis(20)).await,
             Scenario::Terminal => super::terminal_scenario::terminal(&t).await,
@@ -243,8 +247,44 @@ fn hello(prompt: &str) -> String {
          I run inside Sidekicks, offline, with no key. Every answer of mine is:\n\n\
          - streamed in small pieces over ACP,\n\
          - written in *Markdown*.\n\n\
-         Send `wait` to see a long answer you can stop, or one of the words listed in docs/demo-agent.md."
+         Send `wait` to see a long answer you can stop, or `help` for the words I answer to."
     )
+}
+
+/// The words it answers to, each with what it shows (the `help` answer).
+pub const WORDS: &[(&str, &str)] = &[
+    ("wait", "a long answer you can stop (Esc or Stop)"),
+    ("slow", "a short answer, a few words at a time"),
+    ("plan", "a plan, ticked off step by step"),
+    ("think", "its thoughts, folded, then an answer"),
+    ("code", "Markdown with code blocks"),
+    ("diff", "a tool call that edits a file, with its diff"),
+    ("files", "writes and reads a note in the workspace, through Sidekicks"),
+    ("permission", "asks before running a command; your answer decides"),
+    ("terminal", "runs commands through Sidekicks, their output live"),
+    ("form", "asks you to fill in a form"),
+    ("consent", "asks you to open a page"),
+    ("picture", "an image and a link to a file"),
+    ("error", "a turn that fails, with the error in words"),
+    ("crash", "exits in the middle of an answer"),
+    ("ignore", "never ends its turn (Sidekicks stops it)"),
+    ("garbage", "prints a line that is not ACP, then answers"),
+    ("huge", "prints a 10 MB line, then answers"),
+    ("flood", "10,000 fragments as fast as it can"),
+    ("usage", "a malformed usage update, then a good one"),
+    ("mcp", "lists the tools of the session's MCP servers"),
+    ("delegate to NAME", "hands a task over to @NAME (in a team's channel)"),
+    ("settings", "says its session settings; `switch` changes its mode"),
+];
+
+/// What `help` and `/help` answer: its words, as a Markdown list.
+pub fn help() -> String {
+    let mut text =
+        String::from("I answer these words (anywhere in a message), and any other message with a greeting:\n\n");
+    for (word, what) in WORDS {
+        text.push_str(&format!("- `{word}`: {what}\n"));
+    }
+    text
 }
 
 /// The reply chunks of the greeting (used by tests and benchmarks).
@@ -448,5 +488,22 @@ mod tests {
         let joined: String = chunks.concat();
         assert!(joined.contains("> hello\n"));
         assert!(joined.starts_with("**Hello!**"));
+    }
+}
+
+#[cfg(test)]
+mod help_tests {
+    use super::*;
+
+    #[test]
+    fn every_word_of_help_picks_a_scenario_of_its_own() {
+        for (word, _) in WORDS {
+            let first = word.split_whitespace().next().unwrap();
+            // Answered outside the scenarios (by the session) or by a scenario other than the greeting.
+            let elsewhere = ["mcp", "settings"].contains(&first);
+            assert!(elsewhere || Scenario::pick(first) != Scenario::Hello, "{word} is not answered");
+        }
+        assert_eq!(Scenario::pick("help"), Scenario::Help);
+        assert_eq!(Scenario::pick("please help me plan"), Scenario::Plan, "help only when nothing else matches");
     }
 }

@@ -8,9 +8,6 @@ use agent_client_protocol::v1::schema::{
     SessionConfigSelectOption, SessionMode, SessionModeState,
 };
 
-/// What `/help` answers.
-pub const HELP: &str = "I answer `/help`, `/settings` and `/plan <what>`, and the words listed in docs/demo-agent.md.";
-
 /// The commands it offers (`available_commands_update`).
 pub fn commands_update() -> agent_client_protocol::v1::schema::SessionUpdate {
     use agent_client_protocol::v1::schema::{

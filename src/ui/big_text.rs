@@ -141,7 +141,7 @@ fn floor_char(text: &str, mut at: usize) -> usize {
 }
 
 fn megabytes(lang: Language, bytes: usize) -> String {
-    format!("{:.1} {}", bytes as f64 / (1 << 20) as f64, tr(lang, Key::Megabytes))
+    crate::i18n::size_text(lang, bytes)
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ pub fn leftovers_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Opti
     ui.label(RichText::new(tr(lang, Key::LeftoversHint)).weak());
     for l in leftovers {
         let project = l.project.as_ref().map_or_else(|| "?".to_string(), |p| p.display().to_string());
-        let size = crate::model::content::human_size(l.bytes as usize);
+        let size = crate::i18n::size_text(lang, l.bytes as usize);
         let key = if l.stored { Key::LeftoverVanished } else { Key::LeftoverOrphan };
         let members = l.members.join(", ");
         let line = trf(

@@ -191,7 +191,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
         ui.heading(&record.name);
         ui.label(RichText::new(trf(lang, Key::TeamProject, &[("path", &record.project.display().to_string())])).weak());
         if let Some(bytes) = team.info.bytes {
-            let size = crate::model::content::human_size(bytes as usize);
+            let size = crate::i18n::size_text(lang, bytes as usize);
             ui.label(RichText::new(trf(lang, Key::TeamDisk, &[("size", &size)])).weak());
         }
         if ui.button(tr(lang, Key::DiscardTeam)).clicked() {

@@ -40,7 +40,7 @@ pub fn tool_card_ui(
             ui.label(RichText::new(tr(lang, key)).small().color(color));
             let title = RichText::new(crate::model::tool::human_title(call, workspace)).strong();
             toggled = ui.add(egui::Label::new(title).sense(egui::Sense::click())).clicked();
-            ui.label(RichText::new(call.kind.code()).small().weak());
+            ui.label(RichText::new(crate::i18n::tool_kind_text(lang, call.kind)).small().weak());
             for exit in exits {
                 exit_ui(ui, lang, exit);
             }
