@@ -104,6 +104,13 @@ fn unknown_key_with_a_suggestion() {
     assert_eq!(kind, ProblemKind::UnknownKey { key: "comand".into(), suggestion: Some("command".into()) });
 }
 
+/// `lang` for `language` got no suggestion (too far by edits): a shortened name is near too.
+#[test]
+fn a_shortened_key_is_suggested_in_full() {
+    let (_, _, kind) = only_problem("[defaults]\nlang = \"fr\"\n");
+    assert_eq!(kind, ProblemKind::UnknownKey { key: "lang".into(), suggestion: Some("language".into()) });
+}
+
 #[test]
 fn unknown_top_level_table() {
     let (line, col, kind) = only_problem("[agents]\nx = 1\n");

@@ -58,6 +58,10 @@ fn config_problems_show_with_line_and_column() {
         h.query_by_label_contains("1 problem(s)").is_some()
     });
     assert!(harness.query_by_label_contains("4:13  The workspace folder /no/such/folder does not exist.").is_some());
+    // The agent is in the file: the window does not say there is none (it said "No agents in
+    // this config file", with the agent right there).
+    assert!(harness.query_by_label_contains("No agents in this config file").is_none());
+    assert!(harness.query_by_label_contains("start once the problems above are fixed").is_some());
 }
 
 #[test]

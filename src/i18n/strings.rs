@@ -173,6 +173,7 @@ strings! {
     ComposerHint => ("Message {agent} — {keys}", "Message à {agent} — {keys}"),
     SendWithEnter => ("Enter to send, Shift+Enter for a new line", "Entrée pour envoyer, Maj+Entrée pour aller à la ligne"),
     SendWithCtrlEnter => ("Ctrl+Enter to send, Enter for a new line", "Ctrl+Entrée pour envoyer, Entrée pour aller à la ligne"),
+    AgentsHeldBack => ("The agents of this config file start once the problems above are fixed (Settings).", "Les agents de ce fichier de configuration démarrent une fois les problèmes ci-dessus corrigés (Réglages)."),
     NoAgents => ("No agents in this config file. Add an [[agent]] entry.", "Aucun agent dans ce fichier de configuration. Ajoutez une entrée [[agent]]."),
     PickAgent => ("Choose an agent on the left to talk to it.", "Choisissez un agent à gauche pour lui parler."),
     EmptyConversation => ("No messages yet. Say hello!", "Aucun message pour l’instant. Dites bonjour !"),

@@ -587,12 +587,17 @@ impl Checker<'_> {
 
 /// The known key closest to `key` (at most two edits away), to suggest a fix for a typo.
 fn closest(key: &str, known: &[&str]) -> Option<String> {
-    known
+    let near = known
         .iter()
         .map(|k| (edit_distance(key, k), *k))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k.to_string())
+        .map(|(_, k)| k.to_string());
+    // A shortened name (`lang` for `language`, `env_var` for `env_vars`) is near too.
+    let lower = key.to_lowercase();
+    near.or_else(|| {
+        (lower.len() >= 3).then(|| known.iter().find(|k| k.starts_with(&lower)).map(|k| k.to_string())).flatten()
+    })
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

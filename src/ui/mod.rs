@@ -459,7 +459,12 @@ impl SidekicksApp {
             status::problems_ui(ui, &self.state);
             let lang = self.state.language;
             let Some(name) = self.selected.clone() else {
-                ui.label(i18n::tr(lang, i18n::Key::NoAgents));
+                // A config that never loaded has agents the problems above hold back.
+                let key = match self.state.config.is_none() && !self.state.problems.is_empty() {
+                    true => i18n::Key::AgentsHeldBack,
+                    false => i18n::Key::NoAgents,
+                };
+                ui.label(i18n::tr(lang, key));
                 return;
             };
             let Some(agent) = self.state.agent(&name) else {
