@@ -277,8 +277,14 @@ fn the_plan_stays_above_the_composer_while_the_turn_runs() {
     let mut h = window(&demo_config(dir.path()), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
     send(&mut h, "plan");
-    // In the answer and pinned above the composer while the turn runs…
-    step_until(&mut h, LONG, "the pinned plan", |h| h.query_all_by_label("Read the code").count() == 2);
+    // Pinned above the composer while the turn runs, and only there (it showed twice)…
+    step_until(&mut h, LONG, "the pinned plan", |h| {
+        let busy = h.state().state.agent("demo").unwrap().state == sidekicks::app::AgentState::Busy;
+        busy && h.query_all_by_label("Read the code").count() == 1
+    });
+    let composer = h.get_by_role(egui::accesskit::Role::MultilineTextInput).rect();
+    let pinned = h.get_by_label("Read the code").rect();
+    assert!(pinned.bottom() <= composer.top() && composer.top() - pinned.bottom() < 200.0, "above the composer");
     assert!(h.query_all_by_label_contains("Plan ").next().is_some(), "the plan's progress");
     // …and only in the answer once it ended.
     step_until(&mut h, LONG, "the turn", |h| turns_ended(h) == 1);

@@ -329,6 +329,8 @@ fn part_ui(
             );
         }
         Part::Tool(call) => tool_ui(ui, lang, agent, index, call, actions),
+        // While the turn runs, its plan is pinned above the composer: not twice.
+        Part::Plan(_) if message.end.is_none() && agent.state == crate::app::AgentState::Busy => {}
         Part::Plan(items) => plan_ui(ui, lang, items),
         Part::Notice(notice) => {
             // Stop belongs to a turn still running (not to an answer of the past).
