@@ -61,15 +61,21 @@ fn restore_and_undo(project: &Path, config_dir: &Path) {
         assert_eq!(files(project), before, "byte-identical to before the turn");
 
         h.get_by_label("Undo").click();
-        step_until(&mut h, LONG, "undone", |h| h.query_all_by_label_contains("is back as it was").count() == 2);
+        // The restore's notice now says it was undone (a second notice said "back as it was
+        // before that turn", the opposite of what happened).
+        step_until(&mut h, LONG, "undone", |h| h.query_by_label_contains("Restore undone").is_some());
+        assert!(h.query_by_label_contains("as it was before that turn").is_none());
+        assert!(h.query_by_label("Undo").is_none(), "nothing more to undo");
         assert_eq!(files(project), after, "the agent's work is back, byte for byte");
         h.state_mut().shutdown();
     }
-    // After a restart the turn can still be restored.
+    // After a restart: the same one notice; the turn can still be restored.
     let mut h = window(&text, config_dir, &rt, Some(Store::open(&db).unwrap()));
     step_until(&mut h, LONG, "the history", |h| h.query_by_label("Restore").is_some());
+    assert_eq!(h.query_all_by_label_contains("Restore undone").count(), 1);
+    assert!(h.query_by_label_contains("as it was before that turn").is_none());
     h.get_by_label("Restore").click();
-    step_until(&mut h, LONG, "restored again", |h| h.query_all_by_label_contains("is back as it was").count() == 3);
+    step_until(&mut h, LONG, "restored again", |h| h.query_by_label_contains("as it was before that turn").is_some());
     assert_eq!(files(project), before);
     h.state_mut().shutdown();
 }

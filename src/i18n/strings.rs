@@ -317,6 +317,7 @@ strings! {
     Queued => ("queued", "en attente"),
     NotSent => ("not sent", "non envoyé"),
     NoticeSettingRefused => ("{agent} did not take the setting {setting}: {message}", "{agent} n’a pas pris le réglage {setting} : {message}"),
+    NoticeRestoreUndone => ("Restore undone: {agent}'s workspace is back as it was just before the restore.", "Retour annulé : l’espace de travail de {agent} est revenu à son état d’avant le retour."),
     NoticeRestored => ("{agent}'s workspace is back as it was before that turn.", "L’espace de travail de {agent} est revenu à son état d’avant ce tour."),
     NoticeRestoreFailed => ("The workspace could not be restored: {message}", "L’espace de travail n’a pas pu être restauré : {message}"),
     UndoRestore => ("Undo", "Annuler"),

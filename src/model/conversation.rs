@@ -101,6 +101,9 @@ pub enum Notice {
         /// The checkpoint that undoes the restore.
         undo: String,
     },
+    /// A restore was undone: the workspace is as it was just before it (the `Restored` notice
+    /// becomes this one).
+    RestoreUndone,
     /// The agent's policy refused a request it made through Sidekicks (a file write, a command).
     PolicyDenied {
         /// A write (else a command).
@@ -453,6 +456,19 @@ impl Conversation {
             checkpoint: None,
         });
         self.touch(self.messages.len() - 1);
+    }
+
+    /// The restore whose undo is `checkpoint` was undone: its notice says so (and offers no
+    /// second undo). False when no such notice is in the conversation.
+    pub fn restore_undone(&mut self, checkpoint: &str) -> bool {
+        let at = self.messages.iter().rposition(|m| {
+            matches!(m.parts.as_slice(), [Part::Notice(Notice::Restored { undo, .. })] if undo == checkpoint)
+        });
+        let Some(at) = at else { return false };
+        self.messages[at].parts = vec![Part::Notice(Notice::RestoreUndone)];
+        self.messages[at].at = Some(super::when::now());
+        self.touch(at);
+        true
     }
 
     /// The first queued message of the person becomes sent (the turn it starts has begun).

@@ -91,6 +91,8 @@ impl CheckpointEvent {
     pub fn apply_to(&self, conversation: &mut Conversation) {
         match self {
             CheckpointEvent::Recorded { id, checkpoint, .. } => conversation.checkpointed(id, checkpoint),
+            // The undo of a restore: that restore's notice says it was undone.
+            CheckpointEvent::Restored { checkpoint, result: Ok(_), .. } if conversation.restore_undone(checkpoint) => {}
             CheckpointEvent::Restored { checkpoint, result, .. } => conversation.push_notice(match result {
                 Ok(undo) => Notice::Restored { checkpoint: checkpoint.clone(), undo: undo.clone() },
                 Err(message) => Notice::RestoreFailed { message: message.clone() },

@@ -445,6 +445,9 @@ fn notice_ui(
                 }
             });
         }
+        Notice::RestoreUndone => {
+            ui.label(RichText::new(trf(lang, Key::NoticeRestoreUndone, &[("agent", agent)])).italics());
+        }
         Notice::RestoreFailed { message } => {
             ui.label(RichText::new(trf(lang, Key::NoticeRestoreFailed, &[("message", message)])).color(ERROR));
         }
