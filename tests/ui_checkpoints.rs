@@ -114,6 +114,10 @@ fn restore_waits_for_the_turn_to_end() {
     use egui_kittest::kittest::NodeT;
     assert!(h.get_by_label("Restore").accesskit_node().is_disabled(), "not while the turn runs");
     h.get_by_label("Stop").click();
-    step_until(&mut h, LONG, "stopped", |h| !h.get_by_label("Restore").accesskit_node().is_disabled());
+    // Stopped, the turn changed nothing (it only counted): nothing to restore or review there
+    // (Changes and Restore showed on every message).
+    step_until(&mut h, LONG, "stopped", |h| h.query_by_label("Restore").is_none());
+    assert!(h.query_by_label("Changes").is_none());
+    assert!(h.state().state.agent("demo").unwrap().conversation.messages[0].checkpoint.is_some(), "yet recorded");
     h.state_mut().shutdown();
 }

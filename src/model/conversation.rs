@@ -458,12 +458,32 @@ impl Conversation {
         self.touch(self.messages.len() - 1);
     }
 
+    /// Whether the turn of the person's message `index` may have changed files: its answer (the
+    /// messages up to the person's next) has not ended yet, or holds a call that is more than a
+    /// look (read, search, think, fetch) — a command may change anything. A turn of words only
+    /// changed nothing: its Restore and Changes would offer nothing.
+    pub fn turn_may_change(&self, index: usize) -> bool {
+        use super::tool::ToolKind;
+        let answer: Vec<&Message> = self.messages[index + 1..].iter().take_while(|m| m.role != Role::User).collect();
+        let agent = || answer.iter().filter(|m| m.role == Role::Agent);
+        if agent().next().is_none() || agent().any(|m| m.end.is_none()) {
+            return true;
+        }
+        agent().flat_map(|m| &m.parts).any(|p| match p {
+            Part::Tool(t) => {
+                !t.diffs.is_empty()
+                    || !matches!(t.kind, ToolKind::Read | ToolKind::Search | ToolKind::Think | ToolKind::Fetch)
+            }
+            _ => false,
+        })
+    }
+
     /// The restore whose undo is `checkpoint` was undone: its notice says so (and offers no
     /// second undo). False when no such notice is in the conversation.
     pub fn restore_undone(&mut self, checkpoint: &str) -> bool {
-        let at = self.messages.iter().rposition(|m| {
-            matches!(m.parts.as_slice(), [Part::Notice(Notice::Restored { undo, .. })] if undo == checkpoint)
-        });
+        let at = self.messages.iter().rposition(
+            |m| matches!(m.parts.as_slice(), [Part::Notice(Notice::Restored { undo, .. })] if undo == checkpoint),
+        );
         let Some(at) = at else { return false };
         self.messages[at].parts = vec![Part::Notice(Notice::RestoreUndone)];
         self.messages[at].at = Some(super::when::now());

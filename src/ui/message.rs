@@ -128,7 +128,10 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             if small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
                 ui.ctx().copy_text(text);
             }
-            if let Some(checkpoint) = &message.checkpoint {
+            // Only where the turn may have changed files (a turn of words changed nothing).
+            if let Some(checkpoint) = &message.checkpoint
+                && agent.conversation.turn_may_change(index)
+            {
                 // Not while a turn runs: the agent would be writing over what comes back.
                 let idle = agent.state != crate::app::AgentState::Busy;
                 let button = egui::Button::new(RichText::new(tr(lang, Key::RestoreTurn)).small()).frame(false);
