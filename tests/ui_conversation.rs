@@ -111,7 +111,7 @@ fn a_message_sent_while_busy_is_queued_and_stop_drops_it() {
     step_until(&mut h, LONG, "streaming", |h| h.query_by_label_contains("3…").is_some());
     send(&mut h, "and then this");
     step_until(&mut h, LONG, "queued", |h| h.query_by_label("queued").is_some());
-    h.get_by_label("Stop").click();
+    h.get_by_label("Stop (and drop 1 queued)").click();
     step_until(&mut h, LONG, "cancelled", |h| h.query_by_label("Cancelled.").is_some());
     assert!(h.query_by_label("not sent").is_some());
     let demo = h.state().state.agent("demo").unwrap();
@@ -336,15 +336,31 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     // A message sent meanwhile waits; Cancel takes it back: never sent.
     send(&mut h, "never mind");
     step_until(&mut h, LONG, "queued", |h| h.query_by_label("queued").is_some());
+    // Stop's label grew with the queue: the layout settles a frame later.
+    h.step();
     h.get_by_label("Cancel").click();
     step_until(&mut h, LONG, "taken back", |h| {
         let demo = h.state().state.agent("demo").unwrap();
         demo.conversation.messages.iter().any(|m| m.text() == "never mind" && m.delivery == Delivery::NotSent)
     });
-    h.get_by_label("Stop").click();
+    // Stop says before how many queued messages it drops.
+    send(&mut h, "and this");
+    step_until(&mut h, LONG, "queued", |h| h.query_by_label("Stop (and drop 1 queued)").is_some());
+    h.get_by_label("Stop (and drop 1 queued)").click();
     step_until(&mut h, LONG, "stopped", |h| turns_ended(h) == 3);
     let demo = h.state().state.agent("demo").unwrap();
     assert!(!demo.conversation.messages.iter().any(|m| m.text().contains("never mind") && m.role == Role::Agent));
+    // A message Stop dropped is sent again with one click (it offered only Copy and Edit).
+    let dropped = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        let demo = h.state().state.agent("demo").unwrap();
+        demo.conversation.messages.iter().filter(|m| m.text() == "and this").map(|m| m.delivery).collect::<Vec<_>>()
+    };
+    step_until(&mut h, LONG, "dropped", |h| dropped(h) == [Delivery::NotSent]);
+    h.get_all_by_label("Send again").last().unwrap().click();
+    step_until(&mut h, LONG, "sent again and answered", |h| turns_ended(h) == 4);
+    assert_eq!(dropped(&h), [Delivery::Resent, Delivery::Sent]);
+    assert!(h.query_by_label("sent again below").is_some());
+    assert_eq!(h.query_all_by_label("Send again").count(), 1, "only \"never mind\" is left to send");
     h.state_mut().shutdown();
 }
 

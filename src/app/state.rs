@@ -289,6 +289,13 @@ pub enum Request {
         /// What to do.
         op: super::composing::AttachOp,
     },
+    /// Send again message `index` of an agent, which Stop dropped.
+    SendAgain {
+        /// The agent.
+        agent: String,
+        /// The message.
+        index: usize,
+    },
     /// The person's words in a channel (the runtime's channel service sends them on).
     Say {
         /// The channel.
@@ -319,6 +326,13 @@ impl AppState {
                 vec![command]
             }
             Request::Say { channel, text } => vec![Command::Say { channel, text }],
+            Request::SendAgain { agent, index } => {
+                let Some((text, images)) = self.agent_mut(&agent).and_then(|a| a.conversation.resend(index)) else {
+                    return Vec::new();
+                };
+                let attachments = images.into_iter().map(crate::protocol::attachments::Attachment::Image).collect();
+                vec![Command::Prompt { agent, text, context: None, id: None, attachments }]
+            }
             Request::NotNow(key) => {
                 self.not_now(key);
                 Vec::new()

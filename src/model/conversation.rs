@@ -52,6 +52,8 @@ pub enum Delivery {
     Queued,
     /// Dropped by Stop before it was sent.
     NotSent,
+    /// Dropped by Stop, then sent again by the person (as a new message, below).
+    Resent,
 }
 
 impl Delivery {
@@ -476,6 +478,20 @@ impl Conversation {
             }
             _ => false,
         })
+    }
+
+    /// The person sends message `index` again, one Stop dropped: it is marked sent again (the
+    /// new message comes below); its text and images, or `None` when it was not dropped.
+    pub fn resend(&mut self, index: usize) -> Option<(String, Vec<super::content::Image>)> {
+        let message = self.messages.get_mut(index).filter(|m| m.delivery == Delivery::NotSent)?;
+        message.delivery = Delivery::Resent;
+        let images = message.parts.iter().filter_map(|p| match p {
+            Part::Image(image) => Some(image.clone()),
+            _ => None,
+        });
+        let found = (message.text(), images.collect());
+        self.touch(index);
+        Some(found)
     }
 
     /// The restore whose undo is `checkpoint` was undone: its notice says so (and offers no

@@ -82,6 +82,9 @@ pub fn conversation_ui(
             },
         );
     }
+    if let Some(index) = actions.resend {
+        requests.push(Request::SendAgain { agent: agent.config.name.clone(), index });
+    }
     if actions.attach_transcript {
         requests.push(Request::AttachTranscript { agent: agent.config.name.clone(), attach: true });
     }
@@ -293,8 +296,30 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         );
         ui.vertical(|ui| {
             send = ui.button(tr(lang, Key::Send)).clicked() || enter;
-            if busy && ui.button(tr(lang, Key::StopTurn)).clicked() {
-                stop = true;
+            // Stop drops the queue: said before, on the button.
+            let queued = agent
+                .conversation
+                .messages
+                .iter()
+                .filter(|m| m.delivery == crate::model::conversation::Delivery::Queued)
+                .count();
+            let (label, hint) = match queued {
+                0 => (tr(lang, Key::StopTurn).to_string(), None),
+                n => {
+                    let count = n.to_string();
+                    let args = [("count", count.as_str())];
+                    (trf(lang, Key::StopDrops, &args), Some(trf(lang, Key::StopDropsHint, &args)))
+                }
+            };
+            if busy {
+                let button = ui.button(label);
+                let button = match hint {
+                    Some(hint) => button.on_hover_text(hint),
+                    None => button,
+                };
+                if button.clicked() {
+                    stop = true;
+                }
             }
         });
     });

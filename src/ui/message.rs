@@ -25,6 +25,8 @@ pub struct MessageActions {
     pub attach_transcript: bool,
     /// Text to put in the composer (a message to edit and send again).
     pub draft: Option<String>,
+    /// A message Stop dropped, to send again (its index).
+    pub resend: Option<usize>,
 }
 
 /// Draws `message` of `agent`.
@@ -104,6 +106,9 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             Delivery::NotSent => {
                 ui.label(RichText::new(tr(lang, Key::NotSent)).small().italics().color(ERROR));
             }
+            Delivery::Resent => {
+                ui.label(RichText::new(tr(lang, Key::Resent)).small().italics().weak());
+            }
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             let text = message.text();
@@ -115,6 +120,9 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             };
             if queued && small_action(ui, tr(lang, Key::CancelQueued)).clicked() {
                 take_back(actions);
+            }
+            if message.delivery == Delivery::NotSent && small_action(ui, tr(lang, Key::SendAgain)).clicked() {
+                actions.resend = Some(index);
             }
             if !by_sidekicks
                 && small_action(ui, tr(lang, Key::EditMessage)).on_hover_text(tr(lang, Key::EditHint)).clicked()
