@@ -87,8 +87,17 @@ fn the_thread_bar_makes_switches_renames_deletes_and_opens_the_agents_sessions()
     step_until(&mut h, LONG, "the first thread again", |h| current(h) == first && idle(h));
     assert_eq!(texts(&h).first().map(String::as_str), Some("fix the flaky build"));
 
-    // Rename it.
+    // Rename it, in place: the name is typed where the list was, and Delete has not moved (the
+    // bar reflowed and put Delete under the pointer).
+    let list =
+        h.get_all_by_role(Role::ComboBox).find(|n| n.value().as_deref() == Some("fix the flaky build")).unwrap().rect();
+    let delete = h.get_by_role_and_label(Role::Button, "Delete").rect();
+    let rename = h.get_by_role_and_label(Role::Button, "Rename").rect();
     click(&mut h, "Rename");
+    let field = h.get_by_role(Role::TextInput).rect();
+    assert!((field.left() - list.left()).abs() < 2.0 && (field.top() - list.top()).abs() < 4.0, "{field:?} {list:?}");
+    assert_eq!(h.get_by_role_and_label(Role::Button, "Delete").rect(), delete, "Delete stays where it was");
+    assert!(!h.get_by_role_and_label(Role::Button, "Delete").rect().intersects(rename), "nothing under the pointer");
     let edit =
         h.get_all_by_role(Role::TextInput).find(|n| n.value().as_deref() == Some("fix the flaky build")).unwrap();
     edit.click();

@@ -419,6 +419,7 @@ strings! {
     NewThread => ("New thread", "Nouveau fil"),
     Threads => ("Threads", "Fils"),
     UntitledThread => ("New thread", "Nouveau fil"),
+    SaveName => ("Save name", "Enregistrer le nom"),
     RenameThread => ("Rename", "Renommer"),
     DeleteThread => ("Delete", "Supprimer"),
     DeleteThreadConfirm => ("Delete the thread “{title}” and its messages?", "Supprimer le fil « {title} » et ses messages ?"),

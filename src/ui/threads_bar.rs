@@ -30,33 +30,48 @@ pub fn threads_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> V
         Some(t) if !t.title.is_empty() => t.title.clone(),
         _ => tr(lang, Key::UntitledThread).to_string(),
     };
+    let mut renamed = None;
     ui.horizontal_wrapped(|ui| {
         let heading = ui.label(RichText::new(tr(lang, Key::Threads)).small().weak());
-        ui.add_enabled_ui(settled, |ui| {
-            let list = egui::ComboBox::from_id_salt(("thread-list", name.as_str()))
-                .selected_text(label(shown))
-                .width(260.0)
-                .show_ui(ui, |ui| {
-                    for thread in &agent.threads.list {
-                        let current = Some(thread.id) == agent.threads.current;
-                        let text = format!("{}  ·  {}", label(Some(thread)), age(lang, thread.updated_at));
-                        if ui.selectable_label(current, text).clicked() && !current {
-                            ops.push(ThreadOp::Open(thread.id));
-                        }
+        match (&mut state.renaming, shown) {
+            // Renamed in place: the name is typed where the list was, nothing else moves.
+            (Some(text), Some(thread)) => {
+                let edit = ui.add(egui::TextEdit::singleline(text).desired_width(260.0));
+                if !edit.has_focus() && !edit.lost_focus() {
+                    edit.request_focus();
+                }
+                let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if enter || ui.button(tr(lang, Key::SaveName)).clicked() {
+                    renamed = Some(Some((thread.id, text.trim().to_string())));
+                } else if ui.button(tr(lang, Key::Cancel)).clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                    renamed = Some(None);
+                }
+            }
+            _ => {
+                ui.add_enabled_ui(settled, |ui| {
+                    let list = egui::ComboBox::from_id_salt(("thread-list", name.as_str()))
+                        .selected_text(label(shown))
+                        .width(260.0)
+                        .show_ui(ui, |ui| {
+                            for thread in &agent.threads.list {
+                                let current = Some(thread.id) == agent.threads.current;
+                                let text = format!("{}  ·  {}", label(Some(thread)), age(lang, thread.updated_at));
+                                if ui.selectable_label(current, text).clicked() && !current {
+                                    ops.push(ThreadOp::Open(thread.id));
+                                }
+                            }
+                        });
+                    list.response.labelled_by(heading.id);
+                    if ui.button(tr(lang, Key::NewThread)).clicked() {
+                        ops.push(ThreadOp::New);
                     }
                 });
-            list.response.labelled_by(heading.id);
-            if ui.button(tr(lang, Key::NewThread)).clicked() {
-                ops.push(ThreadOp::New);
+                if let Some(thread) = shown
+                    && ui.button(tr(lang, Key::RenameThread)).clicked()
+                {
+                    state.renaming = Some(thread.title.clone());
+                }
             }
-        });
-        if let (Some(thread), None) = (shown, &state.renaming)
-            && ui.button(tr(lang, Key::RenameThread)).clicked()
-        {
-            state.renaming = Some(thread.title.clone());
-        }
-        if shown.is_some() && ui.add_enabled(settled, egui::Button::new(tr(lang, Key::DeleteThread))).clicked() {
-            state.confirm_delete = true;
         }
         if agent.abilities.list && ui.button(trf(lang, Key::AgentSessions, &[("agent", name)])).clicked() {
             state.sessions_open = !state.sessions_open;
@@ -64,26 +79,26 @@ pub fn threads_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> V
                 ops.push(ThreadOp::ListAgentSessions);
             }
         }
-    });
-    if let (Some(mut text), Some(thread)) = (state.renaming.take(), shown) {
-        let thread = thread.id;
-        let mut keep = true;
-        ui.horizontal(|ui| {
-            let edit = ui.add(egui::TextEdit::singleline(&mut text).desired_width(320.0));
-            if !edit.has_focus() && !edit.lost_focus() {
-                edit.request_focus();
-            }
-            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            if enter || ui.button(tr(lang, Key::RenameThread)).clicked() {
-                ops.push(ThreadOp::Rename(thread, Some(text.trim().to_string()).filter(|t| !t.is_empty())));
-                keep = false;
-            } else if ui.button(tr(lang, Key::Cancel)).clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-                keep = false;
-            }
-        });
-        if keep {
-            state.renaming = Some(text);
+        // Delete apart, at the end of the bar (it slid under the pointer when Rename reflowed the
+        // bar), and asked first.
+        if shown.is_some() {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.add_enabled(settled, egui::Button::new(tr(lang, Key::DeleteThread))).clicked() {
+                    state.confirm_delete = true;
+                }
+            });
         }
+    });
+    match renamed {
+        Some(Some((thread, text))) => {
+            ops.push(ThreadOp::Rename(thread, Some(text).filter(|t| !t.is_empty())));
+            state.renaming = None;
+        }
+        Some(None) => state.renaming = None,
+        None => {}
+    }
+    if shown.is_none() {
+        state.renaming = None;
     }
     if state.confirm_delete
         && let Some(thread) = shown
