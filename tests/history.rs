@@ -166,3 +166,32 @@ fn kill_9_mid_stream_loses_at_most_the_fragment_in_flight() {
     // Dropped agents leave no demo agent behind? The agent gets EOF when its parent dies.
     drop(Update::Text(String::new()));
 }
+
+/// Retry asks the question again: after a restart the history holds one question and one answer
+/// message, the first answer kept as an earlier one (issue 35 item 8).
+#[tokio::test]
+async fn a_retried_answer_keeps_the_first_one_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = rig(dir.path(), &["demo-agent"]).await;
+    assert_eq!(first.turn("demo", "hello").await, TurnEnd::EndTurn);
+    let question = first
+        .seen
+        .iter()
+        .find_map(|e| match e {
+            Event::UserMessage { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .unwrap();
+    first.send(Command::Retry { agent: "demo".into(), text: "hello".into(), question }).await;
+    assert_eq!(first.wait_turn_end("demo").await, TurnEnd::EndTurn);
+    assert_eq!(first.seen.iter().filter(|e| matches!(e, Event::UserMessage { .. })).count(), 1, "no new question");
+    shutdown(first).await;
+
+    let mut second = rig(dir.path(), &["demo-agent"]).await;
+    let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
+    let Event::ThreadOpened { messages, .. } = e else { unreachable!() };
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[1].earlier.len(), 1);
+    assert!(messages[1].text().contains("> hello") && messages[1].end == Some(TurnEnd::EndTurn));
+    shutdown(second).await;
+}

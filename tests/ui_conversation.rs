@@ -302,9 +302,16 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
     send(&mut h, "hello there");
     step_until(&mut h, LONG, "the answer", |h| turns_ended(h) == 1);
-    // Retry: the last message again, a new turn.
+    // Retry: the question asked again; the new answer replaces the first, which stays reachable
+    // (it added a copy of the message and a second answer at the end).
+    let first = h.state().state.agent("demo").unwrap().conversation.messages[1].parts.clone();
     h.get_by_label("Retry").click();
-    step_until(&mut h, LONG, "the retried turn", |h| turns_ended(h) == 2);
+    let answer = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        h.state().state.agent("demo").unwrap().conversation.messages[1].clone()
+    };
+    step_until(&mut h, LONG, "the retried turn", |h| answer(h).earlier.len() == 1 && answer(h).end.is_some());
+    assert_eq!(answer(&h).earlier[0], first, "the first answer kept");
+    assert!(!answer(&h).parts.is_empty(), "the new one in its place");
     let users: Vec<String> = h
         .state()
         .state
@@ -316,7 +323,17 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
         .filter(|m| m.role == Role::User)
         .map(|m| m.text())
         .collect();
-    assert_eq!(users, ["hello there", "hello there"]);
+    assert_eq!(users, ["hello there"], "no copy of the question");
+    assert_eq!(h.state().state.agent("demo").unwrap().conversation.messages.len(), 2);
+    step_until(&mut h, LONG, "the answers' count", |h| h.query_by_label("2 / 2").is_some());
+    h.get_by_label("‹").click();
+    h.step();
+    h.step();
+    assert!(h.query_by_label("1 / 2").is_some(), "the first answer shown again");
+    h.get_by_label("›").click();
+    h.step();
+    h.step();
+    assert!(h.query_by_label("2 / 2").is_some());
     // Edit: the text goes to the composer, to change and send.
     h.get_all_by_label("Edit").last().unwrap().click();
     h.step();
@@ -347,7 +364,7 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     send(&mut h, "and this");
     step_until(&mut h, LONG, "queued", |h| h.query_by_label("Stop (and drop 1 queued)").is_some());
     h.get_by_label("Stop (and drop 1 queued)").click();
-    step_until(&mut h, LONG, "stopped", |h| turns_ended(h) == 3);
+    step_until(&mut h, LONG, "stopped", |h| turns_ended(h) == 2);
     let demo = h.state().state.agent("demo").unwrap();
     assert!(!demo.conversation.messages.iter().any(|m| m.text().contains("never mind") && m.role == Role::Agent));
     // A message Stop dropped is sent again with one click (it offered only Copy and Edit).
@@ -357,7 +374,7 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     };
     step_until(&mut h, LONG, "dropped", |h| dropped(h) == [Delivery::NotSent]);
     h.get_all_by_label("Send again").last().unwrap().click();
-    step_until(&mut h, LONG, "sent again and answered", |h| turns_ended(h) == 4);
+    step_until(&mut h, LONG, "sent again and answered", |h| turns_ended(h) == 3);
     assert_eq!(dropped(&h), [Delivery::Resent, Delivery::Sent]);
     assert!(h.query_by_label("sent again below").is_some());
     assert_eq!(h.query_all_by_label("Send again").count(), 1, "only \"never mind\" is left to send");

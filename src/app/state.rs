@@ -613,6 +613,11 @@ impl AppState {
                     self.arrived(key);
                 }
             }
+            Event::Retrying { agent, question } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.retry(&question);
+                }
+            }
             Event::UserMessage { agent, text, id, attached } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.push_user_with(text, attached, Delivery::Queued, Some(id));

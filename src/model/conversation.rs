@@ -192,12 +192,15 @@ pub struct Message {
     /// (messages of the person; see `runtime::checkpoint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<String>,
+    /// Earlier answers to the same question, oldest first (an answer retried: its parts then).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier: Vec<Vec<Part>>,
 }
 
 impl PartialEq for Message {
     fn eq(&self, other: &Self) -> bool {
-        (&self.id, &self.role, &self.parts, &self.end, &self.delivery, &self.checkpoint)
-            == (&other.id, &other.role, &other.parts, &other.end, &other.delivery, &other.checkpoint)
+        (&self.id, &self.role, &self.parts, &self.end, &self.delivery, &self.checkpoint, &self.earlier)
+            == (&other.id, &other.role, &other.parts, &other.end, &other.delivery, &other.checkpoint, &other.earlier)
     }
 }
 
@@ -208,7 +211,16 @@ impl Message {
     pub fn new(role: Role, text: impl Into<String>) -> Self {
         let text = text.into();
         let parts = if text.is_empty() { Vec::new() } else { vec![Part::Text(text)] };
-        Self { id: None, role, parts, end: None, delivery: Delivery::Sent, at: None, checkpoint: None }
+        Self {
+            id: None,
+            role,
+            parts,
+            end: None,
+            delivery: Delivery::Sent,
+            at: None,
+            checkpoint: None,
+            earlier: Vec::new(),
+        }
     }
 
     /// All its text parts joined (what a transcript or a test reads).
@@ -456,6 +468,7 @@ impl Conversation {
             delivery: Delivery::Sent,
             at: Some(super::when::now()),
             checkpoint: None,
+            earlier: Vec::new(),
         });
         self.touch(self.messages.len() - 1);
     }
@@ -492,6 +505,25 @@ impl Conversation {
         let found = (message.text(), images.collect());
         self.touch(index);
         Some(found)
+    }
+
+    /// The person's message `question` is asked again (Retry): its answer, when it ended,
+    /// becomes an earlier one and the new answer streams in its place. False when the question
+    /// is not here.
+    pub fn retry(&mut self, question: &MessageId) -> bool {
+        let Some(q) = self.messages.iter().rposition(|m| m.id.as_ref() == Some(question)) else { return false };
+        let answer = (q + 1..self.messages.len())
+            .take_while(|&i| self.messages[i].role != Role::User)
+            .find(|&i| self.messages[i].role == Role::Agent && self.messages[i].end.is_some());
+        if let Some(a) = answer {
+            let message = &mut self.messages[a];
+            let parts = std::mem::take(&mut message.parts);
+            message.earlier.push(parts);
+            message.end = None;
+            message.at = Some(super::when::now());
+            self.touch(a);
+        }
+        true
     }
 
     /// The restore whose undo is `checkpoint` was undone: its notice says so (and offers no

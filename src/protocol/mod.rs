@@ -251,6 +251,16 @@ pub enum Command {
         /// Images and files sent with it.
         attachments: Vec<attachments::Attachment>,
     },
+    /// Ask the person's message `question` again (Retry): its answer is replaced by the new one
+    /// and stays reachable; no new message of the person.
+    Retry {
+        /// The agent (its name).
+        agent: String,
+        /// The question's text.
+        text: String,
+        /// The question's id.
+        question: MessageId,
+    },
     /// Answer an elicitation of the agent.
     AnswerElicitation {
         /// The agent (its name).
@@ -597,6 +607,13 @@ pub enum Event {
         /// What it carries besides text (images, resources), as shown.
         attached: Vec<crate::model::conversation::Part>,
     },
+    /// The person's message `question` is asked again: its answer becomes an earlier one.
+    Retrying {
+        /// The agent (its name).
+        agent: String,
+        /// The question's id.
+        question: MessageId,
+    },
     /// Another config file is now open: what was shown of the previous one goes away.
     ConfigOpened {
         /// The path it is about.
@@ -794,6 +811,7 @@ impl Event {
                 | Event::ConfigOpened { .. }
                 | Event::ThreadOpened { .. }
                 | Event::UserMessage { .. }
+                | Event::Retrying { .. }
                 | Event::AgentUpdate { .. }
                 | Event::Notice { .. }
                 | Event::TurnStarted { .. }

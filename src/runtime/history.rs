@@ -170,6 +170,11 @@ impl Recorder {
                     c.apply(update);
                 }
             }
+            Event::Retrying { agent, question } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.retry(&question);
+                }
+            }
             Event::Notice { agent, notice } => {
                 if let Some(c) = self.conversation(&agent) {
                     c.push_notice(notice);

@@ -160,6 +160,40 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
     });
 }
 
+/// Which answer of message `index` is shown: one of its earlier ones (`Some(k)`), or the latest.
+fn shown_answer(ui: &egui::Ui, agent: &AgentView, index: usize) -> Option<usize> {
+    let earlier = agent.conversation.messages[index].earlier.len();
+    let id = egui::Id::unique(("answer-shown", agent.config.name.as_str(), index));
+    ui.data(|d| d.get_temp::<usize>(id)).filter(|k| *k < earlier)
+}
+
+/// The parts of message `index` as shown (an earlier answer the person went back to).
+fn shown_parts<'a>(ui: &egui::Ui, agent: &'a AgentView, index: usize) -> &'a [Part] {
+    let message = &agent.conversation.messages[index];
+    match shown_answer(ui, agent, index) {
+        Some(k) => &message.earlier[k],
+        None => &message.parts,
+    }
+}
+
+/// "‹ 1 / 2 ›" on an answer retried: each answer stays reachable.
+fn answers_ui(ui: &mut egui::Ui, agent: &AgentView, index: usize) {
+    let earlier = agent.conversation.messages[index].earlier.len();
+    if earlier == 0 {
+        return;
+    }
+    let id = egui::Id::unique(("answer-shown", agent.config.name.as_str(), index));
+    let shown = shown_answer(ui, agent, index).unwrap_or(earlier);
+    // Right to left: next, the count, then previous.
+    if ui.add_enabled(shown < earlier, egui::Button::new("›").small()).clicked() {
+        ui.data_mut(|d| d.insert_temp(id, shown + 1));
+    }
+    ui.label(RichText::new(format!("{} / {}", shown + 1, earlier + 1)).small());
+    if ui.add_enabled(shown > 0, egui::Button::new("‹").small()).clicked() {
+        ui.data_mut(|d| d.insert_temp(id, shown - 1));
+    }
+}
+
 /// Copy, and Retry on the last answer once its turn ended (the person's last message again).
 fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: usize, actions: &mut MessageActions) {
     let messages = &agent.conversation.messages;
@@ -173,15 +207,22 @@ fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index
         && !asked.id.as_ref().is_some_and(|id| id.is_by_sidekicks())
         && small_action(ui, tr(lang, Key::Retry)).on_hover_text(tr(lang, Key::RetryHint)).clicked()
     {
-        actions.commands.push(Command::Prompt {
-            agent: agent.config.name.clone(),
-            text: asked.text(),
-            context: None,
-            id: None,
-            attachments: Vec::new(),
+        // The new answer replaces this one, which stays reachable (‹ ›); an older stored
+        // message without an id is sent again as a new one.
+        let (agent, text) = (agent.config.name.clone(), asked.text());
+        actions.commands.push(match asked.id.clone() {
+            Some(question) => Command::Retry { agent, text, question },
+            None => Command::Prompt { agent, text, context: None, id: None, attachments: Vec::new() },
         });
     }
-    let text = message.text();
+    answers_ui(ui, agent, index);
+    let text: String = shown_parts(ui, agent, index)
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
     if !text.is_empty() && small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
         ui.ctx().copy_text(text);
     }
@@ -212,11 +253,13 @@ fn parts_ui(
     marked: Option<&str>,
 ) {
     let message = &agent.conversation.messages[index];
+    // An answer retried: the one the person chose to see (the latest unless they went back).
+    let parts = shown_parts(ui, agent, index);
     let mut i = 0;
-    while i < message.parts.len() {
+    while i < parts.len() {
         // A long run of tool calls is folded: its cards would take seconds a frame.
-        if matches!(message.parts[i], Part::Tool(_)) {
-            let end = super::tool_run::run_end(&message.parts, i);
+        if matches!(parts[i], Part::Tool(_)) {
+            let end = super::tool_run::run_end(parts, i);
             if end - i > super::tool_run::FOLD_OVER {
                 let carded: std::collections::HashSet<&str> = agent
                     .permissions
@@ -225,14 +268,14 @@ fn parts_ui(
                     .map(|c| c.request.tool.id.as_str())
                     .collect();
                 let id = egui::Id::unique(("tool-run", agent.config.name.as_str(), index, i));
-                super::tool_run::folded_ui(ui, lang, id, &message.parts, i..end, &carded, |ui, call| {
+                super::tool_run::folded_ui(ui, lang, id, parts, i..end, &carded, |ui, call| {
                     tool_ui(ui, lang, agent, index, call, actions);
                 });
                 i = end;
                 continue;
             }
         }
-        part_ui(ui, lang, markdown, agent, (index, i), actions, marked);
+        part_ui(ui, lang, markdown, agent, (index, i, &parts[i]), actions, marked);
         i += 1;
     }
     // Answered cards about no call that came while this message was the last (live ones and
@@ -277,19 +320,19 @@ fn tool_ui(
     }
 }
 
-/// Part `i` of message `index`.
+/// Part `i` of message `index` (of the answer shown, for one retried).
 fn part_ui(
     ui: &mut egui::Ui,
     lang: Language,
     markdown: &mut CommonMarkCache,
     agent: &AgentView,
-    (index, i): (usize, usize),
+    (index, i, part): (usize, usize, &Part),
     actions: &mut MessageActions,
     marked: Option<&str>,
 ) {
     let message = &agent.conversation.messages[index];
     let name = &agent.config.name;
-    match &message.parts[i] {
+    match part {
         // Too long to lay out whole each frame: plain text, in pieces, folded.
         Part::Text(text) if text.len() > PLAIN_OVER => {
             big_text_ui(ui, lang, egui::Id::unique(("big", agent.config.name.as_str(), index, i)), text);

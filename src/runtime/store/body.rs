@@ -13,7 +13,10 @@ pub(super) const IS_USER: &str = "CASE WHEN substr(m.body, 1, 1) = '{' THEN json
 
 /// The body of `message`.
 pub(super) fn encode(message: &Message) -> Result<String, serde_json::Error> {
-    let plain = message.id.is_none() && message.delivery == Delivery::Sent && message.checkpoint.is_none();
+    let plain = message.id.is_none()
+        && message.delivery == Delivery::Sent
+        && message.checkpoint.is_none()
+        && message.earlier.is_empty();
     let tag = match (&message.role, &message.end, message.parts.as_slice()) {
         (Role::User, None, [Part::Text(_)]) => Some('u'),
         (Role::Agent, None, [Part::Text(_)]) => Some('a'),
@@ -66,12 +69,15 @@ mod tests {
         queued.delivery = Delivery::Queued;
         let mut with_id = Message::new(Role::User, "hi");
         with_id.id = Some(MessageId::new());
+        let mut retried = answer.clone();
+        retried.earlier = vec![vec![Part::Text("the first answer".into())]];
         let mut failed = Message::new(Role::Agent, "oops");
         failed.end = Some(TurnEnd::Failed { message: "boom".into() });
         let cases = [
             Message::new(Role::User, "Fix the build"),
             Message::new(Role::Agent, "Looking"),
             answer.clone(),
+            retried,
             queued,
             with_id,
             failed,
