@@ -208,6 +208,10 @@ pub struct AppState {
     pub problems: Vec<Problem>,
     /// What to tell about the history as it was opened (damaged and kept aside, not available).
     pub history_note: Option<crate::protocol::HistoryNote>,
+    /// The window's own picker to open (the desktop has no file dialog); taken by the window.
+    pub picker: Option<crate::protocol::picker::PickerStart>,
+    /// The last folder read for that picker.
+    pub listing: Option<(std::path::PathBuf, Result<Vec<crate::protocol::picker::FolderEntry>, String>)>,
     /// The agents, in the config's order.
     pub agents: Vec<AgentView>,
     /// Language of the interface.
@@ -576,6 +580,8 @@ impl AppState {
             }
             Event::FilePicked { path } => self.picked_file = Some(path),
             Event::FolderPicked { path } => self.picked_folder = Some(path),
+            Event::PickInWindow(start) => self.picker = Some(start),
+            Event::FolderListed { path, result } => self.listing = Some((path, result)),
             Event::AgentsFound { agents } => self.found_agents = Some(agents),
             Event::Branch { agent, branch } => {
                 if let Some(a) = self.agent_mut(&agent) {

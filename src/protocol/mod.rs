@@ -6,6 +6,7 @@ pub mod auth;
 pub mod checkpoints;
 pub mod discovery;
 pub mod notify;
+pub mod picker;
 pub mod teams;
 pub mod terminal;
 pub mod threads;
@@ -370,6 +371,11 @@ pub enum Command {
         /// The folder the dialog opens in.
         start_in: Option<PathBuf>,
     },
+    /// Read a folder for the window's own picker (→ `FolderListed`).
+    ListFolder {
+        /// The folder.
+        path: PathBuf,
+    },
     /// Look for agents installed on this computer (→ `AgentsFound`).
     DiscoverAgents,
     /// Read which git branch the workspace of `agent` is on (→ `Branch`).
@@ -630,6 +636,15 @@ pub enum Event {
     FilePicked {
         /// The path it is about.
         path: Option<PathBuf>,
+    },
+    /// The desktop has no file dialog: the window shows its own picker.
+    PickInWindow(picker::PickerStart),
+    /// A folder read for the window's picker.
+    FolderListed {
+        /// The folder.
+        path: PathBuf,
+        /// Its entries, or why they could not be read.
+        result: Result<Vec<picker::FolderEntry>, String>,
     },
     /// The native folder dialog closed with a folder picked.
     FolderPicked {

@@ -360,6 +360,14 @@ impl Manager {
                 let Some(slot) = self.slot(&agent) else { return };
                 let (workspace, events) = (slot.config.workspace.clone(), self.events.clone());
                 tokio::spawn(async move {
+                    // No desktop dialog: the window's own picker, in the workspace.
+                    if matches!(source, crate::protocol::attachments::AttachSource::Pick)
+                        && !crate::runtime::dialog::desktop_dialog()
+                    {
+                        let purpose = crate::protocol::picker::PickFor::Attach { agent };
+                        let start = crate::protocol::picker::PickerStart { purpose, folder: workspace };
+                        return events.send(Event::PickInWindow(start)).await;
+                    }
                     let results = super::attach::read(source, workspace).await;
                     events.send(Event::Attached { agent, results }).await;
                 });
@@ -432,6 +440,7 @@ impl Manager {
             | Command::SaveConfig { .. }
             | Command::CheckConfig { .. }
             | Command::PickConfigFile { .. }
+            | Command::ListFolder { .. }
             | Command::PickFolder { .. }
             | Command::DiscoverAgents
             | Command::ReadBranch { .. }

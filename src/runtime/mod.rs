@@ -19,6 +19,7 @@ pub mod checkpoint_review;
 pub mod clock;
 pub mod config_file;
 pub mod config_watch;
+pub mod dialog;
 pub mod discovery;
 pub mod events;
 pub mod exec;

@@ -12,6 +12,7 @@ pub mod config_editor;
 pub mod conversation;
 pub mod elicitation_card;
 pub mod file_editor;
+pub mod file_picker;
 pub mod find_bar;
 pub mod glyphs;
 pub mod icon;
@@ -98,6 +99,8 @@ pub struct SidekicksApp {
     fonts_installed: bool,
     /// The About box is shown.
     about: bool,
+    /// The window's own file picker, when the desktop has no dialog.
+    picker: Option<file_picker::Picker>,
     /// The theme the config asked for, as last applied.
     theme: Option<crate::model::config::Theme>,
     /// The team whose copies are followed (the team page shown), as last asked.
@@ -184,6 +187,7 @@ impl SidekicksApp {
             followed_team: None,
             theme: None,
             about: false,
+            picker: None,
         }
     }
 
@@ -283,6 +287,28 @@ impl SidekicksApp {
         }
     }
 
+    /// The window's own picker: opened when the runtime says the desktop has no dialog.
+    fn picker_ui(&mut self, ctx: &egui::Context) {
+        if let Some(start) = self.state.picker.take() {
+            let (picker, command) = file_picker::Picker::open(start);
+            self.picker = Some(picker);
+            self.bridge.send(command);
+        }
+        let Some(picker) = &mut self.picker else { return };
+        let (commands, done) = file_picker::picker_ui(ctx, &self.state, picker);
+        self.submit(commands);
+        if done.is_some() {
+            self.picker = None;
+        }
+        match done {
+            Some(Some(file_picker::Picked::Commands(commands))) => self.submit(commands),
+            Some(Some(file_picker::Picked::ProjectFolder(folder))) => {
+                self.team_views.form.project = folder.display().to_string();
+            }
+            Some(None) | None => {}
+        }
+    }
+
     /// Draws the window.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         if let Some(stats) = &mut self.frame_stats {
@@ -308,6 +334,7 @@ impl SidekicksApp {
         self.notifications(ui.ctx());
         let shown = self.selected.clone().filter(|_| matches!(self.view, View::Agent | View::Workspace));
         about::about_ui(ui.ctx(), &self.state, &mut self.about);
+        self.picker_ui(ui.ctx());
         if let Some(action) = palette::palette_ui(ui.ctx(), &self.state, shown.as_deref(), &mut self.palette) {
             self.run(ui.ctx(), action);
         }

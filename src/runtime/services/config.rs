@@ -9,6 +9,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::model::config_check::{LoadContext, LoadResult, load_str};
 use crate::model::config_edit::{NewAgent, add_agent};
+use crate::protocol::picker::{PickFor, PickerStart};
 use crate::protocol::{Command, Event};
 use crate::runtime::config_file::{AppDirs, Preferences, command_exists, load_file, save_atomic};
 use crate::runtime::config_watch::{ConfigWatcher, watch_config};
@@ -118,7 +119,13 @@ impl ConfigFile {
     /// Opens the native folder dialog without waiting for it (→ `FolderPicked` when one is picked).
     pub(super) fn pick_folder(&self, start_in: Option<PathBuf>) {
         let sink = self.sink.clone();
+        let home = self.home();
         tokio::spawn(async move {
+            if !crate::runtime::dialog::desktop_dialog() {
+                let folder = start_in.or(home).unwrap_or_else(|| PathBuf::from("/"));
+                let start = PickerStart { purpose: PickFor::ProjectFolder, folder };
+                return sink.send(Event::PickInWindow(start)).await;
+            }
             let mut dialog = rfd::AsyncFileDialog::new().set_title("The project folder");
             if let Some(dir) = start_in {
                 dialog = dialog.set_directory(dir);
@@ -132,13 +139,31 @@ impl ConfigFile {
     /// Opens the native file dialog without waiting for it (→ `FilePicked`).
     pub(super) fn pick_file(&self, start_in: Option<PathBuf>) {
         let sink = self.sink.clone();
+        let home = self.home();
         tokio::spawn(async move {
+            if !crate::runtime::dialog::desktop_dialog() {
+                let folder = start_in.or(home).unwrap_or_else(|| PathBuf::from("/"));
+                let start = PickerStart { purpose: PickFor::ConfigFile, folder };
+                return sink.send(Event::PickInWindow(start)).await;
+            }
             let mut dialog = rfd::AsyncFileDialog::new().add_filter("TOML", &["toml"]).set_title("Open a config file");
             if let Some(dir) = start_in {
                 dialog = dialog.set_directory(dir);
             }
             let path = dialog.pick_file().await.map(|f| f.path().to_path_buf());
             sink.send(Event::FilePicked { path }).await;
+        });
+    }
+
+    /// Reads `path` for the window's picker (→ `FolderListed`).
+    pub(super) fn list_folder(&self, path: PathBuf) {
+        let sink = self.sink.clone();
+        tokio::spawn(async move {
+            let at = path.clone();
+            let result = tokio::task::spawn_blocking(move || crate::runtime::dialog::list_folder(&at))
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()));
+            sink.send(Event::FolderListed { path, result }).await;
         });
     }
 

@@ -180,6 +180,7 @@ impl Services {
             Command::SaveConfig { path, text } => self.config.save(path, text),
             Command::CheckConfig { path, text } => self.config.check(path, text),
             Command::PickConfigFile { start_in } => self.config.pick_file(start_in),
+            Command::ListFolder { path } => self.config.list_folder(path),
             Command::PickFolder { start_in } => self.config.pick_folder(start_in),
             Command::DiscoverAgents => self.config.discover(),
             Command::ReadBranch { agent } => {
