@@ -371,7 +371,6 @@ fn run_window(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         options,
         Box::new(move |cc| {
             let _ = ctx_cell.set(cc.egui_ctx.clone());
-            crate::ui::theme::apply(&cc.egui_ctx);
             let stats = std::env::var_os("SIDEKICKS_FRAME_STATS").map(PathBuf::from);
             Ok(Box::new(SidekicksApp::new(bridge).with_frame_stats(stats)))
         }),

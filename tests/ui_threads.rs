@@ -96,7 +96,8 @@ fn the_thread_bar_makes_switches_renames_deletes_and_opens_the_agents_sessions()
     click(&mut h, "Rename");
     let field = h.get_by_role(Role::TextInput).rect();
     assert!((field.left() - list.left()).abs() < 2.0 && (field.top() - list.top()).abs() < 4.0, "{field:?} {list:?}");
-    assert_eq!(h.get_by_role_and_label(Role::Button, "Delete").rect(), delete, "Delete stays where it was");
+    let moved = h.get_by_role_and_label(Role::Button, "Delete").rect().min - delete.min;
+    assert!(moved.length() < 1.0, "Delete stays where it was: moved by {moved:?}");
     assert!(!h.get_by_role_and_label(Role::Button, "Delete").rect().intersects(rename), "nothing under the pointer");
     let edit =
         h.get_all_by_role(Role::TextInput).find(|n| n.value().as_deref() == Some("fix the flaky build")).unwrap();

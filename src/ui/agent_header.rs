@@ -28,7 +28,7 @@ pub fn agent_title_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
         };
         let words =
             trf(lang, Key::PolicyBadge, &[("writes", word(policy.writes)), ("commands", word(policy.commands))]);
-        ui.label(RichText::new(words).small().color(super::theme::WARNING));
+        ui.label(RichText::new(words).small().color(super::theme::warning_color()));
     }
 }
 
@@ -43,7 +43,15 @@ pub fn team_line_ui(
     let (id, name) = team?;
     let path = agent.config.workspace.display().to_string();
     ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &path)])).small().weak());
-    ui.link(trf(lang, Key::TeamLink, &[("team", name)])).clicked().then(|| id.clone())
+    // Whole, on one line: a link broken over two lines of a wrapped header is hard to hit.
+    let link = egui::Link::new(trf(lang, Key::TeamLink, &[("team", name)]));
+    let clicked = ui
+        .scope(|ui| {
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
+            ui.add(link).clicked()
+        })
+        .inner;
+    clicked.then(|| id.clone())
 }
 
 /// Start, Stop and Restart for `agent`, in that order wherever they are shown.

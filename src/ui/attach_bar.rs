@@ -5,7 +5,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
-use super::theme::{ERROR, WARNING};
+use super::theme::{error_color, warning_color};
 use crate::app::composing::AttachOp;
 use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
@@ -47,11 +47,11 @@ pub fn attach_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Ve
         let images = composing.pending.iter().any(|a| matches!(a, Attachment::Image(_)));
         if images && started && !agent.prompts.image {
             let words = trf(lang, Key::NoImages, &[("agent", &name)]);
-            ui.label(RichText::new(words).small().color(WARNING));
+            ui.label(RichText::new(words).small().color(warning_color()));
         }
     }
     for error in &composing.errors {
-        ui.label(RichText::new(error).small().color(ERROR));
+        ui.label(RichText::new(error).small().color(error_color()));
     }
     ui.horizontal(|ui| {
         let attach = ui.small_button(tr(lang, Key::AttachFiles)).on_hover_text(tr(lang, Key::AttachHint));

@@ -9,7 +9,7 @@ use super::i18n::{Key, crash_text, tr, trf};
 use super::message::{MessageActions, message_ui};
 use super::message_list::MessageList;
 use super::permission_card::permission_card_ui;
-use super::theme::ERROR;
+use super::theme::error_color;
 use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
 use crate::model::conversation::transcript;
@@ -56,7 +56,7 @@ pub fn conversation_ui(
     let output = list.show(ui, count, |ui, index| {
         let framed = found.as_ref().and_then(|f| {
             if f.current == Some(index) {
-                Some(egui::Stroke::new(2.0, super::theme::WARNING))
+                Some(egui::Stroke::new(2.0, super::theme::warning_color()))
             } else {
                 f.matches.binary_search(&index).is_ok().then(|| egui::Stroke::new(1.0, ui.visuals().weak_text_color()))
             }
@@ -165,8 +165,8 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
     }
     if let AgentState::Crashed(report) = &agent.state {
         ui.add_space(8.0);
-        egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, ERROR)).show(ui, |ui| {
-            ui.label(RichText::new(crash_text(lang, &report.reason)).color(ERROR));
+        egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, error_color())).show(ui, |ui| {
+            ui.label(RichText::new(crash_text(lang, &report.reason)).color(error_color()));
             if !report.stderr_tail.is_empty() {
                 ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
                 ui.label(RichText::new(report.stderr_tail.join("\n")).monospace());

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
-use super::theme::{ERROR, WARNING};
+use super::theme::{error_color, warning_color};
 use crate::app::{Command, ElicitationCard};
 use crate::model::config::Language;
 use crate::model::elicitation::{ElicitAnswer, ElicitKind, Field, FieldKind, FieldProblem, Raw, check, initial};
@@ -35,7 +35,7 @@ pub fn elicitation_card_ui(ui: &mut egui::Ui, lang: Language, agent: &str, card:
     }
     let id = egui::Id::unique(("elicitation", agent, request.id));
     let mut answer = None;
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warning_color())).show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.label(RichText::new(trf(lang, Key::ElicitAsks, &[("agent", agent)])).strong());
         ui.label(&request.message);
@@ -137,7 +137,7 @@ fn field_ui(ui: &mut egui::Ui, lang: Language, field: &Field, typed: &mut Typed)
             ui.label(RichText::new(d).small().weak());
         }
         if let Some((_, problem)) = typed.problems.iter().find(|(n, _)| *n == field.name) {
-            ui.label(RichText::new(problem_text(lang, problem)).small().color(ERROR));
+            ui.label(RichText::new(problem_text(lang, problem)).small().color(error_color()));
         }
     });
 }

@@ -7,7 +7,7 @@ use egui::RichText;
 use egui::text::LayoutJob;
 
 use super::i18n::{Key, tr, trf};
-use super::theme::{ERROR, WARNING};
+use super::theme::{error_color, warning_color};
 use crate::model::config::Language;
 use crate::model::rel_path::RelPath;
 use crate::protocol::workspace::Version;
@@ -135,7 +135,7 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
     ui.horizontal(|ui| {
         ui.label(RichText::new(file.path.as_str()).monospace().strong());
         if dirty {
-            ui.label(RichText::new(tr(lang, Key::Modified)).small().color(WARNING));
+            ui.label(RichText::new(tr(lang, Key::Modified)).small().color(warning_color()));
         }
         let can_save = dirty && file.conflict.is_none() && !file.saving;
         let save = ui.add_enabled(can_save, egui::Button::new(tr(lang, Key::Save))).clicked();
@@ -149,13 +149,13 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
         }
         if let Some(error) = &file.save_error {
             let error = crate::i18n::workspace_error_text(lang, error);
-            ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", &error)])).small().color(ERROR));
+            ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", &error)])).small().color(error_color()));
         }
     });
     if let Some((theirs, version)) = file.conflict.clone() {
-        egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+        egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warning_color())).show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(tr(lang, Key::ChangedOnDisk)).color(WARNING));
+                ui.label(RichText::new(tr(lang, Key::ChangedOnDisk)).color(warning_color()));
                 if ui.button(tr(lang, Key::TakeTheirs)).clicked() {
                     file.text = theirs.clone();
                     file.base = Some((theirs.clone(), version.clone()));
@@ -183,7 +183,7 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
             ui.label(trf(lang, Key::LargeFile, &[("size", &(size / 1024).to_string())]));
         }
         FileState::Failed(why) => {
-            ui.label(RichText::new(crate::i18n::workspace_error_text(lang, why)).color(ERROR));
+            ui.label(RichText::new(crate::i18n::workspace_error_text(lang, why)).color(error_color()));
         }
         FileState::Text => {
             let lang_code = language(&file.path);

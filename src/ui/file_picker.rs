@@ -86,7 +86,7 @@ pub fn picker_ui(ctx: &egui::Context, state: &AppState, picker: &mut Picker) -> 
                 ui.spinner();
             }
             Some((_, Err(e))) => {
-                ui.label(RichText::new(e).color(super::theme::ERROR));
+                ui.label(RichText::new(e).color(super::theme::error_color()));
             }
             Some((_, Ok(entries))) => {
                 let mut went = None;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
-use super::theme::WARNING;
+use super::theme::warning_color;
 use crate::app::{AgentView, Command, Request};
 use crate::model::config::Language;
 use crate::protocol::auth::AuthKind;
@@ -32,7 +32,7 @@ pub fn login_card_ui(
     let mut asked = LoginAsked { requests: Vec::new(), terminal: false };
     let Some((message, methods)) = &agent.login else { return asked };
     let name = agent.config.name.clone();
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warning_color())).show(ui, |ui| {
         ui.label(RichText::new(trf(lang, Key::LoginTitle, &[("agent", &name)])).strong());
         ui.label(RichText::new(trf(lang, Key::LoginNeeded, &[("message", message)])).weak());
         if agent.state == crate::app::AgentState::Starting {

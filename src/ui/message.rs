@@ -8,7 +8,7 @@ use egui_commonmark::{CommonMarkCache, CommonMarkViewer};
 use super::big_text::{PLAIN_OVER, big_text_ui};
 use super::i18n::{Key, tr, trf, turn_end_text};
 use super::permission_card::{answered_ui, permission_card_ui};
-use super::theme::{self, ERROR, WARNING};
+use super::theme::{self, error_color, warning_color};
 use super::tool_card::tool_card_ui;
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
@@ -101,10 +101,10 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
         match message.delivery {
             Delivery::Sent => {}
             Delivery::Queued => {
-                ui.label(RichText::new(tr(lang, Key::Queued)).small().italics().color(WARNING));
+                ui.label(RichText::new(tr(lang, Key::Queued)).small().italics().color(warning_color()));
             }
             Delivery::NotSent => {
-                ui.label(RichText::new(tr(lang, Key::NotSent)).small().italics().color(ERROR));
+                ui.label(RichText::new(tr(lang, Key::NotSent)).small().italics().color(error_color()));
             }
             Delivery::Resent => {
                 ui.label(RichText::new(tr(lang, Key::Resent)).small().italics().weak());
@@ -291,7 +291,7 @@ fn parts_ui(
     if let Some(end) = &message.end {
         let text = turn_end_text(lang, end);
         if !text.is_empty() {
-            let color = if matches!(end, TurnEnd::Failed { .. }) { ERROR } else { ui.visuals().weak_text_color() };
+            let color = if matches!(end, TurnEnd::Failed { .. }) { error_color() } else { ui.visuals().weak_text_color() };
             ui.label(RichText::new(text).italics().color(color));
         }
     }
@@ -431,7 +431,7 @@ fn step_mark(ui: &mut egui::Ui, status: PlanStatus) {
             painter.circle_filled(center, r * 0.5, blue);
         }
         PlanStatus::Completed => {
-            painter.circle_filled(center, r, theme::OK);
+            painter.circle_filled(center, r, theme::ok_color());
         }
     }
 }
@@ -452,7 +452,7 @@ fn notice_ui(
             ui.horizontal_wrapped(|ui| {
                 let count = failures.to_string();
                 ui.label(
-                    RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(WARNING),
+                    RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(warning_color()),
                 );
                 if live && ui.button(tr(lang, Key::StopTurn)).clicked() {
                     actions.commands.push(Command::Cancel { agent: agent.to_string() });
@@ -469,25 +469,25 @@ fn notice_ui(
         }
         Notice::PolicyDenied { writes, what } => {
             let key = if *writes { Key::PolicyDeniesWrites } else { Key::PolicyDeniesCommands };
-            ui.label(RichText::new(trf(lang, key, &[("agent", agent), ("what", what)])).color(WARNING));
+            ui.label(RichText::new(trf(lang, key, &[("agent", agent), ("what", what)])).color(warning_color()));
         }
         Notice::Unresponsive => {
-            ui.label(RichText::new(trf(lang, Key::NoticeUnresponsive, &[("agent", agent)])).color(WARNING));
+            ui.label(RichText::new(trf(lang, Key::NoticeUnresponsive, &[("agent", agent)])).color(warning_color()));
         }
         Notice::SettingRefused { setting, message } => {
             let words =
                 trf(lang, Key::NoticeSettingRefused, &[("agent", agent), ("setting", setting), ("message", message)]);
-            ui.label(RichText::new(words).color(WARNING));
+            ui.label(RichText::new(words).color(warning_color()));
         }
         Notice::ThreadFailed { message } => {
             ui.label(
                 RichText::new(trf(lang, Key::NoticeThreadFailed, &[("agent", agent), ("message", message)]))
-                    .color(WARNING),
+                    .color(warning_color()),
             );
         }
         Notice::AgentExited { message } => {
             ui.label(
-                RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(ERROR),
+                RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(error_color()),
             );
         }
         Notice::Restored { undo, .. } => {
@@ -503,7 +503,7 @@ fn notice_ui(
             ui.label(RichText::new(trf(lang, Key::NoticeRestoreUndone, &[("agent", agent)])).italics());
         }
         Notice::RestoreFailed { message } => {
-            ui.label(RichText::new(trf(lang, Key::NoticeRestoreFailed, &[("message", message)])).color(ERROR));
+            ui.label(RichText::new(trf(lang, Key::NoticeRestoreFailed, &[("message", message)])).color(error_color()));
         }
     });
 }

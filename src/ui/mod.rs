@@ -227,6 +227,7 @@ impl SidekicksApp {
         glyphs::install(ctx);
         if !std::mem::replace(&mut self.fonts_installed, true) {
             glyphs::install_fallback(ctx);
+            theme::apply(ctx);
         }
         // Images in messages: decoded on egui_extras' own thread (idempotent).
         egui_extras::install_image_loaders(ctx);
@@ -311,6 +312,7 @@ impl SidekicksApp {
 
     /// Draws the window.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
+        theme::set_dark(ui.visuals().dark_mode);
         if let Some(stats) = &mut self.frame_stats {
             stats.frame();
         }

@@ -5,7 +5,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, ask_text, tr, trf};
-use super::theme::{ERROR, WARNING};
+use super::theme::{error_color, warning_color};
 use super::tool_card::diff_ui;
 use crate::app::{Command, PermissionCard};
 use crate::model::config::{Language, RuntimeConfig};
@@ -66,14 +66,14 @@ pub fn permission_card_ui(
         return None;
     }
     let mut command = None;
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warning_color())).show(ui, |ui| {
         ui.set_width(ui.available_width());
         ui.label(RichText::new(ask_text(lang, agent, runtime, &what)).strong());
         match &what {
             Ask::RunCommand { command, dangers } => {
                 ui.label(RichText::new(command).monospace());
                 if !dangers.is_empty() {
-                    ui.label(RichText::new(trf(lang, Key::Danger, &[("what", &dangers.join(", "))])).color(ERROR));
+                    ui.label(RichText::new(trf(lang, Key::Danger, &[("what", &dangers.join(", "))])).color(error_color()));
                 }
             }
             _ => {
@@ -93,7 +93,7 @@ pub fn permission_card_ui(
                     command = Some(Command::AnswerPermission { agent: agent.to_string(), id: card.request.id, answer });
                 }
             }
-            if ui.button(RichText::new(tr(lang, Key::StopAgent)).color(ERROR)).clicked() {
+            if ui.button(RichText::new(tr(lang, Key::StopAgent)).color(error_color())).clicked() {
                 command = Some(Command::Stop { agent: agent.to_string() });
             }
         });

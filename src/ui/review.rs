@@ -11,7 +11,7 @@ use egui::RichText;
 
 use super::i18n::{Key, team_error_text, tr, trf};
 use super::review_rows::{Anchor, Row, anchor, line_ui, rows};
-use super::theme::{ERROR, OK};
+use super::theme::{error_color, ok_color};
 use crate::app::{AppState, Command};
 use crate::model::config::Language;
 use crate::model::review::Hunk;
@@ -223,10 +223,10 @@ pub fn review_ui(
         }
     }
     if view.sent {
-        ui.label(RichText::new(trf(lang, Key::ReviewSent, &[("agent", &view.agent)])).color(OK));
+        ui.label(RichText::new(trf(lang, Key::ReviewSent, &[("agent", &view.agent)])).color(ok_color()));
     }
     if let Some(e) = &input.error {
-        ui.label(RichText::new(e).color(ERROR));
+        ui.label(RichText::new(e).color(error_color()));
     }
     match &input.files {
         None => {
@@ -237,7 +237,7 @@ pub fn review_ui(
             return (decisions, close);
         }
         Some(Err(e)) => {
-            ui.label(RichText::new(e).color(ERROR));
+            ui.label(RichText::new(e).color(error_color()));
             return (decisions, close);
         }
         Some(Ok([])) => {
@@ -389,8 +389,8 @@ fn row_ui(
                 ui.label(RichText::new(&path).monospace().strong());
                 ui.label(RichText::new(super::team_view::change_text(lang, &file.change.kind)).weak());
                 if let Some(d) = &file.diff {
-                    ui.label(RichText::new(format!("+{}", d.added)).color(OK));
-                    ui.label(RichText::new(format!("-{}", d.removed)).color(ERROR));
+                    ui.label(RichText::new(format!("+{}", d.added)).color(ok_color()));
+                    ui.label(RichText::new(format!("-{}", d.removed)).color(error_color()));
                 }
                 ui.add_enabled_ui(!ctx.busy, |ui| {
                     if ctx.accept

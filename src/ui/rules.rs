@@ -4,7 +4,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
-use super::theme::{ERROR, OK};
+use super::theme::{error_color, ok_color};
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
 use crate::model::permission::Decision;
@@ -24,8 +24,8 @@ pub fn rules_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<Com
     egui::Grid::new("rules").striped(true).num_columns(3).show(ui, |ui| {
         for (key, decision) in &agent.rules {
             let (label, color) = match decision {
-                Decision::Allow => (tr(lang, Key::AnsweredAllowAlways), OK),
-                Decision::Reject => (tr(lang, Key::AnsweredRejectAlways), ERROR),
+                Decision::Allow => (tr(lang, Key::AnsweredAllowAlways), ok_color()),
+                Decision::Reject => (tr(lang, Key::AnsweredRejectAlways), error_color()),
             };
             ui.label(RichText::new(label).color(color));
             let (kind, target) = key.split_once(':').unwrap_or(("", key));

@@ -8,7 +8,7 @@ use egui::RichText;
 
 use super::config_editor::config_editor_ui;
 use super::i18n::{Key, problem_text, tr, trf};
-use super::theme::{ERROR, OK, WARNING};
+use super::theme::{error_color, ok_color, warning_color};
 use crate::app::{AppState, Command};
 use crate::model::config::Language;
 use crate::model::problem::{Problem, Severity};
@@ -106,9 +106,9 @@ impl SettingsView {
         }
         self.toolbar_ui(ui, lang, state, &mut commands);
         if let Some(theirs) = self.conflict.clone() {
-            egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, WARNING)).show(ui, |ui| {
+            egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warning_color())).show(ui, |ui| {
                 ui.horizontal_wrapped(|ui| {
-                    ui.label(RichText::new(tr(lang, Key::ChangedOnDisk)).color(WARNING));
+                    ui.label(RichText::new(tr(lang, Key::ChangedOnDisk)).color(warning_color()));
                     if ui.button(tr(lang, Key::TakeTheirs)).clicked() {
                         self.text = theirs.clone();
                         self.disk = Some(theirs.clone());
@@ -177,13 +177,13 @@ impl SettingsView {
             } else if let Some(Some(error)) = &state.last_save
                 && self.is_dirty()
             {
-                Some((trf(lang, Key::SaveFailed, &[("error", error)]), ERROR))
+                Some((trf(lang, Key::SaveFailed, &[("error", error)]), error_color()))
             } else if self.has_errors() {
-                Some((tr(lang, Key::SaveRefused).to_string(), ERROR))
+                Some((tr(lang, Key::SaveRefused).to_string(), error_color()))
             } else if self.is_dirty() {
-                Some((tr(lang, Key::Unsaved).to_string(), WARNING))
+                Some((tr(lang, Key::Unsaved).to_string(), warning_color()))
             } else {
-                Some((tr(lang, Key::Saved).to_string(), OK))
+                Some((tr(lang, Key::Saved).to_string(), ok_color()))
             };
             if let Some((text, color)) = status {
                 ui.label(RichText::new(text).small().color(color));
@@ -195,10 +195,10 @@ impl SettingsView {
     fn problems_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, commands: &mut Vec<Command>) {
         egui::ScrollArea::vertical().id_salt("settings-problems-scroll").max_height(220.0).show(ui, |ui| {
             if self.problems.is_empty() {
-                ui.label(RichText::new(tr(lang, Key::NoProblems)).color(OK));
+                ui.label(RichText::new(tr(lang, Key::NoProblems)).color(ok_color()));
             }
             for p in &self.problems {
-                let color = if p.severity() == Severity::Error { ERROR } else { WARNING };
+                let color = if p.severity() == Severity::Error { error_color() } else { warning_color() };
                 let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
                 if ui.link(RichText::new(text).color(color)).clicked() {
                     self.jump = Some((p.line, p.column));

@@ -6,7 +6,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, state_text, tr, trf, where_text};
-use super::theme::{ERROR, WARNING, state_dot};
+use super::theme::{error_color, warning_color, state_dot};
 use crate::app::AppState;
 
 /// What was clicked in the sidebar.
@@ -101,7 +101,7 @@ fn list_ui(
     ui.add_space(6.0);
     let waiting = state.needs_you();
     let entry = RichText::new(trf(lang, Key::InboxEntry, &[("count", &waiting.to_string())])).strong();
-    let entry = if waiting > 0 { entry.color(WARNING) } else { entry };
+    let entry = if waiting > 0 { entry.color(warning_color()) } else { entry };
     if ui.selectable_label(inbox_shown, entry).on_hover_text("Ctrl+Shift+I").clicked() {
         clicked = SidebarClick::Inbox;
     }
@@ -137,7 +137,7 @@ fn list_ui(
                     if needs > 0 {
                         badge(ui, needs, &trf(lang, Key::ChannelNeedsYou, &[("count", &needs.to_string())]));
                     } else if state.channels.is_unread(&channel.name) {
-                        ui.label(RichText::new("•").color(WARNING)).on_hover_text(tr(lang, Key::Unread));
+                        ui.label(RichText::new("•").color(warning_color())).on_hover_text(tr(lang, Key::Unread));
                     }
                 });
             }
@@ -205,9 +205,9 @@ fn agent_row_ui(
         if needs.count() > 0 {
             badge(ui, needs.count(), &needs_text(lang, &needs));
         } else if agent.failed() {
-            ui.label(RichText::new("!").strong().color(ERROR)).on_hover_text(tr(lang, Key::AgentFailed));
+            ui.label(RichText::new("!").strong().color(error_color())).on_hover_text(tr(lang, Key::AgentFailed));
         } else if agent.unread() && !is_selected {
-            ui.label(RichText::new("•").color(WARNING)).on_hover_text(tr(lang, Key::Unread));
+            ui.label(RichText::new("•").color(warning_color())).on_hover_text(tr(lang, Key::Unread));
         }
         let files = ui.small_button(tr(lang, Key::Files)).on_hover_text(agent.config.workspace.display().to_string());
         if files.clicked() {
@@ -218,7 +218,7 @@ fn agent_row_ui(
     let needs = agent.needs().count();
     let status = if needs > 0 { tr(lang, Key::NeedsYou) } else { state_text(lang, &agent.state) };
     let line = RichText::new(format!("{status} · {}", where_text(lang, &agent.config.runtime))).small();
-    ui.label(if needs > 0 { line.color(WARNING) } else { line.weak() });
+    ui.label(if needs > 0 { line.color(warning_color()) } else { line.weak() });
     ui.add_space(4.0);
     clicked
 }
@@ -226,7 +226,7 @@ fn agent_row_ui(
 /// A count of things waiting for the person, on a warning background.
 fn badge(ui: &mut egui::Ui, count: usize, why: &str) {
     let text =
-        RichText::new(format!(" {count} ")).small().strong().color(egui::Color32::BLACK).background_color(WARNING);
+        RichText::new(format!(" {count} ")).small().strong().color(egui::Color32::BLACK).background_color(warning_color());
     ui.label(text).on_hover_text(why);
 }
 

@@ -3,7 +3,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, problem_text, tr, trf};
-use super::theme::{ERROR, WARNING};
+use super::theme::{error_color, warning_color};
 use crate::app::AppState;
 use crate::model::problem::Severity;
 
@@ -38,13 +38,13 @@ pub fn status_ui(ui: &mut egui::Ui, state: &AppState, shown: Option<&str>) {
                 // Named until it is finished: the project is half-merged.
                 let why = crate::i18n::team_error_text(lang, e);
                 let text = trf(lang, Key::InterruptedFailed, &[("agent", agent), ("error", &why)]);
-                ui.label(RichText::new(project.display().to_string()).small().color(ERROR)).on_hover_text(text);
+                ui.label(RichText::new(project.display().to_string()).small().color(error_color())).on_hover_text(text);
                 ui.separator();
             }
         }
         if let Some(note) = &state.history_note {
             let text = crate::i18n::history_note_text(lang, note);
-            ui.label(RichText::new(&text).small().color(WARNING)).on_hover_text(&text);
+            ui.label(RichText::new(&text).small().color(warning_color())).on_hover_text(&text);
             ui.separator();
         }
         let path = state.config_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
@@ -54,7 +54,7 @@ pub fn status_ui(ui: &mut egui::Ui, state: &AppState, shown: Option<&str>) {
             ui.label(RichText::new(tr(lang, Key::NoProblems)).small().weak());
         } else {
             let count = state.problems.len().to_string();
-            ui.label(RichText::new(trf(lang, Key::ProblemCount, &[("count", &count)])).small().color(ERROR));
+            ui.label(RichText::new(trf(lang, Key::ProblemCount, &[("count", &count)])).small().color(error_color()));
         }
     });
 }
@@ -67,14 +67,14 @@ pub fn problems_ui(ui: &mut egui::Ui, state: &AppState) {
     let lang = state.language;
     // Warnings only (a command not found): the config was taken, nothing "stays in force".
     let blocking = state.problems.iter().any(|p| p.severity() == Severity::Error);
-    let color = if blocking { ERROR } else { WARNING };
+    let color = if blocking { error_color() } else { warning_color() };
     egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, color)).show(ui, |ui| {
         ui.label(RichText::new(tr(lang, Key::ProblemsTitle)).strong().color(color));
         for p in &state.problems {
             let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
             match p.severity() {
                 Severity::Error => ui.label(text),
-                Severity::Warning => ui.label(RichText::new(text).color(WARNING)),
+                Severity::Warning => ui.label(RichText::new(text).color(warning_color())),
             };
         }
         if blocking && state.config.is_some() {

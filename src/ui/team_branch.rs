@@ -5,7 +5,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, team_error_text, tr, trf};
-use super::theme::{ERROR, OK};
+use super::theme::{error_color, ok_color};
 use crate::app::AppState;
 use crate::app::teams_state::TeamState;
 use crate::model::config::Language;
@@ -98,10 +98,10 @@ pub fn result_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, agent: &st
     match team.branches.get(agent) {
         Some((branch, Ok(commit))) => {
             let short: String = commit.chars().take(8).collect();
-            ui.label(RichText::new(trf(lang, Key::BranchMade, &[("branch", branch), ("commit", &short)])).color(OK));
+            ui.label(RichText::new(trf(lang, Key::BranchMade, &[("branch", branch), ("commit", &short)])).color(ok_color()));
         }
         Some((_, Err(e))) => {
-            ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
         }
         None => {}
     }

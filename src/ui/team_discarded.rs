@@ -5,7 +5,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, team_error_text, tr, trf};
-use super::theme::ERROR;
+use super::theme::error_color;
 use crate::app::{AppState, Command};
 use crate::model::config::Language;
 use crate::protocol::teams::{DiscardedWork, TeamCommand};
@@ -32,7 +32,7 @@ fn restore_button(ui: &mut egui::Ui, lang: Language, state: &AppState, work: &Di
 
 fn error_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) {
     if let Some(e) = &state.teams.discard_error {
-        ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+        ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
     }
 }
 

@@ -6,7 +6,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
-use super::theme::{ERROR, OK};
+use super::theme::{error_color, ok_color};
 use crate::app::Command;
 use crate::app::teams_state::TeamState;
 use crate::model::config::Language;
@@ -35,12 +35,12 @@ pub fn setup_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, member: &Me
             ui.label(trf(lang, Key::SetupRunning, &[("member", agent)]));
         }
         _ if member.ready => {
-            ui.label(RichText::new(tr(lang, Key::SetupDone)).color(OK));
+            ui.label(RichText::new(tr(lang, Key::SetupDone)).color(ok_color()));
         }
         other => {
             let why =
                 other.and_then(|s| s.failed.clone()).unwrap_or_else(|| tr(lang, Key::SetupUnfinished).to_string());
-            ui.label(RichText::new(trf(lang, Key::SetupFailed, &[("member", agent), ("why", &why)])).color(ERROR));
+            ui.label(RichText::new(trf(lang, Key::SetupFailed, &[("member", agent), ("why", &why)])).color(error_color()));
             if ui.button(tr(lang, Key::SetupAgain)).clicked() {
                 let command = TeamCommand::Setup { team: team.info.record.id.clone(), member: member.name.clone() };
                 asked = Some(Command::Team(Box::new(command)));
@@ -71,7 +71,7 @@ pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<C
             ui.spinner();
             ui.label(trf(lang, Key::CheckRunning, &[("member", agent)]));
         } else if let Some(why) = &check.failed {
-            ui.label(RichText::new(trf(lang, Key::CheckFailed, &[("member", agent), ("why", why)])).color(ERROR));
+            ui.label(RichText::new(trf(lang, Key::CheckFailed, &[("member", agent), ("why", why)])).color(error_color()));
             let member = team.member(agent).filter(|_| team.info.undoable.as_ref() == Some(agent));
             if let Some(member) = member
                 && ui.button(tr(lang, Key::UndoMerge)).on_hover_text(tr(lang, Key::UndoMergeHint)).clicked()
@@ -80,7 +80,7 @@ pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<C
                 asked = Some(Command::Team(Box::new(undo)));
             }
         } else {
-            ui.label(RichText::new(trf(lang, Key::CheckPassed, &[("member", agent)])).color(OK));
+            ui.label(RichText::new(trf(lang, Key::CheckPassed, &[("member", agent)])).color(ok_color()));
         }
     });
     if !check.output.is_empty() {

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use egui::RichText;
 
 use super::i18n::{Key, team_error_text, tr, trf};
-use super::theme::{ERROR, OK};
+use super::theme::{error_color, ok_color};
 use crate::app::{AppState, Command};
 use crate::model::config::{Language, RuntimeKind};
 use crate::model::tool::FileDiff;
@@ -170,7 +170,7 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
         }
     }
     if let Some(e) = &teams.create_error {
-        ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+        ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
     }
     commands
 }
@@ -200,7 +200,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     });
     if views.confirm == Some((id.to_string(), None)) {
         ui.horizontal(|ui| {
-            ui.label(RichText::new(tr(lang, Key::DiscardTeamQuestion)).color(ERROR));
+            ui.label(RichText::new(tr(lang, Key::DiscardTeamQuestion)).color(error_color()));
             if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
                 let discard = TeamCommand::Discard { team: record.id.clone(), member: None };
                 commands.push(Command::Team(Box::new(discard)));
@@ -220,11 +220,11 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     if let Some((agent, result)) = state.teams.interrupted.get(&record.project) {
         // A merge another process left half-done, found and mended (or not) while this one runs.
         let (text, color) = match result {
-            Ok(true) => (trf(lang, Key::InterruptedFinished, &[("agent", agent)]), super::theme::WARNING),
-            Ok(false) => (trf(lang, Key::InterruptedRolledBack, &[("agent", agent)]), super::theme::WARNING),
+            Ok(true) => (trf(lang, Key::InterruptedFinished, &[("agent", agent)]), super::theme::warning_color()),
+            Ok(false) => (trf(lang, Key::InterruptedRolledBack, &[("agent", agent)]), super::theme::warning_color()),
             Err(e) => {
                 let why = team_error_text(lang, e);
-                (trf(lang, Key::InterruptedFailed, &[("agent", agent), ("error", &why)]), ERROR)
+                (trf(lang, Key::InterruptedFailed, &[("agent", agent), ("error", &why)]), error_color())
             }
         };
         ui.label(RichText::new(text).color(color));
@@ -243,7 +243,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             let member = match copy {
                 Ok(member) => member.clone(),
                 Err(e) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
                     continue;
                 }
             };
@@ -306,7 +306,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                         0 => trf(lang, Key::DiscardMemberQuestion, &[("member", agent)]),
                         n => trf(lang, Key::DiscardMemberUnmerged, &[("member", agent), ("count", &n.to_string())]),
                     };
-                    ui.label(RichText::new(question).color(ERROR));
+                    ui.label(RichText::new(question).color(error_color()));
                     if ui.button(tr(lang, Key::Discard)).clicked() {
                         ask(TeamCommand::Discard { team: record.id.clone(), member: Some(agent.clone()) });
                         views.confirm = None;
@@ -322,7 +322,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                     ui.horizontal(|ui| {
                         let words = match report.applied.len() {
                             0 => RichText::new(tr(lang, Key::NothingMerged)).weak(),
-                            _ => RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(OK),
+                            _ => RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(ok_color()),
                         };
                         ui.label(words);
                         let undoable = team.info.undoable.as_ref() == Some(agent);
@@ -333,17 +333,17 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                     if !report.refused.is_empty() {
                         let paths = report.refused.join(", ");
                         let text = trf(lang, Key::StillConflicted, &[("member", agent), ("paths", &paths)]);
-                        ui.label(RichText::new(text).color(ERROR));
+                        ui.label(RichText::new(text).color(error_color()));
                     }
                 }
                 Some(Ok(report)) => {
-                    ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(ERROR));
+                    ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(error_color()));
                     for (path, kind) in &report.conflicts {
-                        ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(ERROR));
+                        ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(error_color()));
                     }
                 }
                 Some(Err(e)) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
                 }
                 // After a restart the report is gone, but the last merge can still be undone.
                 None if team.info.undoable.as_ref() == Some(agent) && undo_merge_button(ui, lang, busy) => {
@@ -354,10 +354,10 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
             match team.undone.get(agent) {
                 Some(Ok(paths)) => {
                     let count = paths.len().to_string();
-                    ui.label(RichText::new(trf(lang, Key::MergeUndone, &[("count", &count)])).color(OK));
+                    ui.label(RichText::new(trf(lang, Key::MergeUndone, &[("count", &count)])).color(ok_color()));
                 }
                 Some(Err(e)) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
                 }
                 None => {}
             }
@@ -385,7 +385,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                     }
                 }
                 Some(Err(e)) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(ERROR));
+                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
                 }
                 None => {}
             }

@@ -3,7 +3,7 @@
 use egui::{Color32, RichText};
 
 use super::i18n::{Key, tr, trf};
-use super::theme::{ERROR, OK};
+use super::theme::{error_color, ok_color};
 use crate::model::config::Language;
 use crate::model::tool::{FileDiff, ToolCall, ToolStatus};
 
@@ -32,9 +32,9 @@ pub fn tool_card_ui(
             let (key, color) = match call.status {
                 ToolStatus::Pending => (Key::ToolPending, ui.visuals().weak_text_color()),
                 ToolStatus::InProgress => (Key::ToolRunning, Color32::from_rgb(80, 150, 240)),
-                ToolStatus::Completed if command_failed => (Key::ToolFailed, ERROR),
-                ToolStatus::Completed => (Key::ToolDone, OK),
-                ToolStatus::Failed => (Key::ToolFailed, ERROR),
+                ToolStatus::Completed if command_failed => (Key::ToolFailed, error_color()),
+                ToolStatus::Completed => (Key::ToolDone, ok_color()),
+                ToolStatus::Failed => (Key::ToolFailed, error_color()),
                 ToolStatus::Cancelled => (Key::ToolCancelled, ui.visuals().weak_text_color()),
             };
             ui.label(RichText::new(tr(lang, key)).small().color(color));
@@ -46,8 +46,8 @@ pub fn tool_card_ui(
             }
             let (added, removed) = diff_counts(&call.diffs);
             if added + removed > 0 {
-                ui.label(RichText::new(format!("+{added}")).small().color(OK));
-                ui.label(RichText::new(format!("−{removed}")).small().color(ERROR));
+                ui.label(RichText::new(format!("+{added}")).small().color(ok_color()));
+                ui.label(RichText::new(format!("−{removed}")).small().color(error_color()));
             }
         });
         if toggled {
@@ -61,12 +61,12 @@ pub fn tool_card_ui(
 fn exit_ui(ui: &mut egui::Ui, lang: Language, exit: &(Option<u32>, Option<String>)) {
     match exit {
         (Some(code), _) => {
-            let color = if *code == 0 { OK } else { ERROR };
+            let color = if *code == 0 { ok_color() } else { error_color() };
             ui.label(RichText::new(trf(lang, Key::ExitCode, &[("code", &code.to_string())])).small().color(color));
         }
         (None, signal) => {
             let signal = signal.clone().unwrap_or_default();
-            ui.label(RichText::new(trf(lang, Key::EndedBySignal, &[("signal", &signal)])).small().color(ERROR));
+            ui.label(RichText::new(trf(lang, Key::EndedBySignal, &[("signal", &signal)])).small().color(error_color()));
         }
     }
 }
@@ -145,8 +145,8 @@ pub fn diff_ui(ui: &mut egui::Ui, path: &str, diff: &FileDiff) {
         for op in &group {
             for change in text_diff.iter_changes(op) {
                 let (sign, color) = match change.tag() {
-                    similar::ChangeTag::Delete => ("-", ERROR),
-                    similar::ChangeTag::Insert => ("+", OK),
+                    similar::ChangeTag::Delete => ("-", error_color()),
+                    similar::ChangeTag::Insert => ("+", ok_color()),
                     similar::ChangeTag::Equal => (" ", weak),
                 };
                 let numbers = format!("{} {} ", number(change.old_index()), number(change.new_index()));

@@ -9,7 +9,7 @@ use egui::RichText;
 
 use super::file_editor::{EditorAction, FileState, MAX_OPEN, OpenFile, file_editor_ui};
 use super::i18n::{Key, tr, trf, workspace_error_text};
-use super::theme::ERROR;
+use super::theme::error_color;
 use crate::app::{AgentView, Command, WorkspaceEvent};
 use crate::model::config::{Language, RuntimeKind};
 use crate::model::rel_path::RelPath;
@@ -178,7 +178,7 @@ impl WorkspaceView {
         if let Some(error) = &self.error {
             ui.label(
                 RichText::new(trf(lang, Key::WorkspaceError, &[("message", &workspace_error_text(lang, error))]))
-                    .color(ERROR),
+                    .color(error_color()),
             );
         }
         if let Some(path) = self.removed.clone() {
@@ -232,7 +232,7 @@ impl WorkspaceView {
                 return;
             }
             Some(Err(e)) => {
-                ui.label(RichText::new(workspace_error_text(lang, e)).color(ERROR));
+                ui.label(RichText::new(workspace_error_text(lang, e)).color(error_color()));
                 return;
             }
             Some(Ok(entries)) => entries.clone(),
