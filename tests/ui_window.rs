@@ -162,3 +162,25 @@ fn the_status_bar_says_what_runs_the_branch_and_the_context_used() {
     step_until(&mut h, LONG, "the new branch", |h| h.query_by_label("branch other").is_some());
     h.state_mut().shutdown();
 }
+
+/// At 1920×1080 the conversation and its composer are a column of readable width in the middle
+/// (lines ran 200 characters long); at 1000 px they use the width.
+#[test]
+fn a_wide_window_shows_the_conversation_as_a_readable_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, Duration::from_secs(30), "agents", |h| h.state().state.agent("demo").is_some());
+    let composer = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        h.get_all_by_role(Role::MultilineTextInput).map(|n| n.rect()).max_by(|a, b| a.min.y.total_cmp(&b.min.y)).unwrap()
+    };
+    let narrow = composer(&h);
+    assert!(narrow.width() > 600.0, "at 1000 px the composer uses the width: {narrow:?}");
+    h.set_size(egui::vec2(1920.0, 1080.0));
+    h.step();
+    h.step();
+    let wide = composer(&h);
+    assert!(wide.width() <= sidekicks::ui::conversation::COLUMN, "{wide:?}");
+    assert!(wide.left() > 400.0 && wide.right() < 1700.0, "in the middle: {wide:?}");
+    h.state_mut().shutdown();
+}

@@ -22,6 +22,27 @@ pub fn focus_composer(ctx: &egui::Context) {
 /// Longest transcript sent to an agent that forgot the conversation.
 const TRANSCRIPT_CHARS: usize = 12_000;
 
+/// The widest the conversation and its composer get (about 100 characters of body text): on a
+/// wide window they are a column in the middle, not lines 200 characters long.
+pub const COLUMN: f32 = 860.0;
+
+/// Draws `add` in the reading column: centred, at most [`COLUMN`] wide.
+pub fn column<R>(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui) -> R) -> R {
+    let width = ui.available_width();
+    if width <= COLUMN {
+        return add(ui);
+    }
+    ui.horizontal(|ui| {
+        ui.add_space((width - COLUMN) / 2.0);
+        ui.vertical(|ui| {
+            ui.set_width(COLUMN);
+            add(ui)
+        })
+        .inner
+    })
+    .inner
+}
+
 /// The messages and the composer; returns what they ask for.
 pub fn conversation_ui(
     ui: &mut egui::Ui,
@@ -40,37 +61,44 @@ pub fn conversation_ui(
         found = super::find_bar::find_bar_ui(ui, lang, find, &agent.conversation.messages, list);
     });
     egui::Panel::bottom("composer").show(ui, |ui| {
-        pinned_plan_ui(ui, lang, agent);
-        requests.extend(super::session_settings::settings_ui(ui, lang, agent).into_iter().map(Request::from));
-        let sent = composer_ui(ui, lang, agent, draft);
-        // What the person sends shows at the bottom, wherever the list was scrolled to.
-        if sent.iter().any(|r| matches!(r, Request::Command(Command::Prompt { .. }))) {
-            list.jump_to_bottom();
-        }
-        requests.extend(sent);
+        column(ui, |ui| {
+            pinned_plan_ui(ui, lang, agent);
+            requests.extend(super::session_settings::settings_ui(ui, lang, agent).into_iter().map(Request::from));
+            let sent = composer_ui(ui, lang, agent, draft);
+            // What the person sends shows at the bottom, wherever the list was scrolled to.
+            if sent.iter().any(|r| matches!(r, Request::Command(Command::Prompt { .. }))) {
+                list.jump_to_bottom();
+            }
+            requests.extend(sent);
+        });
     });
     let view = agent;
     let messages = &view.conversation.messages;
     // The last item holds what follows the messages.
     let count = messages.len() + 1;
     let output = list.show(ui, count, |ui, index| {
-        let framed = found.as_ref().and_then(|f| {
-            if f.current == Some(index) {
-                Some(egui::Stroke::new(2.0, super::theme::warning_color()))
-            } else {
-                f.matches.binary_search(&index).is_ok().then(|| egui::Stroke::new(1.0, ui.visuals().weak_text_color()))
-            }
-        });
-        if let (true, Some(stroke), Some(found)) = (index < messages.len(), framed, &found) {
-            egui::Frame::new().stroke(stroke).inner_margin(4.0).corner_radius(4.0).show(ui, |ui| {
-                let marked = Some(found.query.as_str());
-                super::message::marked_message_ui(ui, lang, markdown, view, index, &mut actions, marked);
+        column(ui, |ui| {
+            let framed = found.as_ref().and_then(|f| {
+                if f.current == Some(index) {
+                    Some(egui::Stroke::new(2.0, super::theme::warning_color()))
+                } else {
+                    f.matches
+                        .binary_search(&index)
+                        .is_ok()
+                        .then(|| egui::Stroke::new(1.0, ui.visuals().weak_text_color()))
+                }
             });
-        } else if index < messages.len() {
-            message_ui(ui, lang, markdown, view, index, &mut actions);
-        } else {
-            tail_ui(ui, lang, view, &mut actions);
-        }
+            if let (true, Some(stroke), Some(found)) = (index < messages.len(), framed, &found) {
+                egui::Frame::new().stroke(stroke).inner_margin(4.0).corner_radius(4.0).show(ui, |ui| {
+                    let marked = Some(found.query.as_str());
+                    super::message::marked_message_ui(ui, lang, markdown, view, index, &mut actions, marked);
+                });
+            } else if index < messages.len() {
+                message_ui(ui, lang, markdown, view, index, &mut actions);
+            } else {
+                tail_ui(ui, lang, view, &mut actions);
+            }
+        })
     });
     if !output.at_bottom && view.conversation.is_streaming() {
         egui::Area::new(ui.scope_id().with("jump")).anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-24.0, -96.0)).show(

@@ -291,7 +291,8 @@ fn parts_ui(
     if let Some(end) = &message.end {
         let text = turn_end_text(lang, end);
         if !text.is_empty() {
-            let color = if matches!(end, TurnEnd::Failed { .. }) { error_color() } else { ui.visuals().weak_text_color() };
+            let color =
+                if matches!(end, TurnEnd::Failed { .. }) { error_color() } else { ui.visuals().weak_text_color() };
             ui.label(RichText::new(text).italics().color(color));
         }
     }
@@ -452,7 +453,8 @@ fn notice_ui(
             ui.horizontal_wrapped(|ui| {
                 let count = failures.to_string();
                 ui.label(
-                    RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)])).color(warning_color()),
+                    RichText::new(trf(lang, Key::NoticeLoop, &[("agent", agent), ("count", &count)]))
+                        .color(warning_color()),
                 );
                 if live && ui.button(tr(lang, Key::StopTurn)).clicked() {
                     actions.commands.push(Command::Cancel { agent: agent.to_string() });
@@ -487,7 +489,8 @@ fn notice_ui(
         }
         Notice::AgentExited { message } => {
             ui.label(
-                RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)])).color(error_color()),
+                RichText::new(trf(lang, Key::NoticeExited, &[("agent", agent), ("message", message)]))
+                    .color(error_color()),
             );
         }
         Notice::Restored { undo, .. } => {

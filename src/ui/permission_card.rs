@@ -73,7 +73,9 @@ pub fn permission_card_ui(
             Ask::RunCommand { command, dangers } => {
                 ui.label(RichText::new(command).monospace());
                 if !dangers.is_empty() {
-                    ui.label(RichText::new(trf(lang, Key::Danger, &[("what", &dangers.join(", "))])).color(error_color()));
+                    ui.label(
+                        RichText::new(trf(lang, Key::Danger, &[("what", &dangers.join(", "))])).color(error_color()),
+                    );
                 }
             }
             _ => {

@@ -6,7 +6,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, state_text, tr, trf, where_text};
-use super::theme::{error_color, warning_color, state_dot};
+use super::theme::{error_color, state_dot, warning_color};
 use crate::app::AppState;
 
 /// What was clicked in the sidebar.
@@ -225,8 +225,11 @@ fn agent_row_ui(
 
 /// A count of things waiting for the person, on a warning background.
 fn badge(ui: &mut egui::Ui, count: usize, why: &str) {
-    let text =
-        RichText::new(format!(" {count} ")).small().strong().color(egui::Color32::BLACK).background_color(warning_color());
+    let text = RichText::new(format!(" {count} "))
+        .small()
+        .strong()
+        .color(egui::Color32::BLACK)
+        .background_color(warning_color());
     ui.label(text).on_hover_text(why);
 }
 

@@ -98,7 +98,9 @@ pub fn result_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, agent: &st
     match team.branches.get(agent) {
         Some((branch, Ok(commit))) => {
             let short: String = commit.chars().take(8).collect();
-            ui.label(RichText::new(trf(lang, Key::BranchMade, &[("branch", branch), ("commit", &short)])).color(ok_color()));
+            ui.label(
+                RichText::new(trf(lang, Key::BranchMade, &[("branch", branch), ("commit", &short)])).color(ok_color()),
+            );
         }
         Some((_, Err(e))) => {
             ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));

@@ -40,7 +40,9 @@ pub fn setup_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, member: &Me
         other => {
             let why =
                 other.and_then(|s| s.failed.clone()).unwrap_or_else(|| tr(lang, Key::SetupUnfinished).to_string());
-            ui.label(RichText::new(trf(lang, Key::SetupFailed, &[("member", agent), ("why", &why)])).color(error_color()));
+            ui.label(
+                RichText::new(trf(lang, Key::SetupFailed, &[("member", agent), ("why", &why)])).color(error_color()),
+            );
             if ui.button(tr(lang, Key::SetupAgain)).clicked() {
                 let command = TeamCommand::Setup { team: team.info.record.id.clone(), member: member.name.clone() };
                 asked = Some(Command::Team(Box::new(command)));
@@ -71,7 +73,9 @@ pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<C
             ui.spinner();
             ui.label(trf(lang, Key::CheckRunning, &[("member", agent)]));
         } else if let Some(why) = &check.failed {
-            ui.label(RichText::new(trf(lang, Key::CheckFailed, &[("member", agent), ("why", why)])).color(error_color()));
+            ui.label(
+                RichText::new(trf(lang, Key::CheckFailed, &[("member", agent), ("why", why)])).color(error_color()),
+            );
             let member = team.member(agent).filter(|_| team.info.undoable.as_ref() == Some(agent));
             if let Some(member) = member
                 && ui.button(tr(lang, Key::UndoMerge)).on_hover_text(tr(lang, Key::UndoMergeHint)).clicked()

@@ -322,7 +322,9 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                     ui.horizontal(|ui| {
                         let words = match report.applied.len() {
                             0 => RichText::new(tr(lang, Key::NothingMerged)).weak(),
-                            _ => RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(ok_color()),
+                            _ => {
+                                RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(ok_color())
+                            }
                         };
                         ui.label(words);
                         let undoable = team.info.undoable.as_ref() == Some(agent);
@@ -339,7 +341,9 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
                 Some(Ok(report)) => {
                     ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(error_color()));
                     for (path, kind) in &report.conflicts {
-                        ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(error_color()));
+                        ui.label(
+                            RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(error_color()),
+                        );
                     }
                 }
                 Some(Err(e)) => {
