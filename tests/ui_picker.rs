@@ -71,5 +71,24 @@ fn without_a_desktop_dialog_the_window_picks_files_and_folders_itself() {
     h.step();
     h.step();
     assert!(h.query_by_label("Choose this folder").is_none(), "closed once chosen");
+
+    // The settings form's workspace: Choose… opens the picker; the folder chosen fills the field.
+    h.get_by_label("Settings").click();
+    step_until(&mut h, LONG, "settings", |h| h.query_by_label("Add an agent…").is_some());
+    h.get_by_label("Add an agent…").click();
+    step_until(&mut h, LONG, "the form", |h| h.query_by_label("Choose…").is_some());
+    h.get_by_label("Choose…").click();
+    step_until(&mut h, LONG, "the folder picker", |h| h.query_by_label("Choose this folder").is_some());
+    // The folder the picker shows (its path field: the only field holding a path yet).
+    let wanted = h
+        .get_all_by_role(egui::accesskit::Role::TextInput)
+        .find_map(|n| n.value().filter(|v| v.starts_with('/')))
+        .expect("the picker's path");
+    h.get_by_label("Choose this folder").click();
+    step_until(&mut h, LONG, "the workspace filled", |h| {
+        h.query_by_label("Choose this folder").is_none()
+            && h.get_all_by_role(egui::accesskit::Role::TextInput)
+                .any(|n| n.value().as_deref() == Some(wanted.as_str()))
+    });
     h.state_mut().shutdown();
 }

@@ -42,6 +42,9 @@ fn edit_validate_save_and_conflict() {
     let line = bad.lines().count();
     assert!(h.query_by_label_contains(&format!("{line}:20  Unknown runtime type")).is_some());
     assert!(h.get_by_label("Save").accesskit_node().is_disabled(), "Save is refused while the text is invalid");
+    // One count everywhere: the status bar says so too (it said "no problems").
+    assert!(h.query_by_label("1 problem(s) in the text not saved").is_some());
+    assert!(h.query_by_label("no problems").is_none());
 
     // Fixed, with a second agent: Save enabled; saved, the running config follows.
     let two = config_text("", &[("demo", BIN, &["demo-agent"]), ("second", BIN, &["demo-agent"])], dir.path());
@@ -126,4 +129,88 @@ fn looking_for_installed_agents_says_when_it_finds_none() {
         let rows = h.query_all_by_label("Add").count() + h.query_all_by_label("already in the config").count();
         assert_eq!(rows, h.state().state.found_agents.as_ref().unwrap().len());
     }
+}
+
+type H = egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>;
+
+/// The fields of the agent form (the panel at the right) with `role`, top to bottom.
+fn fields(h: &H, role: Role) -> Vec<egui::Rect> {
+    let mut rects: Vec<egui::Rect> = h.get_all_by_role(role).map(|n| n.rect()).filter(|r| r.left() > 500.0).collect();
+    rects.sort_by(|a, b| a.top().total_cmp(&b.top()).then(a.left().total_cmp(&b.left())));
+    rects
+}
+
+/// Types `text` into the `n`th field with `role` of the form (replacing what it holds); found
+/// again after the click, which may move the layout.
+fn fill(h: &mut H, role: Role, n: usize, text: &str) {
+    let at = |h: &H| fields(h, role)[n];
+    let rect = at(h);
+    h.get_all_by_role(role).find(|f| f.rect() == rect).unwrap().click();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    let rect = at(h);
+    h.get_all_by_role(role).find(|f| f.rect() == rect).unwrap().type_text(text);
+    h.step();
+}
+
+/// Adding an agent meant typing `[[agent]]`: the form adds one and edits another, the file keeps
+/// its comments, and what cannot be written is said (issue 35 item 12).
+#[test]
+fn the_agent_form_adds_and_edits_agents_keeping_the_files_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let text = format!("# my agents, by hand\n{}", config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()));
+    let mut h = window(&text, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Settings").click();
+    step_until(&mut h, LONG, "the form's list", |h| h.query_by_label("Add an agent…").is_some());
+
+    // A new agent: name, command, arguments, workspace, a variable.
+    h.get_by_label("Add an agent…").click();
+    h.step();
+    h.step();
+    assert_eq!(fields(&h, Role::TextInput).len(), 4, "name, command, workspace, channels");
+    fill(&mut h, Role::TextInput, 0, "helper");
+    fill(&mut h, Role::TextInput, 1, BIN);
+    fill(&mut h, Role::TextInput, 2, &dir.path().display().to_string());
+    fill(&mut h, Role::MultilineTextInput, 0, "demo-agent");
+    h.get_by_label("+ variable").click();
+    h.step();
+    h.step();
+    fill(&mut h, Role::TextInput, 3, "HELPER_TOKEN");
+    fill(&mut h, Role::PasswordInput, 0, "s3cret");
+    h.get_by_label("Save agent").click();
+    step_until(&mut h, LONG, "the new agent running in the sidebar", |h| h.state().state.agent("helper").is_some());
+    let saved = std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap();
+    assert!(saved.starts_with(&text), "the file as it was, then the agent:\n{saved}");
+    assert!(saved.contains("name = \"helper\"") && saved.contains("HELPER_TOKEN = \"s3cret\""), "{saved}");
+    assert!(saved.contains("args = [\"demo-agent\"]"), "{saved}");
+
+    // A name taken is said, nothing written.
+    h.get_by_label("Add an agent…").click();
+    h.step();
+    h.step();
+    fill(&mut h, Role::TextInput, 0, "helper");
+    fill(&mut h, Role::TextInput, 1, BIN);
+    fill(&mut h, Role::TextInput, 2, &dir.path().display().to_string());
+    h.get_by_label("Save agent").click();
+    step_until(&mut h, LONG, "the name taken, said", |h| {
+        h.query_by_label_contains("an agent named \"helper\" is already in the config file").is_some()
+    });
+    h.get_by_label("Cancel").click();
+    step_until(&mut h, LONG, "the list again", |h| h.query_all_by_label("Edit").next().is_some());
+
+    // Edit demo: renamed in place, the comment kept.
+    h.get_all_by_label("Edit").next().unwrap().click();
+    h.step();
+    h.step();
+    fill(&mut h, Role::TextInput, 0, "demo two");
+    h.get_by_label("Save agent").click();
+    step_until(&mut h, LONG, "the renamed agent", |h| {
+        h.state().state.agent("demo two").is_some() && h.state().state.agent("demo").is_none()
+    });
+    let saved = std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap();
+    assert!(saved.starts_with("# my agents, by hand\n") && saved.contains("name = \"demo two\""), "{saved}");
+    h.state_mut().shutdown();
 }

@@ -172,7 +172,10 @@ fn a_wide_window_shows_the_conversation_as_a_readable_column() {
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
     step_until(&mut h, Duration::from_secs(30), "agents", |h| h.state().state.agent("demo").is_some());
     let composer = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
-        h.get_all_by_role(Role::MultilineTextInput).map(|n| n.rect()).max_by(|a, b| a.min.y.total_cmp(&b.min.y)).unwrap()
+        h.get_all_by_role(Role::MultilineTextInput)
+            .map(|n| n.rect())
+            .max_by(|a, b| a.min.y.total_cmp(&b.min.y))
+            .unwrap()
     };
     let narrow = composer(&h);
     assert!(narrow.width() > 600.0, "at 1000 px the composer uses the width: {narrow:?}");

@@ -27,6 +27,15 @@ pub enum EditError {
     /// `agent` is not a list of tables.
     #[error("`agent` in the config file is not a list of [[agent]] tables")]
     NotAgents,
+    /// Another agent has that name.
+    #[error("an agent named \"{0}\" is already in the config file")]
+    NameTaken(String),
+    /// The agent edited is no longer in the text.
+    #[error("no agent named \"{0}\" in the config file (changed meanwhile?)")]
+    NoAgent(String),
+    /// A field the agent needs is empty.
+    #[error("the agent's {0} is empty")]
+    Missing(&'static str),
 }
 
 /// `text` with `agent` appended as a new `[[agent]]` working in `workspace`. The name is made

@@ -1,6 +1,7 @@
 //! Plain data and pure logic: the config schema and its checker, conversations, problems.
 //! No egui, no tokio, no I/O.
 
+pub mod agent_form;
 pub mod ansi;
 pub mod channel;
 pub mod config;

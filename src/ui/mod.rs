@@ -3,6 +3,7 @@
 
 mod about;
 mod actions;
+pub mod agent_form_view;
 pub mod agent_header;
 pub mod attach_bar;
 pub mod attachments;
@@ -284,6 +285,16 @@ impl SidekicksApp {
         }
         // The folder dialog answered: the new-team form's project.
         if let Some(folder) = self.state.picked_folder.take() {
+            self.folder_picked(&folder);
+        }
+    }
+
+    /// A folder picked goes where it was asked for: the settings form's workspace, or the new
+    /// team's project.
+    fn folder_picked(&mut self, folder: &std::path::Path) {
+        if self.settings.wants_folder {
+            self.settings.take_folder(folder);
+        } else {
             self.team_views.form.project = folder.display().to_string();
         }
     }
@@ -303,9 +314,7 @@ impl SidekicksApp {
         }
         match done {
             Some(Some(file_picker::Picked::Commands(commands))) => self.submit(commands),
-            Some(Some(file_picker::Picked::ProjectFolder(folder))) => {
-                self.team_views.form.project = folder.display().to_string();
-            }
+            Some(Some(file_picker::Picked::ProjectFolder(folder))) => self.folder_picked(&folder),
             Some(None) | None => {}
         }
     }

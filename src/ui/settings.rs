@@ -32,6 +32,12 @@ pub struct SettingsView {
     jump: Option<(usize, usize)>,
     /// Saving: the count of reported saves when it began.
     saving: Option<u64>,
+    /// The form of an agent, when open.
+    form: Option<super::agent_form_view::AgentFormView>,
+    /// The form wrote the text: save it once the loader finds no error in it.
+    save_when_checked: bool,
+    /// The form asked for a folder: the one picked is its workspace.
+    pub wants_folder: bool,
 }
 
 impl SettingsView {
@@ -104,6 +110,7 @@ impl SettingsView {
                 self.conflict = None;
             }
         }
+        self.save_checked(state, &mut commands);
         self.toolbar_ui(ui, lang, state, &mut commands);
         if let Some(theirs) = self.conflict.clone() {
             egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warning_color())).show(ui, |ui| {
@@ -122,12 +129,67 @@ impl SettingsView {
                 });
             });
         }
+        egui::Panel::right("agent-form").resizable(true).default_size(400.0).show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("agent-form-scroll")
+                .show(ui, |ui| self.form_ui(ui, lang, state, &mut commands));
+        });
         egui::Panel::bottom("settings-problems")
             .resizable(true)
             .show(ui, |ui| self.problems_ui(ui, lang, state, &mut commands));
         let lines: Vec<usize> = self.problems.iter().map(|p| p.line).collect();
         config_editor_ui(ui, lang, &mut self.text, &lines, &mut self.jump);
         commands
+    }
+
+    /// The folder picked for the form's workspace.
+    pub fn take_folder(&mut self, folder: &Path) {
+        self.wants_folder = false;
+        if let Some(form) = &mut self.form {
+            form.form.workspace = folder.display().to_string();
+        }
+    }
+
+    /// Saves what the form wrote once its check is back without errors; else says why not.
+    fn save_checked(&mut self, state: &AppState, commands: &mut Vec<Command>) {
+        if !self.save_when_checked || self.checking(state) {
+            return;
+        }
+        self.save_when_checked = false;
+        match (self.has_errors(), self.path.clone()) {
+            (false, Some(path)) => {
+                self.saving = Some(state.saves);
+                commands.push(Command::SaveConfig { path, text: self.text.clone() });
+                self.form = None;
+            }
+            _ => {
+                if let Some(form) = &mut self.form {
+                    form.error = Some(tr(state.language, Key::NotSavedProblems).to_string());
+                }
+            }
+        }
+    }
+
+    /// The agents of the file and the form to add or edit one.
+    fn form_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, commands: &mut Vec<Command>) {
+        use super::agent_form_view::{FormAsked, agent_form_ui, agents_list_ui};
+        let Some(view) = &mut self.form else {
+            self.form = agents_list_ui(ui, lang, state);
+            return;
+        };
+        match agent_form_ui(ui, lang, state, view, &self.text) {
+            FormAsked::Nothing => {}
+            FormAsked::Write(text) => {
+                self.text = text;
+                self.save_when_checked = true;
+            }
+            FormAsked::Close => self.form = None,
+            FormAsked::PickFolder(start_in) => {
+                self.wants_folder = true;
+                commands.push(Command::PickFolder { start_in });
+            }
+            FormAsked::Discover => commands.push(Command::DiscoverAgents),
+        }
     }
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, commands: &mut Vec<Command>) {

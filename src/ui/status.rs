@@ -50,11 +50,18 @@ pub fn status_ui(ui: &mut egui::Ui, state: &AppState, shown: Option<&str>) {
         let path = state.config_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         ui.label(RichText::new(trf(lang, Key::ConfigFile, &[("path", &path)])).small());
         ui.separator();
-        if state.problems.is_empty() {
-            ui.label(RichText::new(tr(lang, Key::NoProblems)).small().weak());
-        } else {
-            let count = state.problems.len().to_string();
-            ui.label(RichText::new(trf(lang, Key::ProblemCount, &[("count", &count)])).small().color(error_color()));
+        // One count everywhere: while the settings editor holds text not saved, its problems
+        // (it said "no problems" beside an editor showing a TOML error).
+        let unsaved = state.checked.as_ref().filter(|(text, _)| Some(text) != state.config_text.as_ref());
+        match unsaved.map_or(&state.problems, |(_, p)| p) {
+            problems if problems.is_empty() => {
+                ui.label(RichText::new(tr(lang, Key::NoProblems)).small().weak());
+            }
+            problems => {
+                let count = problems.len().to_string();
+                let key = if unsaved.is_some() { Key::ProblemCountUnsaved } else { Key::ProblemCount };
+                ui.label(RichText::new(trf(lang, key, &[("count", &count)])).small().color(error_color()));
+            }
         }
     });
 }
