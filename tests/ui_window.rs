@@ -187,3 +187,34 @@ fn a_wide_window_shows_the_conversation_as_a_readable_column() {
     assert!(wide.left() > 400.0 && wide.right() < 1700.0, "in the middle: {wide:?}");
     h.state_mut().shutdown();
 }
+
+/// A conversation read at its end stays at its end when the window is resized (issue 35 saw it
+/// left in the middle after a resize; not reproduced here, at these sizes: kept as a guard).
+#[test]
+fn a_resize_keeps_the_conversation_at_its_end() {
+    use sidekicks::model::conversation::{Delivery, TurnEnd, Update};
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, Duration::from_secs(30), "agents", |h| h.state().state.agent("demo").is_some());
+    let agent = h.state_mut().state.agent_mut("demo").unwrap();
+    for i in 0..60 {
+        agent.conversation.push_user(format!("question {i}"), Delivery::Sent, None);
+        let long = "A long line of an answer that wraps differently at each width of the window. ".repeat(6);
+        agent.conversation.apply(Update::Text(format!("answer {i}: {long}")));
+        agent.conversation.end_turn(TurnEnd::EndTurn);
+    }
+    agent.conversation.push_user("the very end", Delivery::Sent, None);
+    let end_in_view = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, height: f32| {
+        h.query_by_label("the very end").is_some_and(|n| n.rect().bottom() <= height && n.rect().top() >= 0.0)
+    };
+    step_until(&mut h, Duration::from_secs(10), "the end in view", |h| end_in_view(h, 700.0));
+    for (w, height) in [(1400.0, 900.0), (800.0, 600.0), (1000.0, 700.0)] {
+        h.set_size(egui::vec2(w, height));
+        for _ in 0..6 {
+            h.step();
+        }
+        assert!(end_in_view(&h, height), "at {w}×{height} the end left the view");
+    }
+    h.state_mut().shutdown();
+}
