@@ -218,3 +218,24 @@ fn a_resize_keeps_the_conversation_at_its_end() {
     }
     h.state_mut().shutdown();
 }
+
+/// The window opened at 1100×720 even on a 2560×1440 screen: it takes three quarters of a large
+/// screen, and stays as it is on a small one.
+#[test]
+fn the_window_opens_larger_on_a_large_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    h.input_mut().viewports.entry(egui::ViewportId::ROOT).or_default().monitor_size = Some(egui::vec2(2560.0, 1440.0));
+    h.step();
+    h.step();
+    assert_eq!(h.ctx.content_rect().size(), egui::vec2(1920.0, 1080.0));
+    h.state_mut().shutdown();
+
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    h.input_mut().viewports.entry(egui::ViewportId::ROOT).or_default().monitor_size = Some(egui::vec2(1366.0, 768.0));
+    h.step();
+    h.step();
+    assert_eq!(h.ctx.content_rect().size(), egui::vec2(1000.0, 700.0), "a small screen: as it was");
+    h.state_mut().shutdown();
+}

@@ -102,6 +102,8 @@ pub struct SidekicksApp {
     about: bool,
     /// The window's own file picker, when the desktop has no dialog.
     picker: Option<file_picker::Picker>,
+    /// The window was given its first size for the screen it opened on.
+    sized: bool,
     /// The theme the config asked for, as last applied.
     theme: Option<crate::model::config::Theme>,
     /// The team whose copies are followed (the team page shown), as last asked.
@@ -189,6 +191,7 @@ impl SidekicksApp {
             theme: None,
             about: false,
             picker: None,
+            sized: false,
         }
     }
 
@@ -230,6 +233,7 @@ impl SidekicksApp {
             glyphs::install_fallback(ctx);
             theme::apply(ctx);
         }
+        self.first_size(ctx);
         // Images in messages: decoded on egui_extras' own thread (idempotent).
         egui_extras::install_image_loaders(ctx);
         if self.bridge.drain(&mut self.state, EVENT_BUDGET) {
@@ -286,6 +290,21 @@ impl SidekicksApp {
         // The folder dialog answered: the new-team form's project.
         if let Some(folder) = self.state.picked_folder.take() {
             self.folder_picked(&folder);
+        }
+    }
+
+    /// On a large screen the window opens larger than its 1100×720 (three quarters of the screen,
+    /// in its middle); on a small one it stays as it is. Once, when the screen's size is known.
+    fn first_size(&mut self, ctx: &egui::Context) {
+        if self.sized {
+            return;
+        }
+        let Some(monitor) = ctx.input(|i| i.viewport().monitor_size) else { return };
+        self.sized = true;
+        if let Some(size) = first_size_for(monitor) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(size));
+            let corner = ((monitor - size) / 2.0).to_pos2();
+            ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(corner));
         }
     }
 
@@ -641,4 +660,10 @@ impl Drop for SidekicksApp {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// The size the window takes on a screen of `monitor` points, when larger than its default.
+fn first_size_for(monitor: egui::Vec2) -> Option<egui::Vec2> {
+    let size = (monitor * 0.75).round();
+    (size.x > 1100.0 && size.y > 720.0).then_some(size)
 }
