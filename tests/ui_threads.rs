@@ -117,6 +117,19 @@ fn the_thread_bar_makes_switches_renames_deletes_and_opens_the_agents_sessions()
         "the list shows the new name"
     );
 
+    // Every thread to scan (it was only a drop-down): title, agent, last activity; a click
+    // opens it in its agent's conversation.
+    let flaky = current(&h);
+    h.get_by_label("All threads").click();
+    step_until(&mut h, LONG, "the list of threads", |h| h.query_by_label("Last activity").is_some());
+    assert!(h.query_by_label("flaky CI").is_some() && h.query_by_label("write the docs").is_some());
+    assert!(h.query_all_by_label("demo").count() >= 2, "each thread's agent");
+    h.get_by_label("write the docs").click();
+    step_until(&mut h, LONG, "the other thread open", |h| current(h) != flaky && idle(h));
+    assert_eq!(texts(&h).first().map(String::as_str), Some("write the docs"));
+    pick_thread(&mut h, "write the docs", "flaky CI");
+    step_until(&mut h, LONG, "back to the renamed thread", |h| current(h) == flaky && idle(h));
+
     // Delete asks first; Cancel keeps the thread, Delete removes it and shows the other one.
     click(&mut h, "Delete");
     assert!(h.query_by_label_contains("Delete the thread “flaky CI”").is_some(), "Delete asks first");

@@ -47,6 +47,7 @@ pub mod terminal_tabs;
 pub mod terminal_view;
 pub mod theme;
 pub mod threads_bar;
+pub mod threads_view;
 pub mod toml_highlight;
 pub mod tool_card;
 pub mod tool_run;
@@ -92,6 +93,8 @@ pub enum View {
     Inbox,
     /// Search every stored conversation.
     Search,
+    /// Every thread of every agent.
+    Threads,
 }
 
 /// The application window.
@@ -391,6 +394,7 @@ impl SidekicksApp {
                 agent: matches!(self.view, View::Agent | View::Workspace),
                 team: self.team.as_deref().filter(|_| self.view == View::Team),
                 search: self.view == View::Search,
+                threads: self.view == View::Threads,
                 settings: self.view == View::Settings,
             };
             match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown, &mut self.sidebar_filter) {
@@ -407,6 +411,7 @@ impl SidekicksApp {
                     self.view = View::Channel;
                 }
                 sidebar::SidebarClick::Settings => self.view = View::Settings,
+                sidebar::SidebarClick::Threads => self.view = View::Threads,
                 sidebar::SidebarClick::Search => {
                     self.view = View::Search;
                     self.search.opened();
@@ -429,6 +434,19 @@ impl SidekicksApp {
                 let pane = self.channels.entry(name.clone()).or_default();
                 let requests = channel_view::channel_ui(ui, &self.state, &name, pane, &mut self.markdown);
                 self.submit(requests);
+                return;
+            }
+            if self.view == View::Threads {
+                if let Some((agent, thread)) = threads_view::threads_ui(ui, &self.state) {
+                    let current = self.state.agent(&agent).and_then(|a| a.threads.current);
+                    if current != Some(thread) {
+                        let op = crate::protocol::threads::ThreadOp::Open(thread);
+                        self.submit([Command::Thread { agent: agent.clone(), op }]);
+                    }
+                    self.selected = Some(agent);
+                    self.view = View::Agent;
+                    self.tab = Tab::Conversation;
+                }
                 return;
             }
             if self.view == View::Search {

@@ -28,6 +28,8 @@ pub enum SidebarClick {
     Channel(String),
     /// Search.
     Search,
+    /// Every thread.
+    Threads,
     /// Settings.
     Settings,
 }
@@ -46,6 +48,8 @@ pub struct Shown<'a> {
     pub team: Option<&'a str>,
     /// Search.
     pub search: bool,
+    /// Every thread.
+    pub threads: bool,
     /// Settings.
     pub settings: bool,
 }
@@ -67,6 +71,9 @@ pub fn sidebar_ui(
         let search = ui.selectable_label(shown.search, tr(lang, Key::Search));
         if search.on_hover_text("Ctrl+Shift+F").clicked() {
             clicked = SidebarClick::Search;
+        }
+        if ui.selectable_label(shown.threads, tr(lang, Key::AllThreads)).clicked() {
+            clicked = SidebarClick::Threads;
         }
         if ui.selectable_label(shown.settings, tr(lang, Key::Settings)).clicked() {
             clicked = SidebarClick::Settings;
