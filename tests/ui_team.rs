@@ -52,6 +52,22 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         h.query_all_by_label("Merge all").next().is_some() || h.state().state.teams.create_error.is_some()
     });
     assert_eq!(h.state().state.teams.create_error, None);
+    // On a wide window the members stand side by side (one column left most of the page empty);
+    // at 1000 px, one under the other.
+    let merges = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        h.get_all_by_label("Merge all").map(|n| n.rect()).collect::<Vec<_>>()
+    };
+    step_until(&mut h, LONG, "both members", |h| merges(h).len() == 2);
+    let narrow = merges(&h);
+    assert!(narrow[0].top() != narrow[1].top(), "one under the other: {narrow:?}");
+    h.set_size(egui::vec2(1920.0, 1080.0));
+    h.step();
+    h.step();
+    let wide = merges(&h);
+    assert!((wide[0].top() - wide[1].top()).abs() < 1.0 && wide[0].left() != wide[1].left(), "side by side: {wide:?}");
+    h.set_size(egui::vec2(1000.0, 700.0));
+    h.step();
+    h.step();
     // Each member is an agent of its own, made from the person's agent, working in its copy.
     let (ada, bob) = ("ada · Docs team", "bob · Docs team");
     let copies: Vec<std::path::PathBuf> = {

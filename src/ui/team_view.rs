@@ -12,7 +12,7 @@ use super::theme::{error_color, ok_color};
 use crate::app::{AppState, Command};
 use crate::model::config::{Language, RuntimeKind};
 use crate::model::tool::FileDiff;
-use crate::protocol::teams::{ChangeKind, ProviderKind, TeamCommand};
+use crate::protocol::teams::{ChangeKind, MemberCopy, ProviderKind, TeamCommand, TeamError, TeamRecord};
 
 /// The new-team form.
 pub struct NewTeamForm {
@@ -234,182 +234,208 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     ui.separator();
     let members = team.info.members.clone();
     egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {
-        for (agent, copy) in &members {
-            ui.add_space(4.0);
-            // The member's name goes to its conversation.
-            if ui.link(RichText::new(agent).strong()).on_hover_text(tr(lang, Key::Conversation)).clicked() {
-                views.open_agent = Some(agent.clone());
+        // Side by side when the page is wide (it was one column, 85 % of a wide page empty).
+        let columns = ((ui.available_width() / MEMBER_WIDTH).floor() as usize).clamp(1, members.len().max(1));
+        if columns == 1 {
+            for (agent, copy) in &members {
+                member_ui(ui, lang, state, (id, &record, team), views, (agent, copy), &mut commands);
             }
-            let member = match copy {
-                Ok(member) => member.clone(),
-                Err(e) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
-                    continue;
+        } else {
+            ui.columns(columns, |cols| {
+                for (i, (agent, copy)) in members.iter().enumerate() {
+                    member_ui(
+                        &mut cols[i % columns],
+                        lang,
+                        state,
+                        (id, &record, team),
+                        views,
+                        (agent, copy),
+                        &mut commands,
+                    );
                 }
-            };
-            ui.label(
-                RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak(),
-            );
-            if let Some(command) = super::team_setup::setup_ui(ui, lang, team, &member) {
-                commands.push(command);
-            }
-            let busy = team.busy.contains(agent);
-            // The change list comes from the runtime as the member works (the team is followed).
-            let team_id = id.to_string();
-            let mut ask = |command: TeamCommand| commands.push(Command::Team(Box::new(command)));
-            let selected = views.selected.entry((id.to_string(), agent.clone())).or_default();
-            ui.horizontal(|ui| {
-                if busy {
-                    ui.spinner();
-                }
-                ui.add_enabled_ui(!busy, |ui| {
-                    if ui.button(tr(lang, Key::Refresh)).clicked() {
-                        ask(TeamCommand::Changes { team: team_id.clone(), member: agent.clone() });
-                    }
-                    if ui.button(tr(lang, Key::Review)).on_hover_text(tr(lang, Key::ReviewHint)).clicked() {
-                        views.review = Some(super::review::ReviewView::new(id, agent));
-                        ask(TeamCommand::Review { team: team_id.clone(), member: agent.clone() });
-                    }
-                    // Nothing to merge: not offered (a merge of 0 files said nothing useful).
-                    let nothing = matches!(team.changes.get(agent), Some(Ok(c)) if c.is_empty());
-                    if ui.add_enabled(!nothing, egui::Button::new(tr(lang, Key::MergeAll))).clicked() {
-                        ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: None });
-                        selected.clear();
-                    }
-                    let some = !selected.is_empty();
-                    if ui.add_enabled(some, egui::Button::new(tr(lang, Key::MergeSelected))).clicked() {
-                        let paths = Some(selected.iter().cloned().collect());
-                        ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: paths });
-                        selected.clear();
-                    }
-                    if ui.button(tr(lang, Key::Discard)).clicked() {
-                        views.confirm = Some((id.to_string(), Some(agent.clone())));
-                    }
-                    if ui
-                        .button(tr(lang, Key::CommitAsBranch))
-                        .on_hover_text(tr(lang, Key::CommitAsBranchHint))
-                        .clicked()
-                    {
-                        views.branch = Some(super::team_branch::BranchForm::new(state, id, agent));
-                    }
-                });
             });
-            if let Some(command) = super::team_branch::form_ui(ui, lang, &mut views.branch, &member, id) {
-                ask(command);
-            }
-            super::team_branch::result_ui(ui, lang, team, agent);
-            if views.confirm == Some((id.to_string(), Some(agent.clone()))) {
-                ui.horizontal(|ui| {
-                    // Work not merged is kept, and the question says so.
-                    let unmerged = team.changes.get(agent).and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
-                    let question = match unmerged {
-                        0 => trf(lang, Key::DiscardMemberQuestion, &[("member", agent)]),
-                        n => trf(lang, Key::DiscardMemberUnmerged, &[("member", agent), ("count", &n.to_string())]),
-                    };
-                    ui.label(RichText::new(question).color(error_color()));
-                    if ui.button(tr(lang, Key::Discard)).clicked() {
-                        ask(TeamCommand::Discard { team: record.id.clone(), member: Some(agent.clone()) });
-                        views.confirm = None;
-                    }
-                    if ui.button(tr(lang, Key::Cancel)).clicked() {
-                        views.confirm = None;
-                    }
-                });
-            }
-            match team.merges.get(agent) {
-                Some(Ok(report)) if report.conflicts.is_empty() => {
-                    let applied = report.applied.len().to_string();
-                    ui.horizontal(|ui| {
-                        let words = match report.applied.len() {
-                            0 => RichText::new(tr(lang, Key::NothingMerged)).weak(),
-                            _ => {
-                                RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(ok_color())
-                            }
-                        };
-                        ui.label(words);
-                        let undoable = team.info.undoable.as_ref() == Some(agent);
-                        if undoable && undo_merge_button(ui, lang, busy) {
-                            ask(TeamCommand::UndoMerge { team: team_id.clone(), member: agent.clone() });
-                        }
-                    });
-                    if !report.refused.is_empty() {
-                        let paths = report.refused.join(", ");
-                        let text = trf(lang, Key::StillConflicted, &[("member", agent), ("paths", &paths)]);
-                        ui.label(RichText::new(text).color(error_color()));
-                    }
-                }
-                Some(Ok(report)) => {
-                    ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(error_color()));
-                    for (path, kind) in &report.conflicts {
-                        ui.label(
-                            RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(error_color()),
-                        );
-                    }
-                }
-                Some(Err(e)) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
-                }
-                // After a restart the report is gone, but the last merge can still be undone.
-                None if team.info.undoable.as_ref() == Some(agent) && undo_merge_button(ui, lang, busy) => {
-                    ask(TeamCommand::UndoMerge { team: team_id.clone(), member: agent.clone() });
-                }
-                None => {}
-            }
-            match team.undone.get(agent) {
-                Some(Ok(paths)) => {
-                    let count = paths.len().to_string();
-                    ui.label(RichText::new(trf(lang, Key::MergeUndone, &[("count", &count)])).color(ok_color()));
-                }
-                Some(Err(e)) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
-                }
-                None => {}
-            }
-            match team.changes.get(agent) {
-                Some(Ok(changes)) if changes.is_empty() => {
-                    ui.label(RichText::new(tr(lang, Key::NoChanges)).weak());
-                }
-                Some(Ok(changes)) => {
-                    for change in changes {
-                        ui.horizontal(|ui| {
-                            let mut on = selected.contains(&change.path);
-                            if ui.checkbox(&mut on, "").changed() {
-                                if on {
-                                    selected.insert(change.path.clone());
-                                } else {
-                                    selected.remove(&change.path);
-                                }
-                            }
-                            if ui.link(&change.path).clicked() {
-                                let path = change.path.clone();
-                                ask(TeamCommand::Diff { team: team_id.clone(), member: agent.clone(), path });
-                            }
-                            ui.label(RichText::new(change_text(lang, &change.kind)).weak());
-                        });
-                    }
-                }
-                Some(Err(e)) => {
-                    ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
-                }
-                None => {}
-            }
-            if let Some((who, path, base, mine)) = &team.diff
-                && who == agent
-            {
-                ui.separator();
-                match mine {
-                    Some(new_text) => super::tool_card::diff_ui(
-                        ui,
-                        path,
-                        &FileDiff { path: path.clone(), old_text: base.clone(), new_text: new_text.clone() },
-                    ),
-                    None => {
-                        ui.label(format!("{path} {}", tr(lang, Key::NoDiff)));
-                    }
-                }
-            }
-            ui.separator();
         }
     });
     commands
+}
+
+/// The narrowest a member's column gets before members go one under the other.
+const MEMBER_WIDTH: f32 = 460.0;
+
+/// One member of the team: its name (to its conversation), where it works, its setup, buttons,
+/// merges, changes and the diff asked for.
+#[allow(clippy::too_many_arguments)]
+fn member_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &AppState,
+    (id, record, team): (&str, &TeamRecord, &crate::app::teams_state::TeamState),
+    views: &mut TeamViews,
+    (agent, copy): (&String, &Result<MemberCopy, TeamError>),
+    commands: &mut Vec<Command>,
+) {
+    ui.add_space(4.0);
+    // The member's name goes to its conversation.
+    if ui.link(RichText::new(agent).strong()).on_hover_text(tr(lang, Key::Conversation)).clicked() {
+        views.open_agent = Some(agent.clone());
+    }
+    let member = match copy {
+        Ok(member) => member.clone(),
+        Err(e) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+            return;
+        }
+    };
+    ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak());
+    if let Some(command) = super::team_setup::setup_ui(ui, lang, team, &member) {
+        commands.push(command);
+    }
+    let busy = team.busy.contains(agent);
+    // The change list comes from the runtime as the member works (the team is followed).
+    let team_id = id.to_string();
+    let mut ask = |command: TeamCommand| commands.push(Command::Team(Box::new(command)));
+    let selected = views.selected.entry((id.to_string(), agent.clone())).or_default();
+    ui.horizontal(|ui| {
+        if busy {
+            ui.spinner();
+        }
+        ui.add_enabled_ui(!busy, |ui| {
+            if ui.button(tr(lang, Key::Refresh)).clicked() {
+                ask(TeamCommand::Changes { team: team_id.clone(), member: agent.clone() });
+            }
+            if ui.button(tr(lang, Key::Review)).on_hover_text(tr(lang, Key::ReviewHint)).clicked() {
+                views.review = Some(super::review::ReviewView::new(id, agent));
+                ask(TeamCommand::Review { team: team_id.clone(), member: agent.clone() });
+            }
+            // Nothing to merge: not offered (a merge of 0 files said nothing useful).
+            let nothing = matches!(team.changes.get(agent), Some(Ok(c)) if c.is_empty());
+            if ui.add_enabled(!nothing, egui::Button::new(tr(lang, Key::MergeAll))).clicked() {
+                ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: None });
+                selected.clear();
+            }
+            let some = !selected.is_empty();
+            if ui.add_enabled(some, egui::Button::new(tr(lang, Key::MergeSelected))).clicked() {
+                let paths = Some(selected.iter().cloned().collect());
+                ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: paths });
+                selected.clear();
+            }
+            if ui.button(tr(lang, Key::Discard)).clicked() {
+                views.confirm = Some((id.to_string(), Some(agent.clone())));
+            }
+            if ui.button(tr(lang, Key::CommitAsBranch)).on_hover_text(tr(lang, Key::CommitAsBranchHint)).clicked() {
+                views.branch = Some(super::team_branch::BranchForm::new(state, id, agent));
+            }
+        });
+    });
+    if let Some(command) = super::team_branch::form_ui(ui, lang, &mut views.branch, &member, id) {
+        ask(command);
+    }
+    super::team_branch::result_ui(ui, lang, team, agent);
+    if views.confirm == Some((id.to_string(), Some(agent.clone()))) {
+        ui.horizontal(|ui| {
+            // Work not merged is kept, and the question says so.
+            let unmerged = team.changes.get(agent).and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
+            let question = match unmerged {
+                0 => trf(lang, Key::DiscardMemberQuestion, &[("member", agent)]),
+                n => trf(lang, Key::DiscardMemberUnmerged, &[("member", agent), ("count", &n.to_string())]),
+            };
+            ui.label(RichText::new(question).color(error_color()));
+            if ui.button(tr(lang, Key::Discard)).clicked() {
+                ask(TeamCommand::Discard { team: record.id.clone(), member: Some(agent.clone()) });
+                views.confirm = None;
+            }
+            if ui.button(tr(lang, Key::Cancel)).clicked() {
+                views.confirm = None;
+            }
+        });
+    }
+    match team.merges.get(agent) {
+        Some(Ok(report)) if report.conflicts.is_empty() => {
+            let applied = report.applied.len().to_string();
+            ui.horizontal(|ui| {
+                let words = match report.applied.len() {
+                    0 => RichText::new(tr(lang, Key::NothingMerged)).weak(),
+                    _ => RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(ok_color()),
+                };
+                ui.label(words);
+                let undoable = team.info.undoable.as_ref() == Some(agent);
+                if undoable && undo_merge_button(ui, lang, busy) {
+                    ask(TeamCommand::UndoMerge { team: team_id.clone(), member: agent.clone() });
+                }
+            });
+            if !report.refused.is_empty() {
+                let paths = report.refused.join(", ");
+                let text = trf(lang, Key::StillConflicted, &[("member", agent), ("paths", &paths)]);
+                ui.label(RichText::new(text).color(error_color()));
+            }
+        }
+        Some(Ok(report)) => {
+            ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(error_color()));
+            for (path, kind) in &report.conflicts {
+                ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(error_color()));
+            }
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+        }
+        // After a restart the report is gone, but the last merge can still be undone.
+        None if team.info.undoable.as_ref() == Some(agent) && undo_merge_button(ui, lang, busy) => {
+            ask(TeamCommand::UndoMerge { team: team_id.clone(), member: agent.clone() });
+        }
+        None => {}
+    }
+    match team.undone.get(agent) {
+        Some(Ok(paths)) => {
+            let count = paths.len().to_string();
+            ui.label(RichText::new(trf(lang, Key::MergeUndone, &[("count", &count)])).color(ok_color()));
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+        }
+        None => {}
+    }
+    match team.changes.get(agent) {
+        Some(Ok(changes)) if changes.is_empty() => {
+            ui.label(RichText::new(tr(lang, Key::NoChanges)).weak());
+        }
+        Some(Ok(changes)) => {
+            for change in changes {
+                ui.horizontal(|ui| {
+                    let mut on = selected.contains(&change.path);
+                    if ui.checkbox(&mut on, "").changed() {
+                        if on {
+                            selected.insert(change.path.clone());
+                        } else {
+                            selected.remove(&change.path);
+                        }
+                    }
+                    if ui.link(&change.path).clicked() {
+                        let path = change.path.clone();
+                        ask(TeamCommand::Diff { team: team_id.clone(), member: agent.clone(), path });
+                    }
+                    ui.label(RichText::new(change_text(lang, &change.kind)).weak());
+                });
+            }
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+        }
+        None => {}
+    }
+    if let Some((who, path, base, mine)) = &team.diff
+        && who == agent
+    {
+        ui.separator();
+        match mine {
+            Some(new_text) => super::tool_card::diff_ui(
+                ui,
+                path,
+                &FileDiff { path: path.clone(), old_text: base.clone(), new_text: new_text.clone() },
+            ),
+            None => {
+                ui.label(format!("{path} {}", tr(lang, Key::NoDiff)));
+            }
+        }
+    }
+    ui.separator();
 }
