@@ -152,6 +152,12 @@ fn the_file_editor_numbers_lines_and_indents_new_ones() {
     });
     // Two lines (the second empty): numbered.
     assert!(h.query_by_label("  1\n  2\n").is_some(), "the gutter");
+    // The editor fills its page, on a tall window too (it was 30 rows whatever the height).
+    h.set_size(egui::vec2(1920.0, 1080.0));
+    h.step();
+    h.step();
+    let editor = h.get_by_role(Role::MultilineTextInput).rect();
+    assert!(editor.bottom() > 1080.0 - 120.0, "the editor ends at {editor:?}");
     h.get_by_role(Role::MultilineTextInput).click();
     h.step();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);

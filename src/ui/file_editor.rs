@@ -203,6 +203,9 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
             auto_indent(ui, id, &mut file.text);
             let lines = file.text.lines().count().max(1) + usize::from(file.text.ends_with('\n'));
             egui::ScrollArea::both().id_salt("file-editor").auto_shrink([false, false]).show(ui, |ui| {
+                // The editor fills its page (it was 30 rows, whatever the window's height).
+                let row = ui.text_style_height(&egui::TextStyle::Monospace);
+                let rows = ((ui.available_height() / row).floor() as usize).max(10);
                 ui.horizontal_top(|ui| {
                     ui.add(egui::Label::new(line_numbers(ui, lines)).selectable(false));
                     ui.add(
@@ -210,7 +213,7 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
                             .id(id)
                             .code_editor()
                             .desired_width(f32::INFINITY)
-                            .desired_rows(30)
+                            .desired_rows(rows)
                             .layouter(&mut layouter),
                     );
                 });
