@@ -37,17 +37,20 @@ use sidekicks::ui::SidekicksApp;
 
 const BIN: &str = env!("CARGO_BIN_EXE_sidekicks");
 
+/// Writes a config of one agent `name` running this binary with `args` in `dir`; its path.
+fn write_config(dir: &std::path::Path, name: &str, args: &str) -> std::path::PathBuf {
+    let config = dir.join("sidekicks.toml");
+    let workspace = dir.display().to_string();
+    let text = format!(
+        "[defaults]\nidle_stop = 0\n[[agent]]\nname = {name:?}\ncommand = {BIN:?}\nargs = {args}\nworkspace = {workspace:?}\n"
+    );
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("sidekicks.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[defaults]\nidle_stop = 0\n[[agent]]\nname = \"demo\"\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {:?}\n",
-            dir.path().display().to_string()
-        ),
-    )
-    .unwrap();
+    let config = write_config(dir.path(), "demo", r#"["demo-agent"]"#);
     let only = std::env::var("BENCH_ONLY").ok();
     if only.is_none() {
         model_ingest();
@@ -370,15 +373,7 @@ const TOOL_CALLS: usize = 100_000;
 fn tool_flood() {
     use egui::accesskit::Role;
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("sidekicks.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[defaults]\nidle_stop = 0\n[[agent]]\nname = \"bad\"\ncommand = {BIN:?}\nargs = [\"demo-agent\", \"--misbehave\"]\nworkspace = {:?}\n",
-            dir.path().display().to_string()
-        ),
-    )
-    .unwrap();
+    let config = write_config(dir.path(), "bad", r#"["demo-agent", "--misbehave"]"#);
     let db = dir.path().join("history.db");
     let store = sidekicks::runtime::store::Store::open(&db).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
