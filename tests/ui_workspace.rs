@@ -221,3 +221,39 @@ fn the_conversation_and_the_workspace_have_one_header() {
     });
     h.state_mut().shutdown();
 }
+
+/// Unsaved edits were dropped silently when another file was opened: they stay with their file
+/// and come back when it is opened again.
+#[test]
+fn unsaved_edits_survive_opening_another_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.rs"), "// start\n").unwrap();
+    std::fs::write(dir.path().join("other.md"), "# other\n").unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_all_by_label("Files").next().unwrap().click();
+    step_until(&mut h, LONG, "the tree", |h| h.query_by_label("main.rs").is_some());
+    let editor = |h: &Harness<'static, SidekicksApp>| h.query_by_role(Role::MultilineTextInput).and_then(|n| n.value());
+    h.get_by_label("main.rs").click();
+    step_until(&mut h, LONG, "main.rs", |h| editor(h).as_deref() == Some("// start\n"));
+    h.get_by_role(Role::MultilineTextInput).click();
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("// unsaved ");
+    h.step();
+    let edited = editor(&h).unwrap();
+    assert_ne!(edited, "// start\n");
+    h.get_by_label("other.md").click();
+    step_until(&mut h, LONG, "other.md", |h| editor(h).as_deref() == Some("# other\n"));
+    h.get_by_label("main.rs").click();
+    step_until(&mut h, LONG, "main.rs again", |h| editor(h).is_some_and(|t| t != "# other\n"));
+    h.step();
+    h.step();
+    assert_eq!(editor(&h).unwrap(), edited, "the edits came back");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("main.rs")).unwrap(),
+        "// start\n",
+        "not saved behind the person's back"
+    );
+    h.state_mut().shutdown();
+}

@@ -43,6 +43,8 @@ pub struct WorkspaceView {
     expanded: BTreeSet<RelPath>,
     /// The open file.
     pub file: Option<OpenFile>,
+    /// Files left with unsaved edits for another one, by path: back as they were when reopened.
+    unsaved: std::collections::HashMap<RelPath, OpenFile>,
     dialog: Option<Dialog>,
     error: Option<WorkspaceError>,
     started: bool,
@@ -277,6 +279,16 @@ impl WorkspaceView {
     }
 
     fn open(&mut self, agent: &AgentView, path: RelPath, size: u64) {
+        // Unsaved edits are kept while another file is open, and come back with their file (they
+        // were dropped silently); a change on disk meanwhile shows the conflict bar.
+        if let Some(left) = self.file.take().filter(OpenFile::is_dirty) {
+            self.unsaved.insert(left.path.clone(), left);
+        }
+        if let Some(kept) = self.unsaved.remove(&path) {
+            self.read(agent, &path);
+            self.file = Some(kept);
+            return;
+        }
         let mut file = OpenFile::loading(path.clone());
         if size > MAX_OPEN {
             file.state = FileState::TooLarge(size);
