@@ -111,7 +111,8 @@ fn a_message_sent_while_busy_is_queued_and_stop_drops_it() {
     step_until(&mut h, LONG, "streaming", |h| h.query_by_label_contains("3…").is_some());
     send(&mut h, "and then this");
     step_until(&mut h, LONG, "queued", |h| h.query_by_label("queued").is_some());
-    h.get_by_label("Stop (and drop 1 queued)").click();
+    assert!(h.query_by_label("Stop drops the 1 message(s) waiting (each can be sent again).").is_some());
+    h.get_by_label("Stop").click();
     step_until(&mut h, LONG, "cancelled", |h| h.query_by_label("Cancelled.").is_some());
     assert!(h.query_by_label("not sent").is_some());
     let demo = h.state().state.agent("demo").unwrap();
@@ -353,7 +354,7 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     // A message sent meanwhile waits; Cancel takes it back: never sent.
     send(&mut h, "never mind");
     step_until(&mut h, LONG, "queued", |h| h.query_by_label("queued").is_some());
-    // Stop's label grew with the queue: the layout settles a frame later.
+    // The line saying what Stop drops came with the queue: the layout settles a frame later.
     h.step();
     h.get_by_label("Cancel").click();
     step_until(&mut h, LONG, "taken back", |h| {
@@ -362,8 +363,10 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     });
     // Stop says before how many queued messages it drops.
     send(&mut h, "and this");
-    step_until(&mut h, LONG, "queued", |h| h.query_by_label("Stop (and drop 1 queued)").is_some());
-    h.get_by_label("Stop (and drop 1 queued)").click();
+    let said = "Stop drops the 1 message(s) waiting (each can be sent again).";
+    step_until(&mut h, LONG, "queued", |h| h.query_by_label(said).is_some());
+    h.step();
+    h.get_by_label("Stop").click();
     step_until(&mut h, LONG, "stopped", |h| turns_ended(h) == 2);
     let demo = h.state().state.agent("demo").unwrap();
     assert!(!demo.conversation.messages.iter().any(|m| m.text().contains("never mind") && m.role == Role::Agent));

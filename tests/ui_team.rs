@@ -68,6 +68,13 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     h.set_size(egui::vec2(1000.0, 700.0));
     h.step();
     h.step();
+    // Settings' agent form offers the agents of the file, not the members Sidekicks made (their
+    // Edit could not work: they are not in the file).
+    h.get_by_label("Settings").click();
+    step_until(&mut h, LONG, "settings", |h| h.query_by_label("Add an agent…").is_some());
+    assert_eq!(h.query_all_by_label("Edit").count(), 2, "ada and bob only");
+    h.get_all_by_label("Docs team").next().unwrap().click();
+    step_until(&mut h, LONG, "the team's page", |h| h.query_all_by_label("Merge all").next().is_some());
     // Each member is an agent of its own, made from the person's agent, working in its copy.
     let (ada, bob) = ("ada · Docs team", "bob · Docs team");
     let copies: Vec<std::path::PathBuf> = {

@@ -49,7 +49,8 @@ pub fn agents_list_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Op
             open = Some(AgentFormView::default());
         }
     });
-    for agent in state.config.iter().flat_map(|c| &c.agents) {
+    // A team's members are made by Sidekicks, not written in the file: not offered here.
+    for agent in state.config.iter().flat_map(|c| &c.agents).filter(|a| state.teams.team_of(&a.name).is_none()) {
         ui.horizontal(|ui| {
             ui.label(&agent.name);
             ui.label(RichText::new(&agent.command).monospace().weak());

@@ -105,99 +105,105 @@ pub fn channel_ui(
     }
     ui.separator();
     egui::Panel::bottom("channel-composer").show(ui, |ui| {
-        let send_with = super::send_key::get(ui);
-        let id = ui.make_persistent_id(("channel-composer", name));
-        let focused = ui.memory(|m| m.has_focus(id));
-        let draft = &mut pane.draft;
-        // `@` completes the members' names (Tab or Enter picks), as the agent's composer does
-        // paths; the menu takes its keys first.
-        let members: Vec<(String, bool)> = channel.members.iter().map(|m| (m.clone(), false)).collect();
-        let (menu, _) = super::mention_menu::keys(ui, id, focused, draft, &members);
-        // Tab stays in the composer: it moved to Send, and the space typed next sent a
-        // half-typed message to everyone.
-        if focused && !menu {
-            ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Tab));
-        }
-        let listed = Ok(members);
-        super::mention_menu::menu_ui(ui, id, focused, draft, Some(&listed), "");
-        // The sending key is taken before the field would make a new line of it.
-        let enter = focused && !menu && super::send_key::take(ui, send_with);
-        ui.horizontal(|ui| {
-            let keys = super::send_key::hint(lang, send_with);
-            let hint = trf(lang, Key::MessageChannel, &[("name", &channel.title), ("keys", keys)]);
-            let width = (ui.available_width() - 90.0).max(120.0);
-            // Focus locked: Tab is the menu's or nothing (taken above), never the next widget's.
-            let field = egui::TextEdit::multiline(draft).id(id).lock_focus(true);
-            ui.add(field.desired_rows(2).desired_width(width).hint_text(hint));
-            let clicked = ui.button(tr(lang, Key::Send)).clicked();
-            if (enter || clicked) && !draft.trim().is_empty() {
-                let text = draft.trim().to_string();
-                draft.clear();
-                commands.push(Request::Say { channel: name.to_string(), text });
-                pane.list.jump_to_bottom();
+        super::conversation::column(ui, |ui| {
+            let send_with = super::send_key::get(ui);
+            let id = ui.make_persistent_id(("channel-composer", name));
+            let focused = ui.memory(|m| m.has_focus(id));
+            let draft = &mut pane.draft;
+            // `@` completes the members' names (Tab or Enter picks), as the agent's composer does
+            // paths; the menu takes its keys first.
+            let members: Vec<(String, bool)> = channel.members.iter().map(|m| (m.clone(), false)).collect();
+            let (menu, _) = super::mention_menu::keys(ui, id, focused, draft, &members);
+            // Tab stays in the composer: it moved to Send, and the space typed next sent a
+            // half-typed message to everyone.
+            if focused && !menu {
+                ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Tab));
             }
-        });
+            let listed = Ok(members);
+            super::mention_menu::menu_ui(ui, id, focused, draft, Some(&listed), "");
+            // The sending key is taken before the field would make a new line of it.
+            let enter = focused && !menu && super::send_key::take(ui, send_with);
+            ui.horizontal(|ui| {
+                let keys = super::send_key::hint(lang, send_with);
+                let hint = trf(lang, Key::MessageChannel, &[("name", &channel.title), ("keys", keys)]);
+                let width = (ui.available_width() - 90.0).max(120.0);
+                // Focus locked: Tab is the menu's or nothing (taken above), never the next widget's.
+                let field = egui::TextEdit::multiline(draft).id(id).lock_focus(true);
+                ui.add(field.desired_rows(2).desired_width(width).hint_text(hint));
+                let clicked = ui.button(tr(lang, Key::Send)).clicked();
+                if (enter || clicked) && !draft.trim().is_empty() {
+                    let text = draft.trim().to_string();
+                    draft.clear();
+                    commands.push(Request::Say { channel: name.to_string(), text });
+                    pane.list.jump_to_bottom();
+                }
+            });
+        })
     });
     let mut actions = MessageActions::default();
     let timeline = &channel.timeline;
     // The members' messages in view: their permission cards are drawn with them, not again below.
     let mut shown: std::collections::HashSet<(&str, usize)> = std::collections::HashSet::new();
     // One item per entry, then one for the permission cards not drawn with their messages.
+    // A reading column on a wide window, as the agents' conversations.
     pane.list.show(ui, timeline.entries.len() + 1, |ui, index| {
-        let Some(entry) = timeline.entries.get(index) else {
-            if timeline.entries.is_empty() {
-                ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
-            }
-            // Permission requests of the members whose message is not in view, answered here too.
-            for member in &channel.members {
-                let Some(view) = state.agent(member) else { continue };
-                let drawn =
-                    |c: &&crate::app::PermissionCard| c.message.is_some_and(|i| shown.contains(&(member.as_str(), i)));
-                for card in view.permissions.iter().filter(|c| c.answer.is_none()).filter(|c| !drawn(c)) {
-                    if let Some(c) = permission_card_ui(ui, lang, member, &view.config.runtime, card) {
-                        commands.push(c.into());
-                    }
+        super::conversation::column(ui, |ui| {
+            let Some(entry) = timeline.entries.get(index) else {
+                if timeline.entries.is_empty() {
+                    ui.label(RichText::new(tr(lang, Key::ChannelEmpty)).weak());
                 }
-            }
-            return;
-        };
-        match entry {
-            Entry::User { text, to, from: None, at } => {
-                ui.add_space(6.0);
-                let who = ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
-                super::message::time_on_hover(&who, lang, *at);
-                ui.label(text);
-            }
-            Entry::Notice { text, to } => {
-                ui.add_space(6.0);
-                ui.label(RichText::new(trf(lang, Key::ChannelSidekicksTo, &[("to", &to.join(", "))])).strong());
-                ui.label(text);
-            }
-            Entry::User { to, from: Some(lead), .. } => {
-                let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
-                ui.label(RichText::new(words).weak().italics());
-            }
-            Entry::Answer { agent, prompt, id, text } => {
-                // The member's messages while it answers and while its thread holds them; the
-                // answer kept by the channel otherwise (another thread open, member gone).
-                let messages =
-                    state.agent(agent).map(|v| (v, answer_messages(&v.conversation.messages, prompt, id.as_ref())));
-                match (messages, text) {
-                    (Some((view, range)), _) if !range.is_empty() => {
-                        for index in range {
-                            message_ui(ui, lang, markdown, view, index, &mut actions);
-                            shown.insert((agent.as_str(), index));
+                // Permission requests of the members whose message is not in view, answered here too.
+                for member in &channel.members {
+                    let Some(view) = state.agent(member) else { continue };
+                    let drawn = |c: &&crate::app::PermissionCard| {
+                        c.message.is_some_and(|i| shown.contains(&(member.as_str(), i)))
+                    };
+                    for card in view.permissions.iter().filter(|c| c.answer.is_none()).filter(|c| !drawn(c)) {
+                        if let Some(c) = permission_card_ui(ui, lang, member, &view.config.runtime, card) {
+                            commands.push(c.into());
                         }
                     }
-                    (_, Some(text)) => {
-                        ui.add_space(6.0);
-                        ui.label(RichText::new(agent).strong());
-                        ui.label(text);
+                }
+                return;
+            };
+            match entry {
+                Entry::User { text, to, from: None, at } => {
+                    ui.add_space(6.0);
+                    let who = ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
+                    super::message::time_on_hover(&who, lang, *at);
+                    ui.label(text);
+                }
+                Entry::Notice { text, to } => {
+                    ui.add_space(6.0);
+                    ui.label(RichText::new(trf(lang, Key::ChannelSidekicksTo, &[("to", &to.join(", "))])).strong());
+                    ui.label(text);
+                }
+                Entry::User { to, from: Some(lead), .. } => {
+                    let words = trf(lang, Key::ChannelHandOver, &[("lead", lead), ("to", &to.join(", "))]);
+                    ui.label(RichText::new(words).weak().italics());
+                }
+                Entry::Answer { agent, prompt, id, text } => {
+                    // The member's messages while it answers and while its thread holds them; the
+                    // answer kept by the channel otherwise (another thread open, member gone).
+                    let messages =
+                        state.agent(agent).map(|v| (v, answer_messages(&v.conversation.messages, prompt, id.as_ref())));
+                    match (messages, text) {
+                        (Some((view, range)), _) if !range.is_empty() => {
+                            for index in range {
+                                message_ui(ui, lang, markdown, view, index, &mut actions);
+                                shown.insert((agent.as_str(), index));
+                            }
+                        }
+                        (_, Some(text)) => {
+                            ui.add_space(6.0);
+                            ui.label(RichText::new(agent).strong());
+                            ui.label(text);
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
-        }
+        })
     });
     commands.extend(actions.commands.into_iter().map(Request::from));
     commands

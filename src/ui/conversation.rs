@@ -12,7 +12,7 @@ use super::permission_card::permission_card_ui;
 use super::theme::error_color;
 use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
-use crate::model::conversation::transcript;
+use crate::model::conversation::{Delivery, transcript};
 
 /// Asks the composer shown next to take the keyboard.
 pub fn focus_composer(ctx: &egui::Context) {
@@ -295,6 +295,12 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
             }
         });
     }
+    // Stop drops the queue: said before it is pressed (on the button it wrapped over lines).
+    let queued = agent.conversation.messages.iter().filter(|m| m.delivery == Delivery::Queued).count();
+    if agent.state == AgentState::Busy && queued > 0 {
+        let count = queued.to_string();
+        ui.label(RichText::new(trf(lang, Key::StopDrops, &[("count", &count)])).small().italics());
+    }
     ui.add_space(4.0);
     requests.extend(super::attach_bar::attach_bar_ui(ui, lang, agent));
     let searching = tr(lang, Key::ListingFiles);
@@ -324,30 +330,8 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         );
         ui.vertical(|ui| {
             send = ui.button(tr(lang, Key::Send)).clicked() || enter;
-            // Stop drops the queue: said before, on the button.
-            let queued = agent
-                .conversation
-                .messages
-                .iter()
-                .filter(|m| m.delivery == crate::model::conversation::Delivery::Queued)
-                .count();
-            let (label, hint) = match queued {
-                0 => (tr(lang, Key::StopTurn).to_string(), None),
-                n => {
-                    let count = n.to_string();
-                    let args = [("count", count.as_str())];
-                    (trf(lang, Key::StopDrops, &args), Some(trf(lang, Key::StopDropsHint, &args)))
-                }
-            };
-            if busy {
-                let button = ui.button(label);
-                let button = match hint {
-                    Some(hint) => button.on_hover_text(hint),
-                    None => button,
-                };
-                if button.clicked() {
-                    stop = true;
-                }
+            if busy && ui.button(tr(lang, Key::StopTurn)).clicked() {
+                stop = true;
             }
         });
     });

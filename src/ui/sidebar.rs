@@ -235,7 +235,8 @@ fn badge(ui: &mut egui::Ui, count: usize, why: &str) {
     let text = RichText::new(format!(" {count} "))
         .small()
         .strong()
-        .color(egui::Color32::BLACK)
+        // Dark digits on the dark theme's amber, light ones on the light theme's brown.
+        .color(if ui.visuals().dark_mode { egui::Color32::BLACK } else { egui::Color32::WHITE })
         .background_color(warning_color());
     ui.label(text).on_hover_text(why);
 }

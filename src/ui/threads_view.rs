@@ -30,9 +30,16 @@ pub fn threads_ui(ui: &mut egui::Ui, state: &AppState) -> Option<(String, Thread
             ui.end_row();
             for (agent, thread, current) in rows {
                 let title = if thread.title.is_empty() { tr(lang, Key::UntitledThread) } else { &thread.title };
-                if ui.selectable_label(current, title).clicked() {
-                    opened = Some((agent.to_string(), thread.id));
-                }
+                // A link per thread; the one open in its agent marked in words (every row looked
+                // selected).
+                ui.horizontal(|ui| {
+                    if ui.link(title).clicked() {
+                        opened = Some((agent.to_string(), thread.id));
+                    }
+                    if current {
+                        ui.label(RichText::new(tr(lang, Key::ThreadOpen)).small().weak());
+                    }
+                });
                 ui.label(agent);
                 ui.label(RichText::new(super::threads_bar::age(lang, thread.updated_at)).weak());
                 ui.end_row();
