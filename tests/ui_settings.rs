@@ -214,3 +214,25 @@ fn the_agent_form_adds_and_edits_agents_keeping_the_files_comments() {
     assert!(saved.starts_with("# my agents, by hand\n") && saved.contains("name = \"demo two\""), "{saved}");
     h.state_mut().shutdown();
 }
+
+/// One count everywhere: a problem of the file itself (readable by others while it holds env
+/// values) showed in the status bar while Settings said "no problems".
+#[test]
+fn settings_and_the_status_bar_count_the_same_problems() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut text = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
+    text.push_str("env = { DEMO_TOKEN = \"x\" }\n");
+    let mut h = window(&text, dir.path(), &rt, None);
+    std::fs::set_permissions(dir.path().join("sidekicks.toml"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    // Written again so the loader reads it with its new mode.
+    std::fs::write(dir.path().join("sidekicks.toml"), &text).unwrap();
+    step_until(&mut h, LONG, "the file's warning", |h| h.query_by_label("1 problem(s)").is_some());
+    h.get_by_label("Settings").click();
+    step_until(&mut h, LONG, "the same warning in Settings", |h| {
+        h.query_by_label_contains("other users of this computer can read it").is_some()
+    });
+    assert!(h.query_by_label("no problems").is_none(), "Settings and the status bar agree");
+    h.state_mut().shutdown();
+}

@@ -255,11 +255,16 @@ impl SettingsView {
     }
 
     fn problems_ui(&mut self, ui: &mut egui::Ui, lang: Language, state: &AppState, commands: &mut Vec<Command>) {
+        // One count everywhere: the text as the file holds it shows the file's problems (those of
+        // the file itself too, as who can read it), as the status bar does; an edited text, its own.
+        let problems =
+            if state.config_text.as_deref() == Some(self.text.as_str()) { &state.problems } else { &self.problems };
+        let problems = problems.clone();
         egui::ScrollArea::vertical().id_salt("settings-problems-scroll").max_height(220.0).show(ui, |ui| {
-            if self.problems.is_empty() {
+            if problems.is_empty() {
                 ui.label(RichText::new(tr(lang, Key::NoProblems)).color(ok_color()));
             }
-            for p in &self.problems {
+            for p in &problems {
                 let color = if p.severity() == Severity::Error { error_color() } else { warning_color() };
                 let text = format!("{}:{}  {}", p.line, p.column, problem_text(lang, &p.kind));
                 if ui.link(RichText::new(text).color(color)).clicked() {
