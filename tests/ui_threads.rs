@@ -165,3 +165,20 @@ fn the_thread_bar_makes_switches_renames_deletes_and_opens_the_agents_sessions()
     assert_eq!(titles(&h).len(), 2);
     h.state_mut().shutdown();
 }
+
+/// An agent that names no session: its thread took the title of its first message only after a
+/// restart ("New thread" in the bar and in All threads meanwhile).
+#[test]
+fn a_thread_is_named_by_its_first_message_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let store = Store::open(&dir.path().join("db/sidekicks.db")).unwrap();
+    let config = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
+    let mut h = window(&config, dir.path(), &rt, Some(store));
+    step_until(&mut h, LONG, "the agent, in a thread", |h| current(h).is_some());
+    send(&mut h, "tidy the release notes");
+    step_until(&mut h, LONG, "the title from the first message", |h| {
+        answers(h) == 1 && titles(h) == ["tidy the release notes"]
+    });
+    h.state_mut().shutdown();
+}

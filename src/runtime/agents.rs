@@ -668,6 +668,7 @@ impl Manager {
                 let moot = slot.running.as_ref().map(|r| r.conn.answer_waiting_cancelled()).unwrap_or_default();
                 self.report_cancelled(&agent, (moot, Vec::new())).await;
                 self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
+                self.send_threads_when_saved(&agent);
                 self.set_state(&agent, AgentState::Idle).await;
                 if let Some((message, methods)) = login {
                     // Logged out meanwhile: the person logs in again, then the agent starts anew.

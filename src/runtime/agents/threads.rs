@@ -282,9 +282,32 @@ impl Manager {
     /// Tells the window the threads of `name`, most recently used first.
     pub(super) async fn send_threads(&mut self, name: &str) {
         let (Some(store), Some(path)) = (&self.store, &self.config_path) else { return };
-        let threads = match store.threads(path, name) {
-            Ok(rows) => rows
-                .into_iter()
+        let Some(threads) = listed(store, path, name) else { return };
+        self.events.send(Event::Threads { agent: name.to_string(), threads }).await;
+    }
+
+    /// Tells the window the threads of `name` again once what its turn said is saved (the title
+    /// from its first message, its last activity), off the manager's task: a thread stayed "New
+    /// thread" in the bar and in All threads until a restart.
+    pub(super) fn send_threads_when_saved(&self, name: &str) {
+        let (Some(store), Some(path)) = (self.store.clone(), self.config_path.clone()) else { return };
+        let (events, name) = (self.events.clone(), name.to_string());
+        tokio::spawn(async move {
+            events.flush_history().await;
+            let agent = name.clone();
+            let read = tokio::task::spawn_blocking(move || listed(&store, &path, &agent)).await;
+            if let Ok(Some(threads)) = read {
+                events.send(Event::Threads { agent: name, threads }).await;
+            }
+        });
+    }
+}
+
+/// The threads of `name` in the history of the config at `path`, as the window lists them.
+fn listed(store: &crate::runtime::store::Store, path: &std::path::Path, name: &str) -> Option<Vec<ThreadSummary>> {
+    match store.threads(path, name) {
+        Ok(rows) => Some(
+            rows.into_iter()
                 .map(|r| ThreadSummary {
                     id: r.id,
                     title: title(r.title.as_deref(), r.agent_title.as_deref(), r.first_message.as_deref()),
@@ -293,11 +316,10 @@ impl Manager {
                     session_id: r.session_id,
                 })
                 .collect(),
-            Err(e) => {
-                tracing::warn!("{e}");
-                return;
-            }
-        };
-        self.events.send(Event::Threads { agent: name.to_string(), threads }).await;
+        ),
+        Err(e) => {
+            tracing::warn!("{e}");
+            None
+        }
     }
 }
