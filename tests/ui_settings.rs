@@ -34,6 +34,12 @@ fn edit_validate_save_and_conflict() {
     h.get_by_label("Settings").click();
     step_until(&mut h, LONG, "the editor", |h| h.query_by_role(Role::MultilineTextInput).is_some());
     assert_eq!(h.get_by_role(Role::MultilineTextInput).value().as_deref(), Some(one.as_str()));
+    // The editor fills its page down to the problems below it (it was 20 rows high).
+    let editor = h.get_by_role(Role::MultilineTextInput).rect();
+    // (The panel's "no problems", above the status bar's.)
+    let problems =
+        h.get_all_by_label("no problems").map(|n| n.rect()).min_by(|a, b| a.top().total_cmp(&b.top())).unwrap();
+    assert!(problems.top() - editor.bottom() < 60.0, "editor ends at {editor:?}, problems at {problems:?}");
 
     // An invalid runtime type: the problem with its line, Save disabled.
     let bad = format!("{one}runtime = {{ type = \"dockr\" }}\n");

@@ -121,6 +121,8 @@ pub fn config_editor_ui(
     }
     let mut response = None;
     egui::ScrollArea::both().id_salt("config-editor-scroll").auto_shrink([false, false]).show(ui, |ui| {
+        // The editor fills its page (it was 20 rows, whatever the window's height).
+        let fill = (ui.available_height() / ui.text_style_height(&egui::TextStyle::Monospace)).floor() as usize;
         ui.horizontal_top(|ui| {
             ui.add(egui::Label::new(numbers).selectable(false));
             let output = egui::TextEdit::multiline(text)
@@ -128,7 +130,7 @@ pub fn config_editor_ui(
                 .code_editor()
                 .lock_focus(true)
                 .desired_width(f32::INFINITY)
-                .desired_rows(line_count.max(20))
+                .desired_rows(line_count.max(fill).max(10))
                 .layouter(&mut layouter)
                 .show(ui);
             if let Some((line, column)) = jump.take() {
