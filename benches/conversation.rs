@@ -195,8 +195,12 @@ fn frame_time(config: &std::path::Path) {
 /// The whole window (egui pass, no GPU) at 1100×720 over a started runtime, once the demo agent
 /// is listed. Keep the runtime for as long as the window.
 fn window(config: &std::path::Path) -> (tokio::runtime::Runtime, Harness<'static, SidekicksApp>) {
+    window_of(Startup::new(config.to_path_buf()), "demo")
+}
+
+/// The whole window over `startup`, once `agent` is listed.
+fn window_of(startup: Startup, agent: &str) -> (tokio::runtime::Runtime, Harness<'static, SidekicksApp>) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let startup = Startup::new(config.to_path_buf());
     let bridge = start(rt.handle(), startup, Arc::new(|| {}));
     let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).build_ui_state(
         |ui, app: &mut SidekicksApp| {
@@ -205,7 +209,7 @@ fn window(config: &std::path::Path) -> (tokio::runtime::Runtime, Harness<'static
         },
         SidekicksApp::new(bridge),
     );
-    while h.state().state.agent("demo").is_none() {
+    while h.state().state.agent(agent).is_none() {
         h.step();
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -376,21 +380,8 @@ fn tool_flood() {
     let config = write_config(dir.path(), "bad", r#"["demo-agent", "--misbehave"]"#);
     let db = dir.path().join("history.db");
     let store = sidekicks::runtime::store::Store::open(&db).unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let startup = Startup { store: Some(store), ..Startup::new(config.clone()) };
-    let bridge = start(rt.handle(), startup, Arc::new(|| {}));
-    let mut h = Harness::builder().with_size(egui::vec2(1100.0, 720.0)).build_ui_state(
-        |ui, app: &mut SidekicksApp| {
-            app.logic(ui.ctx());
-            app.ui(ui);
-        },
-        SidekicksApp::new(bridge),
-    );
-    let ready = |h: &Harness<'static, SidekicksApp>| h.state().state.agent("bad").is_some();
-    while !ready(&h) {
-        h.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let (_rt, mut h) = window_of(startup, "bad");
     let composer = h
         .get_all_by_role(Role::MultilineTextInput)
         .find(|n| n.value().unwrap_or_default().is_empty())

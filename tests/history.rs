@@ -195,3 +195,41 @@ async fn a_retried_answer_keeps_the_first_one_across_a_restart() {
     assert!(messages[1].text().contains("> hello") && messages[1].end == Some(TurnEnd::EndTurn));
     shutdown(second).await;
 }
+
+/// A message Stop dropped and the person sent again says so after a restart too (the window alone
+/// marked it, so it came back "not sent", offering Send again once more).
+#[tokio::test]
+async fn a_message_sent_again_stays_so_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = rig(dir.path(), &["demo-agent"]).await;
+    let prompt = |text: &str| Command::Prompt {
+        agent: "demo".into(),
+        text: text.into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    };
+    first.send(prompt("wait")).await;
+    first.wait_for(Duration::from_secs(30), "the turn", |e| matches!(e, Event::TurnStarted { .. })).await;
+    first.send(prompt("later")).await;
+    let e = first
+        .wait_for(
+            Duration::from_secs(10),
+            "queued",
+            |e| matches!(e, Event::UserMessage { text, .. } if text == "later"),
+        )
+        .await;
+    let Event::UserMessage { id, .. } = e else { unreachable!() };
+    first.send(Command::Cancel { agent: "demo".into() }).await;
+    first.wait_turn_end("demo").await;
+    first.send(Command::SendAgain { agent: "demo".into(), id, text: "later".into(), attachments: Vec::new() }).await;
+    assert_eq!(first.wait_turn_end("demo").await, TurnEnd::EndTurn);
+    shutdown(first).await;
+
+    let mut second = rig(dir.path(), &["demo-agent"]).await;
+    let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
+    let Event::ThreadOpened { messages, .. } = e else { unreachable!() };
+    let later: Vec<Delivery> = messages.iter().filter(|m| m.text() == "later").map(|m| m.delivery).collect();
+    assert_eq!(later, [Delivery::Resent, Delivery::Sent], "{messages:?}");
+    shutdown(second).await;
+}

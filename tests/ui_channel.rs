@@ -40,6 +40,13 @@ fn say(h: &mut Harness<'static, SidekicksApp>, text: &str) {
     h.step();
 }
 
+/// Opens #design from the sidebar, once it is listed.
+fn open_channel(h: &mut Harness<'static, SidekicksApp>) {
+    step_until(h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
+    h.get_all_by_label("#design").next().unwrap().click();
+    step_until(h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
+}
+
 fn answer(h: &Harness<'static, SidekicksApp>, agent: &str, text: &str) -> String {
     answer_text(&h.state().state.agents, agent, &format!("[#design] {text}"), None)
 }
@@ -147,9 +154,7 @@ fn a_members_permission_shows_one_card_in_the_channel() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let mut h = window(&config(dir.path()), dir.path(), &rt, None);
-    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
-    h.get_all_by_label("#design").next().unwrap().click();
-    step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
+    open_channel(&mut h);
     say(&mut h, "@ada run the tests, permission please");
     step_until(&mut h, LONG, "ada's permission card", |h| h.query_by_label("Allow once").is_some());
     // Drawn with her answer's tool card, and not a second time among the channel's requests.
@@ -382,9 +387,7 @@ fn at_completes_members_names_and_tab_never_sends() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let mut h = window(&config(dir.path()), dir.path(), &rt, None);
-    step_until(&mut h, LONG, "the channel", |h| h.query_all_by_label("#design").next().is_some());
-    h.get_all_by_label("#design").next().unwrap().click();
-    step_until(&mut h, LONG, "the channel view", |h| h.query_by_label("Nothing said here yet.").is_some());
+    open_channel(&mut h);
     let composer =
         |h: &Harness<'static, SidekicksApp>| h.get_by_role(Role::MultilineTextInput).value().unwrap_or_default();
     h.get_by_role(Role::MultilineTextInput).click();

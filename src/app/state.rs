@@ -331,11 +331,11 @@ impl AppState {
             }
             Request::Say { channel, text } => vec![Command::Say { channel, text }],
             Request::SendAgain { agent, index } => {
-                let Some((text, images)) = self.agent_mut(&agent).and_then(|a| a.conversation.resend(index)) else {
+                let Some((id, text, images)) = self.agent(&agent).and_then(|a| a.conversation.dropped(index)) else {
                     return Vec::new();
                 };
                 let attachments = images.into_iter().map(crate::protocol::attachments::Attachment::Image).collect();
-                vec![Command::Prompt { agent, text, context: None, id: None, attachments }]
+                vec![Command::SendAgain { agent, id, text, attachments }]
             }
             Request::NotNow(key) => {
                 self.not_now(key);
@@ -617,6 +617,11 @@ impl AppState {
                 self.teams.apply(event);
                 if let Some(key) = conflicted {
                     self.arrived(key);
+                }
+            }
+            Event::Resent { agent, id } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.conversation.resent(&id);
                 }
             }
             Event::Retrying { agent, question } => {

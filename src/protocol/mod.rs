@@ -252,6 +252,18 @@ pub enum Command {
         /// Images and files sent with it.
         attachments: Vec<attachments::Attachment>,
     },
+    /// Send again the person's message `id`, which Stop dropped: it is marked so (`Resent`) and
+    /// its text and attachments go as a new message.
+    SendAgain {
+        /// The agent (its name).
+        agent: String,
+        /// The dropped message's id.
+        id: MessageId,
+        /// Its text.
+        text: String,
+        /// Its images.
+        attachments: Vec<attachments::Attachment>,
+    },
     /// Ask the person's message `question` again (Retry): its answer is replaced by the new one
     /// and stays reachable; no new message of the person.
     Retry {
@@ -613,6 +625,13 @@ pub enum Event {
         /// What it carries besides text (images, resources), as shown.
         attached: Vec<crate::model::conversation::Part>,
     },
+    /// The dropped message `id` is sent again (as a new message, below it).
+    Resent {
+        /// The agent (its name).
+        agent: String,
+        /// The dropped message's id.
+        id: MessageId,
+    },
     /// The person's message `question` is asked again: its answer becomes an earlier one.
     Retrying {
         /// The agent (its name).
@@ -827,6 +846,7 @@ impl Event {
                 | Event::ThreadOpened { .. }
                 | Event::UserMessage { .. }
                 | Event::Retrying { .. }
+                | Event::Resent { .. }
                 | Event::AgentUpdate { .. }
                 | Event::Notice { .. }
                 | Event::TurnStarted { .. }

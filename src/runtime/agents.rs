@@ -31,6 +31,7 @@ mod answers;
 mod checkpoints;
 mod lifecycle;
 mod members;
+mod retry;
 mod shared_thread;
 mod threads;
 
@@ -337,6 +338,10 @@ impl Manager {
                 self.prompt(agent, text, context, id, attachments).await;
             }
             Command::Retry { agent, text, question } => self.retry(agent, text, question).await,
+            Command::SendAgain { agent, id, text, attachments } => {
+                self.events.send(Event::Resent { agent: agent.clone(), id }).await;
+                self.prompt(agent, text, None, None, attachments).await;
+            }
             Command::Cancel { agent } => self.cancel(&agent).await,
             Command::Checkpoint(command) => self.checkpoint_command(command).await,
             Command::Unqueue { agent, id } => {
@@ -595,25 +600,6 @@ impl Manager {
             None => text,
         };
         slot.queue.push_back((id, text, attachments));
-        match slot.state {
-            AgentState::Idle => self.dispatch(&agent).await,
-            AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
-            AgentState::Stopping => slot.then(Then::Restart),
-            AgentState::Starting | AgentState::Busy => {}
-        }
-    }
-
-    /// Asks `question` again (Retry): said as `Retrying` (its answer becomes an earlier one, no
-    /// new message of the person), then queued as a prompt with the question's id. While another
-    /// process holds the thread it waits there as a message sent anew.
-    async fn retry(&mut self, agent: String, text: String, question: crate::model::conversation::MessageId) {
-        let idle = self.slot(&agent).is_some_and(|s| s.queue.is_empty() && s.state != AgentState::Busy);
-        if !idle || !self.hold_thread(&agent).await {
-            return self.prompt(agent, text, None, None, Vec::new()).await;
-        }
-        self.events.send(Event::Retrying { agent: agent.clone(), question: question.clone() }).await;
-        let Some(slot) = self.slot(&agent) else { return };
-        slot.queue.push_back((question, text, Vec::new()));
         match slot.state {
             AgentState::Idle => self.dispatch(&agent).await,
             AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,

@@ -170,6 +170,11 @@ impl Recorder {
                     c.apply(update);
                 }
             }
+            Event::Resent { agent, id } => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.resent(&id);
+                }
+            }
             Event::Retrying { agent, question } => {
                 if let Some(c) = self.conversation(&agent) {
                     c.retry(&question);

@@ -24,18 +24,24 @@ impl Conversation {
         })
     }
 
-    /// The person sends message `index` again, one Stop dropped: it is marked sent again (the
-    /// new message comes below); its text and images, or `None` when it was not dropped.
-    pub fn resend(&mut self, index: usize) -> Option<(String, Vec<crate::model::content::Image>)> {
-        let message = self.messages.get_mut(index).filter(|m| m.delivery == Delivery::NotSent)?;
-        message.delivery = Delivery::Resent;
+    /// Message `index`, which Stop dropped, to send again: its id, text and images; `None` when it
+    /// was not dropped (or has no id).
+    pub fn dropped(&self, index: usize) -> Option<(MessageId, String, Vec<crate::model::content::Image>)> {
+        let message = self.messages.get(index).filter(|m| m.delivery == Delivery::NotSent)?;
         let images = message.parts.iter().filter_map(|p| match p {
             Part::Image(image) => Some(image.clone()),
             _ => None,
         });
-        let found = (message.text(), images.collect());
-        self.touch(index);
-        Some(found)
+        Some((message.id.clone()?, message.text(), images.collect()))
+    }
+
+    /// The dropped message `id` was sent again (as a new message, below).
+    pub fn resent(&mut self, id: &MessageId) {
+        let found = self.messages.iter().rposition(|m| m.delivery == Delivery::NotSent && m.id.as_ref() == Some(id));
+        if let Some(i) = found {
+            self.messages[i].delivery = Delivery::Resent;
+            self.touch(i);
+        }
     }
 
     /// The person's message `question` is asked again (Retry): its answer, when it ended,
