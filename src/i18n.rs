@@ -118,6 +118,18 @@ pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
         P::UnknownPolicy { key, found } => trf(lang, Key::UnknownPolicy, &[("key", key), ("found", found)]),
         P::RuntimeNeeds { kind, key } => trf(lang, Key::RuntimeNeeds, &[("kind", kind.code()), ("key", key)]),
         P::RuntimeIgnores { kind, key } => trf(lang, Key::RuntimeIgnores, &[("kind", kind.code()), ("key", key)]),
+        P::BadHost { host, why } => {
+            use crate::model::ssh_host::HostProblem as H;
+            let why = tr(
+                lang,
+                match why {
+                    H::Dash => Key::BadHostDash,
+                    H::Blank => Key::BadHostBlank,
+                    H::Port => Key::BadHostPort,
+                },
+            );
+            trf(lang, Key::BadHost, &[("host", host), ("why", why)])
+        }
         P::DuplicateMcp { name } => trf(lang, Key::DuplicateMcp, &[("name", name)]),
         P::McpNeeds { transport, key } => trf(lang, Key::McpNeeds, &[("transport", transport), ("key", key)]),
         P::McpIgnores { transport, key } => trf(lang, Key::McpIgnores, &[("transport", transport), ("key", key)]),
@@ -189,6 +201,7 @@ pub fn runtime_place(lang: Language, kind: &str) -> String {
     match kind {
         "sbx" => tr(lang, Key::PlaceSandbox).to_string(),
         "kubectl" => tr(lang, Key::PlacePod).to_string(),
+        "ssh" => tr(lang, Key::PlaceSsh).to_string(),
         other => other.to_string(),
     }
 }
@@ -224,6 +237,24 @@ pub fn crash_text(lang: Language, reason: &CrashReason) -> String {
             trf(lang, Key::CrashHandshake, &[("message", &why)])
         }
         CrashReason::StoppedTalking => tr(lang, Key::CrashStoppedTalking).to_string(),
+        CrashReason::Disconnected { host } => trf(lang, Key::CrashDisconnected, &[("host", host)]),
+    }
+}
+
+/// What went wrong reaching `host` over SSH, and what to do.
+pub fn ssh_fault_text(lang: Language, host: &str, fault: &crate::protocol::SshFault) -> String {
+    use crate::protocol::SshFault as F;
+    match fault {
+        F::HostKeyUnknown { fingerprints, command } => trf(
+            lang,
+            Key::SshHostKeyUnknown,
+            &[("host", host), ("fingerprints", &fingerprints.join("; ")), ("command", command)],
+        ),
+        F::HostKeyChanged { command } => trf(lang, Key::SshHostKeyChanged, &[("host", host), ("command", command)]),
+        F::AuthRefused { methods } => trf(lang, Key::SshAuthRefused, &[("host", host), ("methods", methods)]),
+        F::Unreachable { detail } => trf(lang, Key::SshUnreachable, &[("host", host), ("detail", detail)]),
+        F::NoShell => trf(lang, Key::SshNoShell, &[("host", host)]),
+        F::Other { message } => trf(lang, Key::SshOther, &[("host", host), ("message", message)]),
     }
 }
 
@@ -237,6 +268,7 @@ fn spawn_text(lang: Language, failure: &SpawnFailure) -> String {
         }
         SpawnFailure::ContainerMissing { name } => trf(lang, Key::SpawnNoContainer, &[("name", name)]),
         SpawnFailure::ContainerStopped { name } => trf(lang, Key::SpawnContainerStopped, &[("name", name)]),
+        SpawnFailure::Ssh { host, fault } => ssh_fault_text(lang, host, fault),
         SpawnFailure::Other { program, message } => {
             trf(lang, Key::SpawnOther, &[("program", program), ("message", message)])
         }
@@ -309,6 +341,7 @@ pub fn where_text(lang: Language, runtime: &RuntimeConfig) -> String {
         RuntimeKind::Container | RuntimeKind::Podman => trf(lang, Key::WhereContainer, &[("name", name)]),
         RuntimeKind::Sbx => trf(lang, Key::WhereSandbox, &[("name", name)]),
         RuntimeKind::Kubectl => trf(lang, Key::WherePod, &[("name", name)]),
+        RuntimeKind::Ssh => trf(lang, Key::WhereSsh, &[("name", name)]),
     }
 }
 
@@ -323,6 +356,7 @@ pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask)
             }
             RuntimeKind::Sbx => trf(lang, Key::AskRunSandbox, &[("agent", agent), ("name", name)]),
             RuntimeKind::Kubectl => trf(lang, Key::AskRunPod, &[("agent", agent), ("name", name)]),
+            RuntimeKind::Ssh => trf(lang, Key::AskRunSsh, &[("agent", agent), ("name", name)]),
         },
         Ask::EditFile { path } => trf(lang, Key::AskEdit, &[("agent", agent), ("path", path)]),
         Ask::DeleteFile { path } => trf(lang, Key::AskDelete, &[("agent", agent), ("path", path)]),

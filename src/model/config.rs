@@ -400,6 +400,9 @@ pub struct RuntimeConfig {
     /// Pod name (`kubectl`).
     #[serde(default)]
     pub pod: Option<String>,
+    /// The machine (`ssh`): a host of the person's SSH config, or `user@host[:port]`.
+    #[serde(default)]
+    pub host: Option<String>,
     /// The workspace folder inside the container, sandbox or pod. Defaults to `workspace`.
     #[serde(default)]
     pub workspace_path: Option<PathBuf>,
@@ -413,6 +416,7 @@ impl RuntimeConfig {
             RuntimeKind::Container | RuntimeKind::Podman => self.container.as_deref(),
             RuntimeKind::Sbx => self.sandbox.as_deref(),
             RuntimeKind::Kubectl => self.pod.as_deref(),
+            RuntimeKind::Ssh => self.host.as_deref(),
         }
     }
 }
@@ -432,12 +436,20 @@ pub enum RuntimeKind {
     Podman,
     /// In a Kubernetes pod (`kubectl exec`).
     Kubectl,
+    /// On another machine, through the system's OpenSSH client.
+    Ssh,
 }
 
 impl RuntimeKind {
     /// Every kind, in the order of the documentation.
-    pub const ALL: [RuntimeKind; 5] =
-        [RuntimeKind::Local, RuntimeKind::Container, RuntimeKind::Sbx, RuntimeKind::Podman, RuntimeKind::Kubectl];
+    pub const ALL: [RuntimeKind; 6] = [
+        RuntimeKind::Local,
+        RuntimeKind::Container,
+        RuntimeKind::Sbx,
+        RuntimeKind::Podman,
+        RuntimeKind::Kubectl,
+        RuntimeKind::Ssh,
+    ];
 
     /// The name used in the config file.
     pub fn code(self) -> &'static str {
@@ -447,6 +459,7 @@ impl RuntimeKind {
             RuntimeKind::Sbx => "sbx",
             RuntimeKind::Podman => "podman",
             RuntimeKind::Kubectl => "kubectl",
+            RuntimeKind::Ssh => "ssh",
         }
     }
 
@@ -457,6 +470,7 @@ impl RuntimeKind {
             RuntimeKind::Container | RuntimeKind::Podman => Some("container"),
             RuntimeKind::Sbx => Some("sandbox"),
             RuntimeKind::Kubectl => Some("pod"),
+            RuntimeKind::Ssh => Some("host"),
         }
     }
 }

@@ -28,7 +28,7 @@ pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace",
 /// Keys of an agent's `policy` table.
 pub const POLICY_KEYS: &[&str] = &["writes", "commands"];
 /// Keys of an agent's `runtime`.
-pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "workspace_path"];
+pub const RUNTIME_KEYS: &[&str] = &["type", "container", "sandbox", "pod", "host", "workspace_path"];
 /// Keys of an `[[mcp]]`.
 pub const MCP_KEYS: &[&str] = &["name", "type", "command", "args", "env", "url", "headers", "agents"];
 /// Keys of a `[[channel]]`.
@@ -551,7 +551,7 @@ impl Checker<'_> {
             }
         }
         let mut targets = Vec::new();
-        for key in ["container", "sandbox", "pod"] {
+        for key in ["container", "sandbox", "pod", "host"] {
             if let Some((value, span)) = self.string(&mut t, key, false) {
                 targets.push((key, value, span));
             }
@@ -562,6 +562,12 @@ impl Checker<'_> {
                 match key {
                     "container" => rt.container = Some(value),
                     "sandbox" => rt.sandbox = Some(value),
+                    "host" => {
+                        if let Some(why) = crate::model::ssh_host::problem(&value) {
+                            self.problem(span.clone(), ProblemKind::BadHost { host: value.clone(), why });
+                        }
+                        rt.host = Some(value)
+                    }
                     _ => rt.pod = Some(value),
                 }
             } else {

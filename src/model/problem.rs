@@ -113,6 +113,13 @@ pub enum ProblemKind {
         /// The key it is about.
         key: String,
     },
+    /// An SSH `host` ssh would misread.
+    BadHost {
+        /// The host.
+        host: String,
+        /// What is wrong.
+        why: crate::model::ssh_host::HostProblem,
+    },
     /// A second `[[mcp]]` with the same name.
     DuplicateMcp {
         /// The name.

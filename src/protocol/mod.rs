@@ -73,6 +73,11 @@ pub enum CrashReason {
     Handshake(HandshakeFailure),
     /// It closed its output (stopped talking) but kept running: it was stopped.
     StoppedTalking,
+    /// The SSH connection to its machine was lost (ssh ended with 255).
+    Disconnected {
+        /// The host of the config.
+        host: String,
+    },
 }
 
 /// Something the person is told about the history when it is opened.
@@ -144,6 +149,47 @@ pub enum SpawnFailure {
     ContainerStopped {
         /// The name.
         name: String,
+    },
+    /// ssh could not reach or use the machine.
+    Ssh {
+        /// The host of the config.
+        host: String,
+        /// What went wrong.
+        fault: SshFault,
+    },
+}
+
+/// What went wrong reaching a machine over SSH, each told with what to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SshFault {
+    /// Its host key is in no known_hosts file: never accepted silently.
+    HostKeyUnknown {
+        /// `ssh-keygen -l` lines of the keys it offers (type and SHA256 fingerprint).
+        fingerprints: Vec<String>,
+        /// The command that connects once in a terminal, where the person can accept it.
+        command: String,
+    },
+    /// Its host key is not the one known for it.
+    HostKeyChanged {
+        /// The command that forgets the old key.
+        command: String,
+    },
+    /// It refused every way ssh tried to log in.
+    AuthRefused {
+        /// The methods it offered (`publickey`, …), in ssh's words.
+        methods: String,
+    },
+    /// It could not be reached (no such name, nothing listening, no route, timed out).
+    Unreachable {
+        /// ssh's words.
+        detail: String,
+    },
+    /// `sh` is missing there.
+    NoShell,
+    /// Anything else, in ssh's words.
+    Other {
+        /// ssh's words.
+        message: String,
     },
 }
 

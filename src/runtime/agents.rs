@@ -16,7 +16,7 @@ use super::events::EventSink;
 use super::permission_rules::{MemoryRules, PermissionRules};
 use super::process::StopTimeouts;
 use super::store::{Store, StoredRules};
-use crate::model::config::{AgentConfig, Config, Defaults};
+use crate::model::config::{AgentConfig, Config, Defaults, RuntimeKind};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
 use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
@@ -686,8 +686,19 @@ impl Manager {
                     } else {
                         tokio::spawn(super::process::end_group(pid));
                     }
+                    // What it started where it ran (over SSH) ends too, now or at the next connection.
+                    if let Some(teardown) = running.process.teardown() {
+                        tokio::spawn(async move { teardown.sweep().await });
+                    }
                 }
-                let reason = if stopped_talking { CrashReason::StoppedTalking } else { exit_reason(status) };
+                let reason = match (stopped_talking, exit_reason(status)) {
+                    (true, _) => CrashReason::StoppedTalking,
+                    // ssh ends with 255 when its connection is lost.
+                    (false, CrashReason::Exited { code: 255 }) if slot.config.runtime.kind == RuntimeKind::Ssh => {
+                        CrashReason::Disconnected { host: slot.config.runtime.host.clone().unwrap_or_default() }
+                    }
+                    (false, reason) => reason,
+                };
                 if turn.is_some() {
                     self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::AgentExited }).await;
                 }

@@ -187,7 +187,15 @@ impl AgentProcess {
             }
         };
         end_group(self.pgid).await;
+        if let Some(teardown) = &self.teardown {
+            teardown.sweep().await;
+        }
         outcome
+    }
+
+    /// How to end it where it runs, if elsewhere.
+    pub fn teardown(&self) -> Option<RemoteTeardown> {
+        self.teardown.clone()
     }
 }
 

@@ -195,6 +195,11 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
         ui.add_space(8.0);
         egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, error_color())).show(ui, |ui| {
             ui.label(RichText::new(crash_text(lang, &report.reason)).color(error_color()));
+            if matches!(report.reason, crate::app::CrashReason::Disconnected { .. })
+                && ui.button(tr(lang, Key::Reconnect)).clicked()
+            {
+                actions.commands.push(Command::Restart { agent: agent.config.name.clone() });
+            }
             if !report.stderr_tail.is_empty() {
                 ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
                 ui.label(RichText::new(report.stderr_tail.join("\n")).monospace());

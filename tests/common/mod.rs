@@ -6,6 +6,7 @@ pub mod docker;
 pub mod fake_anthropic;
 pub mod fake_model;
 pub mod history;
+pub mod ssh;
 pub mod team_run;
 pub mod window;
 

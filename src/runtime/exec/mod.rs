@@ -6,9 +6,11 @@
 
 mod local;
 mod remote;
+mod ssh;
 
 pub use local::{LocalExecutor, resolve_program};
 pub use remote::{REMOTE_ENV_PASSTHROUGH, RemoteExecutor, RemoteKind, RemoteTeardown};
+pub use ssh::{SshExecutor, classify as classify_ssh_failure, env_header, quote, remote_command};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -95,6 +97,14 @@ pub enum ExecError {
         /// The name.
         name: String,
     },
+    /// ssh could not reach or use the machine.
+    #[error("ssh to {host}: {fault:?}")]
+    Ssh {
+        /// The host of the config.
+        host: String,
+        /// What went wrong.
+        fault: crate::protocol::SshFault,
+    },
     /// The runtime's tool failed (its own words).
     #[error("{tool}: {message}")]
     Remote {
@@ -121,6 +131,7 @@ impl ExecError {
             ExecError::ContainerMissing { name } => F::ContainerMissing { name: name.clone() },
             ExecError::ContainerStopped { name } => F::ContainerStopped { name: name.clone() },
             ExecError::Remote { tool, message } => F::Other { program: tool.clone(), message: message.clone() },
+            ExecError::Ssh { host, fault } => F::Ssh { host: host.clone(), fault: fault.clone() },
         }
     }
 }
@@ -152,6 +163,16 @@ pub trait Executor: Send + Sync {
     fn popen(&self, spec: &ProcessSpec) -> Result<Launched, ExecError>;
     /// Runs a command to completion, with `input` on its stdin.
     fn run(&self, spec: &ProcessSpec, input: Option<Vec<u8>>) -> BoxFuture<'static, Result<Output, ExecError>>;
+    /// The command line (run on this computer) that runs `words` where this executor runs
+    /// programs, with a terminal when `tty`; variables `env_names` are named for the tool to take
+    /// from this process's environment where it can (`env_by_name`). `None` on this computer.
+    fn remote_argv(&self, _words: Vec<String>, _tty: bool, _env_names: &[String]) -> Option<Vec<String>> {
+        None
+    }
+    /// Whether `remote_argv` passes variables by name (docker, podman).
+    fn env_by_name(&self) -> bool {
+        true
+    }
 }
 
 /// The executor for an agent's runtime.
@@ -164,6 +185,7 @@ pub fn executor_for(agent: &AgentConfig) -> Result<std::sync::Arc<dyn Executor>,
         RuntimeKind::Podman => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Podman, target())),
         RuntimeKind::Sbx => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Sbx, target())),
         RuntimeKind::Kubectl => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Kubectl, target())),
+        RuntimeKind::Ssh => std::sync::Arc::new(SshExecutor::new(&target())?),
     })
 }
 

@@ -27,7 +27,7 @@ exec "$@""#;
 
 /// Sends signal `$2` to the process whose pid is in file `$1` and to all its descendants (found
 /// through /proc, busybox-compatible).
-const TEARDOWN: &str = r#"pidfile=$1; sig=$2
+pub(super) const TEARDOWN: &str = r#"pidfile=$1; sig=$2
 [ -r "$pidfile" ] || exit 0
 read -r root start < "$pidfile"
 # The pid must still be the process that was started (same start time), not a reused one.
@@ -55,7 +55,7 @@ exit 0"#;
 
 /// Ends, with `TEARDOWN` and KILL, the agents of the pid files given after the teardown script,
 /// and removes the files.
-const REAP: &str = r#"t=$1; shift
+pub(super) const REAP: &str = r#"t=$1; shift
 for f; do sh -c "$t" sidekicks "$f" KILL; rm -f -- "$f"; done"#;
 
 /// The Sidekicks process that started the agent of a pid file named `/tmp/sidekicks-PID-N.pid`.
@@ -64,7 +64,7 @@ fn owner(file: &str) -> Option<i32> {
 }
 
 /// Whether process `pid` exists on this computer.
-fn alive(pid: i32) -> bool {
+pub(super) fn alive(pid: i32) -> bool {
     // SAFETY: kill with signal 0 only checks; no memory-safety preconditions.
     pid > 0
         && (unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
@@ -139,13 +139,13 @@ impl RemoteExecutor {
 
     /// Whether the tool takes variables by name (`-e NAME`) from its own environment: then the
     /// config's `env` values are never on a command line, where `ps` would show them to anyone.
-    fn env_by_name(&self) -> bool {
+    fn takes_env_by_name(&self) -> bool {
         matches!(self.kind, RemoteKind::Docker | RemoteKind::Podman)
     }
 
-    /// The variables to set on the tool's own process (see `env_by_name`).
+    /// The variables to set on the tool's own process (see `takes_env_by_name`).
     fn client_env<'a>(&self, spec: &'a ProcessSpec) -> impl Iterator<Item = (&'a String, &'a String)> {
-        let by_name = self.env_by_name();
+        let by_name = self.takes_env_by_name();
         spec.env.iter().filter(move |_| by_name)
     }
 
@@ -154,7 +154,7 @@ impl RemoteExecutor {
     /// tool's process (`client_env`); the others get `NAME=value` arguments.
     pub fn command_line(&self, spec: &ProcessSpec, pidfile: &str, interactive: bool) -> Vec<String> {
         let mut argv = self.exec_prefix(interactive);
-        if self.env_by_name() {
+        if self.takes_env_by_name() {
             let target = argv.pop().unwrap_or_default();
             for name in spec.env.keys() {
                 argv.extend(["-e".to_string(), name.clone()]);
@@ -169,7 +169,7 @@ impl RemoteExecutor {
             .filter(|k| !spec.env.contains_key(**k))
             .filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}")))
             .collect();
-        if !self.env_by_name() {
+        if !self.takes_env_by_name() {
             env.extend(spec.env.iter().map(|(k, v)| format!("{k}={v}")));
         }
         argv.push(env.len().to_string());
@@ -245,8 +245,27 @@ impl Executor for RemoteExecutor {
         cmd.envs(self.client_env(spec));
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let child = cmd.spawn().map_err(|e| self.spawn_failure(e))?;
-        let teardown = RemoteTeardown { prefix: self.exec_prefix(false), pidfile };
+        let teardown = RemoteTeardown { prefix: self.exec_prefix(false), pidfile, ssh: None };
         Ok(Launched { child, teardown: Some(teardown) })
+    }
+
+    fn remote_argv(&self, words: Vec<String>, tty: bool, env_names: &[String]) -> Option<Vec<String>> {
+        let mut argv = vec![self.program.clone(), "exec".into(), if tty { "-it" } else { "-i" }.into()];
+        if self.takes_env_by_name() {
+            for name in env_names {
+                argv.extend(["-e".into(), name.clone()]);
+            }
+        }
+        argv.push(self.target.clone());
+        if self.kind == RemoteKind::Kubectl {
+            argv.push("--".into());
+        }
+        argv.extend(words);
+        Some(argv)
+    }
+
+    fn env_by_name(&self) -> bool {
+        self.takes_env_by_name()
     }
 
     fn run(&self, spec: &ProcessSpec, input: Option<Vec<u8>>) -> BoxFuture<'static, Result<Output, ExecError>> {
@@ -290,7 +309,7 @@ impl RemoteExecutor {
     }
 }
 
-fn unique() -> u64 {
+pub(super) fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
@@ -302,28 +321,54 @@ fn unique() -> u64 {
 pub struct RemoteTeardown {
     prefix: Vec<String>,
     pidfile: String,
+    /// Over SSH, the host: the script's words travel as one quoted string, and a teardown that
+    /// cannot reach the machine is done at the next connection.
+    ssh: Option<String>,
 }
 
 impl RemoteTeardown {
+    /// A teardown through `prefix` (`ssh … -- dest`) on `host`.
+    pub(super) fn over_ssh(prefix: Vec<String>, pidfile: String, host: String) -> Self {
+        Self { prefix, pidfile, ssh: Some(host) }
+    }
+
+    /// After the agent ended (stopped, or its connection lost): over SSH, ends whatever it left
+    /// running there (a machine out of reach is swept at its next connection). Nothing for
+    /// containers, whose engine keeps their processes.
+    pub async fn sweep(&self) {
+        if self.ssh.is_some() {
+            self.signal("KILL").await;
+        }
+    }
+
     /// Sends `signal` (`TERM`, `KILL`) inside the target.
     pub async fn signal(&self, signal: &str) {
+        // Over SSH, KILL ends everything the agent started (its mark), not only its tree.
+        let words: Vec<String> = if self.ssh.is_some() && signal == "KILL" {
+            ["sh", "-c", super::ssh::SWEEP, "sidekicks", &self.pidfile].into_iter().map(String::from).collect()
+        } else {
+            ["sh", "-c", TEARDOWN, "sidekicks", &self.pidfile, signal].into_iter().map(String::from).collect()
+        };
         let mut argv = self.prefix.clone();
-        argv.extend([
-            "sh".into(),
-            "-c".into(),
-            TEARDOWN.into(),
-            "sidekicks".into(),
-            self.pidfile.clone(),
-            signal.into(),
-        ]);
+        match &self.ssh {
+            Some(_) => argv.push(super::ssh::remote_command(&words)),
+            None => argv.extend(words),
+        }
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]);
         let run = run_command(cmd, &argv[0], None);
-        if let Ok(Err(e)) | Err(e) = tokio::time::timeout(std::time::Duration::from_secs(10), run)
+        let result = tokio::time::timeout(std::time::Duration::from_secs(10), run)
             .await
-            .map_err(|_| ExecError::Remote { tool: argv[0].clone(), message: "teardown timed out".into() })
-        {
+            .map_err(|_| ExecError::Remote { tool: argv[0].clone(), message: "teardown timed out".into() });
+        let reached = matches!(&result, Ok(Ok(out)) if out.code == Some(0));
+        if let Ok(Err(e)) | Err(e) = result {
             tracing::warn!("teardown in {}: {e}", argv.get(2).or(argv.get(3)).cloned().unwrap_or_default());
+        }
+        if let Some(host) = &self.ssh
+            && !reached
+        {
+            // The machine is out of reach: its agent is ended at the next connection.
+            super::ssh::pending_add(host, self.pidfile.clone());
         }
     }
 }

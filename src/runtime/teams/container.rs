@@ -37,7 +37,7 @@ pub fn engine_for(agent: &str, runtime: &RuntimeConfig) -> Result<Option<Contain
         RuntimeKind::Local => Ok(None),
         RuntimeKind::Container => Ok(Some(ContainerEngine::Docker)),
         RuntimeKind::Podman => Ok(Some(ContainerEngine::Podman)),
-        RuntimeKind::Sbx | RuntimeKind::Kubectl => {
+        RuntimeKind::Sbx | RuntimeKind::Kubectl | RuntimeKind::Ssh => {
             Err(TeamError::NoPlaceOfItsOwn { agent: agent.into(), kind: runtime.kind.code().into() })
         }
     }

@@ -107,6 +107,7 @@ pub fn for_agent(agent: &AgentConfig) -> std::sync::Arc<dyn Workspace> {
                 RuntimeKind::Podman => "podman",
                 RuntimeKind::Sbx => "sbx",
                 RuntimeKind::Kubectl => "kubectl",
+                RuntimeKind::Ssh => "ssh",
                 _ => "docker",
             };
             let target = agent.runtime.target_name().unwrap_or_default();

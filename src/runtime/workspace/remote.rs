@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 
 use super::{Entry, EntryKind, FNV_START, Location, Version, Workspace, WorkspaceError, WsResult, fnv1a, sort_entries};
 use crate::model::rel_path::RelPath;
-use crate::runtime::exec::{Executor, ProcessSpec};
+use crate::runtime::exec::{Executor, ProcessSpec, env_header, quote};
 
 /// Lists a folder with one `stat` for all entries: the stat lines (no names, so no newline can
 /// confuse them), a `\n\0` separator, then the names separated by NUL.
@@ -111,6 +111,21 @@ export TERM=xterm-256color SIDEKICKS_TERMINAL="$2"
 echo $$ > "/tmp/sidekicks-terminal-$2.pid" 2>/dev/null
 for s in /bin/bash /bin/ash /bin/sh; do [ -x "$s" ] && exec "$s" -l; done
 exec sh"#;
+
+/// Runs a program with variables from a file only this user can read (`$1`, removed once read:
+/// its count, then each as the SSH launch reads them), in folder `$2`; the rest is the program.
+const ENV_FILE_RUN: &str = r#"f=$1; root=$2; shift 2
+exec 3<&0 < "$f"; rm -f "$f"
+IFS= read -r n
+while [ "$n" -gt 0 ]; do
+  IFS= read -r name; IFS= read -r k; v=; sep=
+  while [ "$k" -gt 0 ]; do IFS= read -r l; v="$v$sep$l"; sep='
+'; k=$((k - 1)); done
+  export "$name=$v"; n=$((n - 1))
+done
+exec 0<&3 3<&-
+cd "$root" || exit 1
+exec "$@""#;
 
 /// Ends a terminal session (`$1` its mark): every process whose environment carries the mark, and
 /// every descendant of the recorded pid (a program may clear its environment), found through /proc
@@ -359,40 +374,53 @@ impl Workspace for RemoteWorkspace {
     }
 
     fn program_command(&self, argv: Vec<String>, env: Vec<(String, String)>) -> super::ShellCommand {
-        // `tool exec -it -e NAME… target [--] sh -c 'cd ROOT; exec "$@"' sidekicks ROOT ARGV…`: the
-        // values travel in this process's environment, not on the command line.
-        let mut command = vec![self.tool.clone(), "exec".into(), "-it".into()];
-        for (name, _) in &env {
-            command.extend(["-e".into(), name.clone()]);
-        }
-        command.push(self.target.clone());
-        if self.tool == "kubectl" {
-            command.push("--".into());
-        }
-        command.extend(["sh".into(), "-c".into(), r#"cd "$1" || exit 1; shift; exec "$@""#.into(), "sidekicks".into()]);
-        command.push(self.root.display().to_string());
-        command.extend(argv);
+        let mut words = vec!["sh".into(), "-c".into(), r#"cd "$1" || exit 1; shift; exec "$@""#.into(), "sidekicks".into()];
+        words.push(self.root.display().to_string());
+        words.extend(argv.iter().cloned());
         let mut vars = vec![("TERM".to_string(), "xterm-256color".to_string())];
-        vars.extend(env);
-        super::ShellCommand { argv: command, cwd: PathBuf::from("/"), env: vars, teardown: Vec::new() }
+        if env.is_empty() || self.executor.env_by_name() {
+            // `tool exec -it -e NAME… target [--] sh -c 'cd ROOT; exec "$@"' sidekicks ROOT ARGV…`:
+            // the values travel in this process's environment, not on the command line.
+            let names: Vec<String> = env.iter().map(|(name, _)| name.clone()).collect();
+            let command = self.executor.remote_argv(words, true, &names).unwrap_or_default();
+            vars.extend(env);
+            return super::ShellCommand { argv: command, cwd: PathBuf::from("/"), env: vars, teardown: Vec::new() };
+        }
+        // Over SSH the values cannot go by name: a first connection writes them to a file only
+        // this user can read there (from this process's environment, never a command line), and
+        // the session reads and removes it before it runs the program.
+        let file = format!("/tmp/sidekicks-env-{}", session_mark());
+        let write = ["sh", "-c", "umask 077; cat > \"$1\"", "sidekicks", &file].map(String::from).to_vec();
+        let mut run = vec!["sh".into(), "-c".into(), ENV_FILE_RUN.into(), "sidekicks".into(), file];
+        run.push(self.root.display().to_string());
+        run.extend(argv);
+        let quoted = |argv: Vec<String>| argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+        let (Some(write), Some(run)) =
+            (self.executor.remote_argv(write, false, &[]), self.executor.remote_argv(run, true, &[]))
+        else {
+            return super::ShellCommand { argv: Vec::new(), cwd: PathBuf::from("/"), env: vars, teardown: Vec::new() };
+        };
+        let script = format!(
+            "printf '%s' \"$SIDEKICKS_ENV_HEADER\" | {} || exit 1; unset SIDEKICKS_ENV_HEADER; exec {}",
+            quoted(write),
+            quoted(run)
+        );
+        let header: std::collections::BTreeMap<String, String> = env.into_iter().collect();
+        let mut text = format!("{}\n", header.len()).into_bytes();
+        text.extend(env_header(&header));
+        vars.push(("SIDEKICKS_ENV_HEADER".into(), String::from_utf8_lossy(&text).into_owned()));
+        super::ShellCommand { argv: vec!["sh".into(), "-c".into(), script], cwd: PathBuf::from("/"), env: vars, teardown: Vec::new() }
     }
 
     fn shell_command(&self, tty: bool) -> super::ShellCommand {
-        // `tool exec -i[t] target [--] sh -c SHELL sidekicks ROOT MARK`: marks the session, enters
-        // the folder and becomes the shell (the login shell the container has, else sh).
+        // `tool exec -i[t] target [--] sh -c SHELL sidekicks ROOT MARK` (or `ssh -tt … -- host
+        // 'exec sh -c …'`): marks the session, enters the folder and becomes the shell (the login
+        // shell the machine has, else sh).
         let mark = session_mark();
-        let prefix = |flags: &str| {
-            let mut argv = vec![self.tool.clone(), "exec".into(), flags.into(), self.target.clone()];
-            if self.tool == "kubectl" {
-                argv.push("--".into());
-            }
-            argv
-        };
-        let mut argv = prefix(if tty { "-it" } else { "-i" });
-        argv.extend(["sh".into(), "-c".into(), SHELL.into(), "sidekicks".into(), self.root.display().to_string()]);
-        argv.push(mark.clone());
-        let mut teardown = prefix("-i");
-        teardown.extend(["sh".into(), "-c".into(), SHELL_END.into(), "sidekicks".into(), mark]);
+        let words = ["sh", "-c", SHELL, "sidekicks", &self.root.display().to_string(), &mark].map(String::from).to_vec();
+        let argv = self.executor.remote_argv(words, tty, &[]).unwrap_or_default();
+        let end = ["sh", "-c", SHELL_END, "sidekicks", &mark].map(String::from).to_vec();
+        let teardown = self.executor.remote_argv(end, false, &[]).unwrap_or_default();
         super::ShellCommand {
             argv,
             cwd: PathBuf::from("/"),

@@ -1,0 +1,75 @@
+//! The private OpenSSH server `scripts/ssh-test-env.sh` starts on 127.0.0.1 (its own config, host
+//! key and user key; this machine's SSH setup untouched). Without it the tests skip with a printed
+//! reason, unless `SIDEKICKS_REQUIRE_SSH=1`. The "other machine" is this one, so what runs there
+//! is seen in /proc.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The host whose key is known and whose login works.
+pub const HOST: &str = "sidekicks-test";
+/// A host alias of its own port, for the test that kills its connection.
+pub const DROP: &str = "sidekicks-test-drop";
+
+/// The SSH config file the script wrote (Sidekicks reads it instead of ~/.ssh/config).
+pub fn config() -> PathBuf {
+    PathBuf::from(std::env::var_os("SIDEKICKS_SSH_CONFIG").unwrap_or_default())
+}
+
+/// The script's folder (keys, known_hosts).
+pub fn dir() -> PathBuf {
+    config().parent().map(PathBuf::from).unwrap_or_default()
+}
+
+/// True when the server answers; otherwise prints why (or fails when SSH is required).
+pub fn available() -> bool {
+    let ok = std::env::var_os("SIDEKICKS_SSH_CONFIG").is_some()
+        && Command::new("ssh")
+            .arg("-F")
+            .arg(config())
+            .args(["-o", "BatchMode=yes", "-o", "ConnectTimeout=10", HOST, "true"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !ok {
+        let why = "the test sshd is not running (run: eval \"$(scripts/ssh-test-env.sh)\")";
+        assert!(std::env::var("SIDEKICKS_REQUIRE_SSH").as_deref() != Ok("1"), "{why}");
+        println!("skipped: {why}");
+    }
+    ok
+}
+
+/// Processes (pid, command line with spaces) whose command line holds `text`.
+pub fn processes_with(text: &str) -> Vec<(i32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        if pid as u32 == std::process::id() || !super::alive(pid) {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let line = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if line.contains(text) {
+            found.push((pid, line));
+        }
+    }
+    found
+}
+
+/// The environment of process `pid`, one `NAME=value` per entry.
+pub fn environ(pid: i32) -> Vec<String> {
+    let bytes = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    bytes.split(|b| *b == 0).filter(|e| !e.is_empty()).map(|e| String::from_utf8_lossy(e).into_owned()).collect()
+}
+
+/// The command name of process `pid`'s parent.
+pub fn parent_name(pid: i32) -> String {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let ppid = stat.rsplit_once(") ").and_then(|(_, rest)| rest.split_whitespace().nth(1)).unwrap_or("0");
+    std::fs::read_to_string(format!("/proc/{ppid}/comm")).unwrap_or_default().trim().to_string()
+}
+
+/// The fingerprint (`SHA256:…`) of the server's host key.
+pub fn host_fingerprint() -> String {
+    let out = Command::new("ssh-keygen").arg("-lf").arg(dir().join("host_ed25519.pub")).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).split_whitespace().nth(1).unwrap_or_default().to_string()
+}
