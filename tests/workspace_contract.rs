@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use sidekicks::model::rel_path::RelPath;
 use sidekicks::runtime::agent_fs::{AgentFs, AgentFsError};
-use sidekicks::runtime::exec::{RemoteExecutor, RemoteKind};
+use sidekicks::runtime::exec::{RemoteExecutor, RemoteKind, SshExecutor};
 use sidekicks::runtime::workspace::{
     EntryKind, LocalWorkspace, RemoteWorkspace, Version, Workspace, WorkspaceError, follow,
 };
@@ -224,6 +224,26 @@ async fn the_contract_in_a_container() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     });
     contract(ws, sh, "/secret-dir", "/work/ws").await;
+}
+
+#[tokio::test]
+async fn the_contract_over_ssh() {
+    if !common::ssh::available() {
+        return;
+    }
+    // The "other machine" is this one through the test sshd: the folder is reached only through
+    // ssh, every name quoted for the remote login shell.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    let secret = dir.path().join("secret-dir");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("secret"), "SECRET").unwrap();
+    let executor = Arc::new(SshExecutor::new(common::ssh::HOST).unwrap());
+    let ws: Arc<dyn Workspace> = Arc::new(RemoteWorkspace::new(executor, root.clone(), "ssh", common::ssh::HOST));
+    assert!(ws.removal_is_final());
+    let agent_root = root.display().to_string();
+    contract(ws, local_outside(root), &secret.display().to_string(), &agent_root).await;
 }
 
 #[tokio::test]
