@@ -103,3 +103,28 @@ async fn the_same_inside_a_container() {
     let left: Vec<String> = container.processes().into_iter().filter(|p| p.starts_with("sleep 30")).collect();
     assert!(left.is_empty(), "left running in the container: {left:?}");
 }
+
+#[tokio::test]
+async fn the_same_on_another_machine_over_ssh() {
+    if !common::ssh::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "[[agent]]\nname = \"far\"\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {:?}\nruntime = {{ type = \"ssh\", host = {:?} }}\n",
+        dir.path().display().to_string(),
+        common::ssh::HOST
+    );
+    let mut rig = Rig::new(fast_settings());
+    common::load_config(&rig, dir.path(), &text).await;
+    let answer = run(&mut rig, "far").await;
+    check(&answer);
+    // The commands ran there (under sshd, through their own ssh session), and nothing is left.
+    let ran_there = rig.seen.iter().any(|e| matches!(e, Event::AgentTerminal { .. }));
+    assert!(ran_there);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !sleepers_here(dir.path()).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "left running there: {:?}", sleepers_here(dir.path()));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

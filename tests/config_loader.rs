@@ -148,12 +148,30 @@ fn container_workspace_need_not_exist_here() {
 
 #[test]
 fn each_runtime_needs_its_target() {
-    for (kind, key) in [("container", "container"), ("podman", "container"), ("sbx", "sandbox"), ("kubectl", "pod")] {
+    for (kind, key) in
+        [("container", "container"), ("podman", "container"), ("sbx", "sandbox"), ("kubectl", "pod"), ("ssh", "host")]
+    {
         let text = format!("{AGENT}runtime = {{ type = \"{kind}\" }}\n");
         let (line, col, problem) = only_problem(&text);
         assert_eq!((line, col), (5, 11), "{kind}");
         assert!(matches!(problem, ProblemKind::RuntimeNeeds { key: ref k, .. } if k == key), "{kind}: {problem:?}");
     }
+}
+
+#[test]
+fn an_ssh_host_ssh_would_misread_is_a_problem_at_its_value() {
+    use sidekicks::model::ssh_host::HostProblem;
+    let text = format!("{AGENT}runtime = {{ type = \"ssh\", host = \"-oProxyCommand=sh\" }}\n");
+    let (line, col, kind) = only_problem(&text);
+    assert_eq!((line, col), (5, 34));
+    assert_eq!(kind, ProblemKind::BadHost { host: "-oProxyCommand=sh".into(), why: HostProblem::Dash });
+    let text = format!("{AGENT}runtime = {{ type = \"ssh\", host = \"me@box:2222\", workspace_path = \"/srv/app\" }}\n");
+    let config = load(&text).config.unwrap();
+    assert_eq!(config.agents[0].runtime.host.as_deref(), Some("me@box:2222"));
+    assert_eq!(config.agents[0].workspace_path(), std::path::PathBuf::from("/srv/app"));
+    // A workspace on the other machine need not exist here.
+    let text = "[[agent]]\nname = \"a\"\ncommand = \"x\"\nworkspace = \"/nowhere\"\nruntime = { type = \"ssh\", host = \"gpu\" }\n";
+    assert_eq!(load(text).problems, vec![]);
 }
 
 #[test]

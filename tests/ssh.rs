@@ -278,3 +278,50 @@ fn a_terminal_there_opens_in_the_folder_follows_a_resize_and_ends_every_job_on_c
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[tokio::test]
+async fn an_mcp_stdio_server_runs_there_under_the_agent() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // The server notes where it runs (sshd sets SSH_CONNECTION for what runs there), then serves.
+    let note = dir.path().join("mcp-ran-with");
+    let script = format!("echo \"ssh=$SSH_CONNECTION agent=$SIDEKICKS_AGENT\" > {note:?}; exec {BIN:?} demo-mcp");
+    let mcp = format!("\n[[mcp]]\nname = \"tools\"\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\n");
+    let text = format!("{}{mcp}", ssh_agent("far", BIN, &["demo-agent"], dir.path(), dir.path(), HOST, ""));
+    let mut rig = Rig::new(fast_settings());
+    common::load_config(&rig, dir.path(), &text).await;
+    assert_eq!(rig.turn("far", "mcp").await, TurnEnd::EndTurn);
+    assert!(rig.agent_text("far").contains("tools echo, add"), "{}", rig.agent_text("far"));
+    let ran_with = std::fs::read_to_string(&note).unwrap();
+    assert!(ran_with.starts_with("ssh=127.0.0.1 "), "it ran over SSH: {ran_with}");
+    assert!(ran_with.contains("agent=/tmp/sidekicks-ssh-"), "it carries its agent's mark (Stop ends it): {ran_with}");
+}
+
+#[test]
+fn a_login_terminal_there_gets_the_env_without_a_command_line_and_the_file_goes() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let executor = Arc::new(SshExecutor::new(HOST).unwrap());
+    let ws = RemoteWorkspace::new(executor, dir.path(), "ssh", HOST);
+    let argv = ["sh", "-c", "printf 'V=[%s] lines=%s pwd=%s\\n' \"$SK_SECRET\" \"$(printf '%s\\n' \"$SK_MULTI\" | wc -l)\" \"$PWD\"; read -r _"]
+        .map(String::from)
+        .to_vec();
+    let env = vec![("SK_SECRET".to_string(), "it's a $(secret)".to_string()), ("SK_MULTI".into(), "a\nb\nc".into())];
+    let command = ws.program_command(argv, env);
+    assert!(!command.argv.join(" ").contains("secret"), "the value is on the command line: {:?}", command.argv);
+    let t = TerminalSession::spawn(Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap();
+    let screen = wait_screen(&t, "pwd=", LIMIT);
+    assert!(screen.contains("V=[it's a $(secret)] lines=3"), "{screen}");
+    assert!(screen.contains(&format!("pwd={}", dir.path().display())), "{screen}");
+    let left: Vec<_> = std::fs::read_dir("/tmp")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("sidekicks-env-") && std::fs::read_to_string(e.path()).unwrap_or_default().contains("$(secret)"))
+        .collect();
+    assert!(left.is_empty(), "the env file is left: {left:?}");
+    t.close();
+}

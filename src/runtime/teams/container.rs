@@ -476,6 +476,9 @@ mod tests {
             e.to_string().starts_with("ada runs where Sidekicks cannot make a team member a place of its own (sbx)"),
             "{e}"
         );
+        // Over SSH too (ADR 0032): the copies would have to be made on that machine.
+        let ssh = RuntimeConfig { kind: RuntimeKind::Ssh, host: Some("gpu".into()), ..Default::default() };
+        assert!(engine_for("ada", &ssh).unwrap_err().to_string().contains("(ssh)"), "{:?}", engine_for("ada", &ssh));
         let docker = RuntimeConfig { kind: RuntimeKind::Container, ..Default::default() };
         assert_eq!(engine_for("ada", &docker).unwrap(), Some(ContainerEngine::Docker));
     }
