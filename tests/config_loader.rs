@@ -165,7 +165,8 @@ fn an_ssh_host_ssh_would_misread_is_a_problem_at_its_value() {
     let (line, col, kind) = only_problem(&text);
     assert_eq!((line, col), (5, 34));
     assert_eq!(kind, ProblemKind::BadHost { host: "-oProxyCommand=sh".into(), why: HostProblem::Dash });
-    let text = format!("{AGENT}runtime = {{ type = \"ssh\", host = \"me@box:2222\", workspace_path = \"/srv/app\" }}\n");
+    let text =
+        format!("{AGENT}runtime = {{ type = \"ssh\", host = \"me@box:2222\", workspace_path = \"/srv/app\" }}\n");
     let config = load(&text).config.unwrap();
     assert_eq!(config.agents[0].runtime.host.as_deref(), Some("me@box:2222"));
     assert_eq!(config.agents[0].workspace_path(), std::path::PathBuf::from("/srv/app"));

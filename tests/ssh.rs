@@ -94,8 +94,14 @@ async fn the_demo_agent_answers_over_ssh_its_files_are_served_there_and_stop_lea
 
 /// Sends `text` to `agent` without waiting for the end of its turn.
 async fn say(rig: &Rig, agent: &str, text: &str) {
-    rig.send(Command::Prompt { agent: agent.into(), text: text.into(), context: None, id: None, attachments: Vec::new() })
-        .await;
+    rig.send(Command::Prompt {
+        agent: agent.into(),
+        text: text.into(),
+        context: None,
+        id: None,
+        attachments: Vec::new(),
+    })
+    .await;
 }
 
 /// The misbehaving agent's "spawn": `sleep 1000` started there; (agent pid, sleep pid).
@@ -194,7 +200,11 @@ async fn a_command_or_folder_missing_there_is_told_in_words() {
     for (agent, words) in [("nocmd", "no-such-agent-here is not installed on"), ("nodir", "does not exist on")] {
         rig.send(Command::Start { agent: agent.into() }).await;
         let event = rig
-            .wait_for(LIMIT, "crash", |e| matches!(e, Event::AgentState { agent: a, state: AgentState::Crashed(_) } if a == agent))
+            .wait_for(
+                LIMIT,
+                "crash",
+                |e| matches!(e, Event::AgentState { agent: a, state: AgentState::Crashed(_) } if a == agent),
+            )
             .await;
         let Event::AgentState { state: AgentState::Crashed(report), .. } = event else { unreachable!() };
         assert!(report.stderr_tail.iter().any(|l| l.contains(words)), "{agent}: {report:?}");
@@ -274,7 +284,11 @@ fn a_terminal_there_opens_in_the_folder_follows_a_resize_and_ends_every_job_on_c
     t.close();
     let deadline = Instant::now() + LIMIT;
     while jobs.iter().any(|p| common::alive(*p)) {
-        assert!(Instant::now() < deadline, "left running: {:?}", jobs.iter().filter(|p| common::alive(**p)).collect::<Vec<_>>());
+        assert!(
+            Instant::now() < deadline,
+            "left running: {:?}",
+            jobs.iter().filter(|p| common::alive(**p)).collect::<Vec<_>>()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -320,8 +334,34 @@ fn a_login_terminal_there_gets_the_env_without_a_command_line_and_the_file_goes(
     let left: Vec<_> = std::fs::read_dir("/tmp")
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("sidekicks-env-") && std::fs::read_to_string(e.path()).unwrap_or_default().contains("$(secret)"))
+        .filter(|e| {
+            e.file_name().to_string_lossy().starts_with("sidekicks-env-")
+                && std::fs::read_to_string(e.path()).unwrap_or_default().contains("$(secret)")
+        })
         .collect();
     assert!(left.is_empty(), "the env file is left: {left:?}");
     t.close();
+}
+
+#[tokio::test]
+async fn a_terminal_opened_first_never_owns_the_shared_connection() {
+    if !available() {
+        return;
+    }
+    // No shared connection to the host yet (its own port: no other test of this file uses it).
+    let ssh = SshExecutor::new(common::ssh::DROP).unwrap();
+    ssh.disconnect().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ws = RemoteWorkspace::new(Arc::new(ssh.clone()), dir.path(), "ssh", common::ssh::DROP);
+    let t = TerminalSession::spawn(Path::new(BIN), &ws.shell_command(true), 80, 24, Arc::new(|| {})).unwrap();
+    t.write(b"echo up-$((40+2))\r").unwrap();
+    wait_screen(&t, "up-42", LIMIT);
+    // Agents and files make the shared connection; closing the terminal (which ends everything
+    // below it) must leave it, and everything on it, alone.
+    ssh.preflight().await.unwrap();
+    let master = common::ssh::master_pid(common::ssh::DROP);
+    tokio::task::spawn_blocking(move || t.close()).await.unwrap();
+    assert!(common::alive(master), "closing the terminal ended the shared connection");
+    ssh.preflight().await.unwrap();
+    assert_eq!(common::ssh::master_pid(common::ssh::DROP), master);
 }

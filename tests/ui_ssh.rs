@@ -10,7 +10,7 @@ use sidekicks::app::{AgentState, CrashReason};
 use sidekicks::model::conversation::Role;
 
 mod common;
-use common::ssh::{DROP, available, processes_with};
+use common::ssh::{DROP, available, master_pid, processes_with};
 use common::window::{runtime, send, step_until, window};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -20,28 +20,6 @@ type H = egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>;
 fn said(h: &H) -> String {
     let agent = h.state().state.agent("far").unwrap();
     agent.conversation.messages.iter().filter(|m| m.role == Role::Agent).map(|m| m.text()).collect()
-}
-
-/// The pid of the shared connection to `host` (`ssh -O check` through the socket Sidekicks uses).
-fn master_pid(host: &str) -> i32 {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
-    let control = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(std::path::PathBuf::from)
-        .filter(|d| d.is_dir())
-        .map_or_else(|| std::path::PathBuf::from(format!("/tmp/sidekicks-ssh-{uid}")), |d| d.join("sidekicks-ssh"));
-    let out = std::process::Command::new("ssh")
-        .arg("-F")
-        .arg(common::ssh::config())
-        .arg("-o")
-        .arg(format!("ControlPath={}/%C", control.display()))
-        .args(["-O", "check", host])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stderr);
-    text.split("pid=").nth(1).and_then(|r| r.split(')').next()).and_then(|p| p.parse().ok()).unwrap_or_else(|| {
-        panic!("no shared connection to {host}: {text}")
-    })
 }
 
 #[test]
@@ -61,7 +39,9 @@ fn a_lost_connection_shows_disconnected_keeps_the_message_ends_the_orphans_and_r
 
     // "spawn": the agent starts `sleep 1000` there, says both pids, and never ends its turn.
     send(&mut h, "spawn");
-    step_until(&mut h, LIMIT, "the pids", |h| said(h).split_whitespace().filter(|w| w.parse::<i32>().is_ok()).count() >= 2);
+    step_until(&mut h, LIMIT, "the pids", |h| {
+        said(h).split_whitespace().filter(|w| w.parse::<i32>().is_ok()).count() >= 2
+    });
     let pids: Vec<i32> = said(&h).split_whitespace().filter_map(|w| w.parse().ok()).collect();
     assert!(pids.iter().all(|p| common::alive(*p)), "{pids:?}");
     assert!(processes_with(DROP).iter().any(|(_, line)| line.starts_with("ssh ")), "its ssh client runs here");
@@ -76,7 +56,8 @@ fn a_lost_connection_shows_disconnected_keeps_the_message_ends_the_orphans_and_r
             AgentState::Crashed(r) if matches!(&r.reason, CrashReason::Disconnected { host } if host == DROP))
     });
     step_until(&mut h, LIMIT, "the words", |h| {
-        h.query_by_label_contains(&format!("Disconnected from {DROP}")).is_some() && h.query_by_label("Reconnect").is_some()
+        h.query_by_label_contains(&format!("Disconnected from {DROP}")).is_some()
+            && h.query_by_label("Reconnect").is_some()
     });
     let agent = h.state().state.agent("far").unwrap();
     let mine: Vec<String> =

@@ -73,3 +73,27 @@ pub fn host_fingerprint() -> String {
     let out = Command::new("ssh-keygen").arg("-lf").arg(dir().join("host_ed25519.pub")).output().unwrap();
     String::from_utf8_lossy(&out.stdout).split_whitespace().nth(1).unwrap_or_default().to_string()
 }
+
+/// The pid of the shared connection to `host` (`ssh -O check` through the socket Sidekicks uses).
+pub fn master_pid(host: &str) -> i32 {
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let control = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(std::path::PathBuf::from)
+        .filter(|d| d.is_dir())
+        .map_or_else(|| std::path::PathBuf::from(format!("/tmp/sidekicks-ssh-{uid}")), |d| d.join("sidekicks-ssh"));
+    let out = std::process::Command::new("ssh")
+        .arg("-F")
+        .arg(config())
+        .arg("-o")
+        .arg(format!("ControlPath={}/%C", control.display()))
+        .args(["-O", "check", host])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    text.split("pid=")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no shared connection to {host}: {text}"))
+}

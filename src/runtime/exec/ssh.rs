@@ -56,8 +56,9 @@ exit 0"#;
 const SWEEP_ALL: &str = r#"s=$1; shift
 for f; do sh -c "$s" sidekicks "$f"; done"#;
 
-/// Lists the pid files of agents this computer started there (`$1`: their common start).
-const LEFTOVERS: &str = r#"for f in "$1"*.pid; do [ -e "$f" ] && echo "$f"; done; true"#;
+/// Says it works, then lists the pid files of agents this computer started there (`$1`: their
+/// common start).
+const CHECK: &str = r#"echo sidekicks-ok; for f in "$1"*.pid; do [ -e "$f" ] && echo "$f"; done; true"#;
 
 /// How long an idle shared connection stays open after its last user.
 const PERSIST_SECONDS: u32 = 60;
@@ -107,14 +108,29 @@ impl SshExecutor {
         &self.host
     }
 
+    /// Closes the shared connection to the host (`ssh -O exit`), if one is open: the next
+    /// command connects anew.
+    pub async fn disconnect(&self) {
+        let mut argv = self.options();
+        argv.extend(["-O".into(), "exit".into(), "--".into(), self.dest.dest.clone()]);
+        let _ = run_command(self.command(&argv), &self.program, None).await;
+    }
+
     /// `ssh [-F config] -o … [-p port]`: how every command starts.
     fn options(&self) -> Vec<String> {
+        self.options_as(true)
+    }
+
+    /// The same; with `master`, the command may become the host's shared connection when there is
+    /// none yet. A terminal's never does: it runs under the terminal host, which ends everything
+    /// below it on close — the shared connection with it, and every agent on that host.
+    fn options_as(&self, master: bool) -> Vec<String> {
         let mut argv = vec![self.program.clone()];
         if let Some(config) = &self.config {
             argv.extend(["-F".into(), config.display().to_string()]);
         }
         for option in [
-            "ControlMaster=auto".to_string(),
+            format!("ControlMaster={}", if master { "auto" } else { "no" }),
             format!("ControlPath={}/%C", self.control.display()),
             format!("ControlPersist={PERSIST_SECONDS}"),
             // Nobody can type a password or answer a question here: a missing key fails in words.
@@ -134,7 +150,7 @@ impl SshExecutor {
 
     /// The command line that runs `words` there, with a terminal when `tty`.
     pub fn argv(&self, words: &[String], tty: bool) -> Vec<String> {
-        let mut argv = self.options();
+        let mut argv = self.options_as(!tty);
         argv.push(if tty { "-tt" } else { "-T" }.into());
         argv.push("--".into());
         argv.push(self.dest.dest.clone());
@@ -228,18 +244,10 @@ impl SshExecutor {
 
     /// Ends the agents this computer started there and left running: those of a Sidekicks that
     /// is gone, and those whose teardown could not reach the machine. Best effort.
-    async fn end_leftovers(&self) {
+    async fn end_leftovers(&self, listed: Vec<String>) {
         let prefix = pidfile_prefix();
         let mut dead: Vec<String> = pending_take(&self.host);
-        let list = ["sh", "-c", LEFTOVERS, "sidekicks", &prefix].map(String::from);
-        if let Ok(out) = self.exec(&list, None).await {
-            dead.extend(
-                String::from_utf8_lossy(&out.stdout)
-                    .lines()
-                    .filter(|f| owner(f, &prefix).is_some_and(|pid| !super::remote::alive(pid)))
-                    .map(String::from),
-            );
-        }
+        dead.extend(listed.into_iter().filter(|f| owner(f, &prefix).is_some_and(|pid| !super::remote::alive(pid))));
         dead.sort();
         dead.dedup();
         if dead.is_empty() {
@@ -262,12 +270,14 @@ impl Executor for SshExecutor {
             // One handshake per host: the others wait for it, then share its connection.
             let gate = host_gate(&this.host);
             let _first = gate.lock().await;
-            let words = ["sh", "-c", "echo sidekicks-ok"].map(String::from);
+            // One session: the check, and this computer's pid files there (for `end_leftovers`).
+            let words = ["sh", "-c", CHECK, "sidekicks", &pidfile_prefix()].map(String::from);
             let out = this.exec(&words, None).await?;
             let stderr = String::from_utf8_lossy(&out.stderr).to_string();
             match out.code {
-                Some(0) if String::from_utf8_lossy(&out.stdout).contains("sidekicks-ok") => {
-                    this.end_leftovers().await;
+                Some(0) if String::from_utf8_lossy(&out.stdout).starts_with("sidekicks-ok") => {
+                    let listed = String::from_utf8_lossy(&out.stdout).lines().skip(1).map(String::from).collect();
+                    this.end_leftovers(listed).await;
                     Ok(())
                 }
                 Some(255) | None => Err(ExecError::Ssh { host: this.host.clone(), fault: this.fault(&stderr).await }),
@@ -581,7 +591,9 @@ mod tests {
         let changed = "@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\nremove with:\n  ssh-keygen -f '/root/.ssh/known_hosts' -R '[127.0.0.1]:42022'\nHost key verification failed.\n";
         assert_eq!(
             classify(changed),
-            SshFault::HostKeyChanged { command: "ssh-keygen -f '/root/.ssh/known_hosts' -R '[127.0.0.1]:42022'".into() }
+            SshFault::HostKeyChanged {
+                command: "ssh-keygen -f '/root/.ssh/known_hosts' -R '[127.0.0.1]:42022'".into()
+            }
         );
         assert!(is_ssh_failure("Connection to 127.0.0.1 closed by remote host.\r\n"));
         assert!(!is_ssh_failure("my own error\n"));

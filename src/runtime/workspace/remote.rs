@@ -374,7 +374,8 @@ impl Workspace for RemoteWorkspace {
     }
 
     fn program_command(&self, argv: Vec<String>, env: Vec<(String, String)>) -> super::ShellCommand {
-        let mut words = vec!["sh".into(), "-c".into(), r#"cd "$1" || exit 1; shift; exec "$@""#.into(), "sidekicks".into()];
+        let mut words =
+            vec!["sh".into(), "-c".into(), r#"cd "$1" || exit 1; shift; exec "$@""#.into(), "sidekicks".into()];
         words.push(self.root.display().to_string());
         words.extend(argv.iter().cloned());
         let mut vars = vec![("TERM".to_string(), "xterm-256color".to_string())];
@@ -409,7 +410,12 @@ impl Workspace for RemoteWorkspace {
         let mut text = format!("{}\n", header.len()).into_bytes();
         text.extend(env_header(&header));
         vars.push(("SIDEKICKS_ENV_HEADER".into(), String::from_utf8_lossy(&text).into_owned()));
-        super::ShellCommand { argv: vec!["sh".into(), "-c".into(), script], cwd: PathBuf::from("/"), env: vars, teardown: Vec::new() }
+        super::ShellCommand {
+            argv: vec!["sh".into(), "-c".into(), script],
+            cwd: PathBuf::from("/"),
+            env: vars,
+            teardown: Vec::new(),
+        }
     }
 
     fn shell_command(&self, tty: bool) -> super::ShellCommand {
@@ -417,7 +423,8 @@ impl Workspace for RemoteWorkspace {
         // 'exec sh -c …'`): marks the session, enters the folder and becomes the shell (the login
         // shell the machine has, else sh).
         let mark = session_mark();
-        let words = ["sh", "-c", SHELL, "sidekicks", &self.root.display().to_string(), &mark].map(String::from).to_vec();
+        let words =
+            ["sh", "-c", SHELL, "sidekicks", &self.root.display().to_string(), &mark].map(String::from).to_vec();
         let argv = self.executor.remote_argv(words, tty, &[]).unwrap_or_default();
         let end = ["sh", "-c", SHELL_END, "sidekicks", &mark].map(String::from).to_vec();
         let teardown = self.executor.remote_argv(end, false, &[]).unwrap_or_default();
