@@ -13,12 +13,14 @@
 #   sidekicks-test-nokey    the same server with a key it does not accept
 #   sidekicks-test-down     a port nothing listens on
 #   sidekicks-test-drop     the server again, for the test that kills its connection
+#   sidekicks-test-changed  the server, but known_hosts holds another key for it
 # Each is on a port of its own: ssh shares one connection per host and port, and a shared one would
 # skip the host key check and the login that these tests are about.
 set -euo pipefail
 dir=${SIDEKICKS_SSH_DIR:-/tmp/sidekicks-ssh}
 port=${SIDEKICKS_SSH_PORT:-42022}
 down_port=$((port + 1)) unknown_port=$((port + 2)) nokey_port=$((port + 3)) drop_port=$((port + 4))
+changed_port=$((port + 5))
 mkdir -p "$dir"
 chmod 700 "$dir"
 
@@ -34,11 +36,12 @@ cp "$dir/id_ed25519.pub" "$dir/authorized_keys"
 chmod 600 "$dir/authorized_keys"
 user=$(id -un)
 
-cat > "$dir/sshd_config" <<EOF
+cat > "$dir/sshd_config.new" <<EOF
 Port $port
 Port $unknown_port
 Port $nokey_port
 Port $drop_port
+Port $changed_port
 ListenAddress 127.0.0.1
 HostKey $dir/host_ed25519
 PidFile $dir/sshd.pid
@@ -59,6 +62,9 @@ EOF
 key=$(cut -d' ' -f1,2 "$dir/host_ed25519.pub")
 printf '[127.0.0.1]:%s %s\n' "$port" "$key" "$nokey_port" "$key" "$drop_port" "$key" > "$dir/known_hosts"
 : > "$dir/known_hosts_empty"
+# Another key where the server's should be: ssh must refuse, as for a machine reinstalled or a
+# machine in between.
+printf '[127.0.0.1]:%s %s\n' "$changed_port" "$(cut -d' ' -f1,2 "$dir/other_ed25519.pub")" > "$dir/known_hosts_changed"
 common="  HostName 127.0.0.1
   User $user
   IdentitiesOnly yes
@@ -89,13 +95,22 @@ Host sidekicks-test-drop
   IdentityFile $dir/id_ed25519
   UserKnownHostsFile $dir/known_hosts
 $common
+Host sidekicks-test-changed
+  Port $changed_port
+  IdentityFile $dir/id_ed25519
+  UserKnownHostsFile $dir/known_hosts_changed
+$common
 EOF
 
 answers() {
   ssh -F "$dir/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 sidekicks-test true 2>/dev/null &&
     ssh -F "$dir/ssh_config" -o BatchMode=yes -o ConnectTimeout=5 sidekicks-test-drop true 2>/dev/null
 }
-if ! answers; then
+# A server started with another config (an older version of this script) is started again.
+fresh=0
+cmp -s "$dir/sshd_config.new" "$dir/sshd_config" || fresh=1
+mv "$dir/sshd_config.new" "$dir/sshd_config"
+if [ "$fresh" = 1 ] || ! answers; then
   if [ -f "$dir/sshd.pid" ]; then kill "$(cat "$dir/sshd.pid")" 2>/dev/null || true; fi
   mkdir -p /run/sshd
   chmod 755 /run/sshd

@@ -2,8 +2,8 @@
 //! and keys (`scripts/ssh-test-env.sh`). The demo agent answers from there (under sshd, its env
 //! arriving whole, its file requests served in the remote folder), Stop leaves nothing on either
 //! side; Claude Code's published ACP adapter answers through `sidekicks prompt`; a terminal opens
-//! there, follows a resize and ends every job on close; an unknown host key, a refused login, a
-//! machine out of reach and a missing command are told in words.
+//! there, follows a resize and ends every job on close; an unknown or changed host key, a refused
+//! login, a machine out of reach and a missing command are told in words.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -167,6 +167,13 @@ async fn an_unknown_host_key_a_refused_login_and_a_machine_out_of_reach_are_told
     assert_eq!(fault_of("sidekicks-test-nokey").await, SshFault::AuthRefused { methods: "publickey".into() });
     match fault_of("sidekicks-test-down").await {
         SshFault::Unreachable { detail } => assert!(detail.contains("Connection refused"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+    // Another key than the known one: ssh's own line that forgets the old key is passed on.
+    match fault_of("sidekicks-test-changed").await {
+        SshFault::HostKeyChanged { command } => {
+            assert!(command.starts_with("ssh-keygen -f ") && command.contains("known_hosts_changed"), "{command}")
+        }
         other => panic!("{other:?}"),
     }
 

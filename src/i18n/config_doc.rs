@@ -58,12 +58,17 @@ pub fn config_doc(lang: Language, path: &[&str], key: &str) -> Option<String> {
         ("agent", "policy", "commands") => {
             "Les commandes lancées par Sidekicks (`terminal/create`) : `allow` (par défaut), `ask` (vous êtes consulté) ou `deny`."
         }
-        ("agent", "runtime", "type") => "Type d’environnement : local, container, sbx, podman ou kubectl.",
+        ("agent", "runtime", "type") => {
+            "Type d’environnement : local, container, sbx, podman, kubectl ou ssh (une autre machine)."
+        }
         ("agent", "runtime", "container") => "Nom du conteneur (container, podman).",
         ("agent", "runtime", "sandbox") => "Nom du bac à sable (sbx).",
         ("agent", "runtime", "pod") => "Nom du pod (kubectl).",
+        ("agent", "runtime", "host") => {
+            "La machine (ssh) : un hôte de votre configuration SSH, ou `utilisateur@hôte[:port]`."
+        }
         ("agent", "runtime", "workspace_path") => {
-            "Le dossier de travail dans le conteneur, le bac à sable ou le pod. Par défaut : `workspace`."
+            "Le dossier de travail dans le conteneur, le bac à sable, le pod ou sur l’autre machine. Par défaut : `workspace`."
         }
         ("channel", "", "name") => "Nom unique du canal.",
         ("channel", "", "description") => "À quoi sert le canal.",

@@ -403,7 +403,8 @@ pub struct RuntimeConfig {
     /// The machine (`ssh`): a host of the person's SSH config, or `user@host[:port]`.
     #[serde(default)]
     pub host: Option<String>,
-    /// The workspace folder inside the container, sandbox or pod. Defaults to `workspace`.
+    /// The workspace folder inside the container, sandbox or pod, or on the other machine.
+    /// Defaults to `workspace`.
     #[serde(default)]
     pub workspace_path: Option<PathBuf>,
 }

@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(keys_at(&["checkpoints"]).len(), 3);
         let runtime = keys_at(&["agent", "runtime"]);
         let kind = runtime.iter().find(|k| k.key == "type").unwrap();
-        assert_eq!(kind.values, ["local", "container", "sbx", "podman", "kubectl"]);
+        assert_eq!(kind.values, ["local", "container", "sbx", "podman", "kubectl", "ssh"]);
         assert_eq!(key_doc(&["defaults"], "language").unwrap().values, ["en", "fr"]);
         assert!(key_doc(&["agent"], "workspace").unwrap().description.contains("workspace folder"));
         assert!(key_doc(&["agent"], "nope").is_none());

@@ -98,7 +98,7 @@ pub enum ExecError {
         name: String,
     },
     /// ssh could not reach or use the machine.
-    #[error("ssh to {host}: {fault:?}")]
+    #[error("{}", ssh::fault_words(host, fault))]
     Ssh {
         /// The host of the config.
         host: String,

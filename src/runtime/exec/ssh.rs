@@ -448,6 +448,26 @@ pub fn classify(stderr: &str) -> SshFault {
     SshFault::Other { message: last_line(stderr) }
 }
 
+/// The fault in plain English, for logs and the places that show an error's own text (the Files
+/// tab's error line, `sidekicks prompt`); the window's crash report says it in the person's language.
+pub(super) fn fault_words(host: &str, fault: &SshFault) -> String {
+    match fault {
+        SshFault::HostKeyUnknown { fingerprints, command } => format!(
+            "{host} is not a known host (its key: {}); check it, then run `{command}` once in a terminal to accept it",
+            fingerprints.join("; ")
+        ),
+        SshFault::HostKeyChanged { command } => {
+            format!("the key of {host} changed since it was last seen; if that is expected, run `{command}`")
+        }
+        SshFault::AuthRefused { methods } => {
+            format!("{host} refused the login ({methods}): add your key there or load it into ssh-agent")
+        }
+        SshFault::Unreachable { detail } => format!("cannot reach {host}: {detail}"),
+        SshFault::NoShell => format!("{host} has no `sh`"),
+        SshFault::Other { message } => format!("ssh to {host}: {message}"),
+    }
+}
+
 fn last_line(text: &str) -> String {
     text.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
 }
