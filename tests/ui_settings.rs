@@ -221,6 +221,46 @@ fn the_agent_form_adds_and_edits_agents_keeping_the_files_comments() {
     h.state_mut().shutdown();
 }
 
+/// An agent on another machine from the form: choosing "another machine (over SSH)" asks for the
+/// host and the folder there, written into `runtime` (issue 36).
+#[test]
+fn the_agent_form_places_an_agent_on_another_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let text = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
+    let mut h = window(&text, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_by_label("Settings").click();
+    step_until(&mut h, LONG, "the form's list", |h| h.query_by_label("Add an agent…").is_some());
+    h.get_by_label("Add an agent…").click();
+    h.step();
+    h.step();
+    fill(&mut h, Role::TextInput, 0, "far");
+    fill(&mut h, Role::TextInput, 1, "claude-agent-acp");
+    fill(&mut h, Role::TextInput, 2, &dir.path().display().to_string());
+    assert!(h.query_by_label("Host").is_none(), "no host for an agent on this computer");
+    let runs = fields(&h, Role::ComboBox)[0];
+    h.get_all_by_role(Role::ComboBox).find(|c| c.rect() == runs).unwrap().click();
+    h.step();
+    h.step();
+    h.get_by_label("another machine (over SSH)").click();
+    step_until(&mut h, LONG, "the host and folder fields", |h| {
+        h.query_by_label("Host").is_some() && h.query_by_label("Folder there").is_some()
+    });
+    assert_eq!(fields(&h, Role::TextInput).len(), 6, "name, command, workspace, host, folder there, channels");
+    fill(&mut h, Role::TextInput, 3, "me@build-box:2222");
+    fill(&mut h, Role::TextInput, 4, "/srv/project");
+    h.get_by_label("Save agent").click();
+    step_until(&mut h, LONG, "the new agent in the sidebar", |h| h.state().state.agent("far").is_some());
+    let far = &h.state().state.agent("far").unwrap().config.runtime;
+    assert_eq!(far.kind, sidekicks::model::config::RuntimeKind::Ssh);
+    assert_eq!(far.host.as_deref(), Some("me@build-box:2222"));
+    assert_eq!(far.workspace_path.as_deref(), Some(std::path::Path::new("/srv/project")));
+    let saved = std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap();
+    assert!(saved.contains("type = \"ssh\"") && saved.contains("host = \"me@build-box:2222\""), "{saved}");
+    h.state_mut().shutdown();
+}
+
 /// One count everywhere: a problem of the file itself (readable by others while it holds env
 /// values) showed in the status bar while Settings said "no problems".
 #[test]

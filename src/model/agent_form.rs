@@ -22,6 +22,10 @@ pub struct AgentForm {
     pub workspace: String,
     /// Where it runs.
     pub runtime: RuntimeKind,
+    /// The container, sandbox, pod or host it runs in or on (not for `local`).
+    pub target: String,
+    /// Its folder there (`workspace_path`; empty: the workspace).
+    pub remote_path: String,
     /// Its environment, in order (values are shown hidden).
     pub env: Vec<(String, String)>,
     /// Its channels, separated by commas.
@@ -37,6 +41,8 @@ impl AgentForm {
             args: agent.args.join("\n"),
             workspace: agent.workspace.display().to_string(),
             runtime: agent.runtime.kind,
+            target: agent.runtime.target_name().unwrap_or_default().to_string(),
+            remote_path: agent.runtime.workspace_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
             env: agent.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             channels: agent.channels.join(", "),
         }
@@ -129,20 +135,30 @@ pub fn set_agent(text: &str, editing: Option<&str>, form: &AgentForm) -> Result<
         table.remove("runtime");
         return Ok(doc.to_string());
     }
-    match (form.runtime, table.get_mut("runtime")) {
-        // The runtime's own settings (container, image…) stay; its type changes.
-        (kind, Some(Item::Value(Value::InlineTable(runtime)))) => {
-            runtime.insert("type", kind.code().into());
-        }
-        (kind, Some(Item::Table(runtime))) => {
-            runtime.insert("type", value(kind.code()));
-        }
-        (kind, _) => {
-            let mut runtime = toml_edit::InlineTable::new();
-            runtime.insert("type", kind.code().into());
-            set(table, "runtime", Value::InlineTable(runtime));
+    // The runtime's own settings (image, mounts…) stay; its type, its target and its folder are
+    // the form's, and a target key of another kind goes (it would be a problem).
+    if !table.get("runtime").is_some_and(Item::is_table_like) {
+        set(table, "runtime", Value::InlineTable(toml_edit::InlineTable::new()));
+    }
+    let runtime = table.get_mut("runtime").and_then(Item::as_table_like_mut).expect("a table, just made");
+    let kind = form.runtime;
+    runtime.insert("type", value(kind.code()));
+    for key in ["container", "sandbox", "pod", "host"] {
+        if Some(key) != kind.target_key() {
+            runtime.remove(key);
         }
     }
+    let mut put = |key: &str, text: &str| {
+        if text.trim().is_empty() {
+            runtime.remove(key);
+        } else {
+            runtime.insert(key, value(text.trim()));
+        }
+    };
+    if let Some(key) = kind.target_key() {
+        put(key, &form.target);
+    }
+    put("workspace_path", &form.remote_path);
     Ok(doc.to_string())
 }
 
@@ -159,6 +175,8 @@ mod tests {
             args: "--experimental-acp\n\n".into(),
             workspace: "/g".into(),
             runtime: RuntimeKind::Local,
+            target: String::new(),
+            remote_path: String::new(),
             env: vec![("GEMINI_API_KEY".into(), "secret".into()), (" ".into(), "ignored".into())],
             channels: "design, ".into(),
         }
@@ -206,6 +224,40 @@ mod tests {
         let parsed: toml::Table = toml::from_str(&out).unwrap();
         assert_eq!(parsed["agent"][0]["name"].as_str(), Some("codex two"));
         assert!(parsed["agent"][0].get("runtime").is_none());
+    }
+
+    #[test]
+    fn the_place_and_folder_there_are_written_and_a_target_of_another_kind_goes() {
+        let text = "[[agent]]\nname = \"far\"\ncommand = \"a\"\nworkspace = \"/w\"\n[agent.runtime] # where\ntype = \"container\"\ncontainer = \"web\" # the web one\n";
+        let mut far = form();
+        far.name = "far".into();
+        far.runtime = RuntimeKind::Ssh;
+        far.target = " me@gpu:2222 ".into();
+        far.remote_path = "/srv/app".into();
+        far.channels = String::new();
+        let out = set_agent(text, Some("far"), &far).unwrap();
+        let parsed: toml::Table = toml::from_str(&out).unwrap();
+        let runtime = &parsed["agent"][0]["runtime"];
+        assert_eq!(runtime["type"].as_str(), Some("ssh"));
+        assert_eq!(runtime["host"].as_str(), Some("me@gpu:2222"));
+        assert_eq!(runtime["workspace_path"].as_str(), Some("/srv/app"));
+        assert!(runtime.get("container").is_none(), "the container's name does not apply over ssh: {out}");
+        assert!(out.contains("[agent.runtime] # where"), "the comment stays: {out}");
+        // Read back, the form is the same.
+        let yes = |_: &std::path::Path| true;
+        let ctx = crate::model::config_check::LoadContext {
+            base_dir: std::path::Path::new("/"),
+            home: None,
+            is_dir: &yes,
+            command_exists: &|_, _| true,
+            readable_by_others: false,
+        };
+        let loaded = crate::model::config_check::load_str(&out, &ctx);
+        let agent = &loaded.config.unwrap_or_else(|| panic!("{:?}", loaded.problems)).agents[0];
+        assert_eq!(
+            (AgentForm::of(agent).target, AgentForm::of(agent).remote_path),
+            ("me@gpu:2222".into(), "/srv/app".into())
+        );
     }
 
     #[test]

@@ -137,6 +137,25 @@ pub fn agent_form_ui(
                 }
             });
         ui.end_row();
+        // Where exactly, and the folder there.
+        if let Some(key) = form.runtime.target_key() {
+            let (label, hint) = match key {
+                "host" => (Key::FieldHost, "gpu-box, me@host:2222"),
+                "sandbox" => (Key::FieldSandbox, ""),
+                "pod" => (Key::FieldPod, ""),
+                _ => (Key::FieldContainer, ""),
+            };
+            ui.label(tr(lang, label));
+            ui.add(egui::TextEdit::singleline(&mut form.target).desired_width(220.0).hint_text(hint));
+            ui.end_row();
+            ui.label(tr(lang, Key::FieldFolderThere));
+            ui.add(
+                egui::TextEdit::singleline(&mut form.remote_path)
+                    .desired_width(220.0)
+                    .hint_text(tr(lang, Key::FolderThereHint)),
+            );
+            ui.end_row();
+        }
 
         ui.label(tr(lang, Key::FieldEnv));
         ui.vertical(|ui| {

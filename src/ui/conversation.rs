@@ -195,10 +195,20 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
         ui.add_space(8.0);
         egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.0, error_color())).show(ui, |ui| {
             ui.label(RichText::new(crash_text(lang, &report.reason)).color(error_color()));
-            if matches!(report.reason, crate::app::CrashReason::Disconnected { .. })
+            use crate::app::{CrashReason, SpawnFailure, SshFault};
+            if matches!(report.reason, CrashReason::Disconnected { .. })
                 && ui.button(tr(lang, Key::Reconnect)).clicked()
             {
                 actions.commands.push(Command::Restart { agent: agent.config.name.clone() });
+            }
+            // The command to run in a terminal about a host key, ready to paste.
+            if let CrashReason::Spawn(SpawnFailure::Ssh {
+                fault: SshFault::HostKeyUnknown { command, .. } | SshFault::HostKeyChanged { command },
+                ..
+            }) = &report.reason
+                && ui.button(tr(lang, Key::CopyCommand)).clicked()
+            {
+                ui.ctx().copy_text(command.clone());
             }
             if !report.stderr_tail.is_empty() {
                 ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
