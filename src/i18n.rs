@@ -155,6 +155,9 @@ pub fn state_text(lang: Language, state: &AgentState) -> &'static str {
         AgentState::Stopping => Key::StateStopping,
         // It never ran: "crashed" would say otherwise.
         AgentState::Crashed(report) if matches!(report.reason, CrashReason::Spawn(_)) => Key::StateCannotStart,
+        AgentState::Crashed(report) if matches!(report.reason, CrashReason::Disconnected { .. }) => {
+            Key::StateDisconnected
+        }
         AgentState::Crashed(_) => Key::StateCrashed,
     };
     tr(lang, key)
@@ -186,6 +189,7 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
         T::Container { agent, message } => {
             trf(lang, Key::MemberContainerFailed, &[("agent", agent), ("message", message)])
         }
+        T::NoPlaceOfItsOwn { agent, kind } if kind == "ssh" => trf(lang, Key::NoPlaceOfItsOwnSsh, &[("agent", agent)]),
         T::NoPlaceOfItsOwn { agent, kind } => {
             trf(lang, Key::NoPlaceOfItsOwn, &[("agent", agent), ("kind", &runtime_place(lang, kind))])
         }
@@ -254,6 +258,8 @@ pub fn ssh_fault_text(lang: Language, host: &str, fault: &crate::protocol::SshFa
         F::AuthRefused { methods } => trf(lang, Key::SshAuthRefused, &[("host", host), ("methods", methods)]),
         F::Unreachable { detail } => trf(lang, Key::SshUnreachable, &[("host", host), ("detail", detail)]),
         F::NoShell => trf(lang, Key::SshNoShell, &[("host", host)]),
+        F::CommandMissing { program } => trf(lang, Key::SshCommandMissing, &[("host", host), ("program", program)]),
+        F::FolderMissing { path } => trf(lang, Key::SshFolderMissing, &[("host", host), ("path", path)]),
         F::Other { message } => trf(lang, Key::SshOther, &[("host", host), ("message", message)]),
     }
 }
@@ -298,6 +304,7 @@ pub fn workspace_error_text(lang: Language, error: &crate::protocol::workspace::
         W::Conflict { path, .. } => trf(lang, Key::WsConflict, &[("path", path)]),
         W::IsFolder { path } => trf(lang, Key::WsIsFolder, &[("path", path)]),
         W::IsRoot => tr(lang, Key::WsIsRoot).to_string(),
+        W::Unreachable { host, fault } => ssh_fault_text(lang, host, fault),
         W::NotSupported { what } => trf(lang, Key::WsNotSupported, &[("what", what)]),
         W::Io { path, message } => trf(lang, Key::WsIo, &[("path", path), ("message", message)]),
     }

@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sidekicks::app::{AgentState, Command, CrashReason, Event, SpawnFailure};
-use sidekicks::i18n::crash_text;
+use sidekicks::i18n::{crash_text, workspace_error_text};
 use sidekicks::model::config::Language;
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::protocol::SshFault;
 use sidekicks::runtime::exec::{ExecError, Executor, SshExecutor};
 use sidekicks::runtime::terminal::TerminalSession;
-use sidekicks::runtime::workspace::{RemoteWorkspace, Workspace};
+use sidekicks::runtime::workspace::{RemoteWorkspace, Workspace, WorkspaceError};
 
 mod common;
 use common::ssh::{HOST, available, environ, parent_name, processes_with};
@@ -177,6 +177,15 @@ async fn an_unknown_host_key_a_refused_login_and_a_machine_out_of_reach_are_told
         other => panic!("{other:?}"),
     }
 
+    // The Files tab's error says it in words too.
+    let ws = RemoteWorkspace::new(Arc::new(SshExecutor::new("sidekicks-test-down").unwrap()), "/tmp", "ssh", "x");
+    let error = ws.list(&sidekicks::model::rel_path::RelPath::root()).await.unwrap_err();
+    assert!(
+        matches!(&error, WorkspaceError::Unreachable { host, fault: SshFault::Unreachable { .. } } if host == "sidekicks-test-down"),
+        "{error:?}"
+    );
+    assert!(workspace_error_text(Language::Fr, &error).starts_with("impossible de joindre sidekicks-test-down"));
+
     // Through the manager, the agent's crash says it in words (English and French).
     let dir = tempfile::tempdir().unwrap();
     let text = ssh_agent("far", BIN, &["demo-agent"], dir.path(), dir.path(), "sidekicks-test-unknown", "");
@@ -204,7 +213,15 @@ async fn a_command_or_folder_missing_there_is_told_in_words() {
     );
     let mut rig = Rig::new(fast_settings());
     common::load_config(&rig, dir.path(), &text).await;
-    for (agent, words) in [("nocmd", "no-such-agent-here is not installed on"), ("nodir", "does not exist on")] {
+    let cases = [
+        (
+            "nocmd",
+            SshFault::CommandMissing { program: "no-such-agent-here".into() },
+            "no-such-agent-here is not installed on sidekicks-test",
+        ),
+        ("nodir", SshFault::FolderMissing { path: missing.display().to_string() }, "does not exist on sidekicks-test"),
+    ];
+    for (agent, fault, words) in cases {
         rig.send(Command::Start { agent: agent.into() }).await;
         let event = rig
             .wait_for(
@@ -214,7 +231,8 @@ async fn a_command_or_folder_missing_there_is_told_in_words() {
             )
             .await;
         let Event::AgentState { state: AgentState::Crashed(report), .. } = event else { unreachable!() };
-        assert!(report.stderr_tail.iter().any(|l| l.contains(words)), "{agent}: {report:?}");
+        assert_eq!(report.reason, CrashReason::Spawn(SpawnFailure::Ssh { host: HOST.into(), fault }), "{agent}");
+        assert!(crash_text(Language::En, &report.reason).contains(words), "{agent}: {report:?}");
     }
 }
 

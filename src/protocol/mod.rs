@@ -186,6 +186,16 @@ pub enum SshFault {
     },
     /// `sh` is missing there.
     NoShell,
+    /// The agent's command is not on the PATH there.
+    CommandMissing {
+        /// The command.
+        program: String,
+    },
+    /// The folder it works in does not exist there.
+    FolderMissing {
+        /// The folder.
+        path: String,
+    },
     /// Anything else, in ssh's words.
     Other {
         /// ssh's words.

@@ -105,6 +105,14 @@ pub enum WorkspaceError {
         /// What it is about.
         what: String,
     },
+    /// The machine it is on could not be reached or used (over SSH).
+    #[error("cannot reach {host}")]
+    Unreachable {
+        /// The host of the config.
+        host: String,
+        /// What went wrong.
+        fault: super::SshFault,
+    },
     /// Any other failure (the system's words).
     #[error("{path}: {message}")]
     Io {

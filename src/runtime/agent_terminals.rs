@@ -256,6 +256,10 @@ impl AgentTerminals {
                 },
                 Err(_) => Exit { code: None, signal: None },
             };
+            // What it left running where it ran (over SSH: also when the connection was lost).
+            if let Killer::Remote(teardown) = &ended.killer {
+                teardown.sweep().await;
+            }
             let _ = exit_tx.send(Some(exit.clone()));
             events
                 .send(Event::AgentTerminalExited { agent, id: terminal_id, code: exit.code, signal: exit.signal })

@@ -14,7 +14,7 @@ use super::events::EventSink;
 use super::exec::{ProcessSpec, executor_for};
 use super::permission_rules::PermissionRules;
 use super::process::AgentProcess;
-use crate::model::config::AgentConfig;
+use crate::model::config::{AgentConfig, RuntimeKind};
 use crate::protocol::{CrashReason, CrashReport, Event, LogEntry};
 
 /// Timings of the manager (tests shorten them).
@@ -129,8 +129,18 @@ pub(super) async fn launch(
             // An agent that refused the handshake in words (another protocol version, an error
             // answer) and then exits cleanly because its stdin closed: its words are the cause.
             let clean = exited.is_some_and(|s| s.success());
-            let reason = match exited {
-                Some(status) if !(clean && matches!(e, AcpError::Version { .. } | AcpError::Protocol { .. })) => {
+            // Over SSH, the launch script says when the command or the folder is missing there.
+            let missing = config
+                .runtime
+                .host
+                .clone()
+                .filter(|_| config.runtime.kind == RuntimeKind::Ssh && exited.is_some_and(|s| s.code() == Some(127)))
+                .and_then(|host| super::exec::launch_fault(&stderr_tail).map(|fault| (host, fault)));
+            let reason = match (missing, exited) {
+                (Some((host, fault)), _) => CrashReason::Spawn(crate::protocol::SpawnFailure::Ssh { host, fault }),
+                (None, Some(status))
+                    if !(clean && matches!(e, AcpError::Version { .. } | AcpError::Protocol { .. })) =>
+                {
                     exit_reason(Some(status))
                 }
                 _ => CrashReason::Handshake(e.failure()),

@@ -149,11 +149,14 @@ pub fn agent_form_ui(
             ui.add(egui::TextEdit::singleline(&mut form.target).desired_width(220.0).hint_text(hint));
             ui.end_row();
             ui.label(tr(lang, Key::FieldFolderThere));
-            ui.add(
-                egui::TextEdit::singleline(&mut form.remote_path)
-                    .desired_width(220.0)
-                    .hint_text(tr(lang, Key::FolderThereHint)),
-            );
+            ui.vertical(|ui| {
+                ui.add(
+                    egui::TextEdit::singleline(&mut form.remote_path)
+                        .desired_width(220.0)
+                        .hint_text(tr(lang, Key::FolderThereHint)),
+                );
+                ui.label(RichText::new(tr(lang, Key::FolderThereNote)).small().weak());
+            });
             ui.end_row();
         }
 

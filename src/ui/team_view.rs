@@ -117,12 +117,20 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
                 // their own for an agent in a container; sandboxes and pods cannot have one.
                 let kind = agent.config.runtime.kind;
                 let placeable = matches!(kind, RuntimeKind::Local | RuntimeKind::Container | RuntimeKind::Podman);
-                let checkbox = ui.add_enabled(placeable, egui::Checkbox::new(&mut on, &name));
-                let checkbox = checkbox.on_disabled_hover_text(trf(
-                    lang,
-                    Key::NotInTeamKind,
-                    &[("kind", &super::i18n::runtime_place(lang, kind.code()))],
-                ));
+                let why = match kind {
+                    RuntimeKind::Ssh => tr(lang, Key::NotInTeamSsh).to_string(),
+                    _ => trf(lang, Key::NotInTeamKind, &[("kind", &super::i18n::runtime_place(lang, kind.code()))]),
+                };
+                // Why one cannot be chosen is said beside it, not only on hover.
+                let checkbox = ui
+                    .horizontal(|ui| {
+                        let checkbox = ui.add_enabled(placeable, egui::Checkbox::new(&mut on, &name));
+                        if !placeable {
+                            ui.label(RichText::new(&why).small().weak());
+                        }
+                        checkbox
+                    })
+                    .inner;
                 if checkbox.changed() {
                     if on {
                         // The project is where the first member chosen works, until changed.
@@ -159,7 +167,21 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
         });
     } else {
         let ready = !form.name.trim().is_empty() && !form.project.trim().is_empty() && !form.members.is_empty();
-        if ui.add_enabled(ready, egui::Button::new(tr(lang, Key::CreateTeam))).clicked() {
+        let create = ui.add_enabled(ready, egui::Button::new(tr(lang, Key::CreateTeam)));
+        if !ready {
+            // What is missing, said beside the greyed button.
+            let missing: Vec<&str> = [
+                (form.name.trim().is_empty(), Key::TeamNeedsName),
+                (form.project.trim().is_empty(), Key::TeamNeedsProject),
+                (form.members.is_empty(), Key::TeamNeedsMember),
+            ]
+            .into_iter()
+            .filter(|(m, _)| *m)
+            .map(|(_, key)| tr(lang, key))
+            .collect();
+            ui.label(RichText::new(trf(lang, Key::TeamNeeds, &[("what", &missing.join(", "))])).small().weak());
+        }
+        if create.clicked() {
             commands.push(Command::Team(Box::new(TeamCommand::Create {
                 name: form.name.trim().to_string(),
                 project: form.project.trim().into(),

@@ -18,6 +18,8 @@ pub struct Terminals {
     active: usize,
     next: u32,
     error: Option<String>,
+    /// The last lines of the last terminal that ended by itself (an ssh error, a shell's last words).
+    last_words: Option<String>,
     /// A terminal was asked for and has not come yet.
     opening: bool,
     /// A terminal just came: it takes the keyboard.
@@ -50,6 +52,7 @@ impl Terminals {
                 self.list.push((self.next, TerminalView::new(handle, id)));
                 self.active = self.list.len() - 1;
                 self.error = None;
+                self.last_words = None;
                 self.fresh = true;
             }
             Err(e) => self.error = Some(e),
@@ -98,6 +101,12 @@ impl Terminals {
         commands: &mut Vec<Command>,
     ) -> bool {
         let ended: Vec<usize> = (0..self.list.len()).filter(|&i| self.list[i].1.session.has_exited()).collect();
+        if let Some(&last) = ended.last() {
+            let screen = self.list[last].1.session.screen_text();
+            let lines: Vec<&str> = screen.lines().map(str::trim_end).filter(|l| !l.is_empty()).collect();
+            let tail = lines[lines.len().saturating_sub(6)..].join("\n");
+            self.last_words = (!tail.is_empty()).then_some(tail);
+        }
         for &i in ended.iter().rev() {
             self.close(i, commands);
         }
@@ -111,6 +120,10 @@ impl Terminals {
             }
             if let Some(error) = &self.error {
                 ui.label(RichText::new(error).weak());
+                // What it said last, so a shell that could not start (or lost its connection) says why.
+                if let Some(words) = &self.last_words {
+                    ui.label(RichText::new(words).monospace());
+                }
             }
             if ui.button(tr(lang, Key::OpenTerminal)).clicked() || self.error.is_none() {
                 self.open(agent, commands);
@@ -144,6 +157,7 @@ impl Terminals {
             self.close(i, commands);
             if self.list.is_empty() {
                 self.error = Some(tr(lang, Key::TerminalClosed).to_string());
+                self.last_words = None;
                 return false;
             }
         }

@@ -10,7 +10,7 @@ mod ssh;
 
 pub use local::{LocalExecutor, resolve_program};
 pub use remote::{REMOTE_ENV_PASSTHROUGH, RemoteExecutor, RemoteKind, RemoteTeardown};
-pub use ssh::{SshExecutor, classify as classify_ssh_failure, env_header, quote, remote_command};
+pub use ssh::{SshExecutor, classify as classify_ssh_failure, env_header, launch_fault, quote, remote_command};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -417,6 +417,19 @@ fn is_ssh_failure(stderr: &str) -> bool {
         || stderr.lines().any(|l| l.starts_with("ssh:") || l.contains("mux_client") || l.contains("Connection to "))
 }
 
+/// What the launch script said on stderr when it could not start the program there (exit 127).
+pub fn launch_fault(stderr: &[String]) -> Option<SshFault> {
+    stderr.iter().find_map(|line| {
+        let said = line.strip_prefix("sidekicks: ")?;
+        if let Some(rest) = said.strip_prefix("the folder ") {
+            let (path, _) = rest.rsplit_once(" does not exist on ")?;
+            return Some(SshFault::FolderMissing { path: path.to_string() });
+        }
+        let (program, _) = said.split_once(" is not installed on ")?;
+        Some(SshFault::CommandMissing { program: program.to_string() })
+    })
+}
+
 /// What ssh's stderr says went wrong (fingerprints and commands are filled in by the executor).
 pub fn classify(stderr: &str) -> SshFault {
     if stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED") || stderr.contains("Host key for") {
@@ -464,6 +477,8 @@ pub(super) fn fault_words(host: &str, fault: &SshFault) -> String {
         }
         SshFault::Unreachable { detail } => format!("cannot reach {host}: {detail}"),
         SshFault::NoShell => format!("{host} has no `sh`"),
+        SshFault::CommandMissing { program } => format!("{program} is not installed on {host}"),
+        SshFault::FolderMissing { path } => format!("the folder {path} does not exist on {host}"),
         SshFault::Other { message } => format!("ssh to {host}: {message}"),
     }
 }

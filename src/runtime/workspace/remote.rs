@@ -227,7 +227,10 @@ impl RemoteWorkspace {
         let spec = ProcessSpec { argv, cwd: "/".into(), env: Default::default() };
         let run = self.executor.run(&spec, input);
         Box::pin(async move {
-            let out = run.await.map_err(|e| WorkspaceError::Io { path: ".".into(), message: e.to_string() })?;
+            let out = run.await.map_err(|e| match e {
+                crate::runtime::exec::ExecError::Ssh { host, fault } => WorkspaceError::Unreachable { host, fault },
+                e => WorkspaceError::Io { path: ".".into(), message: e.to_string() },
+            })?;
             Ok((out.code.unwrap_or(-1), out.stdout, String::from_utf8_lossy(&out.stderr).trim().to_string()))
         })
     }
