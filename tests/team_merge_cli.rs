@@ -136,3 +136,47 @@ fn a_path_still_holding_the_markers_is_not_merged_until_resolved() {
     assert_eq!(code, 0, "{out}");
     assert_eq!(read(&project, "x.txt"), resolved);
 }
+
+/// A git worktree member's merge reads the base's trees and blobs, the member's index and the
+/// folders in this process: it starts no git process (issue 37: four per merge before).
+#[test]
+fn a_git_worktree_members_merge_starts_no_git_process() {
+    use sidekicks::runtime::teams::GitWorktreeProvider;
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join("src/deep")).unwrap();
+    for rel in ["src/deep/a.rs", "b.txt", "c.txt"] {
+        std::fs::write(project.join(rel), TEXT).unwrap();
+    }
+    let git = |args: &[&str]| common::git(&project, args);
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]);
+    let member =
+        GitWorktreeProvider.create(&project, &dir.path().join("copy"), &dir.path().join("state"), "m1", "Mia").unwrap();
+    edit(&member.copy, "src/deep/a.rs", "three", "THREE (member)");
+    std::fs::write(member.copy.join("new.txt"), "new\n").unwrap();
+    std::fs::remove_file(member.copy.join("c.txt")).unwrap();
+    edit(&project, "b.txt", "two", "2 (main)");
+    // The agent committed part of its work, as agents do: its index no longer holds the base.
+    common::git(&member.copy, &["add", "new.txt", "c.txt"]);
+    common::git(&member.copy, &["-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", "agent's work"]);
+    // A `git` first on the PATH that writes down each time it is started.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = dir.path().join("git-calls");
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout).unwrap();
+    std::fs::write(bin.join("git"), format!("#!/bin/sh\necho \"$*\" >> {log:?}\nexec {} \"$@\"\n", real.trim()))
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = Command::new(BIN).arg("team-merge").arg(&member.state).env("PATH", path).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(read(&project, "src/deep/a.rs"), TEXT.replacen("three", "THREE (member)", 1));
+    assert_eq!(read(&project, "b.txt"), TEXT.replacen("two", "2 (main)", 1));
+    assert_eq!(read(&project, "new.txt"), "new\n");
+    assert!(!project.join("c.txt").exists());
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(calls, "", "git was started during the merge");
+}

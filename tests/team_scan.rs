@@ -2,13 +2,14 @@
 //! finds, for every kind of change, with real git making the project, the worktree and the
 //! agent's staging, and on real histories (this project's own commits, and the repositories of
 //! `SIDEKICKS_MERGE_CORPUS` when set, each commit's diff applied in a member made at its parent);
-//! where the index no longer holds the base, or the repository asks for git's ways (a nested
-//! repository, a filter in `.gitattributes`), the scan is git's.
+//! also once the agent staged or committed (the base's trees read in the process, issue 37); where
+//! the repository asks for git's ways (a nested repository, a filter in `.gitattributes`), the scan
+//! is git's. The reference is git itself, in its own processes (`by_git`).
 
 use std::path::Path;
 use std::process::Command;
 
-use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, MemberCopy, Side, read_bases, read_side};
+use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, MemberCopy, Side, read_side};
 
 mod common;
 
@@ -74,13 +75,36 @@ fn by_index(m: &MemberCopy) -> Vec<(String, Side)> {
     changed(m, GitWorktreeProvider.changed_with_bases(m).unwrap().unwrap())
 }
 
-/// Git's scan, path by path: `git diff --name-only` and `ls-files --others`, then each base.
+/// Git's own scan, in git's processes: `git diff --name-only` against the base and `ls-files
+/// --others`, then each path's base through `ls-tree` and `cat-file`.
 fn by_git(m: &MemberCopy) -> Vec<(String, Side)> {
-    let mut paths = GitWorktreeProvider.changed_paths(m).unwrap();
+    let raw = |args: &[&str]| -> Vec<u8> {
+        let out = Command::new("git").arg("-C").arg(&m.copy).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    let list = |bytes: Vec<u8>| -> Vec<String> {
+        bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
+    };
+    let mut paths = list(raw(&["diff", "--no-renames", "--name-only", "-z", &m.base]));
+    paths.extend(
+        list(raw(&["ls-files", "--others", "--exclude-standard", "-z"])).into_iter().filter(|p| !p.ends_with('/')),
+    );
+    paths.retain(|p| !m.dependencies.iter().any(|d| p == d || p.starts_with(&format!("{d}/"))));
     paths.sort();
     paths.dedup();
-    let bases = read_bases(m, &paths).unwrap();
-    changed(m, paths.into_iter().zip(bases).collect())
+    let bases = paths.iter().map(|p| {
+        let listed = String::from_utf8_lossy(&raw(&["ls-tree", "-z", &m.base, "--", p])).into_owned();
+        let Some((meta, _)) = listed.split_once('\t') else { return Side::Absent };
+        let fields: Vec<&str> = meta.split(' ').collect();
+        let content = || raw(&["cat-file", "blob", fields[2]]);
+        match fields[0] {
+            "120000" => Side::Symlink { target: String::from_utf8_lossy(&content()).into_owned() },
+            mode if mode.starts_with("100") => Side::File { content: content(), executable: mode == "100755" },
+            _ => Side::Absent,
+        }
+    });
+    changed(m, paths.iter().cloned().zip(bases).collect())
 }
 
 #[test]
@@ -138,13 +162,28 @@ fn the_scan_from_the_index_finds_what_git_finds() {
     );
     assert_eq!(found[1].1, Side::File { content: b"one\ntwo\nthree\nuncommitted\n".to_vec(), executable: false });
 
-    // The agent stages a file: the index is no longer the base, git scans.
+    // The agent stages a file: the index is no longer the base; still read here, the base's
+    // entries from its trees.
     write(c, "staged.txt", "staged\n");
     git(c, &["add", "staged.txt"]);
-    assert!(!GitWorktreeProvider::scans_from_its_index(&m));
+    assert!(GitWorktreeProvider::scans_from_its_index(&m));
     let found = by_index(&m);
     assert_eq!(found, by_git(&m));
     assert!(found.iter().any(|(p, _)| p == "staged.txt"));
+    // It commits everything, then edits, removes from the index and unstages: the same.
+    git(c, &["add", "-A"]);
+    git(c, &["-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", "the agent's commit"]);
+    write(c, "a.txt", "after the commit\n");
+    git(c, &["rm", "-q", "--cached", "same.txt"]);
+    git(c, &["rm", "-q", "run.sh"]);
+    write(c, "committed-then-new.txt", "new\n");
+    assert!(GitWorktreeProvider::scans_from_its_index(&m));
+    let found = by_index(&m);
+    assert_eq!(found, by_git(&m));
+    let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    for path in ["a.txt", "run.sh", "staged.txt", "committed-then-new.txt", "new-link"] {
+        assert!(names.contains(&path), "{path} in {names:?}");
+    }
     GitWorktreeProvider.discard(&m).unwrap();
 }
 
@@ -217,6 +256,26 @@ fn check_history(repo: &Path, dir: &Path, count: usize) -> usize {
         let origin = format!("{} {commit}", repo.display());
         let found = by_index(&m);
         assert_eq!(found, by_git(&m), "{origin}");
+        // Committed in the copy, as agents do: the same changes, still read here.
+        if i % 2 == 0 {
+            git(&m.copy, &["add", "-A"]);
+            git(
+                &m.copy,
+                &[
+                    "-c",
+                    "user.name=a",
+                    "-c",
+                    "user.email=a@a",
+                    "commit",
+                    "-qm",
+                    "agent",
+                    "--no-verify",
+                    "--allow-empty",
+                ],
+            );
+            assert_eq!(by_index(&m), found, "{origin}: committed");
+            assert_eq!(by_git(&m), found, "{origin}: committed, by git");
+        }
         let mut expected: Vec<String> =
             git(&main, &["diff", "--name-only", "--no-renames", &parent, commit]).lines().map(String::from).collect();
         expected.retain(|p| !m.dependencies.iter().any(|d| p == d || p.starts_with(&format!("{d}/"))));

@@ -194,7 +194,17 @@ impl IsolationProvider for GitWorktreeProvider {
 
     fn changed_paths(&self, member: &MemberCopy) -> Result<Vec<String>, TeamError> {
         member.ensure_copy()?;
-        // The two listings run side by side.
+        // In this process when the member's index still holds the base (`git_index`).
+        if let Some(found) = super::git_index::scan(&member.project, &member.copy, &member.base) {
+            return Ok(found
+                .tracked
+                .into_iter()
+                .map(|(path, _)| path)
+                .chain(found.untracked)
+                .filter(|p| !in_dependency(p, &member.dependencies))
+                .collect());
+        }
+        // Else git's two listings, side by side.
         let (tracked, untracked) = std::thread::scope(|scope| {
             let untracked =
                 scope.spawn(|| git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[]));
@@ -216,7 +226,13 @@ impl IsolationProvider for GitWorktreeProvider {
         if paths.is_empty() {
             return Ok(Vec::new());
         }
-        // Every entry of the base (one process), then the wanted blobs through one `cat-file`.
+        // In this process: the base's trees and blobs from the objects (`git_tree`).
+        if let Some(objects) = super::git_index::git_dirs(&member.copy).map(|(_, common)| common.join("objects"))
+            && let Some(bases) = super::git_tree::bases(&objects, &member.base, paths)
+        {
+            return Ok(bases);
+        }
+        // Else every entry of the base (one process), then the wanted blobs through one `cat-file`.
         // A few paths: only theirs are listed; many: the whole tree in one go.
         // Names are names, never patterns (`*`, `?`, `[` in a file name).
         let mut args = vec!["--literal-pathspecs", "ls-tree", "-r", "-z", member.base.as_str()];

@@ -1,14 +1,16 @@
-//! A worktree member's change scan without git's processes, when it can be done as git would: the
-//! member's index (read here) still holds exactly its base — its cache tree's root is the base's
-//! tree — so what changed is what git's `stat` comparison with the index finds, plus the files git
-//! does not track and does not ignore. Each tracked file's `stat` is compared with the index's (on
+//! A worktree member's change scan without git's processes, when it can be done as git would: when
+//! the member's index (read here) still holds exactly its base — its cache tree's root is the
+//! base's tree — what changed is what git's `stat` comparison with the index finds, plus the files
+//! git does not track and does not ignore; when the agent staged or committed, each index entry is
+//! also compared with the base's own entry (the base's trees read here, `git_tree`), an entry the
+//! base lacks is new, and a base path the index lacks is a candidate. Each tracked file's `stat` is compared with the index's (on
 //! two threads) while the folder is walked for new files with git's ignore rules (`ignore` crate);
 //! a file whose `stat` differs, or was written in the index's own instant (git's "racy" files),
 //! is a candidate, and `changes` drops a candidate whose content is its base's.
 //!
 //! Anything this reader does not know to handle as git does makes it step aside (`None`) and the
-//! scan is git's: another index version or a required extension (split or sparse index), a staged
-//! or committed change (the root of the cache tree is not the base's), sparse checkout, conflicts,
+//! scan is git's: another index version or a required extension (split or sparse index), a base
+//! that cannot be read here, sparse checkout, conflicts,
 //! submodules, a nested repository, a setting of git in any scope that changes what counts as a
 //! change (`core.excludesFile` other than a global one, `core.autocrlf`, `core.eol=crlf`,
 //! `core.fileMode`/`core.symlinks` false, SHA-256; an include or settings in the environment:
@@ -175,8 +177,18 @@ fn base_tree(project: &Path, base: &str) -> Option<String> {
     if let Some(tree) = TREES.lock().ok()?.get_or_insert_default().get(base) {
         return Some(tree.clone());
     }
-    let tree = git(project, &["rev-parse", "--verify", &format!("{base}^{{tree}}")], &[]).ok()?;
-    let tree = String::from_utf8(tree).ok()?.trim().to_string();
+    // Read here from the objects when it can be; else git's.
+    let here = git_dirs(project)
+        .map(|(_, common)| common)
+        .or_else(|| Some(project.join(".git")).filter(|d| d.is_dir()))
+        .and_then(|common| super::git_tree::commit_tree(&common.join("objects"), base));
+    let tree = match here {
+        Some(tree) => tree,
+        None => {
+            let tree = git(project, &["rev-parse", "--verify", &format!("{base}^{{tree}}")], &[]).ok()?;
+            String::from_utf8(tree).ok()?.trim().to_string()
+        }
+    };
     TREES.lock().ok()?.get_or_insert_default().insert(base.to_string(), tree.clone());
     Some(tree)
 }
@@ -252,26 +264,53 @@ pub(super) fn scan(project: &Path, copy: &Path, base: &str) -> Option<Found> {
         (meta.mtime() as u32, meta.mtime_nsec() as u32)
     };
     let index = parse(&std::fs::read(&index_path).ok()?)?;
-    if index.root.as_deref() != Some(base_tree(project, base)?.as_str()) {
-        return None;
-    }
+    // An index that no longer holds the base (the agent staged or committed): the base's own
+    // entries, read from its trees, to compare each entry with.
+    let objects = common.join("objects");
+    let base_entries = match index.root.as_deref() == Some(base_tree(project, base)?.as_str()) {
+        true => None,
+        false => Some(super::git_tree::flatten(&objects, base)?),
+    };
     let tracked: HashSet<&str> = index.entries.iter().map(|e| e.path.as_str()).collect();
     let half = index.entries.len().div_ceil(2).max(1);
     let (changed, untracked) = std::thread::scope(|scope| {
         let walk = scope.spawn(|| untracked(copy, &tracked));
-        fn compare<'a>(copy: &Path, part: &'a [Entry], at: (u32, u32)) -> Vec<&'a Entry> {
-            part.iter().filter(|e| differs(copy, e, at)).collect()
+        // A candidate: its `stat` differs from the index's, or the index's entry from the base's.
+        type Bases = HashMap<String, (u32, String)>;
+        fn compare<'a>(copy: &Path, part: &'a [Entry], at: (u32, u32), base: Option<&Bases>) -> Vec<&'a Entry> {
+            let staged =
+                |e: &Entry| base.is_some_and(|b| b.get(&e.path).is_none_or(|(m, sha)| *m != e.mode || *sha != e.sha));
+            part.iter().filter(|e| staged(e) || differs(copy, e, at)).collect()
         }
+        let base = base_entries.as_ref();
         let mut parts = index.entries.chunks(half);
         let first = parts.next().unwrap_or_default();
         let second = parts.next().unwrap_or_default();
-        let other = scope.spawn(move || compare(copy, second, index_time));
-        let mut changed = compare(copy, first, index_time);
+        let other = scope.spawn(move || compare(copy, second, index_time, base));
+        let mut changed = compare(copy, first, index_time, base);
         changed.extend(other.join().expect("stat thread"));
         (changed, walk.join().expect("walk thread"))
     });
-    let tracked = changed.into_iter().map(|e| (e.path.clone(), (format!("{:o}", e.mode), e.sha.clone()))).collect();
-    Some(Found { tracked, untracked: untracked?, objects: common.join("objects") })
+    let mut untracked = untracked?;
+    let mut found: Vec<(String, (String, String))> = Vec::new();
+    for e in changed {
+        // With the base's own entries, each candidate's base is the base's (none: it is new).
+        let base = match &base_entries {
+            None => Some((e.mode, e.sha.clone())),
+            Some(b) => b.get(&e.path).cloned(),
+        };
+        match base {
+            Some((mode, sha)) => found.push((e.path.clone(), (format!("{mode:o}"), sha))),
+            None => untracked.push(e.path.clone()),
+        }
+    }
+    // The base's paths the index no longer has (removed, or renamed and staged).
+    if let Some(b) = &base_entries {
+        for (path, (mode, sha)) in b.iter().filter(|(p, _)| !tracked.contains(p.as_str())) {
+            found.push((path.clone(), (format!("{mode:o}"), sha.clone())));
+        }
+    }
+    Some(Found { tracked: found, untracked, objects })
 }
 
 #[cfg(not(unix))]

@@ -14,6 +14,7 @@ mod git_checkout;
 mod git_config;
 mod git_index;
 pub(crate) mod git_snapshot;
+mod git_tree;
 pub mod journal;
 pub mod lock;
 mod merge;
