@@ -78,6 +78,11 @@ fn main() {
     generate(&project);
     println!("generated {TRACKED} tracked files and {DEPENDENCIES} dependency files in {:.1} s", secs(start));
     let provider = GitWorktreeProvider;
+    // `BENCH_ONLY=checkpoint` runs only the checkpoint before a turn.
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("checkpoint") {
+        checkpoints(&project, dir.path());
+        return;
+    }
 
     // `BENCH_ONLY=scan` runs only the change scan, `BENCH_ONLY=create` only the creation.
     let only_scan = std::env::var("BENCH_ONLY").as_deref() == Ok("scan");

@@ -132,25 +132,55 @@ fn kind(workspace: &Path) -> Kind {
 impl Checkpoints {
     /// Records the state of `workspace` now, and forgets checkpoints past the count and age kept.
     pub fn record(&self, workspace: &Path) -> Result<Checkpoint, CheckpointError> {
-        let checkpoint = self.record_only(workspace, true)?;
-        self.prune(workspace)?;
-        Ok(checkpoint)
+        match kind(workspace) {
+            Kind::Git { head } => {
+                // The checkpoints so far, the commit, then its ref made and the ones past the
+                // count or age forgotten in one `update-ref` (the fewest git processes: each costs
+                // milliseconds of the turn's start).
+                let mut all = self.list_git(workspace)?;
+                let (checkpoint, commit) = self.commit_git(workspace, &head)?;
+                all.push(checkpoint.clone());
+                all.sort_by(|a, b| a.id.cmp(&b.id));
+                let mut input = format!("create {REFS}{} {commit}\n", &checkpoint.id[1..]);
+                for c in self.past(&all) {
+                    input.push_str(&format!("delete {REFS}{}\n", &c.id[1..]));
+                }
+                git_snapshot::git_with_input(workspace, &["update-ref", "--stdin"], input.as_bytes())?;
+                Ok(checkpoint)
+            }
+            Kind::Files => {
+                let checkpoint = snapshot::record(&self.folder(workspace), workspace, self.max_file)?;
+                self.prune(workspace)?;
+                Ok(checkpoint)
+            }
+        }
+    }
+
+    /// A commit of `workspace` as it is now on top of `head` (no ref): the checkpoint it would be
+    /// and the commit.
+    fn commit_git(&self, workspace: &Path, head: &git_snapshot::Head) -> Result<(Checkpoint, String), CheckpointError> {
+        let folders = super::teams::dependency_folders(workspace);
+        let index = match head.git_dir() {
+            Some(dir) => private_index(dir),
+            None => private_index(&git_dir(workspace)?),
+        };
+        let message = format!("Sidekicks: checkpoint of {}", workspace.display());
+        let made = git_snapshot::commit(workspace, &index, &message, &folders, head, true);
+        let _ = std::fs::remove_file(&index);
+        let commit = made?;
+        let name = format!("{}-{commit}", stamp());
+        Ok((named('g', &name), commit))
     }
 
     fn record_only(&self, workspace: &Path, keep: bool) -> Result<Checkpoint, CheckpointError> {
         let checkpoint = match kind(workspace) {
             Kind::Git { head } => {
-                let folders = super::teams::dependency_folders(workspace);
-                let index = private_index(workspace)?;
-                let message = format!("Sidekicks: checkpoint of {}", workspace.display());
-                let made = git_snapshot::commit(workspace, &index, &message, &folders, &head, true);
-                let _ = std::fs::remove_file(&index);
-                let commit = made?;
-                let name = format!("{}-{commit}", stamp());
+                let (checkpoint, commit) = self.commit_git(workspace, &head)?;
                 if keep {
+                    let name = &checkpoint.id[1..];
                     git_snapshot::git(workspace, &["update-ref", &format!("{REFS}{name}"), &commit], &[])?;
                 }
-                named('g', &name)
+                checkpoint
             }
             Kind::Files => snapshot::record(&self.folder(workspace), workspace, self.max_file)?,
         };
@@ -180,18 +210,33 @@ impl Checkpoints {
     /// The checkpoints of `workspace`, oldest first.
     pub fn list(&self, workspace: &Path) -> Result<Vec<Checkpoint>, CheckpointError> {
         let mut all = match kind(workspace) {
-            Kind::Git { .. } => {
-                let out = git_snapshot::git(workspace, &["for-each-ref", "--format=%(refname:lstrip=3)", REFS], &[])?;
-                String::from_utf8_lossy(&out)
-                    .lines()
-                    .filter(|l| l.contains('-'))
-                    .map(|l| named('g', l.trim()))
-                    .collect()
-            }
+            Kind::Git { .. } => self.list_git(workspace)?,
             Kind::Files => snapshot::list(&self.folder(workspace))?,
         };
         all.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(all)
+    }
+
+    /// The checkpoints of a git workspace (their refs).
+    fn list_git(&self, workspace: &Path) -> Result<Vec<Checkpoint>, CheckpointError> {
+        let out = git_snapshot::git(workspace, &["for-each-ref", "--format=%(refname:lstrip=3)", REFS], &[])?;
+        let mut all: Vec<Checkpoint> =
+            String::from_utf8_lossy(&out).lines().filter(|l| l.contains('-')).map(|l| named('g', l.trim())).collect();
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(all)
+    }
+
+    /// Of `all` (sorted, the newest last), those past the count or the age kept.
+    fn past<'a>(&self, all: &'a [Checkpoint]) -> Vec<&'a Checkpoint> {
+        let now = crate::model::when::now();
+        let excess = all.len().saturating_sub(self.keep.max(1));
+        let old = |c: &Checkpoint| now.saturating_sub(c.at) > self.max_age;
+        all.iter()
+            .take(all.len().saturating_sub(1))
+            .enumerate()
+            .filter(|(i, c)| *i < excess || old(c))
+            .map(|(_, c)| c)
+            .collect()
     }
 
     /// The paths that differ between checkpoint `id` and the workspace now.
@@ -234,11 +279,7 @@ impl Checkpoints {
     /// Forgets checkpoints past the count or age kept (the newest is always kept).
     fn prune(&self, workspace: &Path) -> Result<(), CheckpointError> {
         let all = self.list(workspace)?;
-        let now = crate::model::when::now();
-        let excess = all.len().saturating_sub(self.keep.max(1));
-        let old = |c: &Checkpoint| now.saturating_sub(c.at) > self.max_age;
-        let gone: Vec<&Checkpoint> =
-            all.iter().take(all.len() - 1).enumerate().filter(|(i, c)| *i < excess || old(c)).map(|(_, c)| c).collect();
+        let gone = self.past(&all);
         if gone.is_empty() {
             return Ok(());
         }
@@ -263,13 +304,17 @@ impl Checkpoints {
     }
 }
 
-/// A fresh file name for a private index in the repository's git folder.
-fn private_index(workspace: &Path) -> Result<PathBuf, CheckpointError> {
+/// The repository's git folder, asked of git.
+fn git_dir(workspace: &Path) -> Result<PathBuf, CheckpointError> {
     let out = git_snapshot::git(workspace, &["rev-parse", "--path-format=absolute", "--git-dir"], &[])?;
-    let dir = PathBuf::from(String::from_utf8_lossy(&out).trim());
+    Ok(PathBuf::from(String::from_utf8_lossy(&out).trim()))
+}
+
+/// A fresh file name for a private index in the git folder `dir`.
+fn private_index(dir: &Path) -> PathBuf {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    Ok(dir.join(format!("sidekicks-checkpoint-{}-{n}.index", std::process::id())))
+    dir.join(format!("sidekicks-checkpoint-{}-{n}.index", std::process::id()))
 }
 
 /// The paths that differ between two commits, with git's status letter (A, M, D, T).
@@ -296,7 +341,7 @@ fn restore_git(workspace: &Path, target: &str, now: &str) -> Result<(), Checkpoi
         return Ok(());
     }
     // Written through a private index holding the target's tree: the person's is not touched.
-    let index = private_index(workspace)?;
+    let index = private_index(&git_dir(workspace)?);
     let env = [("GIT_INDEX_FILE", index.as_path())];
     let done = git_snapshot::git(workspace, &["read-tree", target], &env).and_then(|_| {
         let mut input = Vec::new();

@@ -69,6 +69,13 @@ pub(crate) struct Head {
     tree: String,
 }
 
+impl Head {
+    /// The repository's git folder (of this worktree: where its index is).
+    pub(crate) fn git_dir(&self) -> Option<&Path> {
+        Path::new(&self.index).parent()
+    }
+}
+
 /// The commit checked out in `project`, when it is the top folder of a repository with one
 /// (one git process when all is well).
 pub(crate) fn head(project: &Path) -> Result<Head, TeamError> {
