@@ -92,21 +92,9 @@ async fn the_demo_agent_answers_over_ssh_its_files_are_served_there_and_stop_lea
     until("nothing left", || processes_with(&there).is_empty()).await;
 }
 
-/// Sends `text` to `agent` without waiting for the end of its turn.
-async fn say(rig: &Rig, agent: &str, text: &str) {
-    rig.send(Command::Prompt {
-        agent: agent.into(),
-        text: text.into(),
-        context: None,
-        id: None,
-        attachments: Vec::new(),
-    })
-    .await;
-}
-
 /// The misbehaving agent's "spawn": `sleep 1000` started there; (agent pid, sleep pid).
 async fn spawned(rig: &mut Rig, agent: &str) -> (i32, i32) {
-    say(rig, agent, "spawn").await;
+    rig.say(agent, "spawn").await;
     rig.wait_for(LIMIT, "the pids", |e| matches!(e, Event::AgentUpdate { .. })).await;
     let deadline = Instant::now() + LIMIT;
     loop {

@@ -160,6 +160,15 @@ fn fill(h: &mut H, role: Role, n: usize, text: &str) {
     h.step();
 }
 
+/// Opens Settings and its form for a new agent.
+fn open_new_agent_form(h: &mut H) {
+    h.get_by_label("Settings").click();
+    step_until(h, LONG, "the form's list", |h| h.query_by_label("Add an agent…").is_some());
+    h.get_by_label("Add an agent…").click();
+    h.step();
+    h.step();
+}
+
 /// Adding an agent meant typing `[[agent]]`: the form adds one and edits another, the file keeps
 /// its comments, and what cannot be written is said (issue 35 item 12).
 #[test]
@@ -169,13 +178,8 @@ fn the_agent_form_adds_and_edits_agents_keeping_the_files_comments() {
     let text = format!("# my agents, by hand\n{}", config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()));
     let mut h = window(&text, dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
-    h.get_by_label("Settings").click();
-    step_until(&mut h, LONG, "the form's list", |h| h.query_by_label("Add an agent…").is_some());
-
     // A new agent: name, command, arguments, workspace, a variable.
-    h.get_by_label("Add an agent…").click();
-    h.step();
-    h.step();
+    open_new_agent_form(&mut h);
     assert_eq!(fields(&h, Role::TextInput).len(), 4, "name, command, workspace, channels");
     fill(&mut h, Role::TextInput, 0, "helper");
     fill(&mut h, Role::TextInput, 1, BIN);
@@ -230,11 +234,7 @@ fn the_agent_form_places_an_agent_on_another_machine() {
     let text = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
     let mut h = window(&text, dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
-    h.get_by_label("Settings").click();
-    step_until(&mut h, LONG, "the form's list", |h| h.query_by_label("Add an agent…").is_some());
-    h.get_by_label("Add an agent…").click();
-    h.step();
-    h.step();
+    open_new_agent_form(&mut h);
     fill(&mut h, Role::TextInput, 0, "far");
     fill(&mut h, Role::TextInput, 1, "claude-agent-acp");
     fill(&mut h, Role::TextInput, 2, &dir.path().display().to_string());

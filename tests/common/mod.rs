@@ -143,8 +143,8 @@ pub async fn demo_rig(dir: &Path) -> Rig {
 }
 
 impl Rig {
-    /// Sends `text` to `agent` and waits for the end of that turn.
-    pub async fn turn(&mut self, agent: &str, text: &str) -> sidekicks::model::conversation::TurnEnd {
+    /// Sends `text` to `agent` without waiting for the end of its turn.
+    pub async fn say(&self, agent: &str, text: &str) {
         self.send(Command::Prompt {
             agent: agent.into(),
             text: text.into(),
@@ -153,6 +153,11 @@ impl Rig {
             attachments: Vec::new(),
         })
         .await;
+    }
+
+    /// Sends `text` to `agent` and waits for the end of that turn.
+    pub async fn turn(&mut self, agent: &str, text: &str) -> sidekicks::model::conversation::TurnEnd {
+        self.say(agent, text).await;
         self.wait_turn_end(agent).await
     }
 
