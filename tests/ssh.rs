@@ -61,7 +61,9 @@ async fn the_demo_agent_answers_over_ssh_its_files_are_served_there_and_stop_lea
     std::fs::create_dir(&remote).unwrap();
     // A value with a quote, a `$(…)` and a second line: it must arrive whole, and never on a
     // command line.
-    let value = "it's $(not run)\nsecond line";
+    // The marker is a word no other process carries (the Claude Code test beside this one passes
+    // prompts saying "not running" on its command lines).
+    let value = "it's $(sk_never_run_7f3a)\nsecond line";
     let env = format!("env = {{ SK_MARK = {value:?} }}\n");
     let text = ssh_agent("far", BIN, &["demo-agent"], &local, &remote, HOST, &env);
     let mut rig = Rig::new(fast_settings());
@@ -78,7 +80,7 @@ async fn the_demo_agent_answers_over_ssh_its_files_are_served_there_and_stop_lea
     let (pid, _) = agents[0];
     assert!(parent_name(pid).starts_with("sshd"), "it runs under sshd, not {}", parent_name(pid));
     assert!(environ(pid).contains(&format!("SK_MARK={value}")), "{:?}", environ(pid));
-    let on_command_lines: Vec<(i32, String)> = processes_with("not run");
+    let on_command_lines: Vec<(i32, String)> = processes_with("sk_never_run_7f3a");
     assert!(on_command_lines.is_empty(), "the env value is on a command line: {on_command_lines:?}");
 
     // Its fs/* requests are served in the remote folder, not in the local one.
