@@ -304,3 +304,46 @@ fn changes_since_a_checkpoint_are_reviewed_and_reverted_in_git_and_outside() {
     review_and_revert(&git_dir, &data);
     review_and_revert(&plain, &data);
 }
+
+#[test]
+fn a_turn_through_the_command_line_checkpoints_a_git_project_with_no_git_process() {
+    // issue 37: the checkpoint before each turn was seven git processes; it is made in the process.
+    let dir = tempfile::tempdir().unwrap();
+    let project_dir = dir.path().join("project");
+    project(&project_dir);
+    git(&project_dir, &["init", "-q", "-b", "main"]);
+    git(&project_dir, &["add", "-A"]);
+    git(&project_dir, &["commit", "-qm", "start"]);
+    write(&project_dir, "src/main.rs", "fn main() { /* changed before the turn */ }\n");
+    write(&project_dir, "notes/new.md", "new\n");
+    let config = dir.path().join("sidekicks.toml");
+    let agents = [("demo", common::BIN, &["demo-agent"][..])];
+    std::fs::write(&config, common::config_text("", &agents, &project_dir)).unwrap();
+    // A `git` first on the PATH that writes down each time it is started.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = dir.path().join("git-calls");
+    let real = std::process::Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout;
+    let real = String::from_utf8(real).unwrap();
+    let script = format!("#!/bin/sh\necho \"$*\" >> {log:?}\nexec {} \"$@\"\n", real.trim());
+    std::fs::write(bin.join("git"), script).unwrap();
+    std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = std::process::Command::new(common::BIN)
+        .args(["prompt", "--agent", "demo", "--config"])
+        .arg(&config)
+        .arg("hello")
+        .env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()))
+        .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The checkpoint is there, and holds the project as it was before the turn.
+    let refs = git(&project_dir, &["for-each-ref", "--format=%(refname)", "refs/sidekicks/checkpoints/"]);
+    assert_eq!(refs.lines().count(), 1, "one checkpoint: {refs:?}");
+    let at = |path: &str| git(&project_dir, &["show", &format!("{}:{path}", refs.trim())]);
+    assert_eq!(at("src/main.rs").trim(), "fn main() { /* changed before the turn */ }");
+    assert_eq!(at("notes/new.md").trim(), "new");
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(calls, "", "git was started for the turn");
+}

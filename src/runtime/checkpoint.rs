@@ -132,6 +132,10 @@ fn kind(workspace: &Path) -> Kind {
 impl Checkpoints {
     /// Records the state of `workspace` now, and forgets checkpoints past the count and age kept.
     pub fn record(&self, workspace: &Path) -> Result<Checkpoint, CheckpointError> {
+        #[cfg(unix)]
+        if let Some(done) = self.record_here(workspace) {
+            return done;
+        }
         match kind(workspace) {
             Kind::Git { head } => {
                 // The checkpoints so far, the commit, then its ref made and the ones past the
@@ -156,16 +160,49 @@ impl Checkpoints {
         }
     }
 
+    /// [`Checkpoints::record`] of a git workspace with no git process (`git_commit`): the
+    /// checkpoints so far, the commit, its ref and the forgetting of those past the count or age
+    /// kept; `None` when git must do it.
+    #[cfg(unix)]
+    fn record_here(&self, workspace: &Path) -> Option<Result<Checkpoint, CheckpointError>> {
+        let repo = super::teams::git_commit::Repo::open(workspace)?;
+        let head = repo.resolve("HEAD")?;
+        let mut all: Vec<Checkpoint> =
+            repo.refs(REFS)?.iter().filter(|l| l.contains('-')).map(|l| named('g', l)).collect();
+        let folders = super::teams::dependency_folders(workspace);
+        let commit = repo.commit_worktree(workspace, &head, &message(workspace), &folders)?;
+        let checkpoint = named('g', &format!("{}-{commit}", stamp()));
+        all.push(checkpoint.clone());
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        let refs = || -> Result<(), String> {
+            repo.create_ref(&format!("{REFS}{}", &checkpoint.id[1..]), &commit)?;
+            for c in self.past(&all) {
+                repo.delete_ref(&format!("{REFS}{}", &c.id[1..]))?;
+            }
+            Ok(())
+        };
+        Some(
+            refs()
+                .map(|()| checkpoint)
+                .map_err(|message| CheckpointError::Git { command: "update-ref".into(), message }),
+        )
+    }
+
     /// A commit of `workspace` as it is now on top of `head` (no ref): the checkpoint it would be
     /// and the commit.
     fn commit_git(&self, workspace: &Path, head: &git_snapshot::Head) -> Result<(Checkpoint, String), CheckpointError> {
         let folders = super::teams::dependency_folders(workspace);
+        #[cfg(unix)]
+        if let Some(repo) = super::teams::git_commit::Repo::open(workspace)
+            && let Some(commit) = repo.commit_worktree(workspace, &head.commit, &message(workspace), &folders)
+        {
+            return Ok((named('g', &format!("{}-{commit}", stamp())), commit));
+        }
         let index = match head.git_dir() {
             Some(dir) => private_index(dir),
             None => private_index(&git_dir(workspace)?),
         };
-        let message = format!("Sidekicks: checkpoint of {}", workspace.display());
-        let made = git_snapshot::commit(workspace, &index, &message, &folders, head, true);
+        let made = git_snapshot::commit(workspace, &index, &message(workspace), &folders, head, true);
         let _ = std::fs::remove_file(&index);
         let commit = made?;
         let name = format!("{}-{commit}", stamp());
@@ -302,6 +339,11 @@ impl Checkpoints {
         let key: String = key.iter().take(8).map(|b| format!("{b:02x}")).collect();
         self.root.join(key)
     }
+}
+
+/// A checkpoint commit's message.
+fn message(workspace: &Path) -> String {
+    format!("Sidekicks: checkpoint of {}", workspace.display())
 }
 
 /// The repository's git folder, asked of git.

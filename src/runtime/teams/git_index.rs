@@ -25,10 +25,10 @@ use super::git_snapshot::git;
 use super::odb::hex;
 
 /// One tracked path as the index has it.
-struct Entry {
-    path: String,
-    mode: u32,
-    sha: String,
+pub(super) struct Entry {
+    pub path: String,
+    pub mode: u32,
+    pub sha: String,
     ctime: (u32, u32),
     mtime: (u32, u32),
     ino: u32,
@@ -38,8 +38,8 @@ struct Entry {
 }
 
 /// The index, when it is of a form read here.
-struct Index {
-    entries: Vec<Entry>,
+pub(super) struct Index {
+    pub entries: Vec<Entry>,
     /// The tree the index holds, from its cache tree (none when invalidated).
     root: Option<String>,
 }
@@ -217,17 +217,36 @@ fn differs(copy: &Path, entry: &Entry, index_time: (u32, u32)) -> bool {
         || entry.mtime >= index_time
 }
 
-/// The files under `copy` that git does not track and does not ignore; `None` when a nested
-/// repository is found (git lists it as one folder).
-fn untracked(copy: &Path, tracked: &HashSet<&str>) -> Option<Vec<String>> {
+/// The files under `copy` that git does not track and does not ignore, and the folders of `skip`
+/// (relative paths) met and not walked (those not ignored); `None` when a nested repository is
+/// found (git lists it as one folder).
+pub(super) fn untracked(copy: &Path, tracked: &HashSet<&str>, skip: &[String]) -> Option<(Vec<String>, Vec<String>)> {
     let mut out = Vec::new();
+    let skipped = std::sync::Arc::new(Mutex::new(Vec::new()));
+    fn relative(top: &Path, e: &ignore::DirEntry) -> Option<String> {
+        e.path().strip_prefix(top).ok().map(|p| p.to_string_lossy().into_owned())
+    }
+    let (top, skip, met) = (copy.to_path_buf(), skip.to_vec(), skipped.clone());
     let walk = ignore::WalkBuilder::new(copy)
         .standard_filters(false)
         .git_ignore(true)
         .git_exclude(true)
         .git_global(true)
         .require_git(false)
-        .filter_entry(|e| e.depth() != 1 || e.file_name() != ".git")
+        .filter_entry(move |e| {
+            if e.depth() == 1 && e.file_name() == ".git" {
+                return false;
+            }
+            // Called after the ignore rules: a folder here is not ignored.
+            if !skip.is_empty()
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && let Some(path) = relative(&top, e).filter(|p| skip.contains(p))
+            {
+                met.lock().expect("skipped").push(path);
+                return false;
+            }
+            true
+        })
         .build();
     for entry in walk {
         let entry = entry.ok()?;
@@ -241,12 +260,49 @@ fn untracked(copy: &Path, tracked: &HashSet<&str>) -> Option<Vec<String>> {
         if !(kind.is_file() || kind.is_symlink()) {
             continue;
         }
-        let path = entry.path().strip_prefix(copy).ok()?.to_string_lossy().into_owned();
+        let path = relative(copy, &entry)?;
         if !tracked.contains(path.as_str()) {
             out.push(path);
         }
     }
-    Some(out)
+    let met = std::mem::take(&mut *skipped.lock().expect("skipped"));
+    Some((out, met))
+}
+
+/// An index read to commit its working tree from, with the time it was written.
+pub(super) struct ReadIndex {
+    pub index: Index,
+    time: (u32, u32),
+}
+
+/// The index of the working tree at `top` (git folder `dir`, common folder `common`) when a
+/// commit of that working tree can be made here as git would (the same conditions as the scan).
+#[cfg(unix)]
+pub(super) fn read_for_commit(top: &Path, dir: &Path, common: &Path) -> Option<ReadIndex> {
+    use std::os::unix::fs::MetadataExt;
+    if !settings_fit(top, dir, common) {
+        return None;
+    }
+    let path = dir.join("index");
+    let meta = std::fs::metadata(&path).ok()?;
+    let index = parse(&std::fs::read(&path).ok()?)?;
+    Some(ReadIndex { index, time: (meta.mtime() as u32, meta.mtime_nsec() as u32) })
+}
+
+/// For each entry of `read`, whether its file's `stat` may differ from the index's (two threads).
+#[cfg(unix)]
+pub(super) fn stat_changed(top: &Path, read: &ReadIndex) -> Vec<bool> {
+    let half = read.index.entries.len().div_ceil(2).max(1);
+    let mut parts = read.index.entries.chunks(half);
+    let first = parts.next().unwrap_or_default();
+    let second = parts.next().unwrap_or_default();
+    let compare = |part: &[Entry]| part.iter().map(|e| differs(top, e, read.time)).collect::<Vec<bool>>();
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| compare(second));
+        let mut changed = compare(first);
+        changed.extend(other.join().expect("stat thread"));
+        changed
+    })
 }
 
 /// The scan of the worktree at `copy` made from `base` of `project`, or `None` when it is git's
@@ -274,7 +330,7 @@ pub(super) fn scan(project: &Path, copy: &Path, base: &str) -> Option<Found> {
     let tracked: HashSet<&str> = index.entries.iter().map(|e| e.path.as_str()).collect();
     let half = index.entries.len().div_ceil(2).max(1);
     let (changed, untracked) = std::thread::scope(|scope| {
-        let walk = scope.spawn(|| untracked(copy, &tracked));
+        let walk = scope.spawn(|| untracked(copy, &tracked, &[]).map(|(found, _)| found));
         // A candidate: its `stat` differs from the index's, or the index's entry from the base's.
         type Bases = HashMap<String, (u32, String)>;
         fn compare<'a>(copy: &Path, part: &'a [Entry], at: (u32, u32), base: Option<&Bases>) -> Vec<&'a Entry> {

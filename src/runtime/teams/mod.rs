@@ -11,6 +11,8 @@ pub mod discarded;
 mod export;
 mod git;
 mod git_checkout;
+#[cfg(unix)]
+pub(crate) mod git_commit;
 mod git_config;
 mod git_index;
 pub(crate) mod git_snapshot;
