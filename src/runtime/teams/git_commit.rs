@@ -9,7 +9,8 @@
 //! dependency folder stay as the index has them and the folder is not walked (git's
 //! `:(exclude,top)` pathspec). The trees are then written from the paths, bottom up. Whatever the
 //! scan steps aside for (another index form, a setting or attribute that makes git convert, a
-//! submodule, a nested repository) makes this step aside too (`None`): the caller asks git.
+//! submodule, a nested repository, a `.gitattributes` deeper in the tree that converts) makes this
+//! step aside too (`None`): the caller asks git.
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::{CStr, CString};
@@ -204,6 +205,15 @@ fn worktree_tree(repo: &Repo, top: &Path, dir: &Path, common: &Path, folders: &[
     // The dependency folders the walk met are not ignored: left out as git's pathspec
     // `:(exclude,top)` would (an ignored one's tracked files are updated, as `git add -A` does).
     let (untracked, excluded) = walked?;
+    // A deeper `.gitattributes` that makes git convert (an LFS filter, CRLF): git's to commit (the
+    // scan only over-counts there; a commit would keep other bytes).
+    let deeper = read.index.entries.iter().map(|e| e.path.as_str()).chain(untracked.iter().map(String::as_str));
+    if deeper
+        .filter(|p| p.ends_with("/.gitattributes"))
+        .any(|p| std::fs::read_to_string(top.join(p)).is_ok_and(|text| git_index::converts(&text)))
+    {
+        return None;
+    }
     let mut files: Vec<(String, u32, String)> = Vec::with_capacity(read.index.entries.len() + untracked.len());
     for (e, changed) in read.index.entries.iter().zip(changed) {
         if !changed || under(&e.path, &excluded) {
@@ -362,6 +372,11 @@ mod tests {
         let (here, theirs) = both(repo, &folders);
         assert_eq!(here, theirs);
         assert_ne!(here, git(repo, &["rev-parse", "HEAD^{tree}"]));
+        // A filter deeper in the tree: git's to commit.
+        write(repo, "deep/.gitattributes", "*.bin filter=lfs\n");
+        let head = Repo::open(repo).unwrap().resolve("HEAD").unwrap();
+        assert_eq!(Repo::open(repo).unwrap().commit_worktree(repo, &head, "m", &folders), None);
+        std::fs::remove_file(repo.join("deep/.gitattributes")).unwrap();
         let listed = git(repo, &["ls-tree", "-r", "--name-only", &here]);
         assert!(listed.contains("new/file.rs") && !listed.contains("gone.txt") && !listed.contains("skipped.log"));
         // The person's index is as it was: only the staged file differs from HEAD.
