@@ -205,6 +205,11 @@ fn worktree_tree(repo: &Repo, top: &Path, dir: &Path, common: &Path, folders: &[
     // The dependency folders the walk met are not ignored: left out as git's pathspec
     // `:(exclude,top)` would (an ignored one's tracked files are updated, as `git add -A` does).
     let (untracked, excluded) = walked?;
+    // A name that is not UTF-8 was read lossily: git's to commit (it would be lost here).
+    let mut names = read.index.entries.iter().map(|e| e.path.as_str()).chain(untracked.iter().map(String::as_str));
+    if names.any(|p| p.contains(char::REPLACEMENT_CHARACTER)) {
+        return None;
+    }
     // A deeper `.gitattributes` that makes git convert (an LFS filter, CRLF): git's to commit (the
     // scan only over-counts there; a commit would keep other bytes).
     let deeper = read.index.entries.iter().map(|e| e.path.as_str()).chain(untracked.iter().map(String::as_str));
@@ -325,6 +330,7 @@ mod tests {
 
     #[test]
     fn a_working_tree_committed_here_is_what_git_add_all_commits() {
+        use std::os::unix::ffi::OsStrExt;
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path();
@@ -377,6 +383,11 @@ mod tests {
         let head = Repo::open(repo).unwrap().resolve("HEAD").unwrap();
         assert_eq!(Repo::open(repo).unwrap().commit_worktree(repo, &head, "m", &folders), None);
         std::fs::remove_file(repo.join("deep/.gitattributes")).unwrap();
+        // A name that is not UTF-8: git's to commit.
+        let odd = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+        std::fs::write(repo.join(odd), "latin-1 name\n").unwrap();
+        assert_eq!(Repo::open(repo).unwrap().commit_worktree(repo, &head, "m", &folders), None);
+        std::fs::remove_file(repo.join(odd)).unwrap();
         let listed = git(repo, &["ls-tree", "-r", "--name-only", &here]);
         assert!(listed.contains("new/file.rs") && !listed.contains("gone.txt") && !listed.contains("skipped.log"));
         // The person's index is as it was: only the staged file differs from HEAD.
