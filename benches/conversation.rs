@@ -80,6 +80,7 @@ fn model_ingest() {
         runtime: Default::default(),
         channels: vec![],
         policy: Default::default(),
+        registry: None,
     };
     let config = sidekicks::model::config::Config { agents: vec![agent], ..Default::default() };
     state.apply(Event::ConfigApplied { config });

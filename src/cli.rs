@@ -67,6 +67,9 @@ pub enum CliCommand {
     /// restore — the same teams the window shows.
     #[command(subcommand)]
     Team(crate::cli_team::TeamCli),
+    /// Agents from the ACP Registry: list them, add one to the config, update, remove.
+    #[command(subcommand)]
+    Registry(crate::cli_registry::RegistryCli),
     /// Runs a terminal's shell as a child subreaper, so closing the terminal ends all it started.
     #[command(hide = true)]
     TerminalHost {
@@ -191,6 +194,10 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             let (path, dirs) = config_path(cli.config)?;
             Ok(std::process::ExitCode::from(crate::cli_team::run(path, dirs, command)?))
         }
+        Some(CliCommand::Registry(command)) => {
+            let (path, dirs) = config_path(cli.config)?;
+            Ok(std::process::ExitCode::from(crate::cli_registry::run(path, dirs, command)?))
+        }
         None => run_window(cli.config),
     }
 }
@@ -202,7 +209,8 @@ fn init_logging(command: &Option<CliCommand>) {
     use tracing_subscriber::prelude::*;
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("SIDEKICKS_LOG").unwrap_or_else(|_| "warn,sidekicks=info".into());
-    let to_file = matches!(command, None | Some(CliCommand::Prompt { .. } | CliCommand::Team(_)));
+    let to_file =
+        matches!(command, None | Some(CliCommand::Prompt { .. } | CliCommand::Team(_) | CliCommand::Registry(_)));
     let file = to_file
         .then(AppDirs::from_system)
         .flatten()
@@ -210,7 +218,7 @@ fn init_logging(command: &Option<CliCommand>) {
     let file_layer = file.map(|f| tracing_subscriber::fmt::layer().with_ansi(false).with_writer(f));
     // The command line's terminal gets the answer and errors in words, not the log (it is in the
     // file); `SIDEKICKS_LOG` brings it back. Colours only on a terminal.
-    let scripted = matches!(command, Some(CliCommand::Prompt { .. } | CliCommand::Team(_)));
+    let scripted = matches!(command, Some(CliCommand::Prompt { .. } | CliCommand::Team(_) | CliCommand::Registry(_)));
     let asked = std::env::var_os("SIDEKICKS_LOG").is_some();
     let on_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let stderr_layer = (!scripted || asked)

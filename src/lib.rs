@@ -10,6 +10,7 @@
 pub mod app;
 pub mod cli;
 pub mod cli_prompt;
+pub mod cli_registry;
 pub mod cli_team;
 pub mod demo_agent;
 pub mod i18n;

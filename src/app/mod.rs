@@ -7,6 +7,7 @@ mod bridge;
 pub mod channels_state;
 pub mod composing;
 pub mod inbox;
+pub mod registry_state;
 pub mod review_state;
 mod state;
 pub mod teams_state;

@@ -232,6 +232,8 @@ pub struct AppState {
     pub picked_file: Option<Option<PathBuf>>,
     /// A folder the native dialog gave (the new-team form's project), not yet taken.
     pub picked_folder: Option<PathBuf>,
+    /// The ACP Registry ("Get agents").
+    pub registry: super::registry_state::RegistryState,
     /// Agents found on this computer.
     pub found_agents: Option<Vec<crate::runtime::discovery::FoundAgent>>,
     /// Workspace results waiting for the workspace view (it takes them each frame).
@@ -326,6 +328,9 @@ impl AppState {
                 }
                 if let Command::Checkpoint(checkpoint) = &command {
                     self.review_requested(checkpoint);
+                }
+                if let Command::Registry(asked) = &command {
+                    self.registry.requested(asked);
                 }
                 vec![command]
             }
@@ -583,6 +588,7 @@ impl AppState {
             Event::PickInWindow(start) => self.picker = Some(start),
             Event::FolderListed { path, result } => self.listing = Some((path, result)),
             Event::AgentsFound { agents } => self.found_agents = Some(agents),
+            Event::Registry(event) => self.registry.apply(event),
             Event::Branch { agent, branch } => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.branch = branch;

@@ -16,6 +16,15 @@ pub fn config_doc(lang: Language, path: &[&str], key: &str) -> Option<String> {
         ("", _, "channel") => "Les canaux auxquels les agents peuvent appartenir.",
         ("", _, "mcp") => "Les serveurs MCP donnés aux sessions des agents.",
         ("", _, "notifications") => "Les notifications du bureau.",
+        ("", _, "registry") => "Le registre ACP, où « Obtenir des agents » trouve les agents à ajouter.",
+        ("registry", _, "url") => {
+            "L’adresse de son index (HTTPS ; HTTP simple seulement sur 127.0.0.1), par exemple le miroir de votre entreprise. Par défaut : le registre officiel. `$SIDEKICKS_REGISTRY_URL` l’emporte."
+        }
+        ("agent", "", "registry") => {
+            "L’entrée du registre ACP d’où vient l’agent, et sa version (écrit par « Obtenir des agents » et `sidekicks registry` ; la mise à jour et la suppression s’en servent)."
+        }
+        ("agent", "registry", "id") => "L’identifiant de l’entrée dans le registre.",
+        ("agent", "registry", "version") => "La version installée.",
         ("defaults", _, "theme") => "Clair ou sombre : `system` (le choix du bureau ; par défaut), `light` ou `dark`.",
         ("defaults", _, "send_with") => {
             "La touche qui envoie un message : `enter` (Maj+Entrée va à la ligne ; par défaut) ou `ctrl+enter` (Entrée va à la ligne)."

@@ -29,6 +29,19 @@ pub struct Config {
     /// Checkpoints of agents' workspaces.
     #[serde(default)]
     pub checkpoints: CheckpointsConfig,
+    /// The ACP Registry, where "Get agents" finds agents to add.
+    #[serde(default)]
+    pub registry: RegistryConfig,
+}
+
+/// `[registry]`: where the ACP Registry's index is read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegistryConfig {
+    /// The index's address (HTTPS; plain HTTP only on 127.0.0.1), e.g. a company's mirror. Default:
+    /// the official registry. `$SIDEKICKS_REGISTRY_URL` overrides it.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 impl Config {
@@ -337,6 +350,10 @@ pub struct AgentConfig {
     /// What Sidekicks lets the agent do through it, whatever mode the agent is in.
     #[serde(default)]
     pub policy: Policy,
+    /// The ACP Registry entry it was added from and its version (written by "Get agents" and
+    /// `sidekicks registry`; updating and removing use it).
+    #[serde(default)]
+    pub registry: Option<crate::model::registry::Installed>,
 }
 
 /// What Sidekicks does with a request it serves for an agent.

@@ -16,7 +16,11 @@ use super::config::{
 use super::problem::{Problem, ProblemKind, Severity, ValueType};
 
 /// Keys of the top level.
-pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel", "mcp", "notifications", "checkpoints"];
+pub const TOP_KEYS: &[&str] = &["defaults", "agent", "channel", "mcp", "notifications", "checkpoints", "registry"];
+/// Keys of `[registry]`.
+pub const REGISTRY_KEYS: &[&str] = &["url"];
+/// Keys of an agent's `registry` mark.
+pub const INSTALLED_KEYS: &[&str] = &["id", "version"];
 /// Keys of `[defaults]`.
 pub const DEFAULTS_KEYS: &[&str] = &["idle_stop", "max_running", "language", "send_with", "theme"];
 /// Keys of `[notifications]`.
@@ -24,7 +28,8 @@ pub const NOTIFICATIONS_KEYS: &[&str] = &["enabled", "needs_you", "finished", "c
 /// Keys of `[checkpoints]`.
 pub const CHECKPOINTS_KEYS: &[&str] = &["enabled", "keep", "max_age_days"];
 /// Keys of an `[[agent]]`.
-pub const AGENT_KEYS: &[&str] = &["name", "command", "args", "env", "workspace", "runtime", "channels", "policy"];
+pub const AGENT_KEYS: &[&str] =
+    &["name", "command", "args", "env", "workspace", "runtime", "channels", "policy", "registry"];
 /// Keys of an agent's `policy` table.
 pub const POLICY_KEYS: &[&str] = &["writes", "commands"];
 /// Keys of an agent's `runtime`.
@@ -261,6 +266,14 @@ impl Checker<'_> {
             Some(t) => self.checkpoints(t),
             None => CheckpointsConfig::default(),
         };
+        let registry = match self.sub_table(&mut top, "registry") {
+            Some(mut t) => {
+                let url = self.string(&mut t, "url", false).map(|(u, _)| u);
+                self.finish(t, REGISTRY_KEYS);
+                crate::model::config::RegistryConfig { url }
+            }
+            None => crate::model::config::RegistryConfig::default(),
+        };
         self.finish(top, TOP_KEYS);
 
         let mut channels: Vec<ChannelConfig> = Vec::new();
@@ -292,7 +305,7 @@ impl Checker<'_> {
             }
             mcp.push(server);
         }
-        Config { defaults, agents, channels, mcp, notifications, checkpoints }
+        Config { defaults, agents, channels, mcp, notifications, checkpoints, registry }
     }
 
     /// One MCP server and the span of its name. `None` when it has no usable name.
@@ -456,6 +469,15 @@ impl Checker<'_> {
             Some(table) => self.policy(table),
             None => crate::model::config::Policy::default(),
         };
+        let registry = match self.sub_table(&mut t, "registry") {
+            Some(mut mark) => {
+                let id = self.string(&mut mark, "id", true);
+                let version = self.string(&mut mark, "version", true);
+                self.finish(mark, INSTALLED_KEYS);
+                id.zip(version).map(|((id, _), (version, _))| crate::model::registry::Installed { id, version })
+            }
+            None => None,
+        };
         let agent_channels = self.string_list(&mut t, "channels");
         for (channel, span) in &agent_channels {
             if !channels.iter().any(|c| &c.name == channel) {
@@ -488,6 +510,7 @@ impl Checker<'_> {
                 runtime,
                 channels: agent_channels.into_iter().map(|(c, _)| c).collect(),
                 policy,
+                registry,
             },
             name_span,
         ))

@@ -128,7 +128,8 @@ mod tests {
     #[test]
     fn keys_and_values_come_from_the_schema() {
         let top: Vec<String> = keys_at(&[]).into_iter().map(|k| k.key).collect();
-        assert_eq!(top, ["defaults", "agent", "channel", "mcp", "notifications", "checkpoints"]);
+        assert_eq!(top, ["defaults", "agent", "channel", "mcp", "notifications", "checkpoints", "registry"]);
+        assert_eq!(keys_at(&["agent", "registry"]).len(), 2);
         assert_eq!(key_doc(&["defaults"], "send_with").unwrap().values, ["enter", "ctrl+enter"]);
         assert_eq!(key_doc(&["defaults"], "theme").unwrap().values, ["system", "light", "dark"]);
         assert_eq!(keys_at(&["notifications"]).len(), 5);

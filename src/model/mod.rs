@@ -21,6 +21,8 @@ pub mod merge;
 pub mod permission;
 pub mod problem;
 pub mod recipe;
+pub mod registry;
+pub mod registry_edit;
 pub mod rel_path;
 pub mod review;
 pub mod search;

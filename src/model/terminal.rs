@@ -238,6 +238,12 @@ impl TerminalScreen {
         self.screen.lock()
     }
 
+    /// The screen, locked, if it is free within `wait` (a frame that would rather show its last
+    /// picture than wait for a flood's applier).
+    pub fn try_lock_for(&self, wait: std::time::Duration) -> Option<parking_lot::MutexGuard<'_, Screen>> {
+        self.screen.try_lock_for(wait)
+    }
+
     /// The title the program set, if any.
     pub fn title(&self) -> Option<String> {
         lock(&self.listener.title).clone()

@@ -7,6 +7,7 @@ pub mod checkpoints;
 pub mod discovery;
 pub mod notify;
 pub mod picker;
+pub mod registry;
 pub mod ssh;
 pub mod teams;
 pub mod terminal;
@@ -404,6 +405,8 @@ pub enum Command {
     },
     /// Look for agents installed on this computer (→ `AgentsFound`).
     DiscoverAgents,
+    /// The ACP Registry: list, add, update, remove (→ `Event::Registry`).
+    Registry(registry::RegistryCommand),
     /// Read which git branch the workspace of `agent` is on (→ `Branch`).
     ReadBranch {
         /// The agent (its name).
@@ -692,6 +695,8 @@ pub enum Event {
         /// The branch, or the commit when none is checked out.
         branch: Option<String>,
     },
+    /// What the ACP Registry service did.
+    Registry(registry::RegistryEvent),
     /// Agents found on this computer that could be added to the config.
     AgentsFound {
         /// The agents (their names).

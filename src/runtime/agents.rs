@@ -448,6 +448,7 @@ impl Manager {
             | Command::ListFolder { .. }
             | Command::PickFolder { .. }
             | Command::DiscoverAgents
+            | Command::Registry(_)
             | Command::ReadBranch { .. }
             | Command::AddAgent { .. }
             | Command::Workspace { .. }
@@ -791,6 +792,7 @@ mod then_tests {
             runtime: Default::default(),
             channels: Vec::new(),
             policy: Default::default(),
+            registry: None,
         })
     }
 

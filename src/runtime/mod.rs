@@ -32,6 +32,7 @@ pub mod notifier;
 pub mod permission_rules;
 pub mod process;
 pub mod redact;
+pub mod registry;
 pub mod services;
 pub mod store;
 pub mod teams;

@@ -27,6 +27,7 @@ pub mod message;
 pub mod message_list;
 pub mod palette;
 pub mod permission_card;
+pub mod registry_view;
 pub mod review;
 pub mod review_rows;
 pub mod rules;
@@ -43,6 +44,7 @@ pub mod team_setup;
 pub mod team_view;
 pub mod terminal_colors;
 pub mod terminal_input;
+mod terminal_picture;
 pub mod terminal_tabs;
 pub mod terminal_view;
 pub mod theme;
@@ -95,6 +97,8 @@ pub enum View {
     Search,
     /// Every thread of every agent.
     Threads,
+    /// The ACP Registry's agents.
+    GetAgents,
 }
 
 /// The application window.
@@ -141,6 +145,8 @@ pub struct SidekicksApp {
     palette: palette::Palette,
     /// What the sidebar's filter box holds.
     sidebar_filter: String,
+    /// "Get agents" asked for the index since it was opened.
+    registry_asked: bool,
     /// Search everywhere.
     search: search_view::SearchView,
 }
@@ -186,6 +192,7 @@ impl SidekicksApp {
             title_count: None,
             palette: Default::default(),
             sidebar_filter: String::new(),
+            registry_asked: false,
             search: Default::default(),
             frame_stats: None,
             opened_seen: 0,
@@ -396,6 +403,7 @@ impl SidekicksApp {
                 search: self.view == View::Search,
                 threads: self.view == View::Threads,
                 settings: self.view == View::Settings,
+                get_agents: self.view == View::GetAgents,
             };
             match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown, &mut self.sidebar_filter) {
                 sidebar::SidebarClick::Inbox => self.view = View::Inbox,
@@ -411,6 +419,10 @@ impl SidekicksApp {
                     self.view = View::Channel;
                 }
                 sidebar::SidebarClick::Settings => self.view = View::Settings,
+                sidebar::SidebarClick::GetAgents => {
+                    self.view = View::GetAgents;
+                    self.registry_asked = false;
+                }
                 sidebar::SidebarClick::Threads => self.view = View::Threads,
                 sidebar::SidebarClick::Search => {
                     self.view = View::Search;
@@ -509,6 +521,15 @@ impl SidekicksApp {
             if self.view == View::Settings {
                 let lang = self.state.language;
                 let commands = self.settings.ui(ui, lang, &self.state);
+                if self.settings.take_get_agents() {
+                    self.view = View::GetAgents;
+                    self.registry_asked = false;
+                }
+                self.submit(commands);
+                return;
+            }
+            if self.view == View::GetAgents {
+                let commands = registry_view::registry_ui(ui, &self.state, &mut self.registry_asked);
                 self.submit(commands);
                 return;
             }

@@ -38,9 +38,16 @@ pub struct SettingsView {
     save_when_checked: bool,
     /// The form asked for a folder: the one picked is its workspace.
     pub wants_folder: bool,
+    /// "Get agents from the ACP Registry…" was clicked.
+    get_agents: bool,
 }
 
 impl SettingsView {
+    /// Whether "Get agents from the ACP Registry…" was clicked since last asked.
+    pub fn take_get_agents(&mut self) -> bool {
+        std::mem::take(&mut self.get_agents)
+    }
+
     /// True when the text differs from the file.
     pub fn is_dirty(&self) -> bool {
         self.disk.as_deref() != Some(self.text.as_str())
@@ -281,6 +288,9 @@ impl SettingsView {
             ui.label(RichText::new(tr(lang, Key::FindAgents)).strong());
             if ui.button(tr(lang, Key::Search)).clicked() {
                 commands.push(Command::DiscoverAgents);
+            }
+            if ui.button(tr(lang, Key::GetAgentsFromRegistry)).clicked() {
+                self.get_agents = true;
             }
         });
         let known: Vec<&str> = state.config.iter().flat_map(|c| &c.agents).map(|a| a.command.as_str()).collect();

@@ -32,6 +32,8 @@ pub enum SidebarClick {
     Threads,
     /// Settings.
     Settings,
+    /// "Get agents" (the ACP Registry).
+    GetAgents,
 }
 
 /// From how many agents the list has a filter box.
@@ -52,6 +54,8 @@ pub struct Shown<'a> {
     pub threads: bool,
     /// Settings.
     pub settings: bool,
+    /// "Get agents".
+    pub get_agents: bool,
 }
 
 /// Draws the sidebar; `selected` is the selected agent, marked when `shown` says it is shown;
@@ -74,6 +78,9 @@ pub fn sidebar_ui(
         }
         if ui.selectable_label(shown.threads, tr(lang, Key::AllThreads)).clicked() {
             clicked = SidebarClick::Threads;
+        }
+        if ui.selectable_label(shown.get_agents, tr(lang, Key::GetAgents)).clicked() {
+            clicked = SidebarClick::GetAgents;
         }
         if ui.selectable_label(shown.settings, tr(lang, Key::Settings)).clicked() {
             clicked = SidebarClick::Settings;

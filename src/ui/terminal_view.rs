@@ -9,15 +9,11 @@
 use alacritty_terminal::grid::{Dimensions, Scroll};
 use alacritty_terminal::index::{Column, Point, Side};
 use alacritty_terminal::selection::{Selection, SelectionType};
-use alacritty_terminal::term::cell::{Cell, Flags};
-use alacritty_terminal::term::color::Colors;
 use alacritty_terminal::term::{TermMode, viewport_to_point};
-use alacritty_terminal::vte::ansi::{Color, CursorShape, NamedColor};
-use egui::text::{LayoutJob, TextFormat};
-use egui::{Color32, FontId, Key, Pos2, Rect, Stroke, vec2};
+use egui::{Key, Pos2, vec2};
 
-use super::terminal_colors::{BACKGROUND, SELECTION, resolve};
 use super::terminal_input::{MouseReport, key_bytes, mouse_bytes, paste_bytes, text_bytes};
+use super::terminal_picture::{Layout, Painted, Picture};
 use crate::protocol::terminal::{Screen, TerminalHandle};
 
 /// A terminal and what its widget remembers between frames.
@@ -28,15 +24,8 @@ pub struct TerminalView {
     wheel: f32,
     mouse_down: Option<u8>,
     last_cell: Option<(usize, usize)>,
-}
-
-/// Cell metrics and where the grid is drawn.
-struct Layout {
-    rect: Rect,
-    char_w: f32,
-    row_h: f32,
-    cols: usize,
-    rows: usize,
+    /// The last frame's picture, shown again when the screen is busy with a flood.
+    last: Option<Painted>,
 }
 
 impl Layout {
@@ -48,19 +37,12 @@ impl Layout {
         let side = if x.fract() < 0.5 { Side::Left } else { Side::Right };
         (col, (y as usize).min(self.rows.saturating_sub(1)), side)
     }
-
-    fn cell_rect(&self, col: usize, line: usize, width: usize) -> Rect {
-        Rect::from_min_size(
-            self.rect.min + vec2(col as f32 * self.char_w, line as f32 * self.row_h),
-            vec2(self.char_w * width as f32, self.row_h),
-        )
-    }
 }
 
 impl TerminalView {
     /// Wraps `session`; `id` tells terminals apart (focus).
     pub fn new(session: TerminalHandle, id: egui::Id) -> Self {
-        Self { session, id, wheel: 0.0, mouse_down: None, last_cell: None }
+        Self { session, id, wheel: 0.0, mouse_down: None, last_cell: None, last: None }
     }
 
     /// The title the program set, if any.
@@ -86,20 +68,35 @@ impl TerminalView {
         }
         let layout = Layout { rect, char_w, row_h, cols: cols as usize, rows: rows as usize };
         let session = self.session.clone();
-        // The screen is locked only to read it and apply the input: the text is laid out after,
-        // while the applier goes on with a flood.
-        let mut s = session.screen().lock();
-        let current = (s.term().grid().columns() as u16, s.term().grid().screen_lines() as u16);
-        let mut out = Vec::new();
         if response.has_focus() {
             // The window's shortcuts stand aside while a terminal has the keyboard.
             ui.data_mut(|d| d.insert_temp(egui::Id::unique(FOCUSED), self.id));
             let filter = egui::EventFilter { tab: true, horizontal_arrows: true, vertical_arrows: true, escape: true };
             ui.memory_mut(|m| m.set_focus_lock_filter(self.id, filter));
+        }
+        // The screen is locked only to read it and apply the input: the text is laid out after,
+        // while the applier goes on with a flood. A frame waits for it only when the person acts
+        // on the terminal: else, while the applier (lower priority, maybe preempted) holds it, the
+        // frame shows the last picture again and asks for another — fewer new pictures while
+        // output pours, never a frame stalled behind it.
+        let guard = match self.acting(ui, &response) {
+            true => Some(session.screen().lock()),
+            false => session.screen().try_lock_for(std::time::Duration::from_millis(2)),
+        };
+        let Some(mut s) = guard else {
+            if let Some(last) = &self.last {
+                last.paint(ui, &layout);
+            }
+            ui.ctx().request_repaint();
+            return;
+        };
+        let current = (s.term().grid().columns() as u16, s.term().grid().screen_lines() as u16);
+        let mut out = Vec::new();
+        if response.has_focus() {
             self.keyboard(ui, &mut s, &mut out);
         }
         self.mouse(ui, &response, &layout, &mut s, &mut out);
-        let picture = Picture::of(&layout, &font, &s, response.has_focus());
+        let picture = Picture::of(&layout, &s, response.has_focus());
         drop(s);
         if !out.is_empty() {
             self.session.send(out);
@@ -107,7 +104,28 @@ impl TerminalView {
         if current != (cols, rows) {
             self.session.resize(cols, rows);
         }
-        picture.paint(ui, &layout);
+        let painted = picture.render(ui, &layout, &font);
+        painted.paint(ui, &layout);
+        self.last = Some(painted);
+    }
+
+    /// Whether the person acts on the terminal this frame (keys, paste, clicks, wheel, a drag):
+    /// the frame then waits for the screen rather than drop what they did.
+    fn acting(&self, ui: &egui::Ui, response: &egui::Response) -> bool {
+        let focused = response.has_focus();
+        let over = response.hovered() || self.mouse_down.is_some() || response.dragged();
+        ui.input(|i| {
+            i.events.iter().any(|e| match e {
+                egui::Event::Text(_)
+                | egui::Event::Key { pressed: true, .. }
+                | egui::Event::Paste(_)
+                | egui::Event::Copy
+                | egui::Event::Cut => focused,
+                egui::Event::PointerButton { .. } | egui::Event::MouseWheel { .. } => over,
+                egui::Event::PointerMoved(_) => self.mouse_down.is_some() || response.dragged(),
+                _ => false,
+            })
+        })
     }
 
     fn keyboard(&mut self, ui: &egui::Ui, s: &mut Screen, out: &mut Vec<u8>) {
@@ -274,184 +292,6 @@ fn copy_selection(ui: &egui::Ui, s: &mut Screen) -> bool {
     }
 }
 
-/// The colours and style of one cell as drawn.
-struct Look {
-    fg: Color32,
-    bg: Color32,
-    bold: bool,
-    format: TextFormat,
-}
-
-fn look(cell: &Cell, colors: &Colors, font: &FontId, selected: bool, block_cursor: bool) -> Look {
-    let flags = cell.flags;
-    let bold = flags.intersects(Flags::BOLD);
-    let mut fg = resolve(cell.fg, colors, bold, flags.intersects(Flags::DIM));
-    let mut bg = resolve(cell.bg, colors, false, false);
-    if flags.contains(Flags::INVERSE) {
-        std::mem::swap(&mut fg, &mut bg);
-    }
-    if flags.contains(Flags::HIDDEN) {
-        fg = bg;
-    }
-    if selected {
-        bg = SELECTION;
-    }
-    if block_cursor {
-        bg = resolve(Color::Named(NamedColor::Foreground), colors, false, false);
-        fg = BACKGROUND;
-    }
-    let mut format = TextFormat::simple(font.clone(), fg);
-    format.italics = flags.contains(Flags::ITALIC);
-    if flags.intersects(Flags::ALL_UNDERLINES) {
-        format.underline = Stroke::new(1.0, fg);
-    }
-    if flags.contains(Flags::STRIKEOUT) {
-        format.strikethrough = Stroke::new(1.0, fg);
-    }
-    Look { fg, bg, bold, format }
-}
-
-/// A run of cells laid out as one text (a new run starts after each wide character, so every
-/// character sits on its column whatever the font's width for it).
-struct Run {
-    col: usize,
-    job: LayoutJob,
-    /// Whether each section of `job` is bold (drawn a second time, shifted, when any is).
-    bold: Vec<bool>,
-    has_bold: bool,
-}
-
-impl Run {
-    fn new(col: usize) -> Self {
-        Self { col, job: LayoutJob::default(), bold: Vec::new(), has_bold: false }
-    }
-
-    /// Appends `text` in `format`, in the last section when it has the same format and weight (a
-    /// row of one colour is one section, not one per cell: less to lay out and to hash).
-    fn push(&mut self, text: &str, format: &TextFormat, bold: bool) {
-        let job = &mut self.job;
-        if let Some(last) = job.sections.last_mut()
-            && last.byte_range.end.0 == job.text.len()
-            && self.bold.last() == Some(&bold)
-            && last.format == *format
-        {
-            job.text.push_str(text);
-            last.byte_range.end = egui::text::ByteIndex(job.text.len());
-        } else {
-            // (Not `LayoutJob::append`: it merges a section of the same format whatever its weight.)
-            let start = egui::text::ByteIndex(job.text.len());
-            job.text.push_str(text);
-            let byte_range = start..egui::text::ByteIndex(job.text.len());
-            job.sections.push(egui::text::LayoutSection { leading_space: 0.0, byte_range, format: format.clone() });
-            self.bold.push(bold);
-        }
-    }
-
-    /// The same text with only its bold sections visible (made only for a run that has some).
-    fn bold_job(&self) -> LayoutJob {
-        let mut job = self.job.clone();
-        for (section, bold) in job.sections.iter_mut().zip(&self.bold) {
-            if !bold {
-                section.format.color = Color32::TRANSPARENT;
-                section.format.underline = Stroke::NONE;
-                section.format.strikethrough = Stroke::NONE;
-            }
-        }
-        job
-    }
-}
-
-/// What a frame draws of the screen, read under its lock: backgrounds, text runs and the cursor.
-struct Picture {
-    backgrounds: Vec<(Rect, Color32)>,
-    runs: Vec<(usize, Run)>,
-    cursor: Option<(Rect, Color32, CursorShape)>,
-}
-
-impl Picture {
-    /// The visible rows, the selection and the cursor of `s`.
-    fn of(layout: &Layout, font: &FontId, s: &Screen, focused: bool) -> Self {
-        let content = s.term().renderable_content();
-        let offset = content.display_offset as i32;
-        let cursor = content.cursor;
-        let cursor_line = cursor.point.line.0 + offset;
-        let block = focused && cursor.shape == CursorShape::Block;
-        let mut picture = Picture { backgrounds: Vec::new(), runs: Vec::new(), cursor: None };
-        let mut current_line = None;
-        for indexed in content.display_iter {
-            let line = indexed.point.line.0 + offset;
-            if current_line != Some(line) {
-                current_line = Some(line);
-                picture.runs.push((line.max(0) as usize, Run::new(0)));
-            }
-            let cell = indexed.cell;
-            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
-                continue;
-            }
-            let col = indexed.point.column.0;
-            let selected = content.selection.is_some_and(|r| r.contains(indexed.point));
-            let at_cursor = block && line == cursor_line && col == cursor.point.column.0;
-            let look = look(cell, content.colors, font, selected, at_cursor);
-            let wide = cell.flags.contains(Flags::WIDE_CHAR);
-            if look.bg != BACKGROUND {
-                let rect = layout.cell_rect(col, line as usize, if wide { 2 } else { 1 });
-                picture.backgrounds.push((rect, look.bg));
-            }
-            if wide {
-                picture.runs.push((line as usize, Run::new(col)));
-            }
-            let Some((_, run)) = picture.runs.last_mut() else { continue };
-            let mut buf = [0u8; 4];
-            let text = if cell.c == '\0' { " " } else { cell.c.encode_utf8(&mut buf) };
-            let bold = look.bold && look.fg != look.bg;
-            run.has_bold |= bold;
-            run.push(text, &look.format, bold);
-            if wide {
-                picture.runs.push((line as usize, Run::new(col + 2)));
-            }
-        }
-        if cursor_line >= 0 && (cursor_line as usize) < layout.rows {
-            let r = layout.cell_rect(cursor.point.column.0, cursor_line as usize, 1);
-            let color = resolve(Color::Named(NamedColor::Foreground), content.colors, false, false);
-            let shown = !(matches!(cursor.shape, CursorShape::Block) && focused);
-            picture.cursor = shown.then_some((r, color, cursor.shape));
-        }
-        picture
-    }
-
-    /// Lays the text out and paints it all.
-    fn paint(self, ui: &egui::Ui, layout: &Layout) {
-        let painter = ui.painter_at(layout.rect);
-        painter.rect_filled(layout.rect, 0.0, BACKGROUND);
-        for (rect, color) in self.backgrounds {
-            painter.rect_filled(rect, 0.0, color);
-        }
-        for (line, run) in self.runs {
-            let pos = layout.cell_rect(run.col, line, 1).min;
-            let bold = run.has_bold.then(|| run.bold_job());
-            let galley = ui.fonts_mut(|f| f.layout_job(run.job));
-            painter.galley(pos, galley, Color32::WHITE);
-            if let Some(bold) = bold {
-                let galley = ui.fonts_mut(|f| f.layout_job(bold));
-                painter.galley(pos + vec2(0.7, 0.0), galley, Color32::WHITE);
-            }
-        }
-        let Some((r, color, shape)) = self.cursor else { return };
-        match shape {
-            CursorShape::Block | CursorShape::HollowBlock => {
-                painter.rect_stroke(r, 0.0, Stroke::new(1.0, color), egui::StrokeKind::Inside);
-            }
-            CursorShape::Underline => {
-                painter.rect_filled(Rect::from_min_max(r.left_bottom() - vec2(0.0, 2.0), r.right_bottom()), 0.0, color);
-            }
-            CursorShape::Beam => {
-                painter.rect_filled(Rect::from_min_size(r.min, vec2(2.0, r.height())), 0.0, color);
-            }
-            CursorShape::Hidden => {}
-        }
-    }
-}
-
 /// The output of a command an agent runs, drawn read-only by the terminal's renderer (colours and
 /// carriage-return progress bars look right): a screen of 100 × 12 kept in egui's memory and fed
 /// only the bytes that arrived since the last frame.
@@ -496,7 +336,7 @@ pub fn output_ui(ui: &mut egui::Ui, key: (&str, &str), output: &crate::app::Comm
         info
     });
     let layout = Layout { rect, char_w, row_h, cols: COLS, rows: ROWS };
-    Picture::of(&layout, &font, screen, false).paint(ui, &layout);
+    Picture::of(&layout, screen, false).render(ui, &layout, &font).paint(ui, &layout);
 }
 
 /// Where the terminal that last had the keyboard leaves its id.
@@ -505,26 +345,4 @@ const FOCUSED: &str = "terminal-with-focus";
 /// Whether a terminal has the keyboard (its keys are then the shell's, not the window's).
 pub fn has_focus(ctx: &egui::Context) -> bool {
     ctx.data(|d| d.get_temp::<egui::Id>(egui::Id::unique(FOCUSED))).is_some_and(|id| ctx.memory(|m| m.has_focus(id)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A run keeps one section per colour and weight; its bold copy shows only the bold text.
-    #[test]
-    fn a_runs_bold_copy_shows_only_its_bold_sections() {
-        let format = TextFormat::simple(FontId::monospace(12.0), Color32::RED);
-        let mut run = Run::new(0);
-        for (text, bold) in [("a", false), ("b", false), ("c", true), ("d", true), ("e", false)] {
-            run.has_bold |= bold;
-            run.push(text, &format, bold);
-        }
-        assert_eq!(run.job.text, "abcde");
-        assert_eq!(run.job.sections.len(), 3, "one section per weight change, not per cell");
-        let bold = run.bold_job();
-        let colors: Vec<Color32> = bold.sections.iter().map(|s| s.format.color).collect();
-        assert_eq!(colors, [Color32::TRANSPARENT, Color32::RED, Color32::TRANSPARENT]);
-        assert_eq!(bold.text, run.job.text);
-    }
 }

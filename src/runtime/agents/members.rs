@@ -61,6 +61,7 @@ mod tests {
             runtime: Default::default(),
             channels: vec!["general".into()],
             policy: Default::default(),
+            registry: None,
         }
     }
 

@@ -35,6 +35,11 @@ impl ConfigFile {
         Self { dirs, sink, watcher: None, checks }
     }
 
+    /// The user's folders, when this run has them.
+    pub(super) fn dirs(&self) -> Option<&AppDirs> {
+        self.dirs.as_ref()
+    }
+
     fn home(&self) -> Option<PathBuf> {
         self.dirs.as_ref().and_then(|d| d.home.clone())
     }
@@ -206,7 +211,7 @@ async fn checker(mut pending: watch::Receiver<Option<(PathBuf, String)>>, home: 
 
 /// Where an added agent works until the person chooses: a folder of its own next to the config
 /// file (`workspaces/<name>`).
-fn default_workspace(config: &Path, name: &str) -> PathBuf {
+pub(crate) fn default_workspace(config: &Path, name: &str) -> PathBuf {
     let slug: String = name.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
     config.parent().unwrap_or(Path::new(".")).join("workspaces").join(slug)
 }

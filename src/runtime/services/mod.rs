@@ -7,12 +7,15 @@
 
 mod channels;
 mod config;
+mod registry;
 mod team_book;
 mod team_ops;
 mod team_setup;
 mod teams;
 mod terminals;
 mod workspaces;
+
+pub(crate) use config::default_workspace;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -183,6 +186,11 @@ impl Services {
             Command::ListFolder { path } => self.config.list_folder(path),
             Command::PickFolder { start_in } => self.config.pick_folder(start_in),
             Command::DiscoverAgents => self.config.discover(),
+            Command::Registry(command) => {
+                let dirs = self.config.dirs();
+                let (data, home) = (dirs.map(|d| d.data_dir.clone()), dirs.and_then(|d| d.home.clone()));
+                registry::serve(command, data, home, self.sink.clone());
+            }
             Command::ReadBranch { agent } => {
                 // The folder on this computer (a container sees it mounted).
                 let folder = self.agent(&agent).map(|c| c.workspace.clone());

@@ -222,14 +222,16 @@ impl TerminalSession {
     }
 }
 
-/// Lowers the calling thread's priority (Linux: nice 10), so that during a flood the window's
-/// frames get a core before the reader and the applier do; they take whatever the window leaves.
+/// Lowers the calling thread's priority (Linux: nice 5), so that during a flood the window's
+/// frames get a core before the reader and the applier do. Nice 10 starved them when other work
+/// ran (a flood 4.8× tmux's time with both cores busy); nice 0 let them delay frames (p95 29–41 ms
+/// then): docs/PERFORMANCE.md.
 fn yield_to_the_window() {
     #[cfg(target_os = "linux")]
     // SAFETY: plain system calls on the calling thread's own id.
     unsafe {
         let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, thread, 10);
+        libc::setpriority(libc::PRIO_PROCESS, thread, 5);
     }
 }
 

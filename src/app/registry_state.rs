@@ -1,0 +1,90 @@
+//! What the window knows of the ACP Registry: the index (and how old it is), the downloads under
+//! way, and the last thing done or refused — folded from `RegistryEvent`s.
+
+use std::collections::BTreeMap;
+
+use crate::model::config::Config;
+use crate::model::registry::{Entry, Installed, Listing, compare_versions};
+use crate::protocol::registry::{RegistryCommand, RegistryEvent};
+
+/// The registry as the "Get agents" page shows it.
+#[derive(Clone, Debug, Default)]
+pub struct RegistryState {
+    /// The index, once read (a kept copy while it is downloaded again).
+    pub listing: Option<Listing>,
+    /// The index was asked for and has not come yet (or is being downloaded again).
+    pub reading: bool,
+    /// Why the index could not be read (when there is no copy either).
+    pub error: Option<String>,
+    /// Entries being added, updated or removed, with what their download received so far.
+    pub busy: BTreeMap<String, (u64, Option<u64>)>,
+    /// The last add, update or remove: its entry, and what it did or why not.
+    pub last: Option<(String, Result<String, String>)>,
+}
+
+/// An entry's state against the config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryState {
+    /// Not in the config.
+    NotAdded,
+    /// In the config under these names, at the index's version.
+    Added(Vec<String>),
+    /// In the config, an older version: the names and the version they have.
+    Update(Vec<String>, String),
+}
+
+impl RegistryState {
+    /// Folds one event in.
+    pub fn apply(&mut self, event: RegistryEvent) {
+        match event {
+            RegistryEvent::Listed { listing, refreshing } => {
+                self.reading = refreshing;
+                match listing {
+                    Ok(listing) => {
+                        self.listing = Some(listing);
+                        self.error = None;
+                    }
+                    Err(why) => self.error = Some(why),
+                }
+            }
+            RegistryEvent::Progress { id, received, total } => {
+                self.busy.insert(id, (received, total));
+            }
+            RegistryEvent::Done { id, result } => {
+                self.busy.remove(&id);
+                self.last = Some((id, result));
+            }
+        }
+    }
+
+    /// The window asked for `command`: the index is being read, or work on an entry started
+    /// (shown before its first progress).
+    pub fn requested(&mut self, command: &RegistryCommand) {
+        match command {
+            RegistryCommand::List { .. } => self.reading = true,
+            RegistryCommand::Add { id, .. }
+            | RegistryCommand::Update { id, .. }
+            | RegistryCommand::Remove { id, .. } => {
+                self.busy.insert(id.clone(), (0, None));
+                self.last = None;
+            }
+        }
+    }
+}
+
+/// Where `entry` stands in `config`.
+pub fn entry_state(entry: &Entry, config: Option<&Config>) -> EntryState {
+    let mine: Vec<(&str, &Installed)> = config
+        .iter()
+        .flat_map(|c| &c.agents)
+        .filter_map(|a| a.registry.as_ref().filter(|i| i.id == entry.id).map(|i| (a.name.as_str(), i)))
+        .collect();
+    if mine.is_empty() {
+        return EntryState::NotAdded;
+    }
+    let names = mine.iter().map(|(n, _)| n.to_string()).collect();
+    match mine.iter().find(|(_, i)| compare_versions(&entry.version, &i.version).is_gt()) {
+        Some((_, old)) => EntryState::Update(names, old.version.clone()),
+        None => EntryState::Added(names),
+    }
+}

@@ -1,0 +1,193 @@
+//! "Get agents": the ACP Registry's agents — icon letter, name, description, version, licence,
+//! how each runs here — with Add, Update and Remove, and a download's progress. Reading the index,
+//! downloading and writing the config are the runtime's (`Command::Registry`).
+
+use egui::{Color32, RichText};
+
+use crate::app::AppState;
+use crate::app::registry_state::{EntryState, entry_state};
+use crate::i18n::{Key, tr, trf};
+use crate::model::config::Language;
+use crate::model::registry::{Entry, this_platform};
+use crate::protocol::Command;
+use crate::protocol::registry::RegistryCommand;
+
+use super::theme::{error_color, ok_color};
+
+/// Draws the page; the commands it asks for. Asks for the index the first time it is shown.
+pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, asked: &mut bool) -> Vec<Command> {
+    let lang = state.language;
+    let mut commands = Vec::new();
+    let Some(config) = state.config_path.clone() else {
+        ui.label(tr(lang, Key::RegistryNoConfig));
+        return commands;
+    };
+    let registry = &state.registry;
+    if !*asked {
+        *asked = true;
+        commands.push(Command::Registry(RegistryCommand::List { config: config.clone() }));
+    }
+    ui.horizontal(|ui| {
+        ui.heading(tr(lang, Key::GetAgents));
+        if registry.reading {
+            ui.spinner();
+        } else if ui.button(tr(lang, Key::Refresh)).clicked() {
+            commands.push(Command::Registry(RegistryCommand::List { config: config.clone() }));
+        }
+    });
+    match (&registry.listing, &registry.error) {
+        (Some(listing), _) => {
+            let age = age_text(lang, listing.age());
+            let line = match &listing.stale {
+                Some(why) => trf(lang, Key::RegistryOffline, &[("age", &age), ("why", why)]),
+                None => trf(lang, Key::RegistryIntro, &[("url", &listing.url), ("age", &age)]),
+            };
+            let color =
+                if listing.stale.is_some() { super::theme::warning_color() } else { ui.visuals().weak_text_color() };
+            ui.label(RichText::new(line).color(color));
+        }
+        (None, Some(why)) => {
+            ui.label(RichText::new(trf(lang, Key::RegistryUnreadable, &[("why", why)])).color(error_color()));
+        }
+        (None, None) => {
+            ui.label(tr(lang, Key::RegistryReading));
+        }
+    }
+    if let Some((id, result)) = &registry.last {
+        let (text, color) = match result {
+            Ok(what) => (trf(lang, Key::RegistryDone, &[("id", id), ("what", what)]), ok_color()),
+            Err(why) => (trf(lang, Key::RegistryFailed, &[("id", id), ("why", why)]), error_color()),
+        };
+        ui.label(RichText::new(text).color(color));
+    }
+    ui.separator();
+    let Some(listing) = &registry.listing else { return commands };
+    egui::ScrollArea::vertical().id_salt("registry-scroll").auto_shrink([false, false]).show(ui, |ui| {
+        for entry in &listing.index.agents {
+            entry_ui(ui, lang, state, entry, &config, &mut commands);
+            ui.separator();
+        }
+    });
+    commands
+}
+
+fn entry_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &AppState,
+    entry: &Entry,
+    config: &std::path::Path,
+    commands: &mut Vec<Command>,
+) {
+    let how = entry.how(this_platform());
+    let status = entry_state(entry, state.config.as_ref());
+    let busy = state.registry.busy.get(&entry.id);
+    ui.horizontal(|ui| {
+        badge(ui, entry);
+        ui.vertical(|ui| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(&entry.name).strong());
+                ui.label(RichText::new(&entry.version).weak());
+                let license = entry.license.as_deref().unwrap_or(tr(lang, Key::RegistryNoLicence));
+                ui.label(RichText::new(license).small().weak());
+                let runs = match &how {
+                    Some(h) => trf(lang, Key::RegistryRunsWith, &[("how", how_words(lang, h.kind()))]),
+                    None => tr(lang, Key::RegistryNotHere).to_string(),
+                };
+                ui.label(RichText::new(runs).small().weak());
+            });
+            if !entry.description.is_empty() {
+                ui.label(&entry.description);
+            }
+            ui.horizontal_wrapped(|ui| {
+                if let Some((received, total)) = busy {
+                    progress_ui(ui, lang, *received, *total);
+                    return;
+                }
+                let id = entry.id.clone();
+                let config = config.to_path_buf();
+                match &status {
+                    EntryState::NotAdded => {
+                        let add = ui.add_enabled(how.is_some(), egui::Button::new(tr(lang, Key::RegistryAdd)));
+                        if add.clicked() {
+                            commands.push(Command::Registry(RegistryCommand::Add { config, id }));
+                        }
+                    }
+                    EntryState::Added(names) | EntryState::Update(names, _) => {
+                        let names = names.join(", ");
+                        ui.label(
+                            RichText::new(trf(lang, Key::RegistryAddedAs, &[("names", &names)])).color(ok_color()),
+                        );
+                        if let EntryState::Update(_, old) = &status {
+                            let label = trf(lang, Key::RegistryUpdate, &[("from", old), ("version", &entry.version)]);
+                            if ui.button(label).clicked() {
+                                commands.push(Command::Registry(RegistryCommand::Update {
+                                    config: config.clone(),
+                                    id: id.clone(),
+                                }));
+                            }
+                        }
+                        if let EntryState::Added(list) | EntryState::Update(list, _) = &status {
+                            for name in list {
+                                let label = trf(lang, Key::RegistryRemove, &[("name", name)]);
+                                if ui.button(label).clicked() {
+                                    let name = name.clone();
+                                    let (config, id) = (config.clone(), id.clone());
+                                    commands.push(Command::Registry(RegistryCommand::Remove { config, id, name }));
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+        });
+    });
+}
+
+/// The entry's first letter on a colour of its own (the registry's icons are SVG, which this
+/// build does not draw: ADR 0033).
+fn badge(ui: &mut egui::Ui, entry: &Entry) {
+    let size = egui::vec2(28.0, 28.0);
+    let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+    let hash = entry.id.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    let hue = (hash % 360) as f32 / 360.0;
+    let fill: Color32 = egui::ecolor::Hsva::new(hue, 0.45, 0.55, 1.0).into();
+    ui.painter().rect_filled(rect, 6.0, fill);
+    let letter = entry.name.chars().next().unwrap_or('?').to_uppercase().to_string();
+    let font = egui::FontId::proportional(16.0);
+    ui.painter().text(rect.center(), egui::Align2::CENTER_CENTER, letter, font, Color32::WHITE);
+}
+
+fn progress_ui(ui: &mut egui::Ui, lang: Language, received: u64, total: Option<u64>) {
+    let size = |b: u64| crate::i18n::size_text(lang, b as usize);
+    match total {
+        Some(t) if t > 0 => {
+            let text = format!("{} / {}", size(received), size(t));
+            ui.add(egui::ProgressBar::new(received as f32 / t as f32).desired_width(240.0).text(text));
+        }
+        _ => {
+            ui.spinner();
+            ui.label(trf(lang, Key::RegistryWorking, &[("done", &size(received))]));
+        }
+    }
+}
+
+fn how_words(lang: Language, kind: &str) -> &'static str {
+    match kind {
+        "binary" => tr(lang, Key::RegistryBinary),
+        "npx" => "npx (Node.js)",
+        _ => "uvx (uv)",
+    }
+}
+
+/// "3 minutes", "2 heures": how old a copy is, in `lang`.
+pub fn age_text(lang: Language, age: std::time::Duration) -> String {
+    let s = age.as_secs();
+    let (n, key) = match s {
+        0..60 => return tr(lang, Key::AgeUnderMinute).to_string(),
+        60..3600 => (s / 60, Key::AgeMinutes),
+        3600..86_400 => (s / 3600, Key::AgeHours),
+        _ => (s / 86_400, Key::AgeDays),
+    };
+    trf(lang, key, &[("n", &n.to_string())])
+}
