@@ -63,7 +63,10 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
         }
     };
     if let Some(why) = &listing.stale {
-        eprintln!("[offline: showing the copy from {} ago ({why})]", age_words(listing.age()));
+        eprintln!(
+            "[the registry could not be read again ({why}): showing the copy read {} ago]",
+            age_words(listing.age())
+        );
     }
     match command {
         RegistryCli::List { json } => list(&listing, &config, json).map(|()| 0),

@@ -169,8 +169,8 @@ strings! {
     GetAgentsFromRegistry => ("Get agents from the ACP Registry…", "Obtenir des agents du registre ACP…"),
     RegistryIntro => ("From the ACP Registry ({url}), read {age} ago.", "Du registre ACP ({url}), lu il y a {age}."),
     RegistryOffline => (
-        "Offline: the copy read {age} ago is shown ({why}).",
-        "Hors ligne : la copie lue il y a {age} est affichée ({why})."
+        "Could not read it again ({why}): the copy read {age} ago is shown.",
+        "Pas pu le relire ({why}) : la copie lue il y a {age} est affichée."
     ),
     RegistryUnreadable => ("The registry cannot be read: {why}", "Le registre ne peut pas être lu : {why}"),
     RegistryReading => ("Reading the registry…", "Lecture du registre…"),

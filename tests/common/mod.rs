@@ -7,6 +7,7 @@ pub mod fake_anthropic;
 pub mod fake_model;
 pub mod history;
 pub mod ssh;
+pub mod static_http;
 pub mod team_run;
 pub mod window;
 
