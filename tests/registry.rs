@@ -22,25 +22,6 @@ fn index_with(extra: &[serde_json::Value]) -> Vec<u8> {
     serde_json::to_vec_pretty(&index).unwrap()
 }
 
-/// A `.tar.gz` holding `bin/demo-acp`, a launcher of the built-in demo agent.
-fn demo_archive() -> Vec<u8> {
-    use std::io::Write;
-    let script = format!("#!/bin/sh\nexec '{BIN}' demo-agent \"$@\"\n");
-    let mut tar = tar::Builder::new(Vec::new());
-    let mut header = tar::Header::new_gnu();
-    header.set_size(script.len() as u64);
-    header.set_mode(0o755);
-    tar.append_data(&mut header, "bin/demo-acp", script.as_bytes()).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(&tar.into_inner().unwrap()).unwrap();
-    gz.finish().unwrap()
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn binary_entry(id: &str, version: &str, archive: &str, sha: &str) -> serde_json::Value {
     let platform = sidekicks::model::registry::this_platform().expect("a platform the registry knows");
     serde_json::json!({
@@ -97,11 +78,17 @@ fn said(out: &Output) -> String {
 #[test]
 fn a_binary_entry_is_checked_unpacked_answers_is_updated_and_removed() {
     let server = StaticHttp::start();
-    let archive = demo_archive();
+    let archive = common::static_http::demo_agent_tar_gz("bin/demo-acp");
     server.put("/demo-1.0.0.tar.gz", archive.clone());
     let url = |path: &str| format!("{}{path}", server.base_url);
-    let good = binary_entry("demo-binary", "1.0.0", &url("/demo-1.0.0.tar.gz"), &sha256(&archive));
-    let bad = binary_entry("demo-badsum", "1.0.0", &url("/demo-1.0.0.tar.gz"), &sha256(b"something else"));
+    let good =
+        binary_entry("demo-binary", "1.0.0", &url("/demo-1.0.0.tar.gz"), &common::static_http::sha256_hex(&archive));
+    let bad = binary_entry(
+        "demo-badsum",
+        "1.0.0",
+        &url("/demo-1.0.0.tar.gz"),
+        &common::static_http::sha256_hex(b"something else"),
+    );
     server.put("/registry.json", index_with(&[good, bad]));
     let s = Setup::new(&server);
 
@@ -153,7 +140,8 @@ fn a_binary_entry_is_checked_unpacked_answers_is_updated_and_removed() {
 
     // A newer version in the index is offered, then taken: same name, workspace and thread.
     server.put("/demo-1.1.0.tar.gz", archive.clone());
-    let newer = binary_entry("demo-binary", "1.1.0", &url("/demo-1.1.0.tar.gz"), &sha256(&archive));
+    let newer =
+        binary_entry("demo-binary", "1.1.0", &url("/demo-1.1.0.tar.gz"), &common::static_http::sha256_hex(&archive));
     server.put("/registry.json", index_with(&[newer]));
     let out = s.run(&["registry", "list"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("update available"), "{}", said(&out));

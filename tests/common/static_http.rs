@@ -76,3 +76,24 @@ impl StaticHttp {
         self.asked.lock().unwrap().clone()
     }
 }
+
+/// A `.tar.gz` holding one program at `path`: a launcher of the built-in demo agent (a registry
+/// entry's archive).
+pub fn demo_agent_tar_gz(path: &str) -> Vec<u8> {
+    use std::io::Write;
+    let script = format!("#!/bin/sh\nexec '{}' demo-agent \"$@\"\n", super::BIN);
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(script.len() as u64);
+    header.set_mode(0o755);
+    tar.append_data(&mut header, path, script.as_bytes()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&tar.into_inner().unwrap()).unwrap();
+    gz.finish().unwrap()
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
