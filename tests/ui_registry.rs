@@ -18,7 +18,8 @@ const LONG: Duration = Duration::from_secs(30);
 #[test]
 fn an_agent_is_added_from_the_registry_talks_and_is_removed() {
     let server = StaticHttp::start();
-    let archive = common::static_http::demo_agent_tar_gz("demo-acp");
+    // 2 MB that do not compress: its download is seen under way.
+    let archive = common::static_http::demo_agent_tar_gz_with("demo-acp", 2 << 20);
     server.put("/demo.tar.gz", archive.clone());
     let real = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/registry/registry.json"));
     let mut index: serde_json::Value = serde_json::from_str(&real.unwrap()).unwrap();
@@ -34,6 +35,15 @@ fn an_agent_is_added_from_the_registry_talks_and_is_removed() {
                 "archive": format!("{}/demo.tar.gz", server.base_url), "cmd": "./demo-acp", "sha256": sha } } }
         }),
     );
+    // The real icons, served where the index says (as the registry's CDN does).
+    for agent in index["agents"].as_array_mut().unwrap() {
+        let id = agent["id"].as_str().unwrap().to_string();
+        let file = format!("{}/tests/fixtures/registry/icons/{id}.svg", env!("CARGO_MANIFEST_DIR"));
+        if let Ok(svg) = std::fs::read(file) {
+            server.put(&format!("/icons/{id}.svg"), svg);
+            agent["icon"] = format!("{}/icons/{id}.svg", server.base_url).into();
+        }
+    }
     server.put("/registry.json", serde_json::to_vec(&index).unwrap());
 
     let dir = tempfile::tempdir().unwrap();
@@ -61,6 +71,9 @@ fn an_agent_is_added_from_the_registry_talks_and_is_removed() {
     });
     assert!(h.query_by_label_contains("From the ACP Registry").is_some(), "where and when it was read");
     assert!(h.query_all_by_label("Apache-2.0").count() >= 3, "licences shown");
+    step_until(&mut h, LONG, "the icons drawn", |h| h.state().state.registry.icons.len() >= 11);
+    let kept = std::fs::read_dir(dir.path().join("data/registry/icons")).unwrap().count();
+    assert!(kept >= 11, "the icons kept in the data folder: {kept}");
 
     // Add, on the demo's row.
     let row = h.get_by_label("Demo Binary").rect();
@@ -69,11 +82,24 @@ fn an_agent_is_added_from_the_registry_talks_and_is_removed() {
         .filter(|b| b.rect().top() >= row.top())
         .min_by(|a, b| a.rect().top().total_cmp(&b.rect().top()))
         .expect("an Add button under the demo");
+    // The download stops half-way: the row shows its progress, and the config file changes
+    // meanwhile (the person, or `sidekicks registry` in a terminal).
+    let held = server.hold("/demo.tar.gz");
+    let add_top = add.rect().top();
     add.click();
+    step_until(&mut h, LONG, "the download's progress", |h| {
+        h.query_by_label_contains(" / 2.0 MB").or_else(|| h.query_by_label_contains(" / 2,0 Mo")).is_some()
+    });
+    assert!(!h.get_all_by_label("Add").any(|b| (b.rect().top() - add_top).abs() < 1.0), "no second Add on the row");
+    let meanwhile = format!("{text}# written while it downloaded\n");
+    std::fs::write(&path, &meanwhile).unwrap();
+    drop(held);
     step_until(&mut h, LONG, "the agent added", |h| h.state().state.agent("Demo Binary").is_some());
     step_until(&mut h, LONG, "its row says so", |h| h.query_by_label("In the config as Demo Binary").is_some());
     let saved = std::fs::read_to_string(&path).unwrap();
-    assert!(saved.starts_with(&text) && saved.contains("registry = { id = \"demo-binary\""), "{saved}");
+    // What was written meanwhile is kept (the add reads the file again once downloaded).
+    assert!(saved.starts_with(&text) && saved.contains("# written while it downloaded"), "{saved}");
+    assert!(saved.contains("registry = { id = \"demo-binary\""), "{saved}");
     assert!(dir.path().join("data/registry/demo-binary/2.0.0/demo-acp").is_file());
 
     // It talks.

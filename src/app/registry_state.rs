@@ -2,9 +2,10 @@
 //! way, and the last thing done or refused — folded from `RegistryEvent`s.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::model::config::Config;
-use crate::model::registry::{Entry, Installed, Listing, compare_versions};
+use crate::model::registry::{Entry, IconMask, Installed, Listing, compare_versions};
 use crate::protocol::registry::{RegistryCommand, RegistryEvent};
 
 /// The registry as the "Get agents" page shows it.
@@ -20,6 +21,8 @@ pub struct RegistryState {
     pub busy: BTreeMap<String, (u64, Option<u64>)>,
     /// The last add, update or remove: its entry, and what it did or why not.
     pub last: Option<(String, Result<String, String>)>,
+    /// The entries' icons drawn so far.
+    pub icons: BTreeMap<String, Arc<IconMask>>,
 }
 
 /// An entry's state against the config.
@@ -47,6 +50,13 @@ impl RegistryState {
                     Err(why) => self.error = Some(why),
                 }
             }
+            RegistryEvent::Icon { id, mask } => {
+                self.icons.insert(id, mask);
+            }
+            RegistryEvent::Started { id } => {
+                self.busy.insert(id, (0, None));
+                self.last = None;
+            }
             RegistryEvent::Progress { id, received, total } => {
                 self.busy.insert(id, (received, total));
             }
@@ -57,17 +67,11 @@ impl RegistryState {
         }
     }
 
-    /// The window asked for `command`: the index is being read, or work on an entry started
-    /// (shown before its first progress).
+    /// The window asked for `command`: the index is being read. (An entry is busy once the service
+    /// says it `Started`.)
     pub fn requested(&mut self, command: &RegistryCommand) {
-        match command {
-            RegistryCommand::List { .. } => self.reading = true,
-            RegistryCommand::Add { id, .. }
-            | RegistryCommand::Update { id, .. }
-            | RegistryCommand::Remove { id, .. } => {
-                self.busy.insert(id.clone(), (0, None));
-                self.last = None;
-            }
+        if let RegistryCommand::List { .. } = command {
+            self.reading = true;
         }
     }
 }

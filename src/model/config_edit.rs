@@ -42,17 +42,7 @@ pub enum EditError {
 /// unique ("codex", "codex 2", …); everything else in the text stays as it was.
 pub fn add_agent(text: &str, agent: &NewAgent, workspace: &Path) -> Result<String, EditError> {
     let mut doc: DocumentMut = text.parse()?;
-    let taken: Vec<String> = doc
-        .get("agent")
-        .and_then(Item::as_array_of_tables)
-        .map(|a| a.iter().filter_map(|t| t.get("name")?.as_str().map(String::from)).collect())
-        .unwrap_or_default();
-    let mut name = agent.name.clone();
-    let mut n = 2;
-    while taken.contains(&name) {
-        name = format!("{} {n}", agent.name);
-        n += 1;
-    }
+    let name = unique(&doc, &agent.name);
     let mut table = Table::new();
     table.insert("name", value(name));
     table.insert("command", value(agent.command.clone()));
@@ -74,9 +64,41 @@ pub fn add_agent(text: &str, agent: &NewAgent, workspace: &Path) -> Result<Strin
     Ok(doc.to_string())
 }
 
+/// The name `add_agent` gives an agent called `wanted` in `text`: `wanted`, or "wanted 2", … when
+/// taken (its default workspace is named after it).
+pub fn unique_name(text: &str, wanted: &str) -> Result<String, EditError> {
+    Ok(unique(&text.parse()?, wanted))
+}
+
+fn unique(doc: &DocumentMut, wanted: &str) -> String {
+    let taken: Vec<&str> = doc
+        .get("agent")
+        .and_then(Item::as_array_of_tables)
+        .map(|a| a.iter().filter_map(|t| t.get("name")?.as_str()).collect())
+        .unwrap_or_default();
+    let mut name = wanted.to_string();
+    let mut n = 2;
+    while taken.contains(&name.as_str()) {
+        name = format!("{wanted} {n}");
+        n += 1;
+    }
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_unique_name_is_the_one_the_agent_gets() {
+        let text = "[[agent]]\nname = \"codex\"\ncommand = \"codex\"\nworkspace = \".\"\n";
+        assert_eq!(unique_name(text, "codex").unwrap(), "codex 2");
+        assert_eq!(unique_name(text, "gemini").unwrap(), "gemini");
+        let agent = NewAgent { name: "codex".into(), command: "c".into(), args: vec![], env: Default::default() };
+        let added = add_agent(text, &agent, Path::new("w")).unwrap();
+        assert!(added.contains("name = \"codex 2\""), "{added}");
+        assert!(unique_name("not = [toml", "x").is_err());
+    }
 
     #[test]
     fn an_agent_is_appended_keeping_comments_and_layout() {

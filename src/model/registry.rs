@@ -260,6 +260,16 @@ pub fn valid_id(id: &str) -> bool {
         && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
+/// A registry icon drawn: `size`×`size` coverage values (0 = nothing, 255 = covered), row by row;
+/// the window tints it with its text colour (the icons are `currentColor`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IconMask {
+    /// Its width and height in pixels.
+    pub size: u16,
+    /// One byte a pixel.
+    pub alpha: Vec<u8>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,6 +50,20 @@ pub enum RegistryEvent {
         /// More is coming (the download under way).
         refreshing: bool,
     },
+    /// Entry `id`'s icon, drawn (after `Listed`; an icon that cannot be read or drawn is not sent,
+    /// and the entry keeps its letter).
+    Icon {
+        /// The entry.
+        id: String,
+        /// The icon.
+        mask: std::sync::Arc<crate::model::registry::IconMask>,
+    },
+    /// Work on entry `id` began (an add, update or remove; a second request for an entry under
+    /// way is not started).
+    Started {
+        /// The entry.
+        id: String,
+    },
     /// A download under way for entry `id`.
     Progress {
         /// The entry.

@@ -208,6 +208,14 @@ pub fn command_exists(command: &str, workspace: &Path) -> bool {
     std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(command))))
 }
 
+/// Holds off this process's other edits of config files while one reads, edits and saves: two
+/// edits at once (an agent added while another's download runs) would each save the text they
+/// read, and the first one's change would be lost.
+pub fn edit_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Writes `text` to `path` atomically: a temporary file in the same folder, synced, then renamed
 /// over the original (whose permissions it keeps). Readers see the old file or the new one, never
 /// half of it.

@@ -1,6 +1,8 @@
-//! "Get agents": the ACP Registry's agents — icon letter, name, description, version, licence,
+//! "Get agents": the ACP Registry's agents — icon, name, description, version, licence,
 //! how each runs here — with Add, Update and Remove, and a download's progress. Reading the index,
 //! downloading and writing the config are the runtime's (`Command::Registry`).
+
+use std::sync::Arc;
 
 use egui::{Color32, RichText};
 
@@ -8,7 +10,7 @@ use crate::app::AppState;
 use crate::app::registry_state::{EntryState, entry_state};
 use crate::i18n::{Key, tr, trf};
 use crate::model::config::Language;
-use crate::model::registry::{Entry, this_platform};
+use crate::model::registry::{Entry, IconMask, this_platform};
 use crate::protocol::Command;
 use crate::protocol::registry::RegistryCommand;
 
@@ -83,7 +85,7 @@ fn entry_ui(
     let status = entry_state(entry, state.config.as_ref());
     let busy = state.registry.busy.get(&entry.id);
     ui.horizontal(|ui| {
-        badge(ui, entry);
+        badge(ui, entry, state.registry.icons.get(&entry.id));
         ui.vertical(|ui| {
             ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new(&entry.name).strong());
@@ -144,11 +146,17 @@ fn entry_ui(
     });
 }
 
-/// The entry's first letter on a colour of its own (the registry's icons are SVG, which this
-/// build does not draw: ADR 0033).
-fn badge(ui: &mut egui::Ui, entry: &Entry) {
+/// The entry's icon in the text's colour (the registry's icons are `currentColor`); its first
+/// letter on a colour of its own until the icon is drawn, or when it cannot be.
+fn badge(ui: &mut egui::Ui, entry: &Entry, icon: Option<&Arc<IconMask>>) {
     let size = egui::vec2(28.0, 28.0);
     let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+    if let Some(mask) = icon {
+        let texture = icon_texture(ui.ctx(), &entry.id, mask);
+        let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+        ui.painter().image(texture.id(), rect, uv, ui.visuals().strong_text_color());
+        return;
+    }
     let hash = entry.id.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
     let hue = (hash % 360) as f32 / 360.0;
     let fill: Color32 = egui::ecolor::Hsva::new(hue, 0.45, 0.55, 1.0).into();
@@ -156,6 +164,23 @@ fn badge(ui: &mut egui::Ui, entry: &Entry) {
     let letter = entry.name.chars().next().unwrap_or('?').to_uppercase().to_string();
     let font = egui::FontId::proportional(16.0);
     ui.painter().text(rect.center(), egui::Align2::CENTER_CENTER, letter, font, Color32::WHITE);
+}
+
+/// The texture of entry `id`'s icon, made once per icon drawn and kept in the context's memory.
+fn icon_texture(ctx: &egui::Context, id: &str, mask: &Arc<IconMask>) -> egui::TextureHandle {
+    let key = egui::Id::unique(("registry-icon", id));
+    let kept: Option<(Arc<IconMask>, egui::TextureHandle)> = ctx.data(|d| d.get_temp(key));
+    if let Some((drawn, texture)) = kept
+        && Arc::ptr_eq(&drawn, mask)
+    {
+        return texture;
+    }
+    let side = usize::from(mask.size);
+    let pixels = mask.alpha.iter().map(|&a| Color32::from_rgba_premultiplied(a, a, a, a)).collect();
+    let image = egui::ColorImage::new([side, side], pixels);
+    let texture = ctx.load_texture(format!("registry-icon-{id}"), image, egui::TextureOptions::LINEAR);
+    ctx.data_mut(|d| d.insert_temp(key, (mask.clone(), texture.clone())));
+    texture
 }
 
 fn progress_ui(ui: &mut egui::Ui, lang: Language, received: u64, total: Option<u64>) {

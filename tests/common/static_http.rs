@@ -3,9 +3,10 @@
 //! be changed while it runs; every path asked is recorded.
 
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// A running server; it stops with the test process.
 pub struct StaticHttp {
@@ -13,7 +14,11 @@ pub struct StaticHttp {
     pub base_url: String,
     files: Arc<Mutex<HashMap<String, Vec<u8>>>>,
     asked: Arc<Mutex<Vec<String>>>,
+    held: Held,
 }
+
+/// Paths whose answers stop half-way until released.
+type Held = Arc<(Mutex<HashSet<String>>, Condvar)>;
 
 impl StaticHttp {
     /// Starts it on a free port, serving nothing yet.
@@ -22,10 +27,11 @@ impl StaticHttp {
         let base_url = format!("http://{}", listener.local_addr().unwrap());
         let files: Arc<Mutex<HashMap<String, Vec<u8>>>> = Arc::default();
         let asked: Arc<Mutex<Vec<String>>> = Arc::default();
-        let (f, a) = (files.clone(), asked.clone());
+        let held: Held = Arc::default();
+        let (f, a, hl) = (files.clone(), asked.clone(), held.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (files, asked) = (f.clone(), a.clone());
+                let (files, asked, held) = (f.clone(), a.clone(), hl.clone());
                 std::thread::spawn(move || {
                     let mut reader = BufReader::new(stream.try_clone().unwrap());
                     let mut request = String::new();
@@ -51,14 +57,33 @@ impl StaticHttp {
                                 )
                                 .as_bytes(),
                             )
-                            .and_then(|()| stream.write_all(&body)),
+                            .and_then(|()| {
+                                let half = body.len() / 2;
+                                stream.write_all(&body[..half])?;
+                                stream.flush()?;
+                                let (paths, released) = &*held;
+                                let mut paths = paths.lock().unwrap();
+                                while paths.contains(&path) {
+                                    paths = released.wait(paths).unwrap();
+                                }
+                                drop(paths);
+                                stream.write_all(&body[half..])
+                            }),
                         None => stream
                             .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
                     };
                 });
             }
         });
-        Self { base_url, files, asked }
+        Self { base_url, files, asked, held }
+    }
+
+    /// Answers to `path` stop after half the file until the guard is dropped (also when the test
+    /// fails: a download left waiting would keep the test's runtime from ending).
+    #[must_use = "the answers are held while the guard lives"]
+    pub fn hold(&self, path: &str) -> Hold {
+        self.held.0.lock().unwrap().insert(path.to_string());
+        Hold { held: self.held.clone(), path: path.to_string() }
     }
 
     /// Serves `body` at `path` (`/registry.json`) from now on.
@@ -80,6 +105,12 @@ impl StaticHttp {
 /// A `.tar.gz` holding one program at `path`: a launcher of the built-in demo agent (a registry
 /// entry's archive).
 pub fn demo_agent_tar_gz(path: &str) -> Vec<u8> {
+    demo_agent_tar_gz_with(path, 0)
+}
+
+/// As `demo_agent_tar_gz`, with a file of `extra` bytes that do not compress beside the program
+/// (an archive large enough for its download to be seen under way).
+pub fn demo_agent_tar_gz_with(path: &str, extra: usize) -> Vec<u8> {
     use std::io::Write;
     let script = format!("#!/bin/sh\nexec '{}' demo-agent \"$@\"\n", super::BIN);
     let mut tar = tar::Builder::new(Vec::new());
@@ -87,6 +118,22 @@ pub fn demo_agent_tar_gz(path: &str) -> Vec<u8> {
     header.set_size(script.len() as u64);
     header.set_mode(0o755);
     tar.append_data(&mut header, path, script.as_bytes()).unwrap();
+    if extra > 0 {
+        // xorshift: bytes a compressor cannot shrink.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let noise: Vec<u8> = (0..extra)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let mut header = tar::Header::new_gnu();
+        header.set_size(noise.len() as u64);
+        header.set_mode(0o644);
+        tar.append_data(&mut header, "data.bin", noise.as_slice()).unwrap();
+    }
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(&tar.into_inner().unwrap()).unwrap();
     gz.finish().unwrap()
@@ -96,4 +143,17 @@ pub fn demo_agent_tar_gz(path: &str) -> Vec<u8> {
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Answers held (`StaticHttp::hold`) until this is dropped.
+pub struct Hold {
+    held: Held,
+    path: String,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.held.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&self.path);
+        self.held.1.notify_all();
+    }
 }

@@ -5,6 +5,7 @@
 //! and `sidekicks registry` both call these functions.
 
 pub mod fetch;
+pub mod icon;
 mod install;
 pub mod ops;
 pub mod unpack;

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::{Listing, Made, prepare, remove_files};
 use crate::model::config::Config;
-use crate::model::config_edit::NewAgent;
+use crate::model::config_edit::{NewAgent, unique_name};
 use crate::model::registry::{Entry, Installed, compare_versions};
 use crate::model::registry_edit::{add_installed, remove_agent, update_installed};
-use crate::runtime::config_file::save_atomic;
+use crate::runtime::config_file::{edit_lock, save_atomic};
 
 /// An agent added.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +21,21 @@ pub struct Added {
     pub made: Made,
     /// Its workspace.
     pub workspace: PathBuf,
+}
+
+/// The agents of a config file's text marked as added from the registry, with their marks (read
+/// from the text as it is now, which may be newer than the config loaded).
+fn marked(text: &str) -> Vec<(String, Installed)> {
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else { return Vec::new() };
+    let Some(agents) = doc.get("agent").and_then(toml_edit::Item::as_array_of_tables) else { return Vec::new() };
+    agents
+        .iter()
+        .filter_map(|t| {
+            let mark = t.get("registry")?;
+            let field = |k: &str| mark.get(k).and_then(toml_edit::Item::as_str).map(str::to_string);
+            Some((t.get("name")?.as_str()?.to_string(), Installed { id: field("id")?, version: field("version")? }))
+        })
+        .collect()
 }
 
 /// An agent updated.
@@ -57,25 +72,29 @@ pub fn add(
     progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Added, String> {
     let entry = entry(listing, id)?;
-    let text = std::fs::read_to_string(path).unwrap_or_default();
     // Checked before downloading: a text that cannot be edited wastes no download.
+    let text = std::fs::read_to_string(path).unwrap_or_default();
     text.parse::<toml_edit::DocumentMut>().map_err(|e| format!("{}: {e}", path.display()))?;
     let made = prepare(entry, data_dir, progress)?;
     let installed = Installed { id: entry.id.clone(), version: entry.version.clone() };
+    // Read again once downloaded, and held until saved: the file may have changed meanwhile.
+    let _edit = edit_lock();
+    let text = std::fs::read_to_string(path).unwrap_or_default();
     let undo = |why: String| {
-        if made.kind == "binary" {
+        // Not when another agent runs the same download (this entry added twice).
+        if made.kind == "binary" && !marked(&text).iter().any(|(_, i)| *i == installed) {
             let _ = remove_files(data_dir, &entry.id, &entry.version);
         }
         why
     };
     let wanted = name.map(str::to_string).unwrap_or_else(|| entry.name.clone());
+    let name = unique_name(&text, &wanted).map_err(|e| undo(format!("{}: {e}", path.display())))?;
     let workspace = match workspace {
         Some(w) => w.to_path_buf(),
-        None => crate::runtime::services::default_workspace(path, &wanted),
+        None => crate::runtime::services::default_workspace(path, &name),
     };
     std::fs::create_dir_all(&workspace).map_err(|e| undo(format!("{}: {e}", workspace.display())))?;
-    let agent =
-        NewAgent { name: wanted, command: made.command.clone(), args: made.args.clone(), env: made.env.clone() };
+    let agent = NewAgent { name, command: made.command.clone(), args: made.args.clone(), env: made.env.clone() };
     let (edited, name) = add_installed(&text, &agent, &workspace, &installed).map_err(|e| undo(e.to_string()))?;
     save_atomic(path, &edited).map_err(|e| undo(format!("{}: {e}", path.display())))?;
     Ok(Added { name, version: entry.version.clone(), made, workspace })
@@ -112,17 +131,18 @@ pub fn update(
         }
         let made = prepare(entry, data_dir, |got, total| progress(name, got, total))?;
         let new = Installed { id: entry.id.clone(), version: entry.version.clone() };
+        let _edit = edit_lock();
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let edited = update_installed(&text, name, &made.command, &made.args, &made.env, &new)
             .map_err(|e| e.to_string())
             .and_then(|t| save_atomic(path, &t).map_err(|e| format!("{}: {e}", path.display())));
         if let Err(why) = edited {
-            if made.kind == "binary" {
+            if made.kind == "binary" && !marked(&text).iter().any(|(_, i)| *i == new) {
                 let _ = remove_files(data_dir, &entry.id, &entry.version);
             }
             return Err(why);
         }
-        let still_used = mine.iter().any(|(other, i)| other != name && i == old);
+        let still_used = marked(&std::fs::read_to_string(path).unwrap_or_default()).iter().any(|(_, i)| i == old);
         if !still_used {
             let _ = remove_files(data_dir, &old.id, &old.version);
         }
@@ -146,10 +166,11 @@ pub fn remove(path: &Path, data_dir: &Path, config: &Config, name: &str) -> Resu
     let mark = agent.registry.clone().ok_or_else(|| {
         format!("\"{name}\" was not added from the registry: remove it in Settings or the config file instead")
     })?;
+    let _edit = edit_lock();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let edited = remove_agent(&text, name).map_err(|e| e.to_string())?;
     save_atomic(path, &edited).map_err(|e| format!("{}: {e}", path.display()))?;
-    let shared = installed(config).iter().any(|(other, i)| other != name && *i == mark);
+    let shared = marked(&edited).iter().any(|(_, i)| *i == mark);
     let deleted_files = !shared && remove_files(data_dir, &mark.id, &mark.version)?;
     Ok(Removed { deleted_files })
 }

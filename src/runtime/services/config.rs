@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use tokio::sync::{mpsc, watch};
 
 use crate::model::config_check::{LoadContext, LoadResult, load_str};
-use crate::model::config_edit::{NewAgent, add_agent};
+use crate::model::config_edit::{NewAgent, add_agent, unique_name};
 use crate::protocol::picker::{PickFor, PickerStart};
 use crate::protocol::{Command, Event};
-use crate::runtime::config_file::{AppDirs, Preferences, command_exists, load_file, save_atomic};
+use crate::runtime::config_file::{AppDirs, Preferences, command_exists, edit_lock, load_file, save_atomic};
 use crate::runtime::config_watch::{ConfigWatcher, watch_config};
 use crate::runtime::events::EventSink;
 
@@ -91,17 +91,23 @@ impl ConfigFile {
 
     /// Saves `text` to `path` atomically (→ `ConfigSaved`); the watcher then reloads it.
     pub(super) fn save(&self, path: PathBuf, text: String) {
-        self.report_save(path.clone(), move || save_atomic(&path, &text).map_err(|e| e.to_string()));
+        self.report_save(path.clone(), move || {
+            let _edit = edit_lock();
+            save_atomic(&path, &text).map_err(|e| e.to_string())
+        });
     }
 
     /// Adds `agent` to the config file at `path`, working in a new folder `workspaces/<name>` next
     /// to it (→ `ConfigSaved`).
     pub(super) fn add_agent(&self, path: PathBuf, agent: NewAgent) {
         self.report_save(path.clone(), move || {
-            let workspace = default_workspace(&path, &agent.name);
-            std::fs::create_dir_all(&workspace).map_err(|e| format!("{}: {e}", workspace.display()))?;
+            let _edit = edit_lock();
             let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let edited = add_agent(&text, &agent, &workspace).map_err(|e| e.to_string())?;
+            // Named after the name the agent gets: a second "codex" works in `codex-2`.
+            let name = unique_name(&text, &agent.name).map_err(|e| e.to_string())?;
+            let workspace = default_workspace(&path, &name);
+            std::fs::create_dir_all(&workspace).map_err(|e| format!("{}: {e}", workspace.display()))?;
+            let edited = add_agent(&text, &NewAgent { name, ..agent }, &workspace).map_err(|e| e.to_string())?;
             save_atomic(&path, &edited).map_err(|e| e.to_string())
         });
     }

@@ -85,6 +85,8 @@ struct Services {
     config_path: PathBuf,
     /// The teams' change mark as last seen (another process changing a team rewrites it).
     teams_mark: String,
+    /// The registry entries under way.
+    registry_busy: registry::Busy,
 }
 
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
@@ -126,6 +128,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         sink,
         store: startup.store,
         teams_dir,
+        registry_busy: registry::Busy::default(),
     };
     tokio::spawn(services.run(rx, notes, startup.config_path));
     tx
@@ -189,7 +192,7 @@ impl Services {
             Command::Registry(command) => {
                 let dirs = self.config.dirs();
                 let (data, home) = (dirs.map(|d| d.data_dir.clone()), dirs.and_then(|d| d.home.clone()));
-                registry::serve(command, data, home, self.sink.clone());
+                registry::serve(command, data, home, self.registry_busy.clone(), self.sink.clone());
             }
             Command::ReadBranch { agent } => {
                 // The folder on this computer (a container sees it mounted).

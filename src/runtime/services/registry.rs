@@ -1,7 +1,9 @@
 //! The registry service: the window's `RegistryCommand`s run on blocking threads over
 //! `runtime/registry` (the same functions as `sidekicks registry`), answered by `RegistryEvent`s.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::protocol::Event;
 use crate::protocol::registry::{RegistryCommand, RegistryEvent};
@@ -9,14 +11,49 @@ use crate::runtime::config_file::load_file;
 use crate::runtime::events::EventSink;
 use crate::runtime::registry::{self, ops};
 
+/// The entries being added, updated or removed: a second request for one of them is not started
+/// (a double click adds one agent, not two).
+pub(super) type Busy = Arc<Mutex<BTreeSet<String>>>;
+
 /// Serves `command` for the config's agents; `data_dir` keeps the index and the downloads.
-pub(super) fn serve(command: RegistryCommand, data_dir: Option<PathBuf>, home: Option<PathBuf>, sink: EventSink) {
+pub(super) fn serve(
+    command: RegistryCommand,
+    data_dir: Option<PathBuf>,
+    home: Option<PathBuf>,
+    busy: Busy,
+    sink: EventSink,
+) {
     let rt = tokio::runtime::Handle::current();
+    let entry = match &command {
+        RegistryCommand::List { .. } => None,
+        RegistryCommand::Add { id, .. } | RegistryCommand::Update { id, .. } | RegistryCommand::Remove { id, .. } => {
+            Some(id.clone())
+        }
+    };
+    if let Some(id) = &entry
+        && !busy.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone())
+    {
+        tracing::info!("registry: {id} is already under way; the request is not started again");
+        return;
+    }
     tokio::task::spawn_blocking(move || {
         let send = |event: RegistryEvent| {
             let sink = sink.clone();
             rt.block_on(async move { sink.send(Event::Registry(event)).await });
         };
+        if let Some(id) = &entry {
+            send(RegistryEvent::Started { id: id.clone() });
+        }
+        work(command, data_dir, home, &send);
+        if let Some(id) = &entry {
+            busy.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
+        }
+    });
+}
+
+/// Does `command`, telling `send` what happens.
+fn work(command: RegistryCommand, data_dir: Option<PathBuf>, home: Option<PathBuf>, send: &dyn Fn(RegistryEvent)) {
+    {
         let Some(data_dir) = data_dir else {
             let why = "no data folder in this run: the registry's agents are kept there".to_string();
             return match command {
@@ -32,7 +69,10 @@ pub(super) fn serve(command: RegistryCommand, data_dir: Option<PathBuf>, home: O
                 if let Some(copy) = registry::cached(&data_dir, &url) {
                     send(RegistryEvent::Listed { listing: Ok(copy), refreshing: true });
                 }
-                send(RegistryEvent::Listed { listing: registry::load(&data_dir, &url), refreshing: false });
+                let listing = registry::load(&data_dir, &url);
+                let entries = listing.as_ref().map(|l| l.index.agents.clone()).unwrap_or_default();
+                send(RegistryEvent::Listed { listing, refreshing: false });
+                icons(&data_dir, &entries, send);
             }
             RegistryCommand::Add { config, id } => {
                 let result = listing(&data_dir, &config).and_then(|listing| {
@@ -64,7 +104,7 @@ pub(super) fn serve(command: RegistryCommand, data_dir: Option<PathBuf>, home: O
                 send(RegistryEvent::Done { id, result });
             }
         }
-    });
+    }
 }
 
 /// The index's address for the config file at `config`.
@@ -77,3 +117,19 @@ fn url_of(config: &Path) -> String {
 fn listing(data_dir: &Path, config: &Path) -> Result<crate::model::registry::Listing, String> {
     registry::load(data_dir, &url_of(config))
 }
+
+/// Reads (or downloads and keeps) and draws the entries' icons, each sent as it is drawn; one that
+/// cannot be read or drawn is logged and left to the entry's letter.
+fn icons(data_dir: &Path, entries: &[crate::model::registry::Entry], send: &dyn Fn(RegistryEvent)) {
+    use crate::runtime::registry::icon;
+    for entry in entries {
+        let Some(url) = &entry.icon else { continue };
+        match icon::load(data_dir, &entry.id, url).and_then(|svg| icon::rasterize(&svg, ICON_PIXELS)) {
+            Ok(mask) => send(RegistryEvent::Icon { id: entry.id.clone(), mask: Arc::new(mask) }),
+            Err(why) => tracing::info!("registry: the icon of {} is not drawn: {why}", entry.id),
+        }
+    }
+}
+
+/// The icons' size in pixels: the page shows them at 28 points, sharp up to twice that.
+const ICON_PIXELS: u16 = 56;
