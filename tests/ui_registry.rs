@@ -95,7 +95,10 @@ fn an_agent_is_added_from_the_registry_talks_and_is_removed() {
     std::fs::write(&path, &meanwhile).unwrap();
     drop(held);
     step_until(&mut h, LONG, "the agent added", |h| h.state().state.agent("Demo Binary").is_some());
-    step_until(&mut h, LONG, "its row says so", |h| h.query_by_label("In the config as Demo Binary").is_some());
+    step_until(&mut h, LONG, "its row says so", |h| {
+        h.query_by_label("In the config as Demo Binary").is_some()
+            && h.query_by_label("Added: Demo Binary 2.0.0.").is_some()
+    });
     let saved = std::fs::read_to_string(&path).unwrap();
     // What was written meanwhile is kept (the add reads the file again once downloaded).
     assert!(saved.starts_with(&text) && saved.contains("# written while it downloaded"), "{saved}");
@@ -114,6 +117,12 @@ fn an_agent_is_added_from_the_registry_talks_and_is_removed() {
     h.get_by_label("Get agents").click();
     step_until(&mut h, LONG, "the page again", |h| h.query_by_label("Remove Demo Binary").is_some());
     h.get_by_label("Remove Demo Binary").click();
+    // Asked first; nothing is removed before the yes.
+    step_until(&mut h, LONG, "the question", |h| {
+        h.query_by_label_contains("Remove Demo Binary from the config?").is_some()
+    });
+    assert!(h.state().state.agent("Demo Binary").is_some());
+    h.get_by_label("Remove").click();
     step_until(&mut h, LONG, "the agent gone", |h| h.state().state.agent("Demo Binary").is_none());
     assert!(!std::fs::read_to_string(&path).unwrap().contains("[[agent]]"));
     assert!(!dir.path().join("data/registry/demo-binary").exists());

@@ -19,10 +19,23 @@ pub struct RegistryState {
     pub error: Option<String>,
     /// Entries being added, updated or removed, with what their download received so far.
     pub busy: BTreeMap<String, (u64, Option<u64>)>,
-    /// The last add, update or remove: its entry, and what it did or why not.
-    pub last: Option<(String, Result<String, String>)>,
+    /// The last add, update or remove: its entry, what it was, and what it did or why not.
+    pub last: Option<(String, Op, Result<String, String>)>,
+    /// What the window asked for each entry (what a `Done` is the end of).
+    asked: BTreeMap<String, Op>,
     /// The entries' icons drawn so far.
     pub icons: BTreeMap<String, Arc<IconMask>>,
+}
+
+/// What was asked of an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Add it.
+    Add,
+    /// Update its agents.
+    Update,
+    /// Remove one of its agents.
+    Remove,
 }
 
 /// An entry's state against the config.
@@ -62,7 +75,8 @@ impl RegistryState {
             }
             RegistryEvent::Done { id, result } => {
                 self.busy.remove(&id);
-                self.last = Some((id, result));
+                let op = self.asked.remove(&id).unwrap_or(Op::Add);
+                self.last = Some((id, op, result));
             }
         }
     }
@@ -70,8 +84,11 @@ impl RegistryState {
     /// The window asked for `command`: the index is being read. (An entry is busy once the service
     /// says it `Started`.)
     pub fn requested(&mut self, command: &RegistryCommand) {
-        if let RegistryCommand::List { .. } = command {
-            self.reading = true;
+        match command {
+            RegistryCommand::List { .. } => self.reading = true,
+            RegistryCommand::Add { id, .. } => _ = self.asked.insert(id.clone(), Op::Add),
+            RegistryCommand::Update { id, .. } => _ = self.asked.insert(id.clone(), Op::Update),
+            RegistryCommand::Remove { id, .. } => _ = self.asked.insert(id.clone(), Op::Remove),
         }
     }
 }

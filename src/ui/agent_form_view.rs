@@ -53,7 +53,6 @@ pub fn agents_list_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Op
     for agent in state.config.iter().flat_map(|c| &c.agents).filter(|a| state.teams.team_of(&a.name).is_none()) {
         ui.horizontal(|ui| {
             ui.label(&agent.name);
-            ui.label(RichText::new(&agent.command).monospace().weak());
             if ui.small_button(tr(lang, Key::EditAgent)).clicked() {
                 open = Some(AgentFormView {
                     editing: Some(agent.name.clone()),
@@ -61,6 +60,13 @@ pub fn agents_list_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Op
                     ..Default::default()
                 });
             }
+            // A downloaded agent's command is a long path (the data folder's): its program's name
+            // (the whole command on hover), so the panel does not grow over the editor.
+            let program = std::path::Path::new(&agent.command)
+                .file_name()
+                .filter(|_| agent.command.chars().count() > 40)
+                .map_or(agent.command.as_str(), |n| n.to_str().unwrap_or(&agent.command));
+            ui.label(RichText::new(program).monospace().weak()).on_hover_text(&agent.command);
         });
     }
     open

@@ -146,7 +146,7 @@ pub struct SidekicksApp {
     /// What the sidebar's filter box holds.
     sidebar_filter: String,
     /// "Get agents" asked for the index since it was opened.
-    registry_asked: bool,
+    registry_page: registry_view::RegistryPage,
     /// Search everywhere.
     search: search_view::SearchView,
 }
@@ -192,7 +192,7 @@ impl SidekicksApp {
             title_count: None,
             palette: Default::default(),
             sidebar_filter: String::new(),
-            registry_asked: false,
+            registry_page: registry_view::RegistryPage::default(),
             search: Default::default(),
             frame_stats: None,
             opened_seen: 0,
@@ -421,7 +421,7 @@ impl SidekicksApp {
                 sidebar::SidebarClick::Settings => self.view = View::Settings,
                 sidebar::SidebarClick::GetAgents => {
                     self.view = View::GetAgents;
-                    self.registry_asked = false;
+                    self.registry_page.asked = false;
                 }
                 sidebar::SidebarClick::Threads => self.view = View::Threads,
                 sidebar::SidebarClick::Search => {
@@ -523,13 +523,13 @@ impl SidekicksApp {
                 let commands = self.settings.ui(ui, lang, &self.state);
                 if self.settings.take_get_agents() {
                     self.view = View::GetAgents;
-                    self.registry_asked = false;
+                    self.registry_page.asked = false;
                 }
                 self.submit(commands);
                 return;
             }
             if self.view == View::GetAgents {
-                let commands = registry_view::registry_ui(ui, &self.state, &mut self.registry_asked);
+                let commands = registry_view::registry_ui(ui, &self.state, &mut self.registry_page);
                 self.submit(commands);
                 return;
             }

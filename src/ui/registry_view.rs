@@ -7,7 +7,7 @@ use std::sync::Arc;
 use egui::{Color32, RichText};
 
 use crate::app::AppState;
-use crate::app::registry_state::{EntryState, entry_state};
+use crate::app::registry_state::{EntryState, Op, entry_state};
 use crate::i18n::{Key, tr, trf};
 use crate::model::config::Language;
 use crate::model::registry::{Entry, IconMask, this_platform};
@@ -16,8 +16,17 @@ use crate::protocol::registry::RegistryCommand;
 
 use super::theme::{error_color, ok_color};
 
+/// What the page keeps between frames.
+#[derive(Default)]
+pub struct RegistryPage {
+    /// The index was asked for since the page was opened.
+    pub asked: bool,
+    /// The agent whose removal waits for the person's yes.
+    confirm_remove: Option<String>,
+}
+
 /// Draws the page; the commands it asks for. Asks for the index the first time it is shown.
-pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, asked: &mut bool) -> Vec<Command> {
+pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, page: &mut RegistryPage) -> Vec<Command> {
     let lang = state.language;
     let mut commands = Vec::new();
     let Some(config) = state.config_path.clone() else {
@@ -25,8 +34,8 @@ pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, asked: &mut bool) -> Vec
         return commands;
     };
     let registry = &state.registry;
-    if !*asked {
-        *asked = true;
+    if !page.asked {
+        page.asked = true;
         commands.push(Command::Registry(RegistryCommand::List { config: config.clone() }));
     }
     ui.horizontal(|ui| {
@@ -55,18 +64,11 @@ pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, asked: &mut bool) -> Vec
             ui.label(tr(lang, Key::RegistryReading));
         }
     }
-    if let Some((id, result)) = &registry.last {
-        let (text, color) = match result {
-            Ok(what) => (trf(lang, Key::RegistryDone, &[("id", id), ("what", what)]), ok_color()),
-            Err(why) => (trf(lang, Key::RegistryFailed, &[("id", id), ("why", why)]), error_color()),
-        };
-        ui.label(RichText::new(text).color(color));
-    }
     ui.separator();
     let Some(listing) = &registry.listing else { return commands };
     egui::ScrollArea::vertical().id_salt("registry-scroll").auto_shrink([false, false]).show(ui, |ui| {
         for entry in &listing.index.agents {
-            entry_ui(ui, lang, state, entry, &config, &mut commands);
+            entry_ui(ui, lang, state, entry, &config, page, &mut commands);
             ui.separator();
         }
     });
@@ -79,6 +81,7 @@ fn entry_ui(
     state: &AppState,
     entry: &Entry,
     config: &std::path::Path,
+    page: &mut RegistryPage,
     commands: &mut Vec<Command>,
 ) {
     let how = entry.how(this_platform());
@@ -100,6 +103,13 @@ fn entry_ui(
             });
             if !entry.description.is_empty() {
                 ui.label(&entry.description);
+            }
+            // What the last add, update or remove of this entry did, on its own row.
+            if let Some((id, op, result)) = &state.registry.last
+                && *id == entry.id
+                && busy.is_none()
+            {
+                ui.label(outcome(lang, *op, result));
             }
             ui.horizontal_wrapped(|ui| {
                 if let Some((received, total)) = busy {
@@ -133,17 +143,51 @@ fn entry_ui(
                             for name in list {
                                 let label = trf(lang, Key::RegistryRemove, &[("name", name)]);
                                 if ui.button(label).clicked() {
-                                    let name = name.clone();
-                                    let (config, id) = (config.clone(), id.clone());
-                                    commands.push(Command::Registry(RegistryCommand::Remove { config, id, name }));
+                                    page.confirm_remove = Some(name.clone());
                                 }
                             }
                         }
                     }
                 }
             });
+            let asked = page.confirm_remove.clone().filter(|n| status_names(&status).contains(n));
+            if let Some(name) = asked {
+                ui.horizontal_wrapped(|ui| {
+                    let question = trf(lang, Key::RegistryConfirmRemove, &[("name", &name)]);
+                    ui.label(RichText::new(question).color(super::theme::warning_color()));
+                    if ui.button(tr(lang, Key::RegistryConfirmRemoveYes)).clicked() {
+                        let (config, id) = (config.to_path_buf(), entry.id.clone());
+                        commands.push(Command::Registry(RegistryCommand::Remove { config, id, name }));
+                        page.confirm_remove = None;
+                    }
+                    if ui.button(tr(lang, Key::Cancel)).clicked() {
+                        page.confirm_remove = None;
+                    }
+                });
+            }
         });
     });
+}
+
+/// The names an entry's agents have in the config.
+fn status_names(status: &EntryState) -> &[String] {
+    match status {
+        EntryState::NotAdded => &[],
+        EntryState::Added(names) | EntryState::Update(names, _) => names,
+    }
+}
+
+/// What an add, update or remove did, or why not, in words and colour.
+fn outcome(lang: Language, op: Op, result: &Result<String, String>) -> RichText {
+    let (key, arg, text, color) = match (op, result) {
+        (Op::Add, Ok(what)) => (Key::RegistryAdded, "what", what, ok_color()),
+        (Op::Update, Ok(what)) => (Key::RegistryUpdated, "what", what, ok_color()),
+        (Op::Remove, Ok(what)) => (Key::RegistryRemoved, "what", what, ok_color()),
+        (Op::Add, Err(why)) => (Key::RegistryAddFailed, "why", why, error_color()),
+        (Op::Update, Err(why)) => (Key::RegistryUpdateFailed, "why", why, error_color()),
+        (Op::Remove, Err(why)) => (Key::RegistryRemoveFailed, "why", why, error_color()),
+    };
+    RichText::new(trf(lang, key, &[(arg, text)])).color(color)
 }
 
 /// The entry's icon in the text's colour (the registry's icons are `currentColor`); its first

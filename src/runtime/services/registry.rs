@@ -78,7 +78,7 @@ fn work(command: RegistryCommand, data_dir: Option<PathBuf>, home: Option<PathBu
                 let result = listing(&data_dir, &config).and_then(|listing| {
                     let progress = |received, total| send(RegistryEvent::Progress { id: id.clone(), received, total });
                     let added = ops::add(&config, &data_dir, &listing, &id, None, None, progress)?;
-                    Ok(format!("{} {} ({})", added.name, added.version, added.made.kind))
+                    Ok(format!("{} {}", added.name, added.version))
                 });
                 send(RegistryEvent::Done { id, result });
             }
