@@ -142,9 +142,11 @@ fn the_window_shows_what_the_command_line_said_and_they_take_turns_in_one_thread
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     // Both turns, whole and in order, in the window and in the history.
-    step_until(&mut h, LONG, "the second command line message in the window", |h| {
+    // The window gets the answer in pieces: wait for the whole of what the history holds (waiting
+    // for the answer to start let a full run compare a half-shown answer).
+    step_until(&mut h, LONG, "the second command line message whole in the window", |h| {
         let messages = &h.state().state.agent("ada").unwrap().conversation.messages;
-        messages.len() >= 6 && said(messages).last().is_some_and(|m| m.starts_with("Agent") && m.len() > 10)
+        messages.len() >= 6 && said(messages) == said(&store.thread(thread).unwrap().messages)
     });
     let shown = said(&h.state().state.agent("ada").unwrap().conversation.messages);
     let stored = said(&store.thread(thread).unwrap().messages);

@@ -105,6 +105,11 @@ impl SidekicksApp {
                 self.view = View::Settings;
                 None
             }
+            Action::GetAgents => {
+                self.view = View::GetAgents;
+                self.registry_page.asked = false;
+                None
+            }
             Action::OpenConfig => {
                 let start_in = self.state.config_path.as_ref().and_then(|p| p.parent().map(|d| d.to_path_buf()));
                 Some(Command::PickConfigFile { start_in })

@@ -30,6 +30,8 @@ pub enum Action {
     NewTeam,
     /// The settings.
     Settings,
+    /// "Get agents": the ACP Registry's agents.
+    GetAgents,
     /// Open another config file.
     OpenConfig,
     /// The inbox.
@@ -109,6 +111,7 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
     all.push((Action::Search, tr(lang, Key::PaletteSearch).to_string(), "Ctrl+Shift+F"));
     all.push((Action::NewTeam, tr(lang, Key::NewTeam).to_string(), ""));
     all.push((Action::Settings, tr(lang, Key::Settings).to_string(), ""));
+    all.push((Action::GetAgents, tr(lang, Key::GetAgents).to_string(), ""));
     all.push((Action::OpenConfig, tr(lang, Key::PaletteOpenConfig).to_string(), ""));
     all.push((Action::About, tr(lang, Key::AboutTitle).to_string(), ""));
     all
