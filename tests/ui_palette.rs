@@ -42,7 +42,9 @@ fn the_palette_and_shortcuts_drive_the_window() {
     let store = Store::open(&dir.path().join("db/sidekicks.db")).unwrap();
     let agents: &[(&str, &str, &[&str])] =
         &[("alpha", BIN, &["demo-agent", "--sessions"]), ("beta", BIN, &["demo-agent", "--sessions"])];
-    let mut h = window(&config_text("", agents, dir.path()), dir.path(), &rt, Some(store));
+    // A registry address where nothing listens: its index is refused at once, offline.
+    let registry = "[registry]\nurl = \"http://127.0.0.1:9/registry.json\"";
+    let mut h = window(&config_text(registry, agents, dir.path()), dir.path(), &rt, Some(store));
     step_until(&mut h, LONG, "agents in threads", |h| current_thread(h, "beta").is_some());
 
     // Ctrl+K, type, Enter.
@@ -121,6 +123,14 @@ fn the_palette_and_shortcuts_drive_the_window() {
             .state
             .agent("alpha")
             .is_some_and(|a| a.conversation.messages.iter().any(|m| m.end == Some(TurnEnd::Cancelled)))
+    });
+    // "Get agents" (the registry's page).
+    keys(&mut h, egui::Modifiers::COMMAND, egui::Key::K);
+    type_text(&mut h, "get agents");
+    keys(&mut h, egui::Modifiers::NONE, egui::Key::Enter);
+    step_until(&mut h, LONG, "the registry's page", |h| {
+        h.query_by_label("Reading the registry…").is_some()
+            || h.query_by_label_contains("The registry cannot be read").is_some()
     });
     h.state_mut().shutdown();
 }
