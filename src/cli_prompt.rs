@@ -13,7 +13,7 @@ use crate::app::CrashReport;
 use crate::app::{AgentState, Command, Event};
 use crate::i18n::{Key, crash_text, problem_text, tr, trf};
 use crate::model::conversation::{TurnEnd, Update};
-use crate::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
+use crate::model::permission::{PermissionAnswer, PermissionRequest};
 use crate::runtime::agents::{ManagerSettings, spawn_manager};
 use crate::runtime::config_file::{AppDirs, load_file};
 use crate::runtime::events::EventSink;
@@ -85,17 +85,10 @@ pub(crate) async fn pick_thread(
 pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Result<u8> {
     let Asked { agent, allow, json, chosen, thread, attach, text } = asked;
     let home = dirs.as_ref().and_then(|d| d.home.clone());
-    let mut result = load_file(&config, home.as_deref());
-    // `--allow reject` (the default) means no: whatever mode the agent is in, Sidekicks writes no
-    // file and runs no command for it (ADR 0030).
-    if allow == Allow::Reject
-        && let Some(a) = result.config.as_mut().and_then(|c| c.agents.iter_mut().find(|a| a.name == agent))
-    {
-        a.policy = crate::model::config::Policy {
-            writes: crate::model::config::Serve::Deny,
-            commands: crate::model::config::Serve::Deny,
-        };
-    }
+    // `--allow` is carried out by the runtime (`ManagerSettings::unattended`): `reject`, the
+    // default, means Sidekicks writes no file and runs no command for the agent (ADR 0030), the
+    // same as at `sidekicks team prompt`.
+    let result = load_file(&config, home.as_deref());
     let lang = crate::model::config::Language::pick(None, sys_locale::get_locale().as_deref());
     let Some(loaded) = result.config.clone() else {
         for p in &result.problems {
@@ -137,7 +130,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
             sink = sink.with_history(spawn_recorder(store.clone()));
         }
         let history = sink.clone();
-        let mut settings = ManagerSettings::default();
+        let mut settings = ManagerSettings { unattended: Some(allow.into()), ..ManagerSettings::default() };
         // Checkpoints go to the data folder, as the window's (not beside the config file).
         if let Some(dirs) = &dirs {
             settings.checkpoints_root = Some(Box::leak(dirs.data_dir.join("checkpoints").into_boxed_path()));
@@ -301,16 +294,20 @@ const LOGIN_NEEDED: u8 = 3;
 const INTERRUPTED: u8 = 130;
 
 /// The answer `allow` gives to `request`: the first offered option of the wanted kinds.
+/// (The runtime answers first, with the same words: `ManagerSettings::unattended`; this answers a
+/// request that offered none of the wanted kinds, so that nothing waits.)
 pub(crate) fn answer(request: &PermissionRequest, allow: Allow) -> PermissionAnswer {
-    let kinds: &[OptionKind] = match allow {
-        Allow::Once => &[OptionKind::AllowOnce, OptionKind::AllowAlways],
-        Allow::Always => &[OptionKind::AllowAlways, OptionKind::AllowOnce],
-        Allow::Reject => &[OptionKind::RejectOnce, OptionKind::RejectAlways],
-    };
-    kinds
-        .iter()
-        .find_map(|k| request.option(*k))
-        .map_or(PermissionAnswer::Cancelled, |o| PermissionAnswer::Selected { option_id: o.id.clone(), kind: o.kind })
+    crate::runtime::acp_client::unattended_answer(request, allow.into()).unwrap_or(PermissionAnswer::Cancelled)
+}
+
+impl From<Allow> for crate::model::permission::Unattended {
+    fn from(allow: Allow) -> Self {
+        match allow {
+            Allow::Once => Self::Once,
+            Allow::Always => Self::Always,
+            Allow::Reject => Self::Reject,
+        }
+    }
 }
 
 fn status(status: crate::model::tool::ToolStatus) -> &'static str {

@@ -128,6 +128,13 @@ pub enum TeamCli {
         #[arg(long)]
         json: bool,
     },
+    /// Accept the project's team recipe as it is now. A recipe that a member's merged work wrote
+    /// is not used (its setup and check never run) until the person accepts it. Exit 0 accepted
+    /// (or nothing to accept), 2 not.
+    AcceptRecipe {
+        /// The team (its name or id).
+        team: String,
+    },
     /// Undo the team's last merge. Exit 0 undone, 2 not.
     Undo {
         /// The team (its name or id).
@@ -161,7 +168,12 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::
     let dirs = dirs.context("no home folder: teams are kept in the user's data folder")?;
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     rt.block_on(async move {
-        let mut door = Door::open(config, dirs).await?;
+        // The door's `--allow`, carried out by the runtime (the same as `sidekicks prompt`'s).
+        let unattended = match &command {
+            TeamCli::Prompt { allow, .. } | TeamCli::Merge { allow, .. } => *allow,
+            _ => Allow::Reject,
+        };
+        let mut door = Door::open(config, dirs, unattended.into()).await?;
         let code = match door.serve(command).await {
             Ok(code) => code,
             Err(e) => {
@@ -191,7 +203,11 @@ struct Door {
 
 impl Door {
     /// Starts the services on `config` and waits for the config and the stored teams.
-    async fn open(config_path: PathBuf, dirs: AppDirs) -> anyhow::Result<Self> {
+    async fn open(
+        config_path: PathBuf,
+        dirs: AppDirs,
+        unattended: crate::model::permission::Unattended,
+    ) -> anyhow::Result<Self> {
         let path = dirs.data_dir.join("sidekicks.db");
         let (store, note) =
             Store::open_or_recover(&path).with_context(|| format!("opening the history {}", path.display()))?;
@@ -204,6 +220,7 @@ impl Door {
             dirs: Some(dirs),
             store: Some(store),
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
+            settings: crate::runtime::agents::ManagerSettings { unattended: Some(unattended), ..Default::default() },
             ..Startup::new(config_path.clone())
         };
         let commands = spawn_services(startup, sink.clone());
@@ -339,6 +356,19 @@ impl Door {
             TeamCli::Diff { team, member, json } => self.diff(&team, &member, json).await,
             TeamCli::Merge { team, members, paths, allow, json } => {
                 self.merge(&team, &members, &paths, allow, json).await
+            }
+            TeamCli::AcceptRecipe { team } => {
+                let team = self.team(&team)?;
+                self.send(TeamCommand::AcceptRecipe { team: team.record.id.clone() }).await?;
+                let event = self.team_event(|e| matches!(e, TeamEvent::RecipeAccepted { .. })).await?;
+                let TeamEvent::RecipeAccepted { result, .. } = event else { unreachable!() };
+                match result.map_err(|e| anyhow::anyhow!("{e}"))? {
+                    Some(member) => {
+                        println!("accepted: the team recipe written by {member}; its commands run from now on")
+                    }
+                    None => println!("the team recipe is yours already: nothing to accept"),
+                }
+                Ok(0)
             }
             TeamCli::Undo { team, json } => {
                 let team = self.team(&team)?;
@@ -564,7 +594,6 @@ impl Door {
             [] => team.members.iter().filter_map(|(_, m)| m.as_ref().ok().cloned()).collect(),
             names => names.iter().map(|n| Self::member(&team, n)).collect::<anyhow::Result<_>>()?,
         };
-        let checked = crate::runtime::teams::recipe::load(&team.record.project).ok().flatten().and_then(|r| r.check);
         let mut code = 0;
         let mut told = Vec::new();
         for member in members {
@@ -575,6 +604,12 @@ impl Door {
             let TeamEvent::Merged { result, told: message, .. } = event else { unreachable!() };
             let applied = matches!(&result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
             let check_failed = matches!(&result, Err(TeamError::CheckFailed { .. }));
+            // Read after the merge (it may have brought a recipe): one that cannot be used is
+            // reported as the check's failure, in its words.
+            let checked = match crate::runtime::teams::recipe::load(&team.record.project) {
+                Ok(recipe) => recipe.and_then(|r| r.check).map(drop),
+                Err(_) => Some(()),
+            };
             // The recipe's check: after a merge that applied files in the project, or before it
             // in a scratch copy (it then ran already; its end is reported the same way).
             let check = match &checked {

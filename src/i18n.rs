@@ -182,6 +182,7 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
         T::CopyGone(path) => trf(lang, Key::CopyGone, &[("path", path)]),
         T::CheckFailed { why, .. } => trf(lang, Key::ScratchCheckFailed, &[("why", why)]),
         T::Recipe(message) => trf(lang, Key::RecipeError, &[("message", message)]),
+        T::RecipeFromMember { member } => trf(lang, Key::RecipeFromMember, &[("member", member)]),
         T::ReviewStale(path) => trf(lang, Key::ReviewStale, &[("path", path)]),
         T::HunkConflicts(path) => trf(lang, Key::HunkConflicts, &[("path", path)]),
         T::AlreadyMember(agent) => trf(lang, Key::AlreadyMember, &[("agent", agent)]),
@@ -221,6 +222,7 @@ pub fn history_note_text(lang: Language, note: &crate::protocol::HistoryNote) ->
         ),
         HistoryNote::SaveFailed { error } => trf(lang, Key::HistorySaveFailed, &[("error", error)]),
         HistoryNote::Saved => tr(lang, Key::HistorySavedAgain).to_string(),
+        HistoryNote::RulesDropped { count } => trf(lang, Key::RulesDropped, &[("count", &count.to_string())]),
         HistoryNote::Unavailable { path, error } => {
             trf(lang, Key::HistoryUnavailable, &[("path", &path.display().to_string()), ("error", error)])
         }
@@ -365,7 +367,10 @@ pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask)
             RuntimeKind::Kubectl => trf(lang, Key::AskRunPod, &[("agent", agent), ("name", name)]),
             RuntimeKind::Ssh => trf(lang, Key::AskRunSsh, &[("agent", agent), ("name", name)]),
         },
-        Ask::EditFile { path } => trf(lang, Key::AskEdit, &[("agent", agent), ("path", path)]),
+        Ask::EditFile { path, lines: Some(lines) } => {
+            trf(lang, Key::AskWriteLines, &[("agent", agent), ("path", path), ("lines", &lines.to_string())])
+        }
+        Ask::EditFile { path, lines: None } => trf(lang, Key::AskEdit, &[("agent", agent), ("path", path)]),
         Ask::DeleteFile { path } => trf(lang, Key::AskDelete, &[("agent", agent), ("path", path)]),
         Ask::MoveFile { path } => trf(lang, Key::AskMove, &[("agent", agent), ("path", path)]),
         Ask::ReadFile { path } => trf(lang, Key::AskRead, &[("agent", agent), ("path", path)]),

@@ -59,6 +59,8 @@ pub struct TeamState {
     pub branches: HashMap<String, (String, Result<String, TeamError>)>,
     /// Each member's latest "Undo merge": the paths put back, or why not.
     pub undone: HashMap<String, Result<Vec<String>, TeamError>>,
+    /// What became of the person's Accept recipe (the member who wrote it).
+    pub recipe_accepted: Option<Result<Option<String>, TeamError>>,
     /// The member under review and its files with their diffs (`None` inside: being read).
     pub review: Option<(String, Option<ReviewResult>)>,
     /// Counts the review results received (the panel lays out its rows again when it changes).
@@ -153,6 +155,7 @@ impl TeamsState {
             diff: None,
             branches: HashMap::new(),
             undone: HashMap::new(),
+            recipe_accepted: None,
             review: None,
             setup: HashMap::new(),
             check: None,
@@ -356,6 +359,11 @@ impl TeamsState {
                 if let Some(t) = self.team_mut(&team) {
                     t.changes.remove(&agent);
                     t.decision_error = result.err();
+                }
+            }
+            TeamEvent::RecipeAccepted { team, result } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.recipe_accepted = Some(result);
                 }
             }
             TeamEvent::MergeUndone { team, agent, result } => {

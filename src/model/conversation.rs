@@ -114,6 +114,10 @@ pub enum Notice {
         writes: bool,
         /// The path or the command line.
         what: String,
+        /// Refused by the command line's `--allow reject` (the default), not by the config's
+        /// policy.
+        #[serde(default)]
+        by_allow_reject: bool,
     },
     /// A restore failed: why.
     RestoreFailed {

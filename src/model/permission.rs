@@ -104,6 +104,30 @@ impl Answered {
     }
 }
 
+/// How a door with no person at it (`sidekicks prompt`, `sidekicks team prompt`, a merge's
+/// conflict turn: `--allow`) has permission requests answered. The runtime answers them, so the
+/// same words mean the same thing at every door (ADR 0030, issue 45).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unattended {
+    /// Allow each request once.
+    Once,
+    /// Allow, and remember it (only where the request names its exact target).
+    Always,
+    /// Refuse: nothing is written or run without a yes (the default).
+    Reject,
+}
+
+impl Unattended {
+    /// The option kinds that carry out this answer, best first.
+    pub fn option_kinds(self) -> &'static [OptionKind] {
+        match self {
+            Unattended::Once => &[OptionKind::AllowOnce, OptionKind::AllowAlways],
+            Unattended::Always => &[OptionKind::AllowAlways, OptionKind::AllowOnce],
+            Unattended::Reject => &[OptionKind::RejectOnce, OptionKind::RejectAlways],
+        }
+    }
+}
+
 /// A remembered decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Decision {
@@ -137,6 +161,8 @@ pub enum Ask {
     EditFile {
         /// The path it is about.
         path: String,
+        /// How many lines the write puts in it, when its input says.
+        lines: Option<usize>,
     },
     /// Delete a file.
     DeleteFile {
@@ -165,41 +191,111 @@ pub enum Ask {
     },
 }
 
-/// What `tool` asks for.
-pub fn ask(tool: &ToolCall) -> Ask {
-    let path = || {
-        tool.diffs
-            .first()
-            .map(|d| d.path.clone())
-            .or_else(|| tool.locations.first().cloned())
-            .unwrap_or_else(|| tool.title.clone())
-    };
-    match tool.kind {
-        ToolKind::Execute => {
-            let command = tool.command().unwrap_or_else(|| tool.title.clone());
-            let dangers = dangers(&command);
-            Ask::RunCommand { command, dangers }
-        }
-        ToolKind::Edit => Ask::EditFile { path: path() },
-        ToolKind::Delete => Ask::DeleteFile { path: path() },
-        ToolKind::Move => Ask::MoveFile { path: path() },
-        ToolKind::Read => Ask::ReadFile { path: path() },
-        ToolKind::Fetch => Ask::Fetch { what: tool.title.clone() },
-        _ if !tool.diffs.is_empty() => Ask::EditFile { path: path() },
-        _ => Ask::Other { title: tool.title.clone() },
+/// The keys of a tool's raw input that name the file it is about, by agents seen (ACP's own
+/// `fs/*` use `path`; Claude Code `file_path`; others `filePath`, `filename`, `target_file`).
+const PATH_KEYS: &[&str] = &["path", "file_path", "filePath", "filename", "file", "target_file", "abs_path"];
+/// The keys of a raw input that hold the text a write puts in the file.
+const CONTENT_KEYS: &[&str] = &["content", "text", "new_content", "contents"];
+
+/// The raw input of `tool` as JSON, when it is an object.
+fn input_object(tool: &ToolCall) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::from_str(tool.input.as_deref()?).ok()? {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
     }
 }
 
-/// The key under which an always/never answer to `tool` is remembered: the same kind of work on
-/// the same command or file.
-pub fn rule_key(tool: &ToolCall) -> String {
-    let target = match ask(tool) {
-        Ask::RunCommand { command, .. } => command,
-        Ask::EditFile { path } | Ask::DeleteFile { path } | Ask::MoveFile { path } | Ask::ReadFile { path } => path,
-        Ask::Fetch { what } => what,
-        Ask::Other { title } => title,
+/// The file `tool` is about, from what the agent said exactly: its diffs, its locations, or a
+/// path in its raw input — never its title.
+fn known_path(tool: &ToolCall) -> Option<String> {
+    let from_input = || {
+        let input = input_object(tool)?;
+        PATH_KEYS.iter().find_map(|k| input.get(*k)?.as_str().map(str::to_string))
     };
-    format!("{}:{}", tool.kind.code(), target.trim())
+    tool.diffs
+        .first()
+        .map(|d| d.path.clone())
+        .or_else(|| tool.locations.first().cloned())
+        .or_else(from_input)
+        .filter(|p| !p.trim().is_empty())
+}
+
+/// The number of lines a write puts in its file, when its raw input holds the text.
+fn written_lines(tool: &ToolCall) -> Option<usize> {
+    let input = input_object(tool)?;
+    let text = CONTENT_KEYS.iter().find_map(|k| input.get(*k)?.as_str().map(str::to_string))?;
+    Some(text.lines().count())
+}
+
+/// The command `tool` runs, from its raw input (never its title).
+fn known_command(tool: &ToolCall) -> Option<String> {
+    tool.command().filter(|c| !c.trim().is_empty())
+}
+
+/// What `tool` asks for. A command or a file is named only as the agent gave it (raw input,
+/// diffs, locations); when it gave neither, the card shows the agent's own title.
+pub fn ask(tool: &ToolCall) -> Ask {
+    let other = || Ask::Other {
+        title: if tool.title.trim().is_empty() { tool.kind.code().to_string() } else { tool.title.clone() },
+    };
+    if let Some(command) = known_command(tool).filter(|_| matches!(tool.kind, ToolKind::Execute | ToolKind::Other)) {
+        let dangers = dangers(&command);
+        return Ask::RunCommand { command, dangers };
+    }
+    let path = known_path(tool);
+    match (tool.kind, path) {
+        (ToolKind::Execute, _) => match tool.title.trim() {
+            // An execute call whose input names no command: its title is all there is.
+            "" => other(),
+            title => Ask::RunCommand { command: title.to_string(), dangers: dangers(title) },
+        },
+        (ToolKind::Edit, Some(path)) => Ask::EditFile { path, lines: written_lines(tool) },
+        (ToolKind::Delete, Some(path)) => Ask::DeleteFile { path },
+        (ToolKind::Move, Some(path)) => Ask::MoveFile { path },
+        (ToolKind::Read, Some(path)) => Ask::ReadFile { path },
+        (ToolKind::Fetch, _) => Ask::Fetch { what: fetched(tool).unwrap_or_else(|| tool.title.clone()) },
+        (_, Some(path)) if !tool.diffs.is_empty() => Ask::EditFile { path, lines: written_lines(tool) },
+        _ => other(),
+    }
+}
+
+/// What a fetch is about, from its raw input (`url`, `query`).
+fn fetched(tool: &ToolCall) -> Option<String> {
+    let input = input_object(tool)?;
+    ["url", "uri", "query"].iter().find_map(|k| input.get(*k)?.as_str().map(str::to_string)).filter(|s| !s.is_empty())
+}
+
+/// The key under which an always/never answer to `tool` is remembered: its kind and its exact
+/// target — the command line, the file, the address — as the agent gave them. `None` when the
+/// target is not known exactly (a bare title, an empty request): such a request is never
+/// remembered (an "always" is taken as "once"), since a key without its target would approve
+/// whatever else the agent asks under the same title.
+pub fn rule_key(tool: &ToolCall) -> Option<String> {
+    let (kind, target) = match tool.kind {
+        ToolKind::Execute | ToolKind::Other if known_command(tool).is_some() => ("execute", known_command(tool)?),
+        ToolKind::Execute => return None,
+        ToolKind::Edit | ToolKind::Delete | ToolKind::Move | ToolKind::Read => (tool.kind.code(), known_path(tool)?),
+        ToolKind::Fetch => ("fetch", fetched(tool)?),
+        _ if !tool.diffs.is_empty() => ("edit", known_path(tool)?),
+        _ => return None,
+    };
+    let target = target.trim();
+    (!target.is_empty()).then(|| format!("{kind}:{target}"))
+}
+
+/// False for a remembered key that an earlier Sidekicks made from a bare title or nothing (kind
+/// `other`, an empty target, or a file kind whose target is a single word with no `/` or `.`,
+/// such as `edit:write_text_file`): it could approve actions nobody saw, and is dropped.
+pub fn rule_key_is_exact(key: &str) -> bool {
+    let Some((kind, target)) = key.split_once(':') else { return false };
+    let target = target.trim();
+    match kind {
+        _ if target.is_empty() => false,
+        "execute" => true,
+        "fetch" => target.contains("://") || !target.contains(' '),
+        "edit" | "delete" | "move" | "read" => target.contains('/') || target.contains('.'),
+        _ => false,
+    }
 }
 
 /// Programs that destroy or overwrite data whatever their arguments.
@@ -230,7 +326,37 @@ fn push_unique(found: &mut Vec<String>, what: &str) {
     }
 }
 
+/// Variables that make a program run code other than its own (a library loaded first, a script
+/// sourced by the shell, options given to an interpreter): flagged when a command sets them.
+const DANGEROUS_ENV: &[&str] = &[
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "PATH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG_GLOBAL",
+    "NODE_OPTIONS",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PERL5OPT",
+    "RUBYOPT",
+];
+
+fn dangerous_env(word: &str) -> Option<&str> {
+    let (name, _) = word.split_once('=')?;
+    (DANGEROUS_ENV.contains(&name) || name.starts_with("DYLD_")).then_some(name)
+}
+
 fn simple_dangers(words: &[String], found: &mut Vec<String>) {
+    for word in words.iter().take_while(|w| is_assignment(w)) {
+        if let Some(name) = dangerous_env(word) {
+            push_unique(found, name);
+        }
+    }
     let mut i = 0;
     // Skip assignments and wrappers (with their options) to the program in command position.
     while i < words.len() {
@@ -474,6 +600,13 @@ mod tests {
     }
 
     #[test]
+    fn variables_that_load_code_are_flagged() {
+        assert_eq!(d("LD_PRELOAD=/tmp/x.so true"), ["LD_PRELOAD"]);
+        assert_eq!(d("FOO=1 true"), Vec::<String>::new());
+        assert_eq!(d("PATH=/tmp/bin:/usr/bin make"), ["PATH"]);
+    }
+
+    #[test]
     fn shell_scripts_are_looked_into() {
         assert_eq!(d("bash -c 'cd x && rm -rf y'"), ["rm"]);
         assert_eq!(d("sh -lc \"echo hi > f\""), [">"]);
@@ -489,12 +622,54 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(ask(&tool), Ask::RunCommand { command: "rm -rf target".into(), dangers: vec!["rm".into()] });
-        assert_eq!(rule_key(&tool), "execute:rm -rf target");
+        assert_eq!(rule_key(&tool).as_deref(), Some("execute:rm -rf target"));
         let edit = ToolCall {
             kind: ToolKind::Edit,
             diffs: vec![super::super::tool::FileDiff { path: "src/a.rs".into(), old_text: None, new_text: "x".into() }],
             ..Default::default()
         };
-        assert_eq!(ask(&edit), Ask::EditFile { path: "src/a.rs".into() });
+        assert_eq!(ask(&edit), Ask::EditFile { path: "src/a.rs".into(), lines: None });
+    }
+
+    #[test]
+    fn a_request_that_names_no_target_is_never_remembered() {
+        // mistral-vibe's request by id alone, before the call it names is merged in.
+        let bare = ToolCall { id: "call-1".into(), ..Default::default() };
+        assert_eq!(rule_key(&bare), None);
+        assert_eq!(ask(&bare), Ask::Other { title: "other".into() });
+        // fast-agent's write: kind edit, the tool's name as title, the path only in raw input.
+        let write = ToolCall {
+            title: "write_text_file".into(),
+            kind: ToolKind::Edit,
+            input: Some(r#"{"path": "notes/b.txt", "content": "1\n2\n3\n"}"#.into()),
+            ..Default::default()
+        };
+        assert_eq!(rule_key(&write).as_deref(), Some("edit:notes/b.txt"));
+        assert_eq!(ask(&write), Ask::EditFile { path: "notes/b.txt".into(), lines: Some(3) });
+        let other_file = ToolCall { input: Some(r#"{"path": "notes/c.txt"}"#.into()), ..write.clone() };
+        assert_ne!(rule_key(&write), rule_key(&other_file), "always for one file never covers another");
+        // An edit with no path at all: its title is shown, no key.
+        let titled = ToolCall { title: "Save written.txt".into(), kind: ToolKind::Edit, ..Default::default() };
+        assert_eq!(rule_key(&titled), None);
+        assert_eq!(ask(&titled), Ask::Other { title: "Save written.txt".into() });
+        // Kind other with a command in its raw input: a command, with its dangers.
+        let command = ToolCall { input: Some(r#"{"command": "rm -rf /tmp/x"}"#.into()), ..Default::default() };
+        assert_eq!(ask(&command), Ask::RunCommand { command: "rm -rf /tmp/x".into(), dangers: vec!["rm".into()] });
+        assert_eq!(rule_key(&command).as_deref(), Some("execute:rm -rf /tmp/x"));
+        // An execute call whose input names no command is shown by its title but never kept.
+        let titled_run = ToolCall { title: "Run tests".into(), kind: ToolKind::Execute, ..Default::default() };
+        assert_eq!(rule_key(&titled_run), None);
+    }
+
+    #[test]
+    fn keys_made_from_titles_are_told_apart() {
+        assert!(rule_key_is_exact("execute:touch first.txt"));
+        assert!(rule_key_is_exact("edit:notes/b.txt"));
+        assert!(rule_key_is_exact("edit:README.md"));
+        assert!(!rule_key_is_exact("other:"));
+        assert!(!rule_key_is_exact("other:Run something"));
+        assert!(!rule_key_is_exact("edit:write_text_file"));
+        assert!(!rule_key_is_exact("execute:"));
+        assert!(!rule_key_is_exact("nonsense"));
     }
 }

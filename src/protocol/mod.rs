@@ -102,6 +102,12 @@ pub enum HistoryNote {
     },
     /// Saving works again: everything kept is saved.
     Saved,
+    /// Remembered answers that named no exact target (kept by an earlier Sidekicks) were dropped:
+    /// the person will be asked again.
+    RulesDropped {
+        /// How many.
+        count: usize,
+    },
     /// It could not be opened at all: nothing is kept this run.
     Unavailable {
         /// The history's file.

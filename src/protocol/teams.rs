@@ -195,6 +195,15 @@ pub enum TeamError {
     /// The project's team recipe (`.sidekicks/team.toml`) cannot be used.
     #[error("the team recipe .sidekicks/team.toml: {0}")]
     Recipe(String),
+    /// The project's recipe was written by a member's merged work and the person has not accepted
+    /// it: none of it is used (its commands never run) until they do.
+    #[error(
+        "the team recipe .sidekicks/team.toml was written by {member}'s merged work: it is not used until you accept it (`sidekicks team accept-recipe TEAM`, or Accept recipe on the team page)"
+    )]
+    RecipeFromMember {
+        /// The member whose work wrote it.
+        member: String,
+    },
     /// The agent is a member of the team already.
     #[error("{0} is a member of the team already")]
     AlreadyMember(String),
@@ -399,6 +408,12 @@ pub enum TeamCommand {
         member: String,
         /// The paths chosen (`None`: all).
         selected: Option<Vec<String>>,
+    },
+    /// The person accepts the project's team recipe as it is now (one a member's merged work
+    /// wrote is not used until then).
+    AcceptRecipe {
+        /// The team (its id).
+        team: String,
     },
     /// Undo the team's last merge, which was this member's.
     UndoMerge {
@@ -663,6 +678,14 @@ pub enum TeamEvent {
         agent: String,
         /// How it went.
         result: Result<(), TeamError>,
+    },
+    /// The project's recipe was accepted: the member who wrote it (`None`: it was not a
+    /// member's), or why not.
+    RecipeAccepted {
+        /// The team.
+        team: String,
+        /// The member who wrote the recipe.
+        result: Result<Option<String>, TeamError>,
     },
     /// The team's last merge (this member's) was undone: the paths put back, or why not.
     MergeUndone {

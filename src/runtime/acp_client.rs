@@ -37,7 +37,7 @@ use super::agent_fs::AgentFs;
 use super::events::EventSink;
 use super::permission_rules::PermissionRules;
 use crate::model::conversation::{Notice, TurnEnd, Update};
-use crate::model::permission::{PermissionAnswer, rule_key};
+use crate::model::permission::{PermissionAnswer, Unattended, rule_key};
 use crate::model::session_config::{Chosen, ConfigOption, Modes, OptionValue};
 use crate::protocol::auth::{AuthKind, AuthMethod};
 use crate::protocol::threads::SessionAbilities;
@@ -120,6 +120,8 @@ pub struct ClientContext {
     pub mcp: Vec<crate::model::config::McpConfig>,
     /// What Sidekicks lets the agent do through it (file writes, commands).
     pub policy: crate::model::config::Policy,
+    /// How requests are answered when no person is at the door (`--allow`); `None`: the person.
+    pub unattended: Option<Unattended>,
 }
 
 /// Whether the agent's policy `serve` lets Sidekicks serve a write (`writes`) or a command of
@@ -131,6 +133,8 @@ enum Served {
     Denied,
     /// The person (or a remembered "never") refused it, or the turn ended before an answer.
     Refused,
+    /// The door's `--allow reject` refused it.
+    RefusedUnattended,
 }
 
 async fn served(
@@ -139,18 +143,23 @@ async fn served(
     serve: crate::model::config::Serve,
     writes: bool,
     what: &str,
+    target: &str,
 ) -> Served {
     use crate::model::config::Serve;
-    match serve {
-        Serve::Allow => return Served::Yes,
-        Serve::Deny => return Served::Denied,
-        Serve::Ask => {}
+    // `--allow reject` means no, whatever the policy (ADR 0030): the same at every door.
+    match (serve, ctx.unattended) {
+        (Serve::Deny, _) => return Served::Denied,
+        (_, Some(Unattended::Reject)) => return Served::RefusedUnattended,
+        (Serve::Allow, _) => return Served::Yes,
+        (Serve::Ask, _) => {}
     }
     static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
     let (kind, title) = if writes { ("edit", what.to_string()) } else { ("execute", what.to_string()) };
     let call = format!("sidekicks-policy-{}", NEXT_CALL.fetch_add(1, Ordering::Relaxed));
+    // The exact target (the path, the whole command line), from which the remembered key is made.
+    let input = if writes { serde_json::json!({"path": target}) } else { serde_json::json!({"command": target}) };
     let raw = serde_json::json!({
-        "sessionId": "", "toolCall": {"toolCallId": call, "title": title, "kind": kind, "status": "pending"},
+        "sessionId": "", "toolCall": {"toolCallId": call, "title": title, "kind": kind, "status": "pending", "rawInput": input},
         "options": [
             {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
             {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
@@ -162,12 +171,18 @@ async fn served(
     let id = NEXT_REQUEST.fetch_add(1, Ordering::Relaxed);
     let request = acp_convert::permission_request(id, asked);
     let key = rule_key(&request.tool);
-    if let Some(decision) = ctx.rules.decide(&key) {
+    if let Some(decision) = key.as_deref().and_then(|k| ctx.rules.decide(k)) {
         return if decision == crate::model::permission::Decision::Allow { Served::Yes } else { Served::Refused };
     }
     let (tx, rx) = oneshot::channel();
-    pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Pending { responder: Asker::Own(tx), rule_key: key });
+    let waiting = Pending::new(Asker::Own(tx), key, &request);
+    let unattended = ctx.unattended.and_then(|u| unattended_answer(&request, u));
+    pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, waiting);
     ctx.events.send(Event::PermissionRequested { agent: ctx.agent.clone(), request }).await;
+    if let Some(answer) = unattended {
+        answer_pending(pending, &*ctx.rules, id, &answer);
+        ctx.events.send(Event::PermissionResolved { agent: ctx.agent.clone(), id, answer }).await;
+    }
     let allowed = matches!(rx.await, Ok(RequestPermissionOutcome::Selected(s)) if s.option_id.0.as_ref() == "allow" || s.option_id.0.as_ref() == "always");
     if allowed { Served::Yes } else { Served::Refused }
 }
@@ -180,12 +195,48 @@ fn refused(writes: bool, what: &str) -> agent_client_protocol::Error {
     error
 }
 
-/// The refusal of a request the agent's policy denies: to the agent as an error, to the person
-/// as a notice.
-async fn denied(ctx: &ClientContext, writes: bool, what: &str) -> agent_client_protocol::Error {
+/// The answer a door with no person at it gives `request` (`--allow`): the first offered option
+/// of the wanted kinds.
+pub fn unattended_answer(
+    request: &crate::model::permission::PermissionRequest,
+    unattended: Unattended,
+) -> Option<PermissionAnswer> {
+    let option = unattended.option_kinds().iter().find_map(|k| request.option(*k))?;
+    Some(PermissionAnswer::Selected { option_id: option.id.clone(), kind: option.kind })
+}
+
+/// Answers waiting request `id` with `answer` (an always/never is remembered where the request
+/// named its target, else sent as once). False if it was not waiting.
+fn answer_pending(pending: &PendingMap, rules: &dyn PermissionRules, id: u64, answer: &PermissionAnswer) -> bool {
+    let Some(pending) = pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id) else {
+        return false;
+    };
+    let outcome = match answer {
+        PermissionAnswer::Selected { option_id, kind } => {
+            if let (Some(decision), Some(key)) = (kind.remembered(), &pending.rule_key) {
+                rules.remember(key, decision);
+            }
+            let sent = pending.option_to_send(option_id, *kind);
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(sent))
+        }
+        PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
+    };
+    pending.responder.answer(outcome);
+    true
+}
+
+/// The refusal of a request the agent's policy (or the door's `--allow reject`) denies: to the
+/// agent as an error, to the person as a notice naming the cause.
+async fn denied(ctx: &ClientContext, writes: bool, what: &str, by_allow_reject: bool) -> agent_client_protocol::Error {
     let (key, word) = if writes { ("writes", "write files") } else { ("commands", "run commands") };
-    let message = format!("Sidekicks does not let {} {word} through it (policy.{key} = \"deny\"): {what}", ctx.agent);
-    let notice = Notice::PolicyDenied { writes, what: what.to_string() };
+    let message = match by_allow_reject {
+        true => format!(
+            "Sidekicks does not let {} {word} through it: the command line's `--allow reject` (the default) refuses them (pass `--allow once`): {what}",
+            ctx.agent
+        ),
+        false => format!("Sidekicks does not let {} {word} through it (policy.{key} = \"deny\"): {what}", ctx.agent),
+    };
+    let notice = Notice::PolicyDenied { writes, what: what.to_string(), by_allow_reject };
     ctx.events.send(Event::Notice { agent: ctx.agent.clone(), notice }).await;
     let mut error = agent_client_protocol::Error::invalid_params();
     error.message = message;
@@ -195,7 +246,32 @@ async fn denied(ctx: &ClientContext, writes: bool, what: &str) -> agent_client_p
 /// A permission request waiting for the person.
 struct Pending {
     responder: Asker,
-    rule_key: String,
+    /// Where an always/never answer is remembered; `None`: the request named no exact target,
+    /// so such an answer is taken as once (see `model::permission::rule_key`).
+    rule_key: Option<String>,
+    /// The request's once options (allow, reject), sent instead of an always/never it cannot keep.
+    once: [Option<String>; 2],
+}
+
+impl Pending {
+    fn new(responder: Asker, rule_key: Option<String>, request: &crate::model::permission::PermissionRequest) -> Self {
+        use crate::model::permission::OptionKind;
+        let id = |kind| request.option(kind).map(|o| o.id.clone());
+        Self { responder, rule_key, once: [id(OptionKind::AllowOnce), id(OptionKind::RejectOnce)] }
+    }
+
+    /// The option to send for `option_id` of `kind`: an always/never without a key becomes once
+    /// (the agent would otherwise remember it for whatever it asks next under the same words).
+    fn option_to_send(&self, option_id: &str, kind: crate::model::permission::OptionKind) -> String {
+        use crate::model::permission::OptionKind;
+        let once = match kind {
+            _ if self.rule_key.is_some() => None,
+            OptionKind::AllowAlways => self.once[0].clone(),
+            OptionKind::RejectAlways => self.once[1].clone(),
+            _ => None,
+        };
+        once.unwrap_or_else(|| option_id.to_string())
+    }
 }
 
 /// Ids of requests shown to the person, unique in the process (not per connection): a card of
@@ -602,20 +678,7 @@ impl AcpConnection {
     /// Answers permission request `id`. Always/never answers are remembered. False if no such
     /// request is waiting (already answered or cancelled).
     pub fn answer(&self, id: u64, answer: &PermissionAnswer) -> bool {
-        let Some(pending) = self.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id) else {
-            return false;
-        };
-        let outcome = match answer {
-            PermissionAnswer::Selected { option_id, kind } => {
-                if let Some(decision) = kind.remembered() {
-                    self.rules.remember(&pending.rule_key, decision);
-                }
-                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option_id.clone()))
-            }
-            PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
-        };
-        pending.responder.answer(outcome);
-        true
+        answer_pending(&self.pending, &*self.rules, id, answer)
     }
 
     /// Ends the connection; the agent's stdin is closed once the driver has ended.
@@ -706,12 +769,14 @@ fn handlers(
                     return responder.respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
                 }
                 let id = next_id.fetch_add(1, Ordering::Relaxed);
-                permission_gate.announce(&req.tool_call.tool_call_id.0).await;
-                let request = acp_convert::permission_request(id, req);
+                // A request may name its call by id alone: what was announced of it is merged in.
+                let patch = acp_convert::tool_patch(req.tool_call.clone());
+                let mut request = acp_convert::permission_request(id, req);
+                request.tool = permission_gate.requested(patch).await;
                 let key = rule_key(&request.tool);
-                let remembered = permissions
-                    .rules
-                    .decide(&key)
+                let remembered = key
+                    .as_deref()
+                    .and_then(|k| permissions.rules.decide(k))
                     .and_then(|decision| decision.option_kinds().iter().find_map(|k| request.option(*k)).cloned());
                 if let Some(option) = remembered {
                     let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.id.clone()));
@@ -723,8 +788,15 @@ fn handlers(
                     return Ok(());
                 }
                 let responder = Asker::Agent(Box::new(responder));
-                pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Pending { responder, rule_key: key });
-                permissions.events.send(Event::PermissionRequested { agent, request }).await;
+                let waiting = Pending::new(responder, key, &request);
+                let unattended = permissions.unattended.and_then(|u| unattended_answer(&request, u));
+                pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, waiting);
+                permissions.events.send(Event::PermissionRequested { agent: agent.clone(), request }).await;
+                // No person at this door: its `--allow` answers, here, the same at every door.
+                if let Some(answer) = unattended {
+                    answer_pending(&pending, &*permissions.rules, id, &answer);
+                    permissions.events.send(Event::PermissionResolved { agent, id, answer }).await;
+                }
                 Ok(())
             },
             agent_client_protocol::on_receive_request!(),
@@ -772,9 +844,12 @@ fn handlers(
                 let path = req.path.display().to_string();
                 let size = crate::model::content::human_size(req.content.len());
                 let shown = format!("{path} ({size})");
-                match served(&writes, &w_pending, writes.policy.writes, true, &shown).await {
+                match served(&writes, &w_pending, writes.policy.writes, true, &shown, &path).await {
                     Served::Yes => {}
-                    Served::Denied => return responder.respond_with_error(denied(&writes, true, &path).await),
+                    Served::Denied => return responder.respond_with_error(denied(&writes, true, &path, false).await),
+                    Served::RefusedUnattended => {
+                        return responder.respond_with_error(denied(&writes, true, &path, true).await);
+                    }
                     Served::Refused => return responder.respond_with_error(refused(true, &path)),
                 }
                 match writes.fs.serve_write(&req.path, &req.content).await {
@@ -794,11 +869,18 @@ fn handlers(
                 if !create_gate.admits(&creates.agent, &creates.events, &req.session_id.0, "terminal/create").await {
                     return responder.respond_with_error(unknown_session(&req.session_id));
                 }
-                let what = std::iter::once(req.command.clone()).chain(req.args.iter().cloned()).collect::<Vec<_>>();
-                let what = what.join(" ");
-                match served(&creates, &c_pending, creates.policy.commands, false, &what).await {
+                // What is allowed is the whole command: its variables (which can make it run other
+                // code: LD_PRELOAD…), its program and arguments, each quoted as a shell reads it.
+                let quote = crate::runtime::exec::quote;
+                let assignments = req.env.iter().map(|v| format!("{}={}", v.name, quote(&v.value)));
+                let words = std::iter::once(&req.command).chain(req.args.iter()).map(|w| quote(w));
+                let what = assignments.chain(words).collect::<Vec<_>>().join(" ");
+                match served(&creates, &c_pending, creates.policy.commands, false, &what, &what).await {
                     Served::Yes => {}
-                    Served::Denied => return responder.respond_with_error(denied(&creates, false, &what).await),
+                    Served::Denied => return responder.respond_with_error(denied(&creates, false, &what, false).await),
+                    Served::RefusedUnattended => {
+                        return responder.respond_with_error(denied(&creates, false, &what, true).await);
+                    }
                     Served::Refused => return responder.respond_with_error(refused(false, &what)),
                 }
                 let env = req.env.into_iter().map(|v| (v.name, v.value)).collect();

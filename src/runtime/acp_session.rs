@@ -10,6 +10,7 @@ use tokio::sync::Mutex;
 
 use super::events::EventSink;
 use crate::model::conversation::Update;
+use crate::model::tool::{ToolCall, ToolCallPatch};
 use crate::protocol::{Event, LogEntry};
 
 /// Updates kept while the session is being opened, at most.
@@ -21,8 +22,9 @@ struct State {
     current: Option<String>,
     /// Updates received before the id was known, with the session they named.
     early: Vec<(String, Update)>,
-    /// The tool calls announced so far.
-    tools: std::collections::HashSet<String>,
+    /// The tool calls announced so far, with what a permission request about one needs (title,
+    /// kind, raw input, locations, diffs; not their output).
+    tools: std::collections::HashMap<String, ToolCall>,
 }
 
 /// The session gate of one connection (cheap to clone).
@@ -72,9 +74,25 @@ impl SessionGate {
         }
     }
 
-    /// A permission request announced tool call `id`.
-    pub async fn announce(&self, id: &str) {
-        self.state.lock().await.tools.insert(id.to_string());
+    /// A permission request about tool call `patch.id`: the call as announced so far (its
+    /// `tool_call` and updates) with what the request says on top, remembered from then on.
+    /// ACP lets a request name its call by id alone; the person must see what was announced.
+    pub async fn requested(&self, mut patch: ToolCallPatch) -> ToolCall {
+        // An empty title says nothing: the announced one stays.
+        if patch.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            patch.title = None;
+        }
+        let mut state = self.state.lock().await;
+        let call = match state.tools.get(&patch.id) {
+            Some(known) => {
+                let mut call = known.clone();
+                call.patch(patch);
+                call
+            }
+            None => ToolCall::from_patch(patch),
+        };
+        state.tools.insert(call.id.clone(), kept(&call));
+        call
     }
 
     /// A turn is being cancelled (`true`) or a new one starts (`false`).
@@ -92,17 +110,29 @@ impl SessionGate {
 async fn send(state: &mut State, agent: &str, events: &EventSink, update: Update) {
     match &update {
         Update::ToolCall(call) => {
-            state.tools.insert(call.id.clone());
+            state.tools.insert(call.id.clone(), kept(call));
         }
-        Update::ToolCallPatch(patch) if !state.tools.contains(&patch.id) => {
+        Update::ToolCallPatch(patch) if !state.tools.contains_key(&patch.id) => {
             tracing::warn!(agent, tool_call = patch.id, "ignored an update for a tool call never announced");
             let entry = LogEntry::UnknownToolCall { id: patch.id.clone() };
             events.send(Event::AgentLog { agent: agent.to_string(), entry }).await;
             return;
         }
+        Update::ToolCallPatch(patch) => {
+            if let Some(known) = state.tools.get_mut(&patch.id) {
+                let mut what = patch.clone();
+                (what.output, what.content, what.terminals) = (None, None, None);
+                known.patch(what);
+            }
+        }
         _ => {}
     }
     events.send(Event::AgentUpdate { agent: agent.to_string(), update }).await;
+}
+
+/// What is kept of an announced call for the permission requests about it (no output).
+fn kept(call: &ToolCall) -> ToolCall {
+    ToolCall { output: None, content: Vec::new(), terminals: Vec::new(), ..call.clone() }
 }
 
 async fn foreign(agent: &str, events: &EventSink, session: &str, method: &str) {

@@ -35,6 +35,9 @@ pub struct ManagerSettings {
     /// Where snapshots of workspaces outside git are kept (`<data>/checkpoints`); `None`: beside
     /// the config file (tests).
     pub checkpoints_root: Option<&'static std::path::Path>,
+    /// How a door with no person at it has permission requests answered (`--allow`); `None`:
+    /// the person answers (the window).
+    pub unattended: Option<crate::model::permission::Unattended>,
 }
 
 impl Default for ManagerSettings {
@@ -47,6 +50,7 @@ impl Default for ManagerSettings {
             hangup_grace: Duration::from_secs(2),
             host_exe: Box::leak(std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()).into_boxed_path()),
             checkpoints_root: None,
+            unattended: None,
         }
     }
 }
@@ -113,6 +117,7 @@ pub(super) async fn launch(
         chosen,
         mcp,
         policy: config.policy,
+        unattended: settings.unattended,
     };
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {

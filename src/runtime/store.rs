@@ -50,6 +50,27 @@ pub struct Store {
     path: Option<PathBuf>,
     /// When each answer still streaming was last indexed (see `search::index`).
     streaming: Mutex<std::collections::HashMap<i64, std::time::Instant>>,
+    /// Remembered answers dropped when the store was opened (said once).
+    dropped_rules: usize,
+}
+
+/// Removes the remembered answers whose key does not name an exact target (schema 5): an earlier
+/// Sidekicks kept `other:` or a title for requests that named nothing, and such a key approves
+/// whatever the agent asks next under it. Returns how many went.
+fn drop_inexact_rules(tx: &rusqlite::Transaction) -> Result<usize, StoreError> {
+    let keys: Vec<String> = {
+        let mut query = tx.prepare("SELECT DISTINCT rule_key FROM permission_rules")?;
+        let rows = query.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut dropped = 0;
+    for key in keys.iter().filter(|k| !crate::model::permission::rule_key_is_exact(k)) {
+        dropped += tx.execute("DELETE FROM permission_rules WHERE rule_key = ?1", [key])?;
+    }
+    if dropped > 0 {
+        tracing::warn!("dropped {dropped} remembered answer(s) that did not name what they allow");
+    }
+    Ok(dropped)
 }
 
 const SCHEMA: &str = "
@@ -113,8 +134,9 @@ CREATE TABLE IF NOT EXISTS thread_writers (
 
 /// The version of the schema above (`PRAGMA user_version`). 2: the full-text index. 3: a
 /// message's place is its rowid (no second index on `(conversation_id, seq)`), and the index keeps
-/// no per-message sizes (see `search`). 4: when each message was written (`messages.at`).
-const SCHEMA_VERSION: i64 = 4;
+/// no per-message sizes (see `search`). 4: when each message was written (`messages.at`). 5: remembered
+/// answers that name no exact target dropped (`drop_inexact_rules`).
+const SCHEMA_VERSION: i64 = 5;
 
 /// The place of message `seq` of thread `thread`: the `messages` rowid, and its index entry's.
 /// A thread holds up to 2^24 messages.
@@ -193,7 +215,10 @@ impl Store {
     /// aside (renamed `NAME.damaged-YYYY-MM-DD-HHMM`, with its journal files) and a fresh one started.
     pub fn open_or_recover(path: &Path) -> Result<(Arc<Self>, Option<HistoryNote>), StoreError> {
         match Self::open(path) {
-            Ok(store) => Ok((store, None)),
+            Ok(store) => {
+                let note = (store.dropped_rules > 0).then(|| HistoryNote::RulesDropped { count: store.dropped_rules });
+                Ok((store, note))
+            }
             Err(StoreError::Sqlite(e))
                 if matches!(
                     e.sqlite_error_code(),
@@ -255,6 +280,7 @@ impl Store {
         if version < 4 {
             add_times(&tx)?;
         }
+        let dropped_rules = if version < 5 { drop_inexact_rules(&tx)? } else { 0 };
         tx.execute_batch(search::SCHEMA)?;
         if version < 3 {
             search::backfill(&tx)?;
@@ -263,7 +289,13 @@ impl Store {
         }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         tx.commit()?;
-        Ok(Arc::new(Self { conn: Mutex::new(conn), path, streaming: Mutex::default() }))
+        Ok(Arc::new(Self { conn: Mutex::new(conn), path, streaming: Mutex::default(), dropped_rules }))
+    }
+
+    /// How many remembered answers opening the store dropped (made by an earlier Sidekicks from a
+    /// title or nothing: see `model::permission::rule_key_is_exact`).
+    pub fn dropped_rules(&self) -> usize {
+        self.dropped_rules
     }
 
     /// Its file (none in memory).

@@ -469,8 +469,13 @@ fn notice_ui(
                 }
             });
         }
-        Notice::PolicyDenied { writes, what } => {
-            let key = if *writes { Key::PolicyDeniesWrites } else { Key::PolicyDeniesCommands };
+        Notice::PolicyDenied { writes, what, by_allow_reject } => {
+            let key = match (*writes, *by_allow_reject) {
+                (true, false) => Key::PolicyDeniesWrites,
+                (false, false) => Key::PolicyDeniesCommands,
+                (true, true) => Key::AllowRejectDeniesWrites,
+                (false, true) => Key::AllowRejectDeniesCommands,
+            };
             ui.label(RichText::new(trf(lang, key, &[("agent", agent), ("what", what)])).color(warning_color()));
         }
         Notice::Unresponsive => {

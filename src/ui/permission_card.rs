@@ -84,9 +84,23 @@ pub fn permission_card_ui(
                 }
             }
         }
+        // An always/never is offered only for a request that names exactly what it will do.
+        let exact = crate::model::permission::rule_key(&card.request.tool).is_some();
+        let once_of = |kind: OptionKind| match kind {
+            OptionKind::AllowAlways => Some(OptionKind::AllowOnce),
+            OptionKind::RejectAlways => Some(OptionKind::RejectOnce),
+            _ => None,
+        };
+        // (Kept when the agent offers no once option in its place: the runtime sends it as it is.)
+        let offered =
+            |kind: &&OptionKind| exact || once_of(**kind).is_none_or(|once| card.request.option(once).is_none());
+        let hidden = !exact && card.request.options.iter().any(|o| o.kind.remembered().is_some());
+        if hidden {
+            ui.label(RichText::new(tr(lang, Key::NoAlways)).small().weak());
+        }
         ui.horizontal_wrapped(|ui| {
             // Known kinds in our order, then those we do not know, by the agent's names.
-            let known = OptionKind::ORDER.iter().filter_map(|k| card.request.option(*k));
+            let known = OptionKind::ORDER.iter().filter(offered).filter_map(|k| card.request.option(*k));
             let other = card.request.options.iter().filter(|o| o.kind == OptionKind::Other);
             for option in known.chain(other) {
                 let button = ui.button(option_label(lang, option)).on_hover_text(&option.agent_label);

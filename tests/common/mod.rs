@@ -38,6 +38,7 @@ pub fn fast_settings() -> ManagerSettings {
         hangup_grace: Duration::from_secs(2),
         host_exe: std::path::Path::new(BIN),
         checkpoints_root: None,
+        unattended: None,
     }
 }
 

@@ -712,6 +712,10 @@ impl Services {
                     result: teams::review::reject_files(&member, &changes),
                 });
             }
+            TeamCommand::AcceptRecipe { team } => {
+                let Some(project) = self.team.book().team(&team).map(|t| t.record.project.clone()) else { return };
+                self.team.op(move || TeamEvent::RecipeAccepted { team, result: teams::recipe::accept(&project) });
+            }
             TeamCommand::UndoMerge { team: id, member } => {
                 self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::MergeUndone {
                     team: id,

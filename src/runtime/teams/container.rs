@@ -209,6 +209,11 @@ fn run_args(member: &MemberCopy, from: &Inspected, name: &str, inside: &Path, gi
     if let Some(file) = git_file {
         ours.push(bind(&member.project.join(".git"), Path::new(GIT_INSIDE)));
         ours.push(bind(file, &inside.join(".git")));
+        // What makes git run commands (settings, hooks) and what names the folders stays the
+        // person's: read-only in the member's container (its index, HEAD and objects it writes).
+        for (source, target) in git_read_only(member) {
+            ours.push(Mount::Bind { source: source.display().to_string(), target, read_only: true });
+        }
     }
     // The agent's mounts, but not its workspace nor the project's folders inside it (the copy
     // has them), nor one where ours go; others inside it (a volume, tools) stay.
@@ -306,13 +311,32 @@ fn git_file(member: &MemberCopy) -> Result<Option<PathBuf>, TeamError> {
     if member.provider != ProviderKind::GitWorktree {
         return Ok(None);
     }
-    let Ok(text) = std::fs::read_to_string(member.copy.join(".git")) else { return Ok(None) };
-    let Some(gitdir) = text.trim().strip_prefix("gitdir: ") else { return Ok(None) };
-    let Ok(rest) = Path::new(gitdir).strip_prefix(member.project.join(".git")) else { return Ok(None) };
+    // Found from the project, not from the copy's `.git` file (the member's to change).
+    let Some((gitdir, _)) = super::git_index::member_git_dirs(&member.project, &member.copy) else { return Ok(None) };
+    let Ok(rest) = gitdir.strip_prefix(member.project.join(".git")) else { return Ok(None) };
     let file = member.state.join("container-git");
     let inside = Path::new(GIT_INSIDE).join(rest);
     std::fs::write(&file, format!("gitdir: {}\n", inside.display())).map_err(|e| TeamError::io(&file, e))?;
     Ok(Some(file))
+}
+
+/// The files and folders of the project's git folder bound read-only over the writable one in a
+/// member's container: the repository's settings and hooks, and the member's worktree's settings
+/// and `commondir` (made empty when missing, so that a member cannot make one).
+fn git_read_only(member: &MemberCopy) -> Vec<(PathBuf, String)> {
+    let Some((dir, common)) = super::git_index::member_git_dirs(&member.project, &member.copy) else { return vec![] };
+    let worktree_settings = dir.join("config.worktree");
+    if std::fs::symlink_metadata(&worktree_settings).is_err() {
+        let _ = std::fs::write(&worktree_settings, "");
+    }
+    let inside = |path: &Path| {
+        path.strip_prefix(&common).ok().map(|rest| Path::new(GIT_INSIDE).join(rest).display().to_string())
+    };
+    [common.join("config"), common.join("hooks"), common.join("info"), worktree_settings, dir.join("commondir")]
+        .into_iter()
+        .filter(|p| p.exists())
+        .filter_map(|p| inside(&p).map(|target| (p, target)))
+        .collect()
 }
 
 /// Makes sure the member's container runs (after a restart of this computer it is stopped; if it

@@ -3,7 +3,7 @@
 //! parent is the member's base, so the branch holds exactly the member's changes); the branch is
 //! made with `git branch`, which never touches the person's checkout, index or files.
 
-use super::git_snapshot::{commit, git, head};
+use super::git_snapshot::{commit_with, git, head_with};
 use super::{MemberCopy, ProviderKind, TeamError};
 
 /// Makes branch `branch` of the project from `member`'s copy as it is now, with `message`.
@@ -21,9 +21,13 @@ pub fn commit_as_branch(member: &MemberCopy, branch: &str, message: &str) -> Res
     if exists.is_ok() {
         return Err(refused(format!("a branch “{branch}” exists already")));
     }
-    let head = head(&member.copy)?;
+    // The copy's git folders as the project knows them, never as its `.git` file says.
+    let (dir, common) = super::git::copy_git_dirs(member)?;
+    let env =
+        [("GIT_DIR", dir.as_path()), ("GIT_COMMON_DIR", common.as_path()), ("GIT_WORK_TREE", member.copy.as_path())];
+    let head = head_with(&member.copy, &env)?;
     let index = member.state.join("branch.index");
-    let made = commit(&member.copy, &index, message, &member.dependencies, &head, true);
+    let made = commit_with(&member.copy, &index, message, &member.dependencies, &head, true, &env);
     let _ = std::fs::remove_file(&index);
     let made = made?;
     git(&member.project, &["branch", branch, &made], &[])?;

@@ -106,6 +106,23 @@ fn checked_out(copy: &Path) -> Option<String> {
     (id.len() >= 40 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| id.to_string())
 }
 
+/// The member's git folders, found from the project (see `git_index::member_git_dirs`); refused
+/// in words when the project has no worktree for the copy.
+pub(super) fn copy_git_dirs(member: &MemberCopy) -> Result<(std::path::PathBuf, std::path::PathBuf), TeamError> {
+    super::git_index::member_git_dirs(&member.project, &member.copy).ok_or_else(|| TeamError::Git {
+        command: "worktree".into(),
+        message: format!("{} is not a worktree of the project's repository", member.copy.display()),
+    })
+}
+
+/// Runs git on the member's copy with the project's git folders named (`GIT_DIR`,
+/// `GIT_COMMON_DIR`, `GIT_WORK_TREE`): whatever the copy's `.git` (or a `commondir` file a
+/// member in a container could rewrite) says, the settings are the project's own.
+pub(super) fn in_copy(member: &MemberCopy, args: &[&str]) -> Result<Vec<u8>, TeamError> {
+    let (dir, common) = copy_git_dirs(member)?;
+    git(&member.copy, args, &[("GIT_DIR", &dir), ("GIT_COMMON_DIR", &common), ("GIT_WORK_TREE", &member.copy)])
+}
+
 fn base_ref(id: &str) -> String {
     format!("refs/sidekicks/members/{id}")
 }
@@ -206,9 +223,8 @@ impl IsolationProvider for GitWorktreeProvider {
         }
         // Else git's two listings, side by side.
         let (tracked, untracked) = std::thread::scope(|scope| {
-            let untracked =
-                scope.spawn(|| git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[]));
-            let tracked = git(&member.copy, &["diff", "--no-renames", "--name-only", "-z", &member.base], &[]);
+            let untracked = scope.spawn(|| in_copy(member, &["ls-files", "--others", "--exclude-standard", "-z"]));
+            let tracked = in_copy(member, &["diff", "--no-renames", "--name-only", "-z", &member.base]);
             (tracked, untracked.join().expect("git thread"))
         });
         let (tracked, untracked) = (tracked?, untracked?);
@@ -227,7 +243,7 @@ impl IsolationProvider for GitWorktreeProvider {
             return Ok(Vec::new());
         }
         // In this process: the base's trees and blobs from the objects (`git_tree`).
-        if let Some(objects) = super::git_index::git_dirs(&member.copy).map(|(_, common)| common.join("objects"))
+        if let Some(objects) = copy_git_dirs(member).ok().map(|(_, common)| common.join("objects"))
             && let Some(bases) = super::git_tree::bases(&objects, &member.base, paths)
         {
             return Ok(bases);
@@ -382,8 +398,8 @@ fn sides(paths: Vec<String>, bases: &Bases, blobs: &Blobs) -> Vec<(String, Side)
 /// and the untracked files (`git ls-files --others`), listed side by side.
 fn scan_by_git(member: &MemberCopy) -> Result<(Bases, Vec<String>), TeamError> {
     let (raw, untracked) = std::thread::scope(|scope| {
-        let untracked = scope.spawn(|| git(&member.copy, &["ls-files", "--others", "--exclude-standard", "-z"], &[]));
-        let raw = git(&member.copy, &["diff", "--no-renames", "--raw", "--no-abbrev", "-z", &member.base], &[]);
+        let untracked = scope.spawn(|| in_copy(member, &["ls-files", "--others", "--exclude-standard", "-z"]));
+        let raw = in_copy(member, &["diff", "--no-renames", "--raw", "--no-abbrev", "-z", &member.base]);
         (raw, untracked.join().expect("git thread"))
     });
     let (raw, untracked) = (raw?, untracked?);

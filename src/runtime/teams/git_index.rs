@@ -134,6 +134,31 @@ pub(super) fn git_dirs(copy: &Path) -> Option<(PathBuf, PathBuf)> {
     Some((dir, common))
 }
 
+/// The git folder of member worktree `copy` and the repository's common one, found from the
+/// project's repository — never from the copy's own `.git` file, which the member can point at a
+/// git folder it made (with `core.fsmonitor`, filters or hooks of its own: commands git would run
+/// here). It is the entry of the project's `worktrees/` whose `gitdir` names `copy/.git`.
+pub(crate) fn member_git_dirs(project: &Path, copy: &Path) -> Option<(PathBuf, PathBuf)> {
+    let common = match git_dirs(project) {
+        // The project is itself a linked worktree (the person's own pointer).
+        Some((_, common)) => common,
+        None => Some(project.join(".git")).filter(|d| d.is_dir())?,
+    };
+    let wanted = copy.join(".git");
+    let wanted_canonical = copy.canonicalize().ok().map(|c| c.join(".git"));
+    let entries = std::fs::read_dir(common.join("worktrees")).ok()?;
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        let Ok(named) = std::fs::read_to_string(dir.join("gitdir")) else { continue };
+        let named = PathBuf::from(named.trim_end_matches(['\n', '\r']));
+        let named_canonical = named.parent().and_then(|p| p.canonicalize().ok()).map(|p| p.join(".git"));
+        if named == wanted || (named_canonical.is_some() && named_canonical == wanted_canonical) {
+            return Some((dir, common));
+        }
+    }
+    None
+}
+
 /// False when a setting of git (any scope: `git_config`) or an attribute makes git count changes
 /// otherwise than here.
 fn settings_fit(copy: &Path, dir: &Path, common: &Path) -> bool {
@@ -309,7 +334,7 @@ pub(super) fn stat_changed(top: &Path, read: &ReadIndex) -> Vec<bool> {
 /// to make (see the module's words).
 #[cfg(unix)]
 pub(super) fn scan(project: &Path, copy: &Path, base: &str) -> Option<Found> {
-    let (dir, common) = git_dirs(copy)?;
+    let (dir, common) = member_git_dirs(project, copy)?;
     if !settings_fit(copy, &dir, &common) {
         return None;
     }

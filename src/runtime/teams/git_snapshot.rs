@@ -79,12 +79,17 @@ impl Head {
 /// The commit checked out in `project`, when it is the top folder of a repository with one
 /// (one git process when all is well).
 pub(crate) fn head(project: &Path) -> Result<Head, TeamError> {
+    head_with(project, &[])
+}
+
+/// [`head`] with `env` (a member's copy: its git folders named, see `git::in_copy`).
+pub(crate) fn head_with(project: &Path, env: &[(&str, &Path)]) -> Result<Head, TeamError> {
     use super::Unavailable as U;
     let unavailable = |reason| TeamError::Unavailable { reason };
     let args = ["rev-parse", "--show-toplevel", "HEAD", "--path-format=absolute", "--git-path", "index", "HEAD^{tree}"];
-    let Ok(found) = git(project, &args, &[]) else {
+    let Ok(found) = git(project, &args, env) else {
         // Tell a folder outside git from a repository without a commit.
-        git(project, &["rev-parse", "--show-toplevel"], &[]).map_err(|_| unavailable(U::NotGit))?;
+        git(project, &["rev-parse", "--show-toplevel"], env).map_err(|_| unavailable(U::NotGit))?;
         return Err(unavailable(U::NoCommit));
     };
     let found = text(found);
@@ -110,32 +115,50 @@ pub(crate) fn commit(
     head: &Head,
     always: bool,
 ) -> Result<String, TeamError> {
+    commit_with(project, index, message, folders, head, always, &[])
+}
+
+/// [`commit`] with `env` (a member's copy: its git folders named, see `git::in_copy`).
+pub(crate) fn commit_with(
+    project: &Path,
+    index: &Path,
+    message: &str,
+    folders: &[String],
+    head: &Head,
+    always: bool,
+    env: &[(&str, &Path)],
+) -> Result<String, TeamError> {
+    fn joined<'a>(env: &[(&'a str, &'a Path)], extra: &[(&'a str, &'a Path)]) -> Vec<(&'a str, &'a Path)> {
+        env.iter().chain(extra).copied().collect()
+    }
+    let index_env = [("GIT_INDEX_FILE", index)];
+    let with_index = joined(env, &index_env);
     // Starting from the real index keeps git's stat cache: only changed files are hashed.
     if std::fs::copy(&head.index, index).is_err() {
-        git(project, &["read-tree", "HEAD"], &[("GIT_INDEX_FILE", index)])?;
+        git(project, &["read-tree", "HEAD"], &with_index)?;
     }
     let mut add = vec!["add", "-A", "--", "."];
     // Dependency folders git does not ignore are left out explicitly (naming an ignored one
     // in a pathspec is an error).
     let mut check = vec!["check-ignore", "--"];
     check.extend(folders.iter().map(String::as_str));
-    let ignored = git(project, &check, &[]).map(text).unwrap_or_default();
+    let ignored = git(project, &check, env).map(text).unwrap_or_default();
     let tracked: Vec<String> =
         folders.iter().filter(|f| !ignored.lines().any(|l| l.trim_end_matches('/') == f.as_str())).cloned().collect();
     let excluded = excludes(&tracked);
     add.extend(excluded.iter().map(String::as_str));
-    git(project, &add, &[("GIT_INDEX_FILE", index)])?;
-    let tree = text(git(project, &["write-tree"], &[("GIT_INDEX_FILE", index)])?);
+    git(project, &add, &with_index)?;
+    let tree = text(git(project, &["write-tree"], &with_index)?);
     if tree == head.tree && !always {
         return Ok(head.commit.clone());
     }
     let who = Path::new("Sidekicks");
     let mail = Path::new("sidekicks@localhost");
-    let env = [
+    let env_who = [
         ("GIT_AUTHOR_NAME", who),
         ("GIT_AUTHOR_EMAIL", mail),
         ("GIT_COMMITTER_NAME", who),
         ("GIT_COMMITTER_EMAIL", mail),
     ];
-    Ok(text(git(project, &["commit-tree", &tree, "-p", &head.commit, "-m", message], &env)?))
+    Ok(text(git(project, &["commit-tree", &tree, "-p", &head.commit, "-m", message], &joined(env, &env_who))?))
 }

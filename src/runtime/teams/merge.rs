@@ -64,6 +64,7 @@ pub fn merge_checked(
             plan.steps.iter().map(|s| (s.path.clone(), plan.sides[&s.path].0.clone())).collect();
         super::undo::record(member, &plan.steps, &before)?;
     }
+    note_recipe(member, &plan.steps)?;
     let id = format!("{}-{}", member.id, std::process::id());
     journal::apply(&member.project, &member.state, &id, &plan.steps)?;
     lap("applied");
@@ -71,6 +72,16 @@ pub fn merge_checked(
     rebase_paths(member, &std::mem::take(&mut plan.settled))?;
     lap("rebased");
     Ok(report)
+}
+
+/// A recipe among `steps` is the member's: recorded before it is written, so that it is not used
+/// until the person accepts it (`recipe::load`).
+pub(super) fn note_recipe(member: &MemberCopy, steps: &[Step]) -> Result<(), TeamError> {
+    let recipe = steps.iter().find(|s| s.path == crate::model::recipe::RECIPE_PATH);
+    match recipe.map(|s| &s.side) {
+        Some(Side::File { content, .. }) => super::recipe::note_member_recipe(&member.project, content, &member.name),
+        _ => Ok(()),
+    }
 }
 
 /// Stage 1: the paths to merge, sorted.

@@ -7,11 +7,17 @@ use std::path::Path;
 use super::{MemberCopy, TeamError};
 use crate::model::recipe::{RECIPE_PATH, Recipe};
 
-/// The recipe of `project`, if it has one.
+/// The recipe of `project`, if it has one; refused while it is a member's that the person has
+/// not accepted (see [`accept`]).
 pub fn load(project: &Path) -> Result<Option<Recipe>, TeamError> {
     let path = project.join(RECIPE_PATH);
     match std::fs::read_to_string(&path) {
-        Ok(text) => Recipe::parse(&text).map(Some).map_err(|e| TeamError::Recipe(e.to_string())),
+        Ok(text) => {
+            if let Some(member) = written_by_member(project, text.as_bytes()) {
+                return Err(TeamError::RecipeFromMember { member });
+            }
+            Recipe::parse(&text).map(Some).map_err(|e| TeamError::Recipe(e.to_string()))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(TeamError::io(&path, e)),
     }
@@ -72,4 +78,81 @@ pub fn prepare(member: &mut MemberCopy, recipe: &Recipe, number: usize) -> Resul
     }
     member.ready = recipe.setup.is_none();
     member.save()
+}
+
+/// Recipes a member wrote. A merge that brings a member's `.sidekicks/team.toml` into the project
+/// records its content's hash here (in the person's state folder, by project): until the person
+/// accepts it by name ([`accept`]), that recipe is refused ([`load`] says whose it is), so a
+/// member cannot have its own setup or check commands run on this computer. The person's own
+/// edit of the file (any other content) is theirs and runs.
+mod from_members {
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Serialize};
+
+    /// One recipe a member wrote.
+    #[derive(Serialize, Deserialize, Clone)]
+    pub(super) struct Mark {
+        pub sha256: String,
+        pub member: String,
+    }
+
+    fn file(project: &Path) -> Option<PathBuf> {
+        let dirs = crate::runtime::config_file::AppDirs::from_system()?;
+        Some(dirs.state_dir.join("member-recipes").join(format!("{}.json", super::super::lock::name_of(project))))
+    }
+
+    pub(super) fn hash(content: &[u8]) -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(content).iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    pub(super) fn read(project: &Path) -> Vec<Mark> {
+        file(project)
+            .and_then(|f| std::fs::read(f).ok())
+            .and_then(|t| serde_json::from_slice(&t).ok())
+            .unwrap_or_default()
+    }
+
+    pub(super) fn write(project: &Path, marks: &[Mark]) -> std::io::Result<()> {
+        let Some(path) = file(project) else { return Err(std::io::Error::other("no state folder")) };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let temp = path.with_extension("json.new");
+        std::fs::write(&temp, serde_json::to_vec(marks).unwrap_or_default())?;
+        std::fs::rename(temp, path)
+    }
+}
+
+/// Records that `member`'s work brings `content` as the project's recipe (called before the
+/// merge writes it: should the record fail, nothing is written).
+pub fn note_member_recipe(project: &Path, content: &[u8], member: &str) -> Result<(), TeamError> {
+    let sha256 = from_members::hash(content);
+    let mut marks = from_members::read(project);
+    if marks.iter().any(|m| m.sha256 == sha256) {
+        return Ok(());
+    }
+    marks.push(from_members::Mark { sha256, member: member.to_string() });
+    from_members::write(project, &marks).map_err(|e| TeamError::io(&project.join(RECIPE_PATH), e))
+}
+
+/// The member whose merged work wrote the project's recipe as it is now, when the person has not
+/// accepted it.
+pub fn written_by_member(project: &Path, content: &[u8]) -> Option<String> {
+    let sha256 = from_members::hash(content);
+    from_members::read(project).into_iter().find(|m| m.sha256 == sha256).map(|m| m.member)
+}
+
+/// The person accepts the project's recipe as it is now: its commands run from then on. Returns
+/// the member who wrote it, `None` when it was not a member's.
+pub fn accept(project: &Path) -> Result<Option<String>, TeamError> {
+    let path = project.join(RECIPE_PATH);
+    let content = std::fs::read(&path).map_err(|e| TeamError::io(&path, e))?;
+    let sha256 = from_members::hash(&content);
+    let marks = from_members::read(project);
+    let Some(found) = marks.iter().find(|m| m.sha256 == sha256).map(|m| m.member.clone()) else { return Ok(None) };
+    let kept: Vec<_> = marks.into_iter().filter(|m| m.sha256 != sha256).collect();
+    from_members::write(project, &kept).map_err(|e| TeamError::io(&path, e))?;
+    Ok(Some(found))
 }

@@ -84,6 +84,7 @@ pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<Merg
                 return Err(TeamError::HunkConflicts(blocked));
             }
             super::undo::record(member, &steps, &[(path.into(), main)])?;
+            super::merge::note_recipe(member, &steps)?;
             let id = format!("hunk-{}-{}", member.id, std::process::id());
             journal::apply(&member.project, &member.state, &id, &steps)?;
             report.applied.push(path.into());

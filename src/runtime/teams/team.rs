@@ -133,25 +133,42 @@ pub fn add_members(
 
 /// Loads and reattaches each member of a stored team (after an app restart), first finishing or
 /// rolling back a merge a crash interrupted.
+///
+/// Reading a team is not writing it: a merge, undo or discard under way in another process (or
+/// on another thread) holds the project's lock and its journal is its own. So an unfinished
+/// journal is recovered only under the project's lock, taken without waiting; when someone
+/// holds it, the journal is left to them (the holder recovers it first, or is writing it now).
 pub fn reattach_team(record: &TeamRecord) -> Vec<(String, Result<MemberCopy, TeamError>)> {
     record
         .members
         .iter()
         .map(|m| {
             let member = MemberCopy::load(&m.state).and_then(|copy| {
-                let recovered = super::journal::recover(&copy.project, &copy.state)?;
-                if recovered != super::journal::Recovery::Nothing {
-                    tracing::info!(
-                        "an interrupted merge of {} into {}: {recovered:?}",
-                        copy.name,
-                        copy.project.display()
-                    );
-                }
-                super::journal::recover(&copy.copy, &copy.state.join("member-journal"))?;
+                recover_if_free(&copy)?;
                 copy.provider().reattach(&copy)?;
                 Ok(copy)
             });
             (m.agent.clone(), member)
         })
         .collect()
+}
+
+/// Recovers the member's journals (the project's merge, the member's own copy) when one is
+/// unfinished and nobody holds the project's lock.
+fn recover_if_free(copy: &MemberCopy) -> Result<(), TeamError> {
+    let member_journal = copy.state.join("member-journal");
+    if !super::journal::unfinished(&copy.state) && !super::journal::unfinished(&member_journal) {
+        return Ok(());
+    }
+    let what = format!("finishing an interrupted merge of {}", copy.name);
+    let Some(_lock) = super::lock::ProjectLock::try_acquire(&copy.project, &what)? else {
+        tracing::debug!("{}: a merge is under way elsewhere; its journal is left to it", copy.name);
+        return Ok(());
+    };
+    let recovered = super::journal::recover(&copy.project, &copy.state)?;
+    if recovered != super::journal::Recovery::Nothing {
+        tracing::info!("an interrupted merge of {} into {}: {recovered:?}", copy.name, copy.project.display());
+    }
+    super::journal::recover(&copy.copy, &member_journal)?;
+    Ok(())
 }
