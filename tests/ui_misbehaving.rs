@@ -252,3 +252,28 @@ fn quitting_the_window_keeps_the_whole_answer_in_the_history() {
     assert_eq!(answer.text().len(), 4 << 20);
     assert_eq!(answer.end, Some(TurnEnd::EndTurn));
 }
+
+/// A permission request that names its tool call by id alone (as mistral-vibe asks): the card
+/// shows the command the call announced, flags its danger, and offers no "always" for a request
+/// that named nothing, saying why (issue 45).
+#[test]
+fn a_request_by_id_shows_the_announced_command_and_always_only_for_an_exact_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&bad_config(dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bad").is_some());
+    send(&mut h, "byid rm -rf scratch");
+    step_until(&mut h, LONG, "the card", |h| h.query_by_label("Always allow here").is_some());
+    assert!(h.query_by_label("rm -rf scratch").is_some(), "the command announced before the request is shown");
+    assert!(h.query_by_label("May destroy data: rm").is_some());
+    assert!(h.query_by_label_contains("bad wants to run a command").is_some());
+    h.get_by_label("Reject once").click();
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+    // A request about a call never announced: no "always", and the card says why.
+    send(&mut h, "bare");
+    step_until(&mut h, LONG, "the card", |h| h.query_by_label("Allow once").is_some());
+    assert!(h.query_by_label("Always allow here").is_none(), "always offered for a request that named nothing");
+    assert!(h.query_by_label_contains("“Always” is not offered").is_some());
+    h.get_by_label("Allow once").click();
+    step_until(&mut h, LONG, "the answer", |h| last_end(h) == Some(TurnEnd::EndTurn));
+}

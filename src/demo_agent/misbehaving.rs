@@ -12,6 +12,9 @@
 //! - `read PATH LINE LIMIT`: `fs/read_text_file` and says what came back (size or error code).
 //! - `leak`: prints `$SECRET_TOKEN` on stderr and as a non-ACP line, then exits with code 9.
 //! - `spawn`: starts `sleep 1000`, says both pids, then never ends the turn (ignores cancel).
+//! - `byid CMD`, `otherraw CMD`, `editraw PATH`, `bare`: a permission request naming its tool call by
+//!   id alone (as mistral-vibe asks), the call announced before with its input (or never); the
+//!   agent runs the command or writes the file itself when allowed.
 //!
 //! With `--silent` it never answers `initialize` (and exits 0 when its stdin closes); with
 //! `DEMO_PROTOCOL_VERSION=N` in its environment it answers `initialize` with version N.
@@ -43,6 +46,10 @@ const WORDS: &[(&str, &str)] = &[
     ("foreign", "updates and requests for a session not its own"),
     ("ghost", "an update for a tool call never announced"),
     ("leak", "prints $SECRET_TOKEN on stderr, then exits"),
+    ("byid CMD", "announces a command, asks by the call's id alone, runs it itself if allowed"),
+    ("otherraw CMD", "the same with kind other, no title, the command only in raw input"),
+    ("editraw PATH", "announces a write (path only in raw input), asks by id, writes it if allowed"),
+    ("bare", "asks about a call it never announced, by id alone"),
 ];
 
 fn help() -> String {
@@ -297,6 +304,11 @@ impl Agent {
                 self.say(&said).await;
                 "end_turn"
             }
+            "byid" | "otherraw" | "editraw" | "bare" => {
+                let said = self.by_id(&words).await;
+                self.say(&said).await;
+                "end_turn"
+            }
             "leak" => {
                 let secret = std::env::var("SECRET_TOKEN").unwrap_or_default();
                 eprintln!("token is {secret}");
@@ -367,6 +379,54 @@ fn allow_reject() -> Value {
         {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
         {"optionId": "no", "name": "Reject", "kind": "reject_once"},
     ])
+}
+
+impl Agent {
+    /// Announces a tool call, then asks permission naming it by its id alone (as mistral-vibe
+    /// does), and does the work itself when allowed: runs the command, writes the file.
+    async fn by_id(&self, words: &[&str]) -> String {
+        let call = {
+            let mut next = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
+            *next += 1;
+            format!("call-{next}")
+        };
+        let rest = words[1..].join(" ");
+        let content = "one\ntwo\n";
+        let announced = match words[0] {
+            "byid" => Some(json!({"title": "Shell", "kind": "execute", "rawInput": {"command": rest}})),
+            "otherraw" => Some(json!({"title": "", "kind": "other", "rawInput": {"command": rest}})),
+            "editraw" => {
+                Some(json!({"title": "write_text_file", "kind": "edit", "rawInput": {"path": rest, "content": content}}))
+            }
+            _ => None,
+        };
+        if let Some(mut fields) = announced {
+            fields["sessionUpdate"] = json!("tool_call");
+            fields["toolCallId"] = json!(call);
+            fields["status"] = json!("pending");
+            self.update(SESSION, fields).await;
+        }
+        let options = json!([
+            {"optionId": "once", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "always", "name": "Always", "kind": "allow_always"},
+            {"optionId": "no", "name": "No", "kind": "reject_once"},
+            {"optionId": "never", "name": "Never", "kind": "reject_always"},
+        ]);
+        let params = json!({"sessionId": SESSION, "toolCall": {"toolCallId": call}, "options": options});
+        let chose = outcome(&self.request("session/request_permission", params).await);
+        let did = match (chose.as_str(), words[0]) {
+            ("once" | "always", "byid" | "otherraw") => {
+                let status = tokio::process::Command::new("sh").arg("-c").arg(&rest).status().await;
+                if status.is_ok_and(|s| s.success()) { "ran" } else { "failed" }
+            }
+            ("once" | "always", "editraw") => match std::fs::write(&rest, content) {
+                Ok(()) => "wrote",
+                Err(_) => "failed",
+            },
+            _ => "nothing",
+        };
+        format!("chose: {chose}; did: {did}")
+    }
 }
 
 /// A response in a few words: the chosen option, `cancelled`, the size of a read's content, or
