@@ -198,6 +198,72 @@ fn an_index_that_cannot_be_read_or_an_address_not_https_is_said_in_words() {
     assert!(said(&out).contains("no agent with the id \"no-such-agent\""), "{}", said(&out));
 }
 
+/// Archives and servers are input, not instructions (issue 45): an archive whose program is a link
+/// to a file outside it is refused and the file untouched; a set-uid, world-writable program is
+/// installed without those bits; a server that stops sending is given up, in words, within the
+/// stated bound.
+#[test]
+fn an_archive_or_a_server_that_misbehaves_is_refused_in_words() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = StaticHttp::start();
+    let url = |path: &str| format!("{}{path}", server.base_url);
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.sh");
+    std::fs::write(&outside, "keep me\n").unwrap();
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let tar_gz = |build: &dyn Fn(&mut tar::Builder<Vec<u8>>)| {
+        use std::io::Write;
+        let mut b = tar::Builder::new(Vec::new());
+        build(&mut b);
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&b.into_inner().unwrap()).unwrap();
+        e.finish().unwrap()
+    };
+    let linked = tar_gz(&|b| {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Symlink);
+        h.set_size(0);
+        b.append_link(&mut h, "bin/demo-acp", &outside).unwrap();
+    });
+    let program = std::fs::read(common::BIN).unwrap();
+    let suid = tar_gz(&|b| {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(program.len() as u64);
+        h.set_mode(0o6777);
+        b.append_data(&mut h, "bin/demo-acp", &program[..]).unwrap();
+    });
+    let held = common::static_http::demo_agent_tar_gz("bin/demo-acp");
+    server.put("/linked.tar.gz", linked.clone());
+    server.put("/suid.tar.gz", suid.clone());
+    server.put("/held.tar.gz", held.clone());
+    let sha = common::static_http::sha256_hex;
+    server.put(
+        "/registry.json",
+        index_with(&[
+            binary_entry("linked", "1.0.0", &url("/linked.tar.gz"), &sha(&linked)),
+            binary_entry("suid", "1.0.0", &url("/suid.tar.gz"), &sha(&suid)),
+            binary_entry("held", "1.0.0", &url("/held.tar.gz"), &sha(&held)),
+        ]),
+    );
+    let s = Setup::new(&server);
+    let out = s.run(&["registry", "add", "linked"]);
+    assert_ne!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("a link to a file outside its archive"), "{}", said(&out));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me\n");
+    assert_eq!(std::fs::metadata(&outside).unwrap().permissions().mode() & 0o777, 0o600, "made executable");
+    assert!(!s.text().contains("linked"), "nothing written into the config");
+
+    let out = s.run(&["registry", "add", "suid"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let installed = s.data().join("registry/suid/1.0.0/bin/demo-acp");
+    assert_eq!(std::fs::metadata(&installed).unwrap().permissions().mode() & 0o7777, 0o755);
+
+    let _hold = server.hold("/held.tar.gz");
+    let out = s.cmd(&["registry", "add", "held"]).env("SIDEKICKS_DOWNLOAD_STALL_SECS", "2").output().unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("less than 100 bytes a second for 2 seconds"), "{}", said(&out));
+}
+
 /// Claude Code's ACP adapter, as an `npx` entry pinned to the version tests/claude-agent installs
 /// (so npm's cache has it): added, then asked through `sidekicks prompt` against a stand-in model.
 #[test]

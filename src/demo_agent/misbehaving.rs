@@ -395,9 +395,9 @@ impl Agent {
         let announced = match words[0] {
             "byid" => Some(json!({"title": "Shell", "kind": "execute", "rawInput": {"command": rest}})),
             "otherraw" => Some(json!({"title": "", "kind": "other", "rawInput": {"command": rest}})),
-            "editraw" => {
-                Some(json!({"title": "write_text_file", "kind": "edit", "rawInput": {"path": rest, "content": content}}))
-            }
+            "editraw" => Some(
+                json!({"title": "write_text_file", "kind": "edit", "rawInput": {"path": rest, "content": content}}),
+            ),
             _ => None,
         };
         if let Some(mut fields) = announced {

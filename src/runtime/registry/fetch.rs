@@ -49,9 +49,35 @@ pub fn check_url(url: &str) -> Result<bool, FetchError> {
     Err(FetchError::NotHttps(url.to_string()))
 }
 
+/// The most a download may bring (an agent's archive; the index and icons far less).
+pub const MAX_DOWNLOAD: u64 = 1 << 30;
+/// The most the index or an icon may be.
+pub const MAX_SMALL: u64 = 32 << 20;
+
+/// How long a download may go on bringing less than [`STALL_BYTES`] a second before it is given
+/// up (a server that sends one byte a second would otherwise be waited for forever):
+/// `$SIDEKICKS_DOWNLOAD_STALL_SECS` (tests), else a minute.
+fn stall_secs() -> u64 {
+    std::env::var("SIDEKICKS_DOWNLOAD_STALL_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(60)
+}
+
+/// The rate under which a download counts as stalled, in bytes a second.
+const STALL_BYTES: u64 = 100;
+
 /// Downloads `url` to `dest` (written whole or not at all), calling `progress(received, total)`
-/// about ten times a second while it comes (`total` when the server says it).
-pub fn download(url: &str, dest: &Path, mut progress: impl FnMut(u64, Option<u64>)) -> Result<(), FetchError> {
+/// about ten times a second while it comes (`total` when the server says it). At most
+/// [`MAX_DOWNLOAD`] bytes; given up, in words, when it stalls.
+pub fn download(url: &str, dest: &Path, progress: impl FnMut(u64, Option<u64>)) -> Result<(), FetchError> {
+    download_at_most(url, dest, MAX_DOWNLOAD, progress)
+}
+
+/// [`download`] of at most `max` bytes.
+fn download_at_most(
+    url: &str,
+    dest: &Path,
+    max: u64,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<(), FetchError> {
     let plain = check_url(url)?;
     let io = |e: std::io::Error, p: &Path| FetchError::Io(format!("{}: {e}", p.display()));
     let partial = with_suffix(dest, ".part");
@@ -60,6 +86,8 @@ pub fn download(url: &str, dest: &Path, mut progress: impl FnMut(u64, Option<u64
     let mut child = Command::new(curl())
         .args(["--fail", "--silent", "--show-error", "--location", "--max-redirs", "10"])
         .args(["--connect-timeout", "30", "--proto", protocols, "--proto-redir", protocols])
+        .args(["--speed-limit", &STALL_BYTES.to_string(), "--speed-time", &stall_secs().to_string()])
+        .args(["--max-filesize", &max.to_string()])
         .args(["--user-agent", concat!("Sidekicks/", env!("CARGO_PKG_VERSION"))])
         .arg("--dump-header")
         .arg(&headers)
@@ -79,6 +107,15 @@ pub fn download(url: &str, dest: &Path, mut progress: impl FnMut(u64, Option<u64
             Some(status) => break status,
             None => {
                 let received = std::fs::metadata(&partial).map(|m| m.len()).unwrap_or(0);
+                if received > max {
+                    // A server that does not say the size, then sends more than it may.
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    let _ = std::fs::remove_file(&partial);
+                    let _ = std::fs::remove_file(&headers);
+                    let why = format!("it is bigger than {} MiB, more than any agent needs", max >> 20);
+                    return Err(FetchError::Failed { url: url.to_string(), why });
+                }
                 progress(received, content_length(&headers));
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -93,7 +130,14 @@ pub fn download(url: &str, dest: &Path, mut progress: impl FnMut(u64, Option<u64
     let _ = std::fs::remove_file(&headers);
     if !status.success() {
         let _ = std::fs::remove_file(&partial);
-        let why = why.trim().trim_start_matches("curl: ").to_string();
+        let why = match status.code() {
+            // curl's "operation too slow" and "maximum file size exceeded".
+            Some(28) => {
+                format!("the server sent less than {STALL_BYTES} bytes a second for {} seconds: given up", stall_secs())
+            }
+            Some(63) => format!("it is bigger than {} MiB, more than any agent needs", max >> 20),
+            _ => why.trim().trim_start_matches("curl: ").to_string(),
+        };
         let why = if why.is_empty() { format!("curl ended with {status}") } else { why };
         return Err(FetchError::Failed { url: url.to_string(), why });
     }
@@ -106,7 +150,7 @@ pub fn download(url: &str, dest: &Path, mut progress: impl FnMut(u64, Option<u64
 pub fn get(url: &str, scratch: &Path) -> Result<Vec<u8>, FetchError> {
     std::fs::create_dir_all(scratch).map_err(|e| FetchError::Io(format!("{}: {e}", scratch.display())))?;
     let file = scratch.join(format!("get-{}-{}", std::process::id(), unique()));
-    download(url, &file, |_, _| {})?;
+    download_at_most(url, &file, MAX_SMALL, |_, _| {})?;
     let bytes = std::fs::read(&file).map_err(|e| FetchError::Io(format!("{}: {e}", file.display())));
     let _ = std::fs::remove_file(&file);
     bytes

@@ -38,11 +38,11 @@ fn kept_path(data_dir: &Path, id: &str, url: &str) -> PathBuf {
 /// Draws `svg` into a `size`×`size` mask, its view box fitted and centred; why not when it has
 /// nothing this reader draws.
 pub fn rasterize(svg: &str, size: u16) -> Result<Mask, String> {
-    let shapes = shapes(svg)?;
     let (x, y, w, h) = view_box(svg).ok_or("the SVG has no viewBox and no width and height")?;
-    if w <= 0.0 || h <= 0.0 {
+    if !(w > 0.0 && h > 0.0 && [x, y, w, h].iter().all(|n| n.is_finite())) {
         return Err("the SVG's view box is empty".into());
     }
+    let shapes = shapes(svg, Bounds::around((x, y, w, h)))?;
     let side = f64::from(size);
     let scale = side / w.max(h);
     let fit = Affine::translate(((side - w * scale) / 2.0, (side - h * scale) / 2.0))
@@ -62,9 +62,51 @@ pub fn rasterize(svg: &str, size: u16) -> Result<Mask, String> {
     Ok(Mask { size, alpha })
 }
 
-/// The filled shapes of `svg`, in its own coordinates.
-fn shapes(svg: &str) -> Result<Vec<(BezPath, Fill)>, String> {
+/// How far outside its view box an icon's shapes may reach: what lies beyond is never seen, and a
+/// shape of any size costs what its outline costs (a circle of radius 1e308 was cut into billions
+/// of segments, and the window died for memory). Circles and rectangles are cut to these bounds;
+/// a path that reaches past them, or has too many segments, is refused.
+#[derive(Clone, Copy)]
+struct Bounds {
+    min: (f64, f64),
+    max: (f64, f64),
+    /// The largest radius kept (one that covers the bounds whole).
+    radius: f64,
+}
+
+/// Segments an icon may have, in all.
+const MAX_SEGMENTS: usize = 100_000;
+
+impl Bounds {
+    fn around((x, y, w, h): (f64, f64, f64, f64)) -> Self {
+        let side = w.max(h);
+        Self { min: (x - side, y - side), max: (x + w + side, y + h + side), radius: 4.0 * side }
+    }
+
+    fn clamp(&self, (x, y): (f64, f64)) -> (f64, f64) {
+        (x.clamp(self.min.0, self.max.0), y.clamp(self.min.1, self.max.1))
+    }
+
+    fn holds(&self, p: vello_cpu::kurbo::Point) -> bool {
+        p.is_finite() && (self.min.0..=self.max.0).contains(&p.x) && (self.min.1..=self.max.1).contains(&p.y)
+    }
+}
+
+/// The points of a path element.
+fn points(element: &vello_cpu::kurbo::PathEl) -> Vec<vello_cpu::kurbo::Point> {
+    use vello_cpu::kurbo::PathEl;
+    match *element {
+        PathEl::MoveTo(a) | PathEl::LineTo(a) => vec![a],
+        PathEl::QuadTo(a, b) => vec![a, b],
+        PathEl::CurveTo(a, b, c) => vec![a, b, c],
+        PathEl::ClosePath => vec![],
+    }
+}
+
+/// The filled shapes of `svg`, in its own coordinates, within `bounds`.
+fn shapes(svg: &str, bounds: Bounds) -> Result<Vec<(BezPath, Fill)>, String> {
     let mut out = Vec::new();
+    let mut segments = 0;
     for (name, attrs) in elements(svg) {
         if attr(attrs, "fill") == Some("none") {
             continue;
@@ -74,7 +116,13 @@ fn shapes(svg: &str) -> Result<Vec<(BezPath, Fill)>, String> {
         let path = match name {
             "path" => {
                 let Some(d) = attr(attrs, "d") else { continue };
-                BezPath::from_svg(d).map_err(|e| format!("a path of the SVG cannot be read: {e}"))?
+                let path = BezPath::from_svg(d).map_err(|e| format!("a path of the SVG cannot be read: {e}"))?;
+                segments += path.elements().len();
+                let far = path.elements().iter().any(|e| points(e).iter().any(|p| !bounds.holds(*p)));
+                if far || segments > MAX_SEGMENTS {
+                    return Err("a path of the SVG reaches far outside its view box, or has too many segments".into());
+                }
+                path
             }
             "circle" => {
                 let (Some(cx), Some(cy), Some(r)) =
@@ -82,12 +130,21 @@ fn shapes(svg: &str) -> Result<Vec<(BezPath, Fill)>, String> {
                 else {
                     continue;
                 };
-                Circle::new((cx, cy), r).to_path(0.01)
+                if ![cx, cy, r].iter().all(|n| n.is_finite()) || r <= 0.0 {
+                    continue;
+                }
+                let (cx, cy) = bounds.clamp((cx, cy));
+                Circle::new((cx, cy), r.min(bounds.radius)).to_path(0.01)
             }
             "rect" => {
                 let (Some(w), Some(h)) = (number("width"), number("height")) else { continue };
                 let (x, y) = (number("x").unwrap_or(0.0), number("y").unwrap_or(0.0));
-                Rect::new(x, y, x + w, y + h).to_path(0.01)
+                if ![x, y, w, h].iter().all(|n| n.is_finite()) {
+                    continue;
+                }
+                let (x0, y0) = bounds.clamp((x, y));
+                let (x1, y1) = bounds.clamp((x + w, y + h));
+                Rect::new(x0, y0, x1, y1).to_path(0.01)
             }
             _ => continue,
         };
@@ -179,6 +236,24 @@ mod tests {
         assert_eq!(covered(&mask, 10, 2), 0, "the band above");
         assert_eq!(covered(&mask, 10, 10), 255, "the middle");
         assert_eq!(covered(&mask, 10, 17), 0, "the band below");
+    }
+
+    /// A 64-byte icon with a circle of radius 1e308 took the window to 7.2 GB and aborted it
+    /// (issue 45): shapes are cut to the view box.
+    #[test]
+    fn a_huge_shape_is_cut_to_the_view_box() {
+        let huge = r#"<svg viewBox="0 0 16 16"><circle cx="8" cy="8" r="1e308"/></svg>"#;
+        let mask = rasterize(huge, 56).unwrap();
+        assert_eq!(covered(&mask, 28, 28), 255, "it covers the whole icon");
+        let far = r#"<svg viewBox="0 0 16 16"><rect x="-1e300" y="-1e300" width="1e308" height="1e308"/></svg>"#;
+        assert_eq!(covered(&rasterize(far, 16).unwrap(), 8, 8), 255);
+        let path = r#"<svg viewBox="0 0 16 16"><path d="M0 0L1e300 0L0 1e300Z"/></svg>"#;
+        assert!(rasterize(path, 16).unwrap_err().contains("far outside"));
+        let nan = r#"<svg viewBox="0 0 1e309 16"><path d="M0 0H8V8Z"/></svg>"#;
+        assert!(rasterize(nan, 16).is_err());
+        let many: String = (0..200_000).map(|i| format!("L{} {} ", i % 16, (i / 16) % 16)).collect();
+        let busy = format!(r#"<svg viewBox="0 0 16 16"><path d="M0 0 {many}Z"/></svg>"#);
+        assert!(rasterize(&busy, 16).is_err());
     }
 
     #[test]

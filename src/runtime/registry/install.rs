@@ -112,6 +112,13 @@ fn download_and_unpack(
         }
         unpack::unpack(&file, unpack::kind_of(url), &partial, program)?;
         let full = partial.join(program);
+        if !unpack::stays_inside(&partial, program) && std::fs::symlink_metadata(&full).is_ok() {
+            return Err(format!(
+                "{}'s program {} is a link to a file outside its archive: nothing was installed",
+                entry.name,
+                program.display()
+            ));
+        }
         if !full.is_file() {
             return Err(format!(
                 "{}'s archive has no program {} (the registry's `cmd`): nothing was installed",

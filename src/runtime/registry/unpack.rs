@@ -1,10 +1,35 @@
 //! Unpacking a downloaded agent: `.tar.gz`/`.tgz`, `.tar.bz2`/`.tbz2`, `.tar`, `.zip`, or the program
 //! itself (any other name). Entries that would land outside the folder (`..`, absolute paths,
-//! links out) are refused by the `tar` and `zip` crates' own checks.
+//! links out) are refused by the `tar` and `zip` crates' own checks. An archive is input, not
+//! instructions (issue 45): what it unpacks to is bounded ([`MAX_UNPACKED`]: a small archive can
+//! expand until the disk is full), and modes are masked as tar's `--no-same-permissions` would
+//! (no set-uid, set-gid or sticky bit, nothing writable by others).
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
 use std::path::Path;
+
+/// The most an archive may unpack to, in all.
+pub const MAX_UNPACKED: u64 = 2 << 30;
+
+/// A reader that fails once more than its limit has been read through it.
+struct Bounded<R> {
+    inner: R,
+    left: u64,
+    max: u64,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.left = self.left.checked_sub(n as u64).ok_or_else(|| too_big(self.max))?;
+        Ok(n)
+    }
+}
+
+fn too_big(max: u64) -> std::io::Error {
+    std::io::Error::other(format!("it unpacks to more than {} MiB, more than any agent needs", max >> 20))
+}
 
 /// The kinds of download.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,20 +65,63 @@ pub fn kind_of(url: &str) -> Kind {
 /// Unpacks `file` (of `kind`) into the folder `into` (made); a raw program is copied there as
 /// `program` (the entry's `cmd`), executable.
 pub fn unpack(file: &Path, kind: Kind, into: &Path, program: &Path) -> Result<(), String> {
-    let words = |e: &dyn std::fmt::Display| format!("could not unpack {}: {e}", file.display());
+    unpack_at_most(file, kind, into, program, MAX_UNPACKED)
+}
+
+/// [`unpack`] to at most `max` bytes.
+fn unpack_at_most(file: &Path, kind: Kind, into: &Path, program: &Path, max: u64) -> Result<(), String> {
+    // The innermost cause (the `tar` crate says only which entry failed).
+    let words = |e: &dyn std::error::Error| {
+        let mut cause: &dyn std::error::Error = e;
+        while let Some(inner) = cause.source() {
+            cause = inner;
+        }
+        format!("could not unpack {}: {cause}", file.display())
+    };
+    let bounded = |inner: Box<dyn Read>| Bounded { inner, left: max, max };
     std::fs::create_dir_all(into).map_err(|e| words(&e))?;
     let open = || File::open(file).map(BufReader::new).map_err(|e| words(&e));
     match kind {
-        Kind::TarGz => untar(flate2::read::GzDecoder::new(open()?), into).map_err(|e| words(&e)),
-        Kind::TarBz2 => untar(bzip2::read::BzDecoder::new(open()?), into).map_err(|e| words(&e)),
-        Kind::Tar => untar(open()?, into).map_err(|e| words(&e)),
-        Kind::Zip => unzip(open()?, into).map_err(|e| words(&e)),
+        Kind::TarGz => untar(bounded(Box::new(flate2::read::GzDecoder::new(open()?))), into).map_err(|e| words(&e))?,
+        Kind::TarBz2 => untar(bounded(Box::new(bzip2::read::BzDecoder::new(open()?))), into).map_err(|e| words(&e))?,
+        Kind::Tar => untar(bounded(Box::new(open()?)), into).map_err(|e| words(&e))?,
+        Kind::Zip => unzip(open()?, into, max).map_err(|e| words(&e))?,
         Kind::Raw => {
-            let target = into.join(program.file_name().ok_or_else(|| words(&"the entry names no program"))?);
+            let none = std::io::Error::other("the entry names no program");
+            let target = into.join(program.file_name().ok_or_else(|| words(&none))?);
             std::fs::copy(file, &target).map_err(|e| words(&e))?;
-            make_executable(&target).map_err(|e| words(&e))
+            make_executable(&target).map_err(|e| words(&e))?;
         }
     }
+    mask_modes(into).map_err(|e| words(&e))
+}
+
+/// Takes the set-uid, set-gid and sticky bits and others' and the group's write bits off
+/// everything under `dir` (links are not followed).
+fn mask_modes(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let meta = std::fs::symlink_metadata(entry.path())?;
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let mode = meta.permissions().mode();
+        if mode & 0o7022 != 0 {
+            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(mode & 0o755))?;
+        }
+        if meta.is_dir() {
+            mask_modes(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// True when `program` under `dir` is a file of `dir`: neither it nor a folder above it is a link
+/// leading out (an archive's program linked to `/home/me/.bashrc` would be made executable and run).
+pub fn stays_inside(dir: &Path, program: &Path) -> bool {
+    let (Ok(root), Ok(real)) = (dir.canonicalize(), dir.join(program).canonicalize()) else { return false };
+    real.starts_with(&root) && real.is_file()
 }
 
 fn untar(reader: impl Read, into: &Path) -> std::io::Result<()> {
@@ -63,8 +131,46 @@ fn untar(reader: impl Read, into: &Path) -> std::io::Result<()> {
     archive.unpack(into)
 }
 
-fn unzip(reader: impl Read + Seek, into: &Path) -> zip::result::ZipResult<()> {
-    zip::ZipArchive::new(reader)?.extract(into)
+fn unzip(reader: impl Read + Seek, into: &Path, max: u64) -> zip::result::ZipResult<()> {
+    let mut archive = zip::ZipArchive::new(reader)?;
+    // What the entries say they hold, first (a zip says its sizes); then each is read through
+    // the bound, should one say less than it holds.
+    let said: u64 = (0..archive.len()).filter_map(|i| archive.by_index_raw(i).ok().map(|f| f.size())).sum();
+    if said > max {
+        return Err(zip::result::ZipError::Io(too_big(max)));
+    }
+    let mut left = max;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i)?;
+        let Some(name) = entry.enclosed_name() else { continue };
+        let target = into.join(name);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&target)?;
+            continue;
+        }
+        if entry.is_symlink() {
+            // A link's target is its content; one that leads out is refused by `stays_inside`.
+            let mut to = String::new();
+            entry.read_to_string(&mut to)?;
+            if let Some(dir) = target.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::os::unix::fs::symlink(to, &target)?;
+            continue;
+        }
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mode = entry.unix_mode();
+        let mut out = File::create(&target)?;
+        let copied = std::io::copy(&mut Bounded { inner: &mut entry, left, max }, &mut out)?;
+        left -= copied;
+        if let Some(mode) = mode {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode & 0o777))?;
+        }
+    }
+    Ok(())
 }
 
 /// Adds the execute bits where read bits are (a program unpacked without them).
@@ -159,5 +265,70 @@ mod tests {
         let result = unpack(&file, Kind::Tar, &into, Path::new("./x"));
         assert!(!dir.path().join("outside.txt").exists(), "{result:?}");
         assert!(!into.join("x").exists());
+    }
+
+    fn tar_of(entries: &[(&str, u32, &[u8])]) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, mode, body) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(body.len() as u64);
+            h.set_mode(*mode);
+            b.append_data(&mut h, name, *body).unwrap();
+        }
+        b.into_inner().unwrap()
+    }
+
+    /// Modes are masked (issue 45): a set-uid program, a world-writable one.
+    #[test]
+    fn modes_are_masked() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.tar");
+        std::fs::write(&file, tar_of(&[("suid", 0o6777, b"x"), ("bin/open", 0o777, b"y")])).unwrap();
+        let into = dir.path().join("out");
+        unpack(&file, Kind::Tar, &into, Path::new("suid")).unwrap();
+        let mode = |p: &str| std::fs::metadata(into.join(p)).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode("suid"), 0o755);
+        assert_eq!(mode("bin/open"), 0o755);
+    }
+
+    /// A 5 MB archive that expands past the bound stops with words, not a full disk.
+    #[test]
+    fn an_archive_that_expands_past_the_bound_is_refused() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bomb.tar.gz");
+        {
+            // A tar of one file of 65 MiB of zeros, compressed as it is written (the bound is
+            // 64 MiB here, 2 GiB for real).
+            let gz = flate2::write::GzEncoder::new(File::create(&file).unwrap(), flate2::Compression::fast());
+            let mut b = tar::Builder::new(gz);
+            let mut h = tar::Header::new_gnu();
+            let size = 65 << 20;
+            h.set_size(size);
+            h.set_mode(0o755);
+            h.set_path("agent").unwrap();
+            h.set_cksum();
+            b.append(&h, std::io::repeat(0).take(size)).unwrap();
+            b.into_inner().unwrap().finish().unwrap().flush().unwrap();
+        }
+        assert!(std::fs::metadata(&file).unwrap().len() < 1 << 20);
+        let why =
+            unpack_at_most(&file, Kind::TarGz, &dir.path().join("out"), Path::new("agent"), 64 << 20).unwrap_err();
+        assert!(why.contains("more than 64 MiB"), "{why}");
+    }
+
+    /// The program a link to a file outside: refused, and the outside file untouched.
+    #[test]
+    fn a_program_that_links_out_is_not_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.sh");
+        std::fs::write(&outside, "keep").unwrap();
+        let into = dir.path().join("out");
+        std::fs::create_dir(&into).unwrap();
+        std::os::unix::fs::symlink(&outside, into.join("agent")).unwrap();
+        std::fs::write(into.join("real"), "x").unwrap();
+        assert!(!stays_inside(&into, Path::new("agent")));
+        assert!(stays_inside(&into, Path::new("real")));
     }
 }
