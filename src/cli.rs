@@ -301,7 +301,7 @@ fn check(flag: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
 /// `defaults.language` read leniently, so problems are reported in the file's own language
 /// even when the file has other problems.
 fn configured_language(path: &std::path::Path) -> Option<Language> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::runtime::config_file::read_text(path).ok()?;
     let table: toml::Table = toml::from_str(&text).ok()?;
     let code = table.get("defaults")?.get("language")?.as_str()?;
     Language::from_code(code)

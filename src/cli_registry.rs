@@ -53,7 +53,14 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
     let home = dirs.home.clone();
     let result = load_file(&path, home.as_deref());
     let config = result.config.clone().unwrap_or_default();
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = match crate::runtime::config_file::read_text(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            eprintln!("[the config file {} cannot be read ({e}): the agents in it are not shown]", path.display());
+            String::new()
+        }
+    };
     let url = registry::index_url(registry::configured_url(&text).as_deref());
     let listing = match registry::load(&dirs.data_dir, &url) {
         Ok(listing) => listing,

@@ -219,7 +219,8 @@ fn prompt_keeps_checkpoints_in_the_data_folder() {
 }
 
 /// "Reject must mean reject": an agent in its own auto mode wrote a file through Sidekicks with
-/// `--allow reject`. The agent's policy is enforced on what Sidekicks serves, whatever its mode.
+/// `--allow reject`. It is enforced on what Sidekicks serves, whatever the agent's mode, and the
+/// refusal names `--allow reject` (not a `policy.writes` the config does not have; issue 45).
 #[test]
 fn reject_refuses_writes_and_commands_sidekicks_serves() {
     let dir = tempfile::tempdir().unwrap();
@@ -229,7 +230,7 @@ fn reject_refuses_writes_and_commands_sidekicks_serves() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         said.contains(
-            "write: error -32602: Sidekicks does not let bad write files through it (policy.writes = \"deny\")"
+            "write: error -32602: Sidekicks does not let bad write files through it: the command line's `--allow reject` (the default) refuses them (pass `--allow once`)"
         ),
         "{said}"
     );

@@ -96,8 +96,13 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["name"], "squad");
 
-    // Ada's member works in her copy: the demo agent writes a note there.
+    // Ada's member works in her copy: the demo agent writes a note there (allowed: under the
+    // default `--allow reject` Sidekicks writes nothing for it, as for `sidekicks prompt`).
     let (code, out, err) = p.team(&["prompt", "squad", "ada", "files"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(format!("{out}{err}").contains("--allow reject"), "{out}{err}");
+    assert!(!ada.join("notes/demo.md").exists(), "written under --allow reject");
+    let (code, out, err) = p.team(&["prompt", "squad", "ada", "--allow", "once", "files"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(ada.join("notes/demo.md").is_file(), "written in the member's copy: {out}{err}");
     assert!(!p.project.join("notes/demo.md").exists() && !p.home.join("notes").exists());

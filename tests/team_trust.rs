@@ -237,3 +237,21 @@ fn a_recipe_a_member_wrote_runs_only_once_the_person_accepts_it() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(std::fs::read_to_string(&ran).unwrap(), "ran\nmine\n");
 }
+
+/// A file name of 250 bytes (legal: the limit is 255) failed the whole merge ("File name too
+/// long" on the staging name).
+#[test]
+fn a_file_with_a_long_name_merges() {
+    let p = Person::new();
+    let long = format!("{}.txt", "n".repeat(246));
+    std::fs::write(p.project.join(&long), "one\n").unwrap();
+    p.commit();
+    let copy = p.squad("worktree", &["ada"]).remove(0);
+    std::fs::write(copy.join(&long), "one\ntwo\n").unwrap();
+    let new = format!("{}.md", "m".repeat(247));
+    std::fs::write(copy.join(&new), "new\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "squad", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read_to_string(p.project.join(&long)).unwrap(), "one\ntwo\n");
+    assert_eq!(std::fs::read_to_string(p.project.join(&new)).unwrap(), "new\n");
+}

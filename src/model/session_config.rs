@@ -123,15 +123,22 @@ pub struct SlashCommand {
     pub hint: Option<String>,
 }
 
+/// The most slash commands kept of what an agent offers (the rest are dropped, ADR 0030).
+pub const MAX_COMMANDS: usize = 1000;
+
+/// The most completions the `/` menu lists at once (the person types more to narrow them).
+pub const MAX_COMPLETIONS: usize = 50;
+
 /// The commands of `offered` that complete what is typed: the text starts with `/` and the name
-/// being typed (no space yet) is a prefix of theirs, ignoring case. Empty otherwise.
+/// being typed (no space yet) is a prefix of theirs, ignoring case; at most
+/// [`MAX_COMPLETIONS`]. Empty otherwise.
 pub fn completions<'a>(typed: &str, offered: &'a [SlashCommand]) -> Vec<&'a SlashCommand> {
     let Some(name) = typed.strip_prefix('/') else { return Vec::new() };
     if name.chars().any(char::is_whitespace) {
         return Vec::new();
     }
     let name = name.to_lowercase();
-    offered.iter().filter(|c| c.name.to_lowercase().starts_with(&name)).collect()
+    offered.iter().filter(|c| c.name.to_lowercase().starts_with(&name)).take(MAX_COMPLETIONS).collect()
 }
 
 /// Which option a remembered choice is for: by id, or by category (`--model` on the command line).
@@ -209,6 +216,15 @@ pub fn not_taken(chosen: &Chosen, options: &[ConfigOption], modes: Option<&Modes
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_menu_lists_at_most_its_bound() {
+        let offered: Vec<SlashCommand> = (0..100_000)
+            .map(|i| SlashCommand { name: format!("cmd{i}"), description: String::new(), hint: None })
+            .collect();
+        assert_eq!(completions("/", &offered).len(), MAX_COMPLETIONS);
+        assert_eq!(completions("/cmd99999", &offered).len(), 1);
+    }
 
     #[test]
     fn slash_commands_complete_while_their_name_is_typed() {

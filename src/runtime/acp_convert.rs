@@ -29,9 +29,11 @@ pub fn update(update: SessionUpdate) -> Option<Update> {
             agent_client_protocol::schema::MaybeUndefined::Null => Some(Update::Title(None)),
             agent_client_protocol::schema::MaybeUndefined::Undefined => None,
         },
+        // At most `MAX_COMMANDS` (ADR 0030): 100,000 of them froze the window when `/` was typed.
         SessionUpdate::AvailableCommandsUpdate(u) => Some(Update::Commands(
             u.available_commands
                 .into_iter()
+                .take(crate::model::session_config::MAX_COMMANDS)
                 .map(|c| crate::model::session_config::SlashCommand {
                     name: c.name,
                     description: c.description,

@@ -164,7 +164,7 @@ pub fn default_config_text(workspace: &Path) -> String {
 
 /// Reads and checks a config file. An unreadable file is one problem at 1:1.
 pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
-    match std::fs::read_to_string(path) {
+    match read_text(path) {
         Ok(text) => {
             let ctx = LoadContext {
                 base_dir: path.parent().unwrap_or(Path::new("/")),
@@ -186,6 +186,17 @@ pub fn load_file(path: &Path, home: Option<&Path>) -> LoadResult {
             text: None,
         },
     }
+}
+
+/// The text of config file `path`; refused, without opening it, when it is not a regular file (a
+/// named pipe would make every reader wait for a writer that never comes; a device never ends).
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a folder" } else { "not a regular file (a pipe, a socket or a device)" };
+        return Err(std::io::Error::other(format!("{what}: a config file must be a file")));
+    }
+    std::fs::read_to_string(path)
 }
 
 /// Whether users other than the owner may read `path` (group or other read bit).

@@ -150,9 +150,20 @@ fn temp_for(root: &Path, rel: &str, id: &str, n: usize) -> String {
         }
         nearest = Some(folder);
     }
-    match rel.rsplit_once('/') {
-        Some((dir, name)) => format!("{dir}/.{name}.sidekicks-{id}"),
-        None => format!(".{rel}.sidekicks-{id}"),
+    // Named after the file where the name allows (a person who sees one knows whose it is); a
+    // name near the system's 255-byte limit gets a short one (a 250-byte name failed the merge).
+    let (dir, name) = match rel.rsplit_once('/') {
+        Some((dir, name)) => (Some(dir), name),
+        None => (None, rel),
+    };
+    let staged = if name.len() + id.len() + 12 <= 255 {
+        format!(".{name}.sidekicks-{id}")
+    } else {
+        format!(".sidekicks-{id}-{n}")
+    };
+    match dir {
+        Some(dir) => format!("{dir}/{staged}"),
+        None => staged,
     }
 }
 
