@@ -93,3 +93,39 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
     assert!(h.state().state.teams.discarded.is_empty());
     h.state_mut().shutdown();
 }
+
+/// A recipe a member's work brought into the project (issue 45): its check is not run after the
+/// merge; the page says whose it is and offers "Accept recipe"; accepted, it is the person's.
+#[test]
+fn a_recipe_a_member_wrote_waits_on_the_page_for_the_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-q", "-m", "start"]);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], &home), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
+    let copy = make_team(&mut h, "R", &project, &["ada"], &home).remove(0);
+    h.get_all_by_label("R").next().unwrap().click();
+    let ran = dir.path().join("ran");
+    std::fs::create_dir_all(copy.join(".sidekicks")).unwrap();
+    let recipe = format!("[check]\ncommand = \"echo ran >> {}\"\n", ran.display());
+    std::fs::write(copy.join(".sidekicks/team.toml"), recipe).unwrap();
+    step_until(&mut h, LONG, "her recipe", |h| h.query_by_label(".sidekicks/team.toml").is_some());
+    click_when_enabled(&mut h, "Merge all");
+    step_until(&mut h, LONG, "the refusal", |h| enabled(h, "Accept recipe"));
+    assert!(h.query_by_label_contains("was written by ada · R's merged work").is_some());
+    assert!(!ran.exists(), "a member's check ran");
+    h.get_by_label("Accept recipe").click();
+    h.step();
+    let accepted = |h: &Harness<'static, SidekicksApp>| h.state().state.teams.teams[0].recipe_accepted.clone();
+    step_until(&mut h, LONG, "accepted", |h| accepted(h).is_some());
+    assert!(matches!(accepted(&h), Some(Ok(Some(_)))), "{:?}", accepted(&h));
+    step_until(&mut h, LONG, "accepted", |h| h.query_by_label_contains("is accepted").is_some());
+    assert!(h.query_by_label("Accept recipe").is_none());
+}

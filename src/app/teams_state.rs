@@ -61,6 +61,8 @@ pub struct TeamState {
     pub undone: HashMap<String, Result<Vec<String>, TeamError>>,
     /// What became of the person's Accept recipe (the member who wrote it).
     pub recipe_accepted: Option<Result<Option<String>, TeamError>>,
+    /// The member whose merged work wrote the project's recipe, not used until accepted.
+    pub recipe_from: Option<String>,
     /// The member under review and its files with their diffs (`None` inside: being read).
     pub review: Option<(String, Option<ReviewResult>)>,
     /// Counts the review results received (the panel lays out its rows again when it changes).
@@ -156,6 +158,7 @@ impl TeamsState {
             branches: HashMap::new(),
             undone: HashMap::new(),
             recipe_accepted: None,
+            recipe_from: None,
             review: None,
             setup: HashMap::new(),
             check: None,
@@ -361,8 +364,19 @@ impl TeamsState {
                     t.decision_error = result.err();
                 }
             }
+            TeamEvent::RecipeRefused { team, member } => {
+                if let Some(t) = self.team_mut(&team) {
+                    t.recipe_from = Some(member);
+                    t.recipe_accepted = None;
+                }
+            }
             TeamEvent::RecipeAccepted { team, result } => {
                 if let Some(t) = self.team_mut(&team) {
+                    if result.is_ok() {
+                        // The check that was refused for it is not a failure to show any more.
+                        t.recipe_from = None;
+                        t.check = None;
+                    }
                     t.recipe_accepted = Some(result);
                 }
             }

@@ -679,6 +679,14 @@ pub enum TeamEvent {
         /// How it went.
         result: Result<(), TeamError>,
     },
+    /// The project's recipe was not used (no setup, no check) because a member's merged work wrote
+    /// it and the person has not accepted it.
+    RecipeRefused {
+        /// The team.
+        team: String,
+        /// The member whose work wrote it.
+        member: String,
+    },
     /// The project's recipe was accepted: the member who wrote it (`None`: it was not a
     /// member's), or why not.
     RecipeAccepted {

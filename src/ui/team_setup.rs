@@ -64,10 +64,38 @@ fn output_box(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, tex
     });
 }
 
-/// The check after the team's last merge; returns the command asked for (Undo merge).
-pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<Command> {
-    let (agent, check) = team.check.as_ref()?;
+/// A recipe a member wrote, not used until the person accepts it: who wrote it, and the button;
+/// then what accepting did.
+fn recipe_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<Command> {
     let mut asked = None;
+    if let Some(member) = &team.recipe_from {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(trf(lang, Key::RecipeFromMember, &[("member", member)])).color(error_color()));
+            if ui.button(tr(lang, Key::AcceptRecipe)).clicked() {
+                let accept = TeamCommand::AcceptRecipe { team: team.info.record.id.clone() };
+                asked = Some(Command::Team(Box::new(accept)));
+            }
+        });
+    }
+    match &team.recipe_accepted {
+        Some(Ok(Some(member))) => {
+            ui.label(RichText::new(trf(lang, Key::RecipeAccepted, &[("member", member)])).color(ok_color()));
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(crate::i18n::team_error_text(lang, e)).color(error_color()));
+        }
+        _ => {}
+    }
+    asked
+}
+
+/// The check after the team's last merge, and a recipe waiting to be accepted; returns the
+/// command asked for (Undo merge, Accept recipe).
+pub fn check_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<Command> {
+    let accept = recipe_ui(ui, lang, team);
+    // A check not run for a member's recipe is said by the recipe's line above.
+    let Some((agent, check)) = team.check.as_ref().filter(|_| team.recipe_from.is_none()) else { return accept };
+    let mut asked = accept;
     ui.horizontal(|ui| {
         if check.running {
             ui.spinner();

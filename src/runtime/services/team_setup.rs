@@ -89,10 +89,16 @@ async fn run_streaming(
     }
 }
 
-/// The recipe of `project` (read on a blocking thread).
-async fn recipe(project: &Path) -> Result<Option<crate::model::recipe::Recipe>, String> {
+/// The recipe of `project` (read on a blocking thread); one a member wrote that the person has
+/// not accepted is refused in words, and the window told whose it is (`RecipeRefused`).
+async fn recipe(sink: &EventSink, team: &str, project: &Path) -> Result<Option<crate::model::recipe::Recipe>, String> {
     let project = project.to_path_buf();
     match tokio::task::spawn_blocking(move || teams::recipe::load(&project)).await {
+        Ok(Err(crate::protocol::teams::TeamError::RecipeFromMember { member })) => {
+            let refused = TeamEvent::RecipeRefused { team: team.to_string(), member: member.clone() };
+            sink.send(Event::Team(refused)).await;
+            Err(crate::protocol::teams::TeamError::RecipeFromMember { member }.to_string())
+        }
         Ok(loaded) => loaded.map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
     }
@@ -102,7 +108,7 @@ async fn recipe(project: &Path) -> Result<Option<crate::model::recipe::Recipe>, 
 pub(super) async fn run_setup(sink: &EventSink, team: &str, mut member: MemberCopy) -> TeamEvent {
     let name = member.name.clone();
     let done = |result| TeamEvent::SetupDone { team: team.to_string(), agent: name.clone(), result };
-    let recipe = match recipe(&member.project).await {
+    let recipe = match recipe(sink, team, &member.project).await {
         Ok(recipe) => recipe,
         Err(e) => return done(Err(e)),
     };
@@ -129,7 +135,7 @@ pub(super) async fn run_check(
     member: &MemberCopy,
 ) -> Option<(TeamEvent, Option<String>)> {
     let name = member.name.clone();
-    let check = match recipe(&member.project).await {
+    let check = match recipe(sink, team, &member.project).await {
         // A check in a scratch copy ran before the merge (see `merge_scratch_checked`).
         Ok(recipe) => recipe?.check.filter(|c| c.place == crate::model::recipe::CheckPlace::Project)?,
         Err(e) => return Some((TeamEvent::CheckDone { team: team.into(), agent: name, result: Err(e) }, None)),
