@@ -2,6 +2,7 @@
 //! to stdout (JSON lines with `--json`); permission requests are answered by `--allow`; the
 //! conversation is stored in the history like any other.
 
+use crate::cli_out::errln;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -75,7 +76,7 @@ pub(crate) async fn pick_thread(
         Some(t) => Ok(Some(ThreadOp::Open(t.id))),
         None => {
             let names: Vec<String> = threads.iter().map(|t| format!("{} “{}”", t.id, t.title)).collect();
-            eprintln!("no thread {wanted:?} of {agent} (threads: {})", names.join(", "));
+            errln!("no thread {wanted:?} of {agent} (threads: {})", names.join(", "));
             Ok(None)
         }
     }
@@ -92,7 +93,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
     let lang = crate::model::config::Language::pick(None, sys_locale::get_locale().as_deref());
     let Some(loaded) = result.config.clone() else {
         for p in &result.problems {
-            eprintln!("{}:{}:{}: {}", config.display(), p.line, p.column, problem_text(lang, &p.kind));
+            errln!("{}:{}:{}: {}", config.display(), p.line, p.column, problem_text(lang, &p.kind));
         }
         return Ok(2);
     };
@@ -105,7 +106,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         match crate::runtime::attach::from_file(path, &workspace) {
             Ok(a) => attachments.push(a),
             Err(e) => {
-                eprintln!("{e}");
+                errln!("{e}");
                 return Ok(2);
             }
         }
@@ -118,7 +119,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
             let (store, note) =
                 Store::open_or_recover(&path).with_context(|| format!("opening the history {}", path.display()))?;
             if let Some(note) = note {
-                eprintln!("[{}]", crate::i18n::history_note_text(lang, &note));
+                errln!("[{}]", crate::i18n::history_note_text(lang, &note));
             }
             Some(store)
         }
@@ -158,7 +159,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         history.flush_history().await;
         if let Some(error) = history.history_failing() {
             let note = crate::protocol::HistoryNote::SaveFailed { error };
-            eprintln!("[{}]", crate::i18n::history_note_text(lang, &note));
+            errln!("[{}]", crate::i18n::history_note_text(lang, &note));
             return Ok(code.max(HISTORY_NOT_SAVED));
         }
         Ok(code)
@@ -193,7 +194,7 @@ pub(crate) async fn follow_turn(
                     commands.send(Command::Shutdown).await?;
                 } else {
                     interrupted = true;
-                    eprintln!("\n[{}]", tr(out.lang, Key::PromptCancelling));
+                    errln!("\n[{}]", tr(out.lang, Key::PromptCancelling));
                     commands.send(Command::Cancel { agent: agent.clone() }).await?;
                 }
                 continue;
@@ -213,7 +214,7 @@ pub(crate) async fn follow_turn(
                     out.line(serde_json::json!({"type": "elicitation", "message": request.message,
                         "answer": "cancel"}))?;
                 }
-                eprintln!("\n[{a} asks: {} — `sidekicks prompt` cannot answer it: cancelled]", request.message);
+                errln!("\n[{a} asks: {} — `sidekicks prompt` cannot answer it: cancelled]", request.message);
                 let answer = crate::model::elicitation::ElicitAnswer::Cancel;
                 commands.send(Command::AnswerElicitation { agent: a, id: request.id, answer }).await?;
             }
@@ -252,7 +253,7 @@ pub(crate) async fn follow_turn(
                 if json {
                     out.line(serde_json::json!({"type": "waiting", "holder": holder}))?;
                 }
-                eprintln!("[{}]", trf(out.lang, Key::ThreadHeldElsewhere, &[("holder", &holder)]));
+                errln!("[{}]", trf(out.lang, Key::ThreadHeldElsewhere, &[("holder", &holder)]));
             }
             // Given back while it waited (Ctrl+C): never sent.
             Event::ThreadWait { agent: a, returned, .. } if a == agent && !returned.is_empty() && interrupted => {
@@ -351,7 +352,7 @@ impl Output {
         if !self.json {
             if let Update::Text(text) = update {
                 let mut out = self.stdout.lock();
-                write!(out, "{text}")?;
+                write!(out, "{}", crate::model::ansi::for_terminal(text))?;
                 out.flush()?;
             }
             return Ok(());
@@ -396,7 +397,14 @@ impl Output {
                 "kind": request.tool.kind.code(), "command": command, "dangers": dangers}));
         }
         let words = crate::i18n::ask_text(self.lang, &self.agent, &self.runtime, &what);
-        eprintln!("\n[{words}]");
+        errln!("\n[{words}]");
+        // What will run, with what in it may destroy data.
+        if let crate::model::permission::Ask::RunCommand { command, dangers } = &what {
+            errln!("  {command}");
+            if !dangers.is_empty() {
+                errln!("  {}", trf(self.lang, Key::Danger, &[("what", &dangers.join(", "))]));
+            }
+        }
         Ok(())
     }
 
@@ -406,7 +414,7 @@ impl Output {
         if self.json {
             self.line(serde_json::json!({"type": "setting_not_offered", "value": value, "offered": offered}))?;
         }
-        eprintln!("{}", trf(self.lang, Key::SettingNotOffered, &[("value", value), ("offered", &offered.join(", "))]));
+        errln!("{}", trf(self.lang, Key::SettingNotOffered, &[("value", value), ("offered", &offered.join(", "))]));
         Ok(())
     }
 
@@ -426,14 +434,14 @@ impl Output {
                 .collect();
             self.line(serde_json::json!({"type": "login_needed", "message": words, "methods": ways}))?;
         }
-        eprintln!("\n{words}");
+        errln!("\n{words}");
         for m in methods {
             match &m.kind {
                 AuthKind::EnvVar { vars } => {
                     let names: Vec<&str> = vars.iter().map(|v| v.name.as_str()).collect();
-                    eprintln!("  {} — {}", m.name, names.join(", "));
+                    errln!("  {} — {}", m.name, names.join(", "));
                 }
-                _ => eprintln!("  {}", m.name),
+                _ => errln!("  {}", m.name),
             }
         }
         Ok(())
@@ -444,9 +452,9 @@ impl Output {
         if self.json {
             self.line(serde_json::json!({"type": "crash", "reason": reason, "stderr": report.stderr_tail}))?;
         }
-        eprintln!("\n{reason}");
+        errln!("\n{reason}");
         for line in &report.stderr_tail {
-            eprintln!("  {line}");
+            errln!("  {line}");
         }
         Ok(())
     }
@@ -480,7 +488,7 @@ impl Output {
         writeln!(self.stdout.lock())?;
         let words = crate::i18n::turn_end_text(self.lang, end);
         if !words.is_empty() {
-            eprintln!("{words}");
+            errln!("{words}");
         }
         Ok(())
     }

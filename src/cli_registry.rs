@@ -1,6 +1,7 @@
 //! `sidekicks registry`: the ACP Registry's agents from the command line — list them, add one,
 //! update, remove — through the same runtime functions as the window's "Get agents" page.
 
+use crate::cli_out::{errln, outln};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -57,7 +58,7 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => {
-            eprintln!("[the config file {} cannot be read ({e}): the agents in it are not shown]", path.display());
+            errln!("[the config file {} cannot be read ({e}): the agents in it are not shown]", path.display());
             String::new()
         }
     };
@@ -65,12 +66,12 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
     let listing = match registry::load(&dirs.data_dir, &url) {
         Ok(listing) => listing,
         Err(why) => {
-            eprintln!("error: cannot read the registry: {why}");
+            errln!("error: cannot read the registry: {why}");
             return Ok(2);
         }
     };
     if let Some(why) = &listing.stale {
-        eprintln!(
+        errln!(
             "[the registry could not be read again ({why}): showing the copy read {} ago]",
             age_words(listing.age())
         );
@@ -85,7 +86,7 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
                 });
             match added {
                 Ok(a) => {
-                    println!(
+                    outln!(
                         "added \"{}\" ({id} {}, {}): {} {}",
                         a.name,
                         a.version,
@@ -93,7 +94,7 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
                         a.made.command,
                         a.made.args.join(" ")
                     );
-                    println!("workspace: {}", a.workspace.display());
+                    outln!("workspace: {}", a.workspace.display());
                     Ok(0)
                 }
                 Err(why) => refused(&why),
@@ -106,12 +107,12 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
             let progress = Progress::new("update");
             match ops::update(&path, &dirs.data_dir, &config, &listing, id.as_deref(), |_, g, t| progress.show(g, t)) {
                 Ok(done) if done.is_empty() => {
-                    println!("everything added from the registry is at its latest version");
+                    outln!("everything added from the registry is at its latest version");
                     Ok(0)
                 }
                 Ok(done) => {
                     for u in done {
-                        println!("updated \"{}\": {} → {}", u.name, u.from, u.to);
+                        outln!("updated \"{}\": {} → {}", u.name, u.from, u.to);
                     }
                     Ok(0)
                 }
@@ -125,7 +126,7 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
             match ops::remove(&path, &dirs.data_dir, &config, &name) {
                 Ok(removed) => {
                     let files = if removed.deleted_files { "; its download deleted" } else { "" };
-                    println!("removed \"{name}\" from {}{files}", path.display());
+                    outln!("removed \"{name}\" from {}{files}", path.display());
                     Ok(0)
                 }
                 Err(why) => refused(&why),
@@ -135,7 +136,7 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
 }
 
 fn refused(why: &str) -> anyhow::Result<u8> {
-    eprintln!("error: {why}");
+    errln!("error: {why}");
     Ok(1)
 }
 
@@ -174,9 +175,10 @@ fn list(listing: &Listing, config: &Config, json: bool) -> anyhow::Result<()> {
             format!("  [added as {}{}]", names.join(", "), if update { "; update available" } else { "" })
         };
         let license = entry.license.as_deref().unwrap_or("licence not given");
-        writeln!(out, "{:<20} {:<10} {:<6} {:<12} {}{status}", entry.id, entry.version, how, license, entry.name)?;
+        let line = format!("{:<20} {:<10} {:<6} {:<12} {}{status}", entry.id, entry.version, how, license, entry.name);
+        writeln!(out, "{}", crate::model::ansi::for_terminal(&line))?;
         if !entry.description.is_empty() {
-            writeln!(out, "{:<20} {}", "", entry.description)?;
+            writeln!(out, "{:<20} {}", "", crate::model::ansi::for_terminal(&entry.description))?;
         }
     }
     Ok(())
@@ -204,8 +206,8 @@ impl Progress {
         self.shown.set(step);
         let mb = |b: u64| b as f64 / 1_048_576.0;
         match total {
-            Some(t) if t > 0 => eprintln!("downloading {}: {:.1} of {:.1} MB", self.what, mb(received), mb(t)),
-            _ => eprintln!("downloading {}: {:.1} MB", self.what, mb(received)),
+            Some(t) if t > 0 => errln!("downloading {}: {:.1} of {:.1} MB", self.what, mb(received), mb(t)),
+            _ => errln!("downloading {}: {:.1} MB", self.what, mb(received)),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! serialises writes into a project (also with a window open in another process), tells members
 //! about conflicts. Each subcommand prints words, or JSON with `--json`.
 
+use crate::cli_out::{err, errln, out, outln};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -177,7 +178,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::
         let code = match door.serve(command).await {
             Ok(code) => code,
             Err(e) => {
-                eprintln!("error: {e:#}");
+                errln!("error: {e:#}");
                 2
             }
         };
@@ -212,7 +213,7 @@ impl Door {
         let (store, note) =
             Store::open_or_recover(&path).with_context(|| format!("opening the history {}", path.display()))?;
         if let Some(note) = note {
-            eprintln!("[{}]", crate::i18n::history_note_text(crate::model::config::Language::En, &note));
+            errln!("[{}]", crate::i18n::history_note_text(crate::model::config::Language::En, &note));
         }
         let (sink, mut events) = EventSink::new(Arc::new(|| {}));
         let sink = sink.with_history(crate::runtime::history::spawn_recorder(store.clone()));
@@ -274,10 +275,10 @@ impl Door {
             self.note(&event);
             match event {
                 Event::Team(TeamEvent::Waiting { holder: Some(holder), .. }) => {
-                    eprintln!("busy: {holder}; waiting");
+                    errln!("busy: {holder}; waiting");
                 }
                 Event::Team(TeamEvent::SetupOutput { text, .. } | TeamEvent::CheckOutput { text, .. }) => {
-                    eprint!("{text}");
+                    err!("{text}");
                 }
                 Event::Team(TeamEvent::Failed { agent, error, .. }) => bail!("{agent}: {error}"),
                 Event::Team(event) if wanted(&event) => return Ok(event),
@@ -328,11 +329,11 @@ impl Door {
                 if json {
                     println!("{}", serde_json::Value::Array(teams));
                 } else if self.teams.is_empty() {
-                    println!("no teams");
+                    outln!("no teams");
                 }
                 for t in self.teams.iter().filter(|_| !json) {
                     let members: Vec<&str> = t.record.members.iter().map(|m| m.agent.as_str()).collect();
-                    println!(
+                    outln!(
                         "{} ({})  {}  members: {}",
                         t.record.name,
                         t.record.id,
@@ -364,9 +365,9 @@ impl Door {
                 let TeamEvent::RecipeAccepted { result, .. } = event else { unreachable!() };
                 match result.map_err(|e| anyhow::anyhow!("{e}"))? {
                     Some(member) => {
-                        println!("accepted: the team recipe written by {member}; its commands run from now on")
+                        outln!("accepted: the team recipe written by {member}; its commands run from now on")
                     }
-                    None => println!("the team recipe is yours already: nothing to accept"),
+                    None => outln!("the team recipe is yours already: nothing to accept"),
                 }
                 Ok(0)
             }
@@ -383,7 +384,7 @@ impl Door {
                 let paths = result.map_err(|e| anyhow::anyhow!("{e}"))?;
                 match json {
                     true => println!("{}", json!({"member": name, "undone": paths})),
-                    false => println!("undone: the merge of {name} ({} file(s) put back)", paths.len()),
+                    false => outln!("undone: the merge of {name} ({} file(s) put back)", paths.len()),
                 }
                 Ok(0)
             }
@@ -401,7 +402,7 @@ impl Door {
                                 "{}",
                                 json!({"discarded": agents, "whole_team": whole_team, "kept_files": kept_files})
                             ),
-                            false => println!(
+                            false => outln!(
                                 "discarded: {} ({kept_files} file(s) not merged kept: `sidekicks team restore` brings them back)",
                                 agents.join(", ")
                             ),
@@ -464,7 +465,7 @@ impl Door {
                     }
                 }
                 Err(why) => {
-                    eprintln!("the setup of {agent} failed: {why}");
+                    errln!("the setup of {agent} failed: {why}");
                     code = 1;
                 }
             }
@@ -472,13 +473,13 @@ impl Door {
         match json {
             true => println!("{}", team_json(&team)),
             false => {
-                println!("team {} ({}) made for {}", team.record.name, team.record.id, team.record.project.display());
+                outln!("team {} ({}) made for {}", team.record.name, team.record.id, team.record.project.display());
                 for (name, member) in &team.members {
                     match member {
                         Ok(m) => {
-                            println!("  {name}: {}{}", m.copy.display(), if m.ready { "" } else { " (setup failed)" })
+                            outln!("  {name}: {}{}", m.copy.display(), if m.ready { "" } else { " (setup failed)" })
                         }
-                        Err(e) => println!("  {name}: {e}"),
+                        Err(e) => outln!("  {name}: {e}"),
                     }
                 }
             }
@@ -512,9 +513,9 @@ impl Door {
             println!("{value}");
             return Ok(0);
         }
-        println!("{} ({})  {}", team.record.name, team.record.id, team.record.project.display());
+        outln!("{} ({})  {}", team.record.name, team.record.id, team.record.project.display());
         for m in &members {
-            println!(
+            outln!(
                 "  {} — {} — {}",
                 m["name"].as_str().unwrap_or_default(),
                 m["state"].as_str().unwrap_or("error"),
@@ -522,12 +523,12 @@ impl Door {
             );
             let changes = m["changes"].as_array().cloned().unwrap_or_default();
             if changes.is_empty() {
-                println!("    no changes");
+                outln!("    no changes");
             }
             for c in changes {
                 match c["error"].as_str() {
-                    Some(e) => println!("    {e}"),
-                    None => println!(
+                    Some(e) => outln!("    {e}"),
+                    None => outln!(
                         "    {} {}",
                         c["kind"].as_str().unwrap_or_default(),
                         c["path"].as_str().unwrap_or_default()
@@ -536,7 +537,7 @@ impl Door {
             }
         }
         if let Some(undoable) = &team.undoable {
-            println!("  the merge of {undoable} can be undone (`sidekicks team undo`)");
+            outln!("  the merge of {undoable} can be undone (`sidekicks team undo`)");
         }
         Ok(0)
     }
@@ -576,7 +577,7 @@ impl Door {
                 let files: Vec<_> = files.iter().map(|(p, k, d)| json!({"path": p, "kind": k, "diff": d})).collect();
                 println!("{}", json!({"member": member.name, "files": files}));
             }
-            false => files.iter().for_each(|(_, _, d)| print!("{d}")),
+            false => files.iter().for_each(|(_, _, d)| out!("{d}")),
         }
         Ok(0)
     }
@@ -632,7 +633,7 @@ impl Door {
                 break;
             }
             if !json {
-                eprintln!("\n[{name} was told:]\n{}\n[{name} answers:]", message.text);
+                errln!("\n[{name} was told:]\n{}\n[{name} answers:]", message.text);
             }
             let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
             let out = Output::new(json, self.lang, name.clone(), runtime);
@@ -669,18 +670,18 @@ impl Door {
                         "conflicts": conflicts, "refused": report.refused, "check": check_json})
                     );
                 } else if report.conflicts.is_empty() {
-                    println!("{name}: merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
+                    outln!("{name}: merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
                     if !report.refused.is_empty() {
-                        println!("  not merged, still holding conflict markers: {}", report.refused.join(", "));
+                        outln!("  not merged, still holding conflict markers: {}", report.refused.join(", "));
                     }
                 } else {
-                    println!("{name}: conflicts: {} (nothing applied)", report.conflicts.len());
+                    outln!("{name}: conflicts: {} (nothing applied)", report.conflicts.len());
                     for (path, kind) in &report.conflicts {
-                        println!("  {path}: {}", crate::i18n::conflict_text(self.lang, *kind));
+                        outln!("  {path}: {}", crate::i18n::conflict_text(self.lang, *kind));
                     }
                 }
                 if let (false, Some(Err(why))) = (json, check) {
-                    println!("  the check after the merge failed ({why}); `sidekicks team undo` takes the merge back");
+                    outln!("  the check after the merge failed ({why}); `sidekicks team undo` takes the merge back");
                 }
                 let unresolved = !report.conflicts.is_empty() || !report.refused.is_empty();
                 if unresolved || failed_check { 1 } else { 0 }
@@ -688,7 +689,7 @@ impl Door {
             Err(TeamError::CheckFailed { why, .. }) => {
                 match json {
                     true => println!("{}", json!({"member": name, "error": "check failed", "why": why})),
-                    false => println!("{name}: the check failed in a scratch copy ({why}); nothing was merged"),
+                    false => outln!("{name}: the check failed in a scratch copy ({why}); nothing was merged"),
                 }
                 1
             }
@@ -696,7 +697,7 @@ impl Door {
                 let words = crate::i18n::team_error_text(self.lang, e);
                 match json {
                     true => println!("{}", json!({"member": name, "error": words})),
-                    false => eprintln!("{name}: error: {words} (nothing was changed)"),
+                    false => errln!("{name}: error: {words} (nothing was changed)"),
                 }
                 2
             }
@@ -773,7 +774,7 @@ impl Door {
             true => println!("{}", team_json(&team)),
             false => {
                 let members: Vec<String> = kept.members.iter().map(|(m, n)| format!("{m} ({n} file(s))")).collect();
-                println!("restored into {}: {}", team.record.name, members.join(", "));
+                outln!("restored into {}: {}", team.record.name, members.join(", "));
             }
         }
         Ok(0)

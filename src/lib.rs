@@ -9,6 +9,7 @@
 
 pub mod app;
 pub mod cli;
+mod cli_out;
 pub mod cli_prompt;
 pub mod cli_registry;
 pub mod cli_team;

@@ -59,3 +59,30 @@ fn a_config_that_is_a_named_pipe_is_refused_at_once() {
         assert!(said.contains("not a regular file"), "{args:?}: {said}");
     }
 }
+
+/// An agent's text, a member's file and a registry's words reach a person's terminal as words:
+/// an OSC 52 clipboard write, a title change and a screen clear are shown, never sent raw.
+#[test]
+fn escape_sequences_never_reach_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("sidekicks.toml");
+    let agents: &[(&str, &str, &[&str])] = &[("bad", BIN, &["demo-agent", "--misbehave"])];
+    std::fs::write(&config, common::config_text("", agents, dir.path())).unwrap();
+    let config = config.to_str().unwrap();
+    let server = common::static_http::StaticHttp::start();
+    let registry = format!("{}/registry.json", server.base_url);
+    let (code, said) = run(dir.path(), &registry, &["prompt", "--config", config, "--agent", "bad", "escapes"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains('\x1b'), "a raw escape reached the terminal: {said:?}");
+    assert!(said.contains("before^[]52;c;cm0gLXJmIH4=^G^[]0;owned^G^[[2Jafter"), "{said:?}");
+    // A registry entry whose words hold escapes.
+    let index = serde_json::json!({"version": "1.0.0", "agents": [{
+        "id": "sly", "name": "Sly\u{1b}]0;owned\u{7}", "version": "1.0.0",
+        "description": "clears \u{1b}[2J your screen", "license": "MIT",
+        "distribution": {"npx": {"package": "sly-agent"}}
+    }]});
+    server.put("/registry.json", serde_json::to_vec(&index).unwrap());
+    let (code, said) = run(dir.path(), &registry, &["registry", "list", "--config", config]);
+    assert_eq!(code, 0, "{said}");
+    assert!(!said.contains('\x1b') && said.contains("clears ^[[2J your screen"), "{said:?}");
+}

@@ -255,3 +255,22 @@ fn a_file_with_a_long_name_merges() {
     assert_eq!(std::fs::read_to_string(p.project.join(&long)).unwrap(), "one\ntwo\n");
     assert_eq!(std::fs::read_to_string(p.project.join(&new)).unwrap(), "new\n");
 }
+
+/// What a member wrote reaches the person's terminal as words: `team diff` and `team status`
+/// show an escape sequence in a file or a file name, never send it raw.
+#[test]
+fn a_members_escape_sequences_never_reach_the_terminal_raw() {
+    let p = Person::new();
+    std::fs::write(p.project.join("notes.txt"), "one\n").unwrap();
+    p.commit();
+    let copy = p.squad("worktree", &["ada"]).remove(0);
+    std::fs::write(copy.join("notes.txt"), "one\n\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\n").unwrap();
+    std::fs::write(copy.join("\x1b]0;owned\x07.txt"), "x\n").unwrap();
+    for args in [&["diff", "squad", "ada"][..], &["status", "squad"][..]] {
+        let (code, out, err) = p.team(args);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(!out.contains('\x1b') && !err.contains('\x1b'), "{args:?}: {out:?}{err:?}");
+    }
+    let (_, out, _) = p.team(&["diff", "squad", "ada"]);
+    assert!(out.contains("^[]52;c;cm0gLXJmIH4=^G^[[2J"), "{out:?}");
+}

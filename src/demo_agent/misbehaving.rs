@@ -50,6 +50,7 @@ const WORDS: &[(&str, &str)] = &[
     ("otherraw CMD", "the same with kind other, no title, the command only in raw input"),
     ("editraw PATH", "announces a write (path only in raw input), asks by id, writes it if allowed"),
     ("bare", "asks about a call it never announced, by id alone"),
+    ("escapes", "says text holding a clipboard write (OSC 52), a title change and a screen clear"),
 ];
 
 fn help() -> String {
@@ -302,6 +303,10 @@ impl Agent {
                     None => "write: written".to_string(),
                 };
                 self.say(&said).await;
+                "end_turn"
+            }
+            "escapes" => {
+                self.say("before\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2Jafter").await;
                 "end_turn"
             }
             "byid" | "otherraw" | "editraw" | "bare" => {

@@ -40,6 +40,33 @@ pub struct Span {
     pub style: Style,
 }
 
+/// `text` as it may be written to the person's terminal by the command line: every control
+/// character but newline and tab — ESC (which starts a title change, a clipboard write with OSC
+/// 52, a screen clear…), a lone carriage return, the C1 controls, DEL — shown in caret notation
+/// (`^[`, `^M`, `^?`, `<U+009B>`), so what an agent or a registry wrote reads as the words it was
+/// and never acts on the terminal (issue 45).
+pub fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    let is_control = |c: char| (c.is_control() && c != '\n' && c != '\t') || c == '\u{7f}';
+    if !text.chars().any(is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => out.push(c),
+            '\u{7f}' => out.push_str("^?"),
+            c if (c as u32) < 0x20 && is_control(c) => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            c if is_control(c) => out.push_str(&format!("<U+{:04X}>", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The spans of `line`, escapes read and left out.
 pub fn spans(line: &str) -> Vec<Span> {
     let mut reader = Reader::default();
@@ -144,6 +171,16 @@ impl Perform for Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_sequences_never_reach_a_terminal() {
+        assert_eq!(for_terminal("plain\n\ttext"), "plain\n\ttext");
+        let osc52 = "\x1b]52;c;cm0gLXJmIH4=\x07hello";
+        assert_eq!(for_terminal(osc52), "^[]52;c;cm0gLXJmIH4=^Ghello");
+        assert_eq!(for_terminal("\x1b[2J\x1b]0;title\x07"), "^[[2J^[]0;title^G");
+        assert_eq!(for_terminal("line\r\nnext\rover"), "line\r\nnext^Mover");
+        assert_eq!(for_terminal("\u{9b}31m\u{7f}"), "<U+009B>31m^?");
+    }
 
     #[test]
     fn several_lines_keep_their_breaks() {
