@@ -27,7 +27,8 @@ impl Person {
         let home = root.join("home");
         std::fs::create_dir(&home).unwrap();
         let config = root.join("sidekicks.toml");
-        let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
+        let agents =
+            [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..]), ("cy", BIN, &["demo-agent"][..])];
         std::fs::write(&config, config_text("", &agents, &home)).unwrap();
         Self { _dir: dir, root, config, project }
     }
@@ -273,4 +274,133 @@ fn a_members_escape_sequences_never_reach_the_terminal_raw() {
     }
     let (_, out, _) = p.team(&["diff", "squad", "ada"]);
     assert!(out.contains("^[]52;c;cm0gLXJmIH4=^G^[[2J"), "{out:?}");
+}
+
+/// Spawns `sidekicks team ARGS` for the person (not waited for).
+fn spawn_team(p: &Person, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(BIN)
+        .arg("--config")
+        .arg(&p.config)
+        .arg("team")
+        .args(args)
+        .env("HOME", p.root.join("user"))
+        .env("XDG_DATA_HOME", p.root.join("user/data"))
+        .env("XDG_CONFIG_HOME", p.root.join("user/config"))
+        .env("XDG_STATE_HOME", p.root.join("user/state"))
+        .env("XDG_RUNTIME_DIR", p.root.join("user"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+const SHARED: usize = 600;
+
+/// A project of SHARED files of five lines, and a team of ada, bob and cy, each of whom changes
+/// its own line of every file.
+fn three_members_editing_every_file() -> (Person, Vec<PathBuf>) {
+    let p = Person::new();
+    for i in 0..SHARED {
+        let path = p.project.join(file(i));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("{i}\na\n-\nb\n-\nc\n")).unwrap();
+    }
+    p.commit();
+    let copies = p.squad("worktree", &["ada", "bob", "cy"]);
+    for (copy, (from, to)) in copies.iter().zip([("a", "ADA"), ("b", "BOB"), ("c", "CY")]) {
+        for i in 0..SHARED {
+            let text = std::fs::read_to_string(copy.join(file(i))).unwrap();
+            std::fs::write(copy.join(file(i)), text.replacen(&format!("\n{from}\n"), &format!("\n{to}\n"), 1)).unwrap();
+        }
+    }
+    (p, copies)
+}
+
+/// How many files of the project hold `edit`.
+fn holding(p: &Person, edit: &str) -> usize {
+    (0..SHARED)
+        .filter(|i| std::fs::read_to_string(p.project.join(file(*i))).unwrap().contains(&format!("\n{edit}\n")))
+        .count()
+}
+
+/// Three merges, two undos and readers at once, from separate processes: every merge lands
+/// whole, an undo takes back exactly one merge whole, and nothing else is lost.
+#[test]
+fn merges_undos_and_readers_at_once_are_each_all_or_nothing() {
+    let (p, _) = three_members_editing_every_file();
+    let mut running: Vec<_> = ["ada", "bob", "cy"].iter().map(|m| spawn_team(&p, &["merge", "squad", m])).collect();
+    running.push(spawn_team(&p, &["status", "squad"]));
+    running.push(spawn_team(&p, &["list"]));
+    for child in running {
+        let out = child.wait_with_output().unwrap();
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{said}");
+    }
+    for edit in ["ADA", "BOB", "CY"] {
+        assert_eq!(holding(&p, edit), SHARED, "{edit}'s edits in the project");
+    }
+    // Two undos at once: the last merge is taken back whole, once.
+    let undos = [spawn_team(&p, &["undo", "squad"]), spawn_team(&p, &["undo", "squad"])];
+    let codes: Vec<Option<i32>> = undos.into_iter().map(|c| c.wait_with_output().unwrap().status.code()).collect();
+    assert_eq!(codes.iter().filter(|c| **c == Some(0)).count(), 1, "{codes:?}");
+    let counts: Vec<usize> = ["ADA", "BOB", "CY"].iter().map(|e| holding(&p, e)).collect();
+    assert_eq!(counts.iter().filter(|c| **c == 0).count(), 1, "one merge undone whole: {counts:?}");
+    assert_eq!(counts.iter().filter(|c| **c == SHARED).count(), 2, "the others untouched: {counts:?}");
+    // The undone member's work is listed again, and merges again.
+    let (code, out, err) = p.team(&["merge", "squad", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for edit in ["ADA", "BOB", "CY"] {
+        assert_eq!(holding(&p, edit), SHARED, "{edit}'s edits after merging again: {out}");
+    }
+}
+
+/// A merge killed with SIGKILL at points along its way, then a reader: the project holds all of
+/// the member's edits or none, and merging again brings the rest.
+#[test]
+fn a_merge_killed_at_any_point_leaves_all_or_nothing() {
+    let (p, _) = three_members_editing_every_file();
+    for (round, delay_ms) in [5u64, 40, 120, 300].into_iter().enumerate() {
+        let member = ["ada", "bob", "cy", "ada"][round];
+        let edit = ["ADA", "BOB", "CY", "ADA"][round];
+        let mut child = spawn_team(&p, &["merge", "squad", member]);
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        // A reader finds the journal (the lock is free once the killer is gone) and settles it.
+        let (code, out, err) = p.team(&["status", "squad"]);
+        assert_eq!(code, 0, "{out}{err}");
+        let count = holding(&p, edit);
+        assert!(count == 0 || count == SHARED, "round {round}: {count} of {SHARED} files hold {edit}");
+    }
+    let (code, out, err) = p.team(&["merge", "squad", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for edit in ["ADA", "BOB", "CY"] {
+        assert_eq!(holding(&p, edit), SHARED, "{edit}: {out}");
+    }
+}
+
+/// Discarding a member while its merge and another's run: its work is either merged or kept
+/// (listed by what it says was not merged), never lost.
+#[test]
+fn a_discard_during_merges_keeps_what_was_not_merged() {
+    let (p, _) = three_members_editing_every_file();
+    let merges = [spawn_team(&p, &["merge", "squad", "ada"]), spawn_team(&p, &["merge", "squad", "bob"])];
+    let discard = spawn_team(&p, &["discard", "squad", "bob", "--json"]);
+    for child in merges {
+        let _ = child.wait_with_output().unwrap();
+    }
+    let out = discard.wait_with_output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_eq!(holding(&p, "ADA"), SHARED);
+    let bob = holding(&p, "BOB");
+    assert!(bob == 0 || bob == SHARED, "{bob} of bob's files merged: {said}");
+    if bob == 0 {
+        // Not merged: kept, and restored whole.
+        let (code, out, err) = p.team(&["restore", "squad"]);
+        assert_eq!(code, 0, "{out}{err}");
+        let (code, out, err) = p.team(&["merge", "squad", "--json"]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(holding(&p, "BOB"), SHARED, "bob's kept work, restored and merged: {out}");
+    }
 }
