@@ -667,7 +667,8 @@ impl Door {
                     println!(
                         "{}",
                         json!({"member": name, "applied": report.applied, "unchanged": report.unchanged.len(),
-                        "conflicts": conflicts, "refused": report.refused, "check": check_json})
+                        "conflicts": conflicts, "refused": report.refused, "check": check_json,
+                        "names_not_utf8": report.unreadable_names})
                     );
                 } else if report.conflicts.is_empty() {
                     outln!("{name}: merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
@@ -683,7 +684,14 @@ impl Door {
                 if let (false, Some(Err(why))) = (json, check) {
                     outln!("  the check after the merge failed ({why}); `sidekicks team undo` takes the merge back");
                 }
-                let unresolved = !report.conflicts.is_empty() || !report.refused.is_empty();
+                if !json && !report.unreadable_names.is_empty() {
+                    outln!(
+                        "  not merged, their names are not UTF-8 (rename them in the member's copy): {}",
+                        report.unreadable_names.join(", ")
+                    );
+                }
+                let unresolved =
+                    !report.conflicts.is_empty() || !report.refused.is_empty() || !report.unreadable_names.is_empty();
                 if unresolved || failed_check { 1 } else { 0 }
             }
             Err(TeamError::CheckFailed { why, .. }) => {

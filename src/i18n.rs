@@ -196,6 +196,11 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
         }
         T::StillConflicted(paths) => trf(lang, Key::StillConflictedError, &[("paths", &paths.join(", "))]),
         T::ChangedSinceMerge(paths) => trf(lang, Key::ChangedSinceMerge, &[("paths", &paths.join(", "))]),
+        T::TooBig { path, size, limit } => trf(
+            lang,
+            Key::FileTooBig,
+            &[("path", path), ("size", &size_text(lang, *size as usize)), ("limit", &size_text(lang, *limit as usize))],
+        ),
         // Git's and the system's own words.
         other => trf(lang, Key::TeamError, &[("message", &other.to_string())]),
     }

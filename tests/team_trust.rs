@@ -404,3 +404,55 @@ fn a_discard_during_merges_keeps_what_was_not_merged() {
         assert_eq!(holding(&p, "BOB"), SHARED, "bob's kept work, restored and merged: {out}");
     }
 }
+
+/// The largest resident size of this test process's children so far, in bytes.
+fn children_peak() -> u64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) }, 0);
+    usage.ru_maxrss as u64 * 1024
+}
+
+/// A member's 1 GiB file took `team status` to 2 GB and `team merge` to 4.1 GB: it is listed
+/// without being read, its diff says it differs (as git says of a binary file), and its merge is
+/// refused in words.
+#[test]
+fn a_members_huge_file_is_listed_and_refused_in_words_not_read() {
+    let p = Person::new();
+    std::fs::write(p.project.join("notes.txt"), "one\n").unwrap();
+    p.commit();
+    let copy = p.squad("worktree", &["ada"]).remove(0);
+    // Sparse: a gigabyte to read, nothing on disk.
+    std::fs::File::create(copy.join("huge.bin")).unwrap().set_len(1 << 30).unwrap();
+    let status = p.json(&["status", "squad", "--json"]);
+    let changes = &status["members"][0]["changes"];
+    assert_eq!(changes[0]["path"], "huge.bin", "{status}");
+    let (code, out, err) = p.team(&["merge", "squad", "--json"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(format!("{out}{err}").contains("more than Sidekicks reads"), "{out}{err}");
+    assert!(!p.project.join("huge.bin").exists());
+    let (code, out, err) = p.team(&["diff", "squad", "ada"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("huge.bin differs"), "{out}{err}");
+    let peak = children_peak();
+    assert!(peak < 600 << 20, "a process reached {} MiB", peak >> 20);
+}
+
+/// A file whose name is not UTF-8 was left behind without a word: the merge says it did not
+/// merge it, and why.
+#[test]
+fn a_name_that_is_not_utf8_is_said_not_left_behind_silently() {
+    use std::os::unix::ffi::OsStrExt;
+    let p = Person::new();
+    std::fs::write(p.project.join("notes.txt"), "one\n").unwrap();
+    p.commit();
+    let copy = p.squad("worktree", &["ada"]).remove(0);
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::write(copy.join(name), "latin-1 name\n").unwrap();
+    std::fs::write(copy.join("notes.txt"), "one\ntwo\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "squad"]);
+    let said = format!("{out}{err}");
+    assert_eq!(code, 1, "something was not merged: {said}");
+    assert!(said.contains("their names are not UTF-8") && said.contains("caf\u{FFFD}.txt"), "{said}");
+    assert_eq!(std::fs::read_to_string(p.project.join("notes.txt")).unwrap(), "one\ntwo\n", "the rest merged");
+}

@@ -408,6 +408,8 @@ strings! {
     TeamDisk => ("on disk: {size}", "sur le disque : {size}"),
     ScratchCheckFailed => ("The check failed in a scratch copy with this merge ({why}): nothing was merged.", "La vérification a échoué dans une copie de travail avec cette fusion ({why}) : rien n’a été fusionné."),
     RecipeError => ("The team recipe .sidekicks/team.toml cannot be used: {message}", "La recette d’équipe .sidekicks/team.toml est inutilisable : {message}"),
+    NamesNotUtf8 => ("Not merged, their names are not UTF-8 (rename them in the member's copy): {paths}", "Non fusionnés, leurs noms ne sont pas en UTF-8 (renommez-les dans la copie du membre) : {paths}"),
+    FileTooBig => ("{path} is {size}, more than Sidekicks reads to show or merge ({limit}): copy it by hand. Nothing was merged.", "{path} fait {size}, plus que ce que Sidekicks lit pour l’afficher ou le fusionner ({limit}) : copiez-le à la main. Rien n’a été fusionné."),
     RecipeFromMember => ("The team recipe .sidekicks/team.toml was written by {member}'s merged work: it is not used, and its commands do not run, until you accept it (Accept recipe on the team page, or `sidekicks team accept-recipe TEAM`).", "La recette d’équipe .sidekicks/team.toml a été écrite par le travail fusionné de {member} : elle n’est pas utilisée, et ses commandes ne sont pas lancées, tant que vous ne l’acceptez pas (Accepter la recette sur la page de l’équipe, ou `sidekicks team accept-recipe ÉQUIPE`)."),
     AcceptRecipe => ("Accept recipe", "Accepter la recette"),
     RecipeAccepted => ("The team recipe written by {member} is accepted: its commands run from now on.", "La recette d’équipe écrite par {member} est acceptée : ses commandes seront lancées désormais."),

@@ -237,6 +237,18 @@ pub enum TeamError {
     /// The project's files changed after the merge: undoing it would lose those changes.
     #[error("these files changed after the merge, undoing it would lose that: {}", .0.join(", "))]
     ChangedSinceMerge(Vec<String>),
+    /// A file of a member's copy is bigger than Sidekicks reads to show or merge.
+    #[error(
+        "{path} is {size} bytes, more than Sidekicks reads to show or merge ({limit} bytes): copy it by hand; nothing was merged"
+    )]
+    TooBig {
+        /// The file.
+        path: String,
+        /// Its size.
+        size: u64,
+        /// The most read.
+        limit: u64,
+    },
 }
 
 /// Why a provider cannot work for a project.
@@ -319,6 +331,8 @@ pub struct MergeReport {
     pub refused: Vec<String>,
     /// What the recipe's check wrote in a scratch copy before the merge was applied (it passed).
     pub checked: Option<String>,
+    /// Files not merged because their names are not UTF-8 (shown with U+FFFD for the bytes).
+    pub unreadable_names: Vec<String>,
 }
 
 /// A changed file under review: the change and its diff (none for binary files, links and very

@@ -390,6 +390,10 @@ fn member_ui(
                 let text = trf(lang, Key::StillConflicted, &[("member", agent), ("paths", &paths)]);
                 ui.label(RichText::new(text).color(error_color()));
             }
+            if !report.unreadable_names.is_empty() {
+                let paths = report.unreadable_names.join(", ");
+                ui.label(RichText::new(trf(lang, Key::NamesNotUtf8, &[("paths", &paths)])).color(error_color()));
+            }
         }
         Some(Ok(report)) => {
             ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(error_color()));

@@ -40,7 +40,7 @@ pub fn merge_checked(
     // Nobody else writes the project from the moment its files are read until they are written.
     let _lock = ProjectLock::acquire(&member.project, &format!("merging {}'s work", member.name))?;
     journal::recover(&member.project, &member.state)?;
-    let paths = list_paths(member, selected)?;
+    let (paths, unreadable_names) = unreadable_names(member, list_paths(member, selected)?);
     lap("changes listed");
     let sides = read_sides(member, paths)?;
     lap("sides read");
@@ -53,11 +53,11 @@ pub fn merge_checked(
         super::undo::forget_if_of(member)?;
     }
     if !plan.conflicted.is_empty() {
-        let mut report = MergeReport { refused: plan.report.refused, ..MergeReport::default() };
+        let mut report = MergeReport { refused: plan.report.refused, unreadable_names, ..MergeReport::default() };
         report.conflicts = write_conflicts(member, plan.conflicted, &plan.sides)?;
         return Ok(report);
     }
-    let mut report = plan.report;
+    let mut report = MergeReport { unreadable_names, ..plan.report };
     if !plan.steps.is_empty() {
         report.checked = check(&plan.steps)?;
         let before: Vec<(String, Side)> =
@@ -82,6 +82,13 @@ pub(super) fn note_recipe(member: &MemberCopy, steps: &[Step]) -> Result<(), Tea
         Some(Side::File { content, .. }) => super::recipe::note_member_recipe(&member.project, content, &member.name),
         _ => Ok(()),
     }
+}
+
+/// The paths whose names are not UTF-8 taken out of `paths`: git's listings and the walk give
+/// them with U+FFFD for the bytes, a name no file has, so they would be read as absent and left
+/// behind without a word. They are reported instead (`MergeReport::unreadable_names`).
+fn unreadable_names(member: &MemberCopy, paths: Vec<String>) -> (Vec<String>, Vec<String>) {
+    paths.into_iter().partition(|p| !p.contains('\u{FFFD}') || std::fs::symlink_metadata(member.copy.join(p)).is_ok())
 }
 
 /// Stage 1: the paths to merge, sorted.

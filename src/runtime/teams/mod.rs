@@ -194,7 +194,16 @@ pub fn changes(member: &MemberCopy) -> Result<Vec<Change>, TeamError> {
     let mut added: Vec<(String, Side)> = Vec::new();
     let mut deleted: Vec<(String, Side)> = Vec::new();
     for (path, base) in paths.into_iter().zip(bases) {
-        let mine = read_side(&member.copy, &path)?;
+        let mine = match read_side(&member.copy, &path) {
+            Ok(mine) => mine,
+            // Listed without being read: its diff and merge say why they cannot be made.
+            Err(TeamError::TooBig { .. }) => {
+                let kind = if base == Side::Absent { ChangeKind::Added } else { ChangeKind::Modified };
+                out.push(Change { binary: true, symlink: false, path, kind });
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         if mine == base {
             continue;
         }

@@ -11,9 +11,14 @@ use serde::{Deserialize, Serialize};
 use super::{TeamError, checked};
 use crate::model::merge::Side;
 
+/// The biggest file Sidekicks reads of a copy or the project to show or merge (git's own
+/// `core.bigFileThreshold` is 512 MiB; a merge holds three sides and the result).
+pub const MAX_FILE: u64 = 256 << 20;
+
 /// What `rel` is below `root`: a file (content, executable bit), a symbolic link, or absent (a
 /// folder counts as absent: only files and links are merged). A path below a link or a file is
-/// absent too: as for git, the link is what is there, not what it leads to.
+/// absent too: as for git, the link is what is there, not what it leads to. A file over
+/// [`MAX_FILE`] is refused in words (`TeamError::TooBig`).
 pub fn read_side(root: &Path, rel: &str) -> Result<Side, TeamError> {
     let path = root.join(checked(rel)?);
     let mut folder = root.to_path_buf();
@@ -36,6 +41,10 @@ pub fn read_side(root: &Path, rel: &str) -> Result<Side, TeamError> {
     }
     if !meta.is_file() {
         return Ok(Side::Absent);
+    }
+    // A file is read whole to be compared and merged: one of gigabytes took `team merge` past 4 GB.
+    if meta.len() > MAX_FILE {
+        return Err(TeamError::TooBig { path: rel.to_string(), size: meta.len(), limit: MAX_FILE });
     }
     let content = std::fs::read(&path).map_err(|e| TeamError::io(&path, e))?;
     Ok(Side::File { content, executable: meta.permissions().mode() & 0o111 != 0 })
