@@ -155,8 +155,11 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
             shut_down(&commands, &mut events).await;
         }
         // Everything shown is stored before the process ends; a history that cannot be saved
-        // (a full disk) is said, and fails the command.
-        history.flush_history().await;
+        // (a full disk) is said, and fails the command. One another program holds is waited
+        // for with a word, for at most a minute, and Ctrl+C leaves at once.
+        if !flush_with_word(&history, lang).await? {
+            return Ok(code.max(HISTORY_NOT_SAVED));
+        }
         if let Some(error) = history.history_failing() {
             let note = crate::protocol::HistoryNote::SaveFailed { error };
             errln!("[{}]", crate::i18n::history_note_text(lang, &note));
@@ -164,6 +167,39 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         }
         Ok(code)
     })
+}
+
+/// How long `prompt` waits for a history another program holds before it gives up saving.
+const HISTORY_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Waits until what was shown is stored; after a second without it, says that the history is held
+/// elsewhere and that Ctrl+C leaves; gives up after [`HISTORY_WAIT`] or at Ctrl+C, saying what
+/// was not stored. False when it gave up.
+pub(crate) async fn flush_with_word(history: &EventSink, lang: crate::model::config::Language) -> anyhow::Result<bool> {
+    let flush = history.flush_history();
+    tokio::pin!(flush);
+    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    let started = tokio::time::Instant::now();
+    let mut told = false;
+    loop {
+        tokio::select! {
+            () = &mut flush => return Ok(true),
+            Some(()) = interrupts.recv() => {
+                errln!("[{}]", tr(lang, Key::HistoryLeftUnsaved));
+                return Ok(false);
+            }
+            () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
+                if started.elapsed() >= HISTORY_WAIT {
+                    errln!("[{}]", tr(lang, Key::HistoryGaveUp));
+                    return Ok(false);
+                }
+                if !told {
+                    told = true;
+                    errln!("[{}]", tr(lang, Key::HistoryHeld));
+                }
+            }
+        }
+    }
 }
 
 /// Follows `out.agent`'s turn (its message is sent) until it ends: streams it, answers

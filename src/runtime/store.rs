@@ -43,6 +43,10 @@ pub struct StoredConversation {
     pub session_id: Option<String>,
 }
 
+/// How long a use of the store waits for another process (the window while `sidekicks prompt`
+/// runs) before it fails as busy.
+pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The SQLite store, shared by the manager, the history recorder and the permission rules.
 pub struct Store {
     conn: Mutex<Connection>,
@@ -258,7 +262,7 @@ impl Store {
     fn init(mut conn: Connection, path: Option<PathBuf>) -> Result<Arc<Self>, StoreError> {
         // Another Sidekicks (the window while `sidekicks prompt` runs, two prompts at once) may
         // hold the database a moment: wait for it rather than fail with "database is locked".
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_WAIT)?;
         // WAL + NORMAL: a commit survives the process being killed; only a power loss may lose
         // the last commits.
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -296,6 +300,15 @@ impl Store {
     /// title or nothing: see `model::permission::rule_key_is_exact`).
     pub fn dropped_rules(&self) -> usize {
         self.dropped_rules
+    }
+
+    /// How long its uses wait for a history another process holds from now on (see
+    /// [`BUSY_WAIT`]; the recorder shortens it while saving fails).
+    pub fn wait_when_busy(&self, wait: std::time::Duration) {
+        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = conn.busy_timeout(wait) {
+            tracing::warn!("{e}");
+        }
     }
 
     /// Its file (none in memory).
