@@ -145,6 +145,18 @@ fn member_in_its_own_container(engine: Engine) {
     assert_eq!(exec("cat /work/node_modules/left-pad/index.js"), "module.exports = 1;");
     assert_eq!(exec("cat \"$(sed 's/^gitdir: //' /work/.git)/HEAD\" | wc -c | tr -d ' '"), "41", "the worktree's HEAD");
     assert_eq!(exec("cat /work/README.md"), "# Boxed");
+    // What makes git run commands stays the person's: the project's settings and hooks, and the
+    // worktree's own settings and common folder, are read-only from the member's container
+    // (issue 45: a member could set `core.fsmonitor` for the person's git to run).
+    let settings = std::fs::read_to_string(project.join(".git/config")).unwrap();
+    let written = exec(
+        "gitdir=$(sed 's/^gitdir: //' /work/.git); \
+         for f in /.sidekicks-project-git/config \"$gitdir/commondir\" \"$gitdir/config.worktree\"; do \
+           (echo '[core] fsmonitor = touch /tmp/owned' >> \"$f\") 2>/dev/null && echo \"wrote $f\"; done; \
+         (echo x > /.sidekicks-project-git/hooks/post-checkout) 2>/dev/null && echo wrote-hook; echo done",
+    );
+    assert_eq!(written, "done", "a git setting was writable from the member's container");
+    assert_eq!(std::fs::read_to_string(project.join(".git/config")).unwrap(), settings);
     assert_eq!(exec("echo $HOSTNAME"), hostname, "its own HOSTNAME, not the agent's container's");
 
     // The agent works in the member's container: what it writes lands in the copy, not the project.
