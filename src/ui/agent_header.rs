@@ -43,8 +43,19 @@ pub fn team_line_ui(
     let (id, name) = team?;
     let path = agent.config.workspace.display().to_string();
     ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &path)])).small().weak());
-    // Whole, on one line: a link broken over two lines of a wrapped header is hard to hit.
-    let link = egui::Link::new(trf(lang, Key::TeamLink, &[("team", name)]));
+    // Whole, on one line: a link broken over two lines of a wrapped header is hard to hit. On a
+    // row of its own when the rest of this one is too short: kept whole on a short row, it went
+    // on past the window's edge and its middle could not be clicked.
+    let words = trf(lang, Key::TeamLink, &[("team", name)]);
+    let needed = egui::WidgetText::from(words.as_str())
+        .into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Body)
+        .size()
+        .x;
+    // (In a wrapping row `available_width` is a whole row's: what is left of this one is measured.)
+    if ui.max_rect().right() - ui.cursor().min.x < needed {
+        ui.end_row();
+    }
+    let link = egui::Link::new(words);
     let clicked = ui
         .scope(|ui| {
             ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
