@@ -41,6 +41,25 @@ fn idle(h: &H) -> bool {
 
 /// Clicks the button labelled `label`; the last one drawn when there are several.
 fn click(h: &mut H, label: &str) {
+    // Once the button is enabled (the thread bar's are greyed while the agent starts or stops,
+    // as it may just after a switch of threads) and where the settled layout puts it: a frame
+    // that applies an event can move the header's buttons, and a click aimed before lands beside.
+    use egui_kittest::kittest::NodeT;
+    let at = |h: &H| {
+        h.get_all_by_role_and_label(Role::Button, label)
+            .last()
+            .filter(|n| !n.accesskit_node().is_disabled())
+            .map(|n| n.rect())
+    };
+    let deadline = std::time::Instant::now() + LONG;
+    loop {
+        let before = at(h);
+        h.step();
+        if (before.is_some() && at(h) == before) || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     h.get_all_by_role_and_label(Role::Button, label).last().unwrap_or_else(|| panic!("no {label}")).click();
     h.step();
     h.step();
