@@ -120,6 +120,8 @@ fn a_recipe_a_member_wrote_waits_on_the_page_for_the_person() {
     click_when_enabled(&mut h, "Merge all");
     step_until(&mut h, LONG, "the refusal", |h| enabled(h, "Accept recipe"));
     assert!(h.query_by_label_contains("was written by ada · R's merged work").is_some());
+    // What accepting it would let run is shown before the click.
+    assert!(h.query_by_label(&format!("check: echo ran >> {}", ran.display())).is_some());
     assert!(!ran.exists(), "a member's check ran");
     h.get_by_label("Accept recipe").click();
     h.step();

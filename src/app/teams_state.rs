@@ -63,6 +63,8 @@ pub struct TeamState {
     pub recipe_accepted: Option<Result<Option<String>, TeamError>>,
     /// The member whose merged work wrote the project's recipe, not used until accepted.
     pub recipe_from: Option<String>,
+    /// What that recipe would run ("setup: …", "check: …").
+    pub recipe_commands: Vec<String>,
     /// The member under review and its files with their diffs (`None` inside: being read).
     pub review: Option<(String, Option<ReviewResult>)>,
     /// Counts the review results received (the panel lays out its rows again when it changes).
@@ -159,6 +161,7 @@ impl TeamsState {
             undone: HashMap::new(),
             recipe_accepted: None,
             recipe_from: None,
+            recipe_commands: Vec::new(),
             review: None,
             setup: HashMap::new(),
             check: None,
@@ -364,9 +367,10 @@ impl TeamsState {
                     t.decision_error = result.err();
                 }
             }
-            TeamEvent::RecipeRefused { team, member } => {
+            TeamEvent::RecipeRefused { team, member, commands } => {
                 if let Some(t) = self.team_mut(&team) {
                     t.recipe_from = Some(member);
+                    t.recipe_commands = commands;
                     t.recipe_accepted = None;
                 }
             }
@@ -376,6 +380,8 @@ impl TeamsState {
                         // The check that was refused for it is not a failure to show any more.
                         t.recipe_from = None;
                         t.check = None;
+                        // Merges it stopped are not errors to show any more.
+                        t.merges.retain(|_, m| !matches!(m, Err(TeamError::RecipeFromMember { .. })));
                     }
                     t.recipe_accepted = Some(result);
                 }

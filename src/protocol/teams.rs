@@ -198,7 +198,7 @@ pub enum TeamError {
     /// The project's recipe was written by a member's merged work and the person has not accepted
     /// it: none of it is used (its commands never run) until they do.
     #[error(
-        "the team recipe .sidekicks/team.toml was written by {member}'s merged work: it is not used until you accept it (`sidekicks team accept-recipe TEAM`, or Accept recipe on the team page)"
+        "the team recipe .sidekicks/team.toml was written by {member}'s merged work: until you accept it (`sidekicks team accept-recipe TEAM`, or Accept recipe on the team page), it is not used, its commands do not run and nothing more is merged"
     )]
     RecipeFromMember {
         /// The member whose work wrote it.
@@ -700,6 +700,8 @@ pub enum TeamEvent {
         team: String,
         /// The member whose work wrote it.
         member: String,
+        /// What it would run, as the person must see before accepting ("setup: …", "check: …").
+        commands: Vec<String>,
     },
     /// The project's recipe was accepted: the member who wrote it (`None`: it was not a
     /// member's), or why not.

@@ -76,6 +76,10 @@ fn recipe_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState) -> Option<Comm
                 asked = Some(Command::Team(Box::new(accept)));
             }
         });
+        // What accepting it would let run, seen before the click.
+        for command in &team.recipe_commands {
+            ui.label(RichText::new(command).monospace());
+        }
     }
     match &team.recipe_accepted {
         Some(Ok(Some(member))) => {

@@ -89,14 +89,24 @@ async fn run_streaming(
     }
 }
 
+/// Tells the window that the project's recipe is `member`'s and waits for the person, with what
+/// it would run.
+pub(super) async fn tell_refused(sink: &EventSink, team: &str, project: &Path, member: &str) {
+    let read = project.to_path_buf();
+    let commands = tokio::task::spawn_blocking(move || teams::recipe::commands_to_accept(&read)).await;
+    let (team, member) = (team.to_string(), member.to_string());
+    let refused = TeamEvent::RecipeRefused { team, member, commands: commands.unwrap_or_default() };
+    sink.send(Event::Team(refused)).await;
+}
+
 /// The recipe of `project` (read on a blocking thread); one a member wrote that the person has
 /// not accepted is refused in words, and the window told whose it is (`RecipeRefused`).
 async fn recipe(sink: &EventSink, team: &str, project: &Path) -> Result<Option<crate::model::recipe::Recipe>, String> {
     let project = project.to_path_buf();
-    match tokio::task::spawn_blocking(move || teams::recipe::load(&project)).await {
+    let read = project.clone();
+    match tokio::task::spawn_blocking(move || teams::recipe::load(&read)).await {
         Ok(Err(crate::protocol::teams::TeamError::RecipeFromMember { member })) => {
-            let refused = TeamEvent::RecipeRefused { team: team.to_string(), member: member.clone() };
-            sink.send(Event::Team(refused)).await;
+            tell_refused(sink, team, &project, &member).await;
             Err(crate::protocol::teams::TeamError::RecipeFromMember { member }.to_string())
         }
         Ok(loaded) => loaded.map_err(|e| e.to_string()),

@@ -263,6 +263,13 @@ impl TeamCtx {
     /// Tells `event`, and carries out what it means for members: ready members become agents of
     /// their own (their setup first when they need one), discarded ones end.
     async fn finish(&self, event: TeamEvent) {
+        // A merge stopped by a recipe a member wrote: the page offers to accept it, showing it.
+        if let TeamEvent::Merged { team, result: Err(TeamError::RecipeFromMember { member }), .. } = &event {
+            let project = self.book().team(team).map(|t| t.record.project.clone());
+            if let Some(project) = project {
+                super::team_setup::tell_refused(&self.sink, team, &project, member).await;
+            }
+        }
         let (mut members, mut setups, mut changed) = (Vec::new(), Vec::new(), None);
         let marked = matches!(
             &event,

@@ -80,6 +80,16 @@ pub fn prepare(member: &mut MemberCopy, recipe: &Recipe, number: usize) -> Resul
     member.save()
 }
 
+/// What the project's recipe would run, read whatever its mark ("setup: …", "check: …"): shown
+/// to the person before they accept a recipe a member wrote.
+pub fn commands_to_accept(project: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(project.join(RECIPE_PATH)) else { return Vec::new() };
+    let Ok(recipe) = Recipe::parse(&text) else { return vec![format!("(it cannot be read: {RECIPE_PATH})")] };
+    let setup = recipe.setup.map(|c| format!("setup: {c}"));
+    let check = recipe.check.map(|c| format!("check: {}", c.command));
+    setup.into_iter().chain(check).collect()
+}
+
 /// Recipes a member wrote. A merge that brings a member's `.sidekicks/team.toml` into the project
 /// records its content's hash here (in the person's state folder, by project): until the person
 /// accepts it by name ([`accept`]), that recipe is refused ([`load`] says whose it is), so a
