@@ -708,35 +708,3 @@ fn help_lists_the_words_each_agent_answers_to() {
         assert!(!said.contains("hello from the misbehaving agent"), "{word} is not a word it answers: {said}");
     }
 }
-
-/// A history another program holds while `prompt` runs (issue 45: it waited silently for as long
-/// as the lock lasted and ignored Ctrl+C twice): the whole answer is shown, the process ends by
-/// itself within seconds, and says the answer was not saved.
-#[test]
-fn a_history_held_elsewhere_mid_turn_is_said_and_not_waited_for() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = prompt(dir.path(), &["--agent", "demo"], "hello").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut child =
-        prompt(dir.path(), &["--agent", "demo"], "slow").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    // Mid-turn (the history is open, the answer arriving), another program takes the history.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut shown = read_until(&mut stdout, |s| s.contains("This"));
-    let held = rusqlite::Connection::open(dir.path().join("data/sidekicks/sidekicks.db")).unwrap();
-    held.execute_batch("BEGIN EXCLUSIVE").unwrap();
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "still waiting for the history after a minute");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    stdout.read_to_string(&mut shown).unwrap();
-    let mut said = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut said).unwrap();
-    assert!(shown.contains("a few words at a time."), "the whole answer: {shown}");
-    assert_eq!(status.code(), Some(4), "{said}");
-    assert!(said.contains("cannot be saved"), "{said}");
-    held.execute_batch("ROLLBACK").unwrap();
-}

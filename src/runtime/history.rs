@@ -15,9 +15,6 @@ use crate::model::permission::{Answered, PermissionRequest};
 use crate::model::tool::Ran;
 use crate::protocol::Event;
 
-/// How long a save waits for a history another program holds, while saving fails already.
-const SHORT_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
-
 /// Capacity of the recorder's channel.
 const CAPACITY: usize = 4096;
 
@@ -241,12 +238,6 @@ impl Recorder {
     }
 
     fn flush(&mut self) {
-        // While saving fails (another program holds the history), each attempt waits only a
-        // moment: a full wait per batch held the store for ten seconds at a time, and every other
-        // use of it (the agent manager's) with it, so an answer streamed at one fragment per ten
-        // seconds. What failed is kept here and tried again at the next flush.
-        let failing = self.saving.failure.lock().unwrap_or_else(|e| e.into_inner()).is_some();
-        self.store.wait_when_busy(if failing { SHORT_WAIT } else { super::store::BUSY_WAIT });
         let mut failure = None;
         for (id, conversation) in self.conversations.values_mut() {
             if let Some(from) = conversation.take_dirty()

@@ -302,15 +302,6 @@ impl Store {
         self.dropped_rules
     }
 
-    /// How long its uses wait for a history another process holds from now on (see
-    /// [`BUSY_WAIT`]; the recorder shortens it while saving fails).
-    pub fn wait_when_busy(&self, wait: std::time::Duration) {
-        let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = conn.busy_timeout(wait) {
-            tracing::warn!("{e}");
-        }
-    }
-
     /// Its file (none in memory).
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
