@@ -278,20 +278,7 @@ fn a_members_escape_sequences_never_reach_the_terminal_raw() {
 
 /// Spawns `sidekicks team ARGS` for the person (not waited for).
 fn spawn_team(p: &Person, args: &[&str]) -> std::process::Child {
-    std::process::Command::new(BIN)
-        .arg("--config")
-        .arg(&p.config)
-        .arg("team")
-        .args(args)
-        .env("HOME", p.root.join("user"))
-        .env("XDG_DATA_HOME", p.root.join("user/data"))
-        .env("XDG_CONFIG_HOME", p.root.join("user/config"))
-        .env("XDG_STATE_HOME", p.root.join("user/state"))
-        .env("XDG_RUNTIME_DIR", p.root.join("user"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+    common::team_run::command(&p.config, &p.root, args).spawn().unwrap()
 }
 
 const SHARED: usize = 600;

@@ -7,6 +7,7 @@ pub mod acp_content;
 pub mod acp_convert;
 pub mod acp_elicit;
 pub mod acp_mcp;
+mod acp_permissions;
 pub mod acp_session;
 pub mod acp_sessions;
 pub mod acp_transport;

@@ -6,10 +6,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `sidekicks --config CONFIG team ARGS` with its folders under `root/user`: exit code,
-/// stdout, stderr.
-pub fn team(config: &Path, root: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut child = Command::new(super::BIN)
+/// `sidekicks --config CONFIG team ARGS` with its folders under `root/user`, its output piped
+/// (started by the caller: several can run at once).
+pub fn command(config: &Path, root: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(super::BIN);
+    command
         .arg("--config")
         .arg(config)
         .arg("team")
@@ -20,9 +21,14 @@ pub fn team(config: &Path, root: &Path, args: &[&str]) -> (i32, String, String) 
         .env("XDG_STATE_HOME", root.join("user/state"))
         .env("XDG_RUNTIME_DIR", root.join("user"))
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs `sidekicks --config CONFIG team ARGS` with its folders under `root/user`: exit code,
+/// stdout, stderr.
+pub fn team(config: &Path, root: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut child = command(config, root, args).spawn().unwrap();
     let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
         std::thread::spawn(move || {
             let mut text = String::new();
