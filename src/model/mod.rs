@@ -4,6 +4,7 @@
 pub mod agent_form;
 pub mod ansi;
 pub mod channel;
+pub mod command_dangers;
 pub mod config;
 pub mod config_check;
 pub mod config_edit;
