@@ -334,7 +334,7 @@ fn peer_merge(copy: &Path, project: &Path) -> bool {
 }
 
 /// Small real merges: merge commits of the repositories in `SIDEKICKS_MERGE_CORPUS` (see
-/// tests/merge_corpus.rs). For each, a project at the first parent and a member whose copy (made
+/// tests/contracts/merge_corpus.rs). For each, a project at the first parent and a member whose copy (made
 /// at the merge base) holds the second parent's tree; Sidekicks' merge against the peers' way, each
 /// on its own clone.
 fn real_merges(dir: &Path) {

@@ -514,6 +514,14 @@ pub enum Command {
     Shutdown,
 }
 
+impl Command {
+    /// The person's `text` to `agent`, nothing attached, nothing said before it, an id of the
+    /// runtime's choosing: what the composer sends most of the time.
+    pub fn prompt(agent: impl Into<String>, text: impl Into<String>) -> Self {
+        Command::Prompt { agent: agent.into(), text: text.into(), context: None, id: None, attachments: Vec::new() }
+    }
+}
+
 /// From the runtime to the UI.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {

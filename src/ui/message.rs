@@ -212,7 +212,7 @@ fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index
         let (agent, text) = (agent.config.name.clone(), asked.text());
         actions.commands.push(match asked.id.clone() {
             Some(question) => Command::Retry { agent, text, question },
-            None => Command::Prompt { agent, text, context: None, id: None, attachments: Vec::new() },
+            None => Command::prompt(agent, text),
         });
     }
     answers_ui(ui, agent, index);

@@ -155,7 +155,7 @@ pub fn team_review_ui(
                 Decision::RejectHunk(path, hunk) => TeamCommand::DecideHunk { team, member, path, hunk, accept: false },
                 Decision::Send(text) => {
                     let agent = member;
-                    return Command::Prompt { agent, text, context: None, id: None, attachments: Vec::new() };
+                    return Command::prompt(agent, text);
                 }
             };
             Command::Team(Box::new(command))
@@ -538,7 +538,7 @@ pub fn workspace_review_ui(
             Decision::RejectHunk(path, hunk) => (path, Some(hunk)),
             Decision::Send(text) => {
                 let agent = name.clone();
-                requests.push(Command::Prompt { agent, text, context: None, id: None, attachments: Vec::new() }.into());
+                requests.push(Command::prompt(agent, text).into());
                 continue;
             }
             Decision::AcceptFile(_) | Decision::AcceptHunk(..) => continue,

@@ -3,11 +3,11 @@
 //! request with tools whose person's last words hold a rule's words is answered, step by step,
 //! with the rule's tool calls — one per answer, each after the result of the one before — then
 //! with text; any other request (a title, a summary) with text. `{cwd}` in a call's input
-//! is the working directory the request names. HTTP/1.1, one request per connection.
+//! is the working directory the request names. Served by `common::http`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
+
+use super::http::{self, Reply, Request};
 
 /// The text every answer says.
 pub const ANSWER: &str = "Hello from the fake Claude.";
@@ -40,17 +40,11 @@ impl FakeAnthropic {
 
     /// Starts it on a free port, naming its calls as `ids` says.
     pub fn start(rules: Vec<Rule>, ids: Ids) -> Self {
-        let rules = Arc::new(rules);
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base_url = format!("http://{}", listener.local_addr().unwrap());
         let bodies: Arc<Mutex<Vec<String>>> = Arc::default();
         let seen = bodies.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (seen, rules) = (seen.clone(), rules.clone());
-                std::thread::spawn(move || serve(stream, &seen, &rules, ids));
-            }
-        });
+        // The calls made so far by this stand-in, by id (`toolu_N`: the Nth): the rule each was made for.
+        let calls: Mutex<Vec<usize>> = Mutex::default();
+        let base_url = http::serve(move |request| answer(request, &seen, &rules, &calls, ids));
         Self { base_url, bodies }
     }
 
@@ -74,54 +68,28 @@ impl FakeAnthropic {
     }
 }
 
-fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule], ids: Ids) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let (content_type, reply) = if request_line.starts_with("POST") && request_line.contains("/count_tokens") {
-        ("application/json", r#"{"input_tokens":10}"#.to_string())
-    } else if request_line.starts_with("POST") && request_line.contains("/messages") {
-        seen.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
-        let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        ("text/event-stream", sse(&request, next_call(&request, rules, ids)))
+fn answer(request: Request, seen: &Mutex<Vec<String>>, rules: &[Rule], calls: &Mutex<Vec<usize>>, ids: Ids) -> Reply {
+    if request.method == "POST" && request.path.contains("/count_tokens") {
+        Reply::ok("application/json", r#"{"input_tokens":10}"#)
+    } else if request.method == "POST" && request.path.contains("/messages") {
+        seen.lock().unwrap().push(String::from_utf8_lossy(&request.body).into_owned());
+        let request: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        Reply::ok("text/event-stream", sse(&request, next_call(&request, rules, calls, ids)))
     } else {
-        ("application/json", r#"{"data":[]}"#.to_string())
-    };
-    let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        reply.len()
-    );
-    let mut out = stream;
-    let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(reply.as_bytes());
+        Reply::ok("application/json", r#"{"data":[]}"#)
+    }
 }
-
-/// The calls made so far, by id (`toolu_N`: the Nth): the rule each was made for.
-static CALLS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 /// The next tool call to make, with its id: the rule whose words the person's last words hold (in
 /// a request offering tools), at the step after the results of the calls made for it. Claude Code
 /// sends consecutive calls, their results and the person's next words as one message, results
 /// first: steps are counted by the ids of the results, not by where they stand.
-fn next_call(request: &serde_json::Value, rules: &[Rule], ids: Ids) -> Option<(String, String, serde_json::Value)> {
+fn next_call(
+    request: &serde_json::Value,
+    rules: &[Rule],
+    calls: &Mutex<Vec<usize>>,
+    ids: Ids,
+) -> Option<(String, String, serde_json::Value)> {
     if request["tools"].as_array().is_none_or(|t| t.is_empty()) {
         return None;
     }
@@ -137,7 +105,7 @@ fn next_call(request: &serde_json::Value, rules: &[Rule], ids: Ids) -> Option<(S
         .rev()
         .filter(|(_, (role, b))| *role == "user" && b["type"] == "text")
         .find_map(|(at, (_, b))| Some((at, rule_of(b["text"].as_str().unwrap_or_default())?)))?;
-    let mut calls = CALLS.lock().unwrap();
+    let mut calls = calls.lock().unwrap();
     let results = blocks.iter().enumerate().filter(|(_, (_, b))| b["type"] == "tool_result");
     let step = match ids {
         Ids::Counted => results

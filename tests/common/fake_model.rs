@@ -3,11 +3,11 @@
 //! ("Hello from the fake model."), or, when the person's last message holds a rule's words and
 //! no tool has answered since, with a call of Codex's `apply_patch` tool carrying the rule's
 //! patch (so the agent edits files as a real model would have it do); other requests get an
-//! empty JSON list. HTTP/1.1, one request per connection.
+//! empty JSON list. Served by `common::http`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
+
+use super::http::{self, Reply, Request};
 
 /// The text every answer says.
 pub const ANSWER: &str = "Hello from the fake model.";
@@ -31,17 +31,9 @@ impl FakeModel {
     /// Starts it on a free port, asking for the patch of the first rule whose words the
     /// person's last message holds.
     pub fn with_rules(rules: Vec<Rule>) -> Self {
-        let rules = Arc::new(rules);
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let bodies: Arc<Mutex<Vec<String>>> = Arc::default();
         let seen = bodies.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (seen, rules) = (seen.clone(), rules.clone());
-                std::thread::spawn(move || serve(stream, &seen, &rules));
-            }
-        });
+        let base_url = format!("{}/v1", http::serve(move |request| answer(request, &seen, &rules)));
         Self { base_url, bodies }
     }
 
@@ -51,42 +43,14 @@ impl FakeModel {
     }
 }
 
-fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<String>>, rules: &[Rule]) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let mut out = stream;
-    let (content_type, reply) = if request_line.starts_with("POST") && request_line.contains("/responses") {
-        seen.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
-        let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        ("text/event-stream", sse(patch_for(&request, rules)))
+fn answer(request: Request, seen: &Mutex<Vec<String>>, rules: &[Rule]) -> Reply {
+    if request.method == "POST" && request.path.contains("/responses") {
+        seen.lock().unwrap().push(String::from_utf8_lossy(&request.body).into_owned());
+        let request: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        Reply::ok("text/event-stream", sse(patch_for(&request, rules)))
     } else {
-        ("application/json", r#"{"data":[],"models":[]}"#.to_string())
-    };
-    let head = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        reply.len()
-    );
-    let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(reply.as_bytes());
+        Reply::ok("application/json", r#"{"data":[],"models":[]}"#)
+    }
 }
 
 /// The patch to ask for: the first rule whose words the last message of the person holds, when

@@ -6,6 +6,7 @@ pub mod docker;
 pub mod fake_anthropic;
 pub mod fake_model;
 pub mod history;
+pub mod http;
 pub mod ssh;
 pub mod static_http;
 pub mod team_run;
@@ -147,14 +148,7 @@ pub async fn demo_rig(dir: &Path) -> Rig {
 impl Rig {
     /// Sends `text` to `agent` without waiting for the end of its turn.
     pub async fn say(&self, agent: &str, text: &str) {
-        self.send(Command::Prompt {
-            agent: agent.into(),
-            text: text.into(),
-            context: None,
-            id: None,
-            attachments: Vec::new(),
-        })
-        .await;
+        self.send(Command::prompt(agent, text)).await;
     }
 
     /// Sends `text` to `agent` and waits for the end of that turn.
@@ -241,4 +235,38 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// For a test that must set the environment, which is process-wide: set beside other tests'
+/// threads, a C library reading it at that moment may crash. Runs the test named `path`
+/// (`module_path!()` and the function's name) again, alone in a process of its own, and returns
+/// false here once it passed there; returns true in that process, where the caller goes on.
+pub fn alone(path: &str) -> bool {
+    const MARK: &str = "SIDEKICKS_TEST_ALONE";
+    // The harness names a test by its path without the test binary's own name.
+    let name = path.split_once("::").map_or(path, |(_, rest)| rest);
+    if std::env::var(MARK).is_ok_and(|v| v == name) {
+        return true;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(MARK, name)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let told = String::from_utf8_lossy(&out.stderr);
+    // Exactly one test ran and passed: a name that matched nothing would pass with 0.
+    assert!(
+        out.status.success() && said.contains("test result: ok. 1 passed"),
+        "{name} alone in its own process:\n{said}\n{told}"
+    );
+    false
+}
+
+/// Writes `bytes` to `rel` under `dir`, making the folders on the way.
+pub fn write(dir: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
 }

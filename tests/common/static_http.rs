@@ -1,12 +1,12 @@
 //! Files served over plain HTTP on 127.0.0.1, as a registry's CDN or a company's mirror would serve
 //! them: `GET /path` answers the file set for that path (with its length), else 404. The files can
-//! be changed while it runs; every path asked is recorded.
+//! be changed while it runs; every path asked is recorded. Served by `common::http`.
 
 use std::collections::HashMap;
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Condvar, Mutex};
+
+use super::http::{self, Reply};
 
 /// A running server; it stops with the test process.
 pub struct StaticHttp {
@@ -23,57 +23,24 @@ type Held = Arc<(Mutex<HashSet<String>>, Condvar)>;
 impl StaticHttp {
     /// Starts it on a free port, serving nothing yet.
     pub fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base_url = format!("http://{}", listener.local_addr().unwrap());
         let files: Arc<Mutex<HashMap<String, Vec<u8>>>> = Arc::default();
         let asked: Arc<Mutex<Vec<String>>> = Arc::default();
         let held: Held = Arc::default();
         let (f, a, hl) = (files.clone(), asked.clone(), held.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (files, asked, held) = (f.clone(), a.clone(), hl.clone());
-                std::thread::spawn(move || {
-                    let mut reader = BufReader::new(stream.try_clone().unwrap());
-                    let mut request = String::new();
-                    if reader.read_line(&mut request).is_err() {
-                        return;
-                    }
-                    loop {
-                        let mut line = String::new();
-                        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                            break;
-                        }
-                    }
-                    let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
-                    asked.lock().unwrap().push(path.clone());
-                    let body = files.lock().unwrap().get(&path).cloned();
-                    let mut stream = stream;
-                    let _ = match body {
-                        Some(body) => stream
-                            .write_all(
-                                format!(
-                                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                                    body.len()
-                                )
-                                .as_bytes(),
-                            )
-                            .and_then(|()| {
-                                let half = body.len() / 2;
-                                stream.write_all(&body[..half])?;
-                                stream.flush()?;
-                                let (paths, released) = &*held;
-                                let mut paths = paths.lock().unwrap();
-                                while paths.contains(&path) {
-                                    paths = released.wait(paths).unwrap();
-                                }
-                                drop(paths);
-                                stream.write_all(&body[half..])
-                            }),
-                        None => stream
-                            .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
-                    };
-                });
-            }
+        let base_url = http::serve(move |request| {
+            let path = request.path;
+            a.lock().unwrap().push(path.clone());
+            let Some(body) = f.lock().unwrap().get(&path).cloned() else { return Reply::not_found() };
+            let held = hl.clone();
+            // The second half waits while the path is held.
+            let wait = move || {
+                let (paths, released) = &*held;
+                let mut paths = paths.lock().unwrap();
+                while paths.contains(&path) {
+                    paths = released.wait(paths).unwrap();
+                }
+            };
+            Reply { midway: Some(Box::new(wait)), ..Reply::ok("", body) }
         });
         Self { base_url, files, asked, held }
     }

@@ -2,7 +2,7 @@
 //! sandbox or pod (`remote`, through the executor's `run`). It serves both the person (the Files
 //! tab: reads that come with a version, writes that land only over that version) and the agent
 //! (its `fs/*` requests, through `agent_fs`, a thin adapter): one implementation, one set of rules,
-//! one contract suite (tests/workspace_contract.rs). The rules, whoever asks:
+//! one contract suite (tests/contracts/workspace_contract.rs). The rules, whoever asks:
 //! - a path is relative and never leaves the root: `..`, absolute paths and symlinks (of the file
 //!   or of any folder above it) that lead out are refused (`Outside`);
 //! - a write never goes through a symlink, even one that stays inside (`Outside`): it would
