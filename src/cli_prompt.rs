@@ -15,11 +15,10 @@ use crate::app::{AgentState, Command, Event};
 use crate::i18n::{Key, crash_text, problem_text, tr, trf};
 use crate::model::conversation::{TurnEnd, Update};
 use crate::model::permission::{PermissionAnswer, PermissionRequest};
-use crate::runtime::agents::{ManagerSettings, spawn_manager};
-use crate::runtime::config_file::{AppDirs, load_file};
+use crate::runtime::agents::ManagerSettings;
+use crate::runtime::config_file::AppDirs;
 use crate::runtime::events::EventSink;
-use crate::runtime::history::spawn_recorder;
-use crate::runtime::store::Store;
+use crate::runtime::host::{Host, Startup};
 
 /// How permission requests are answered without a person.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -50,34 +49,26 @@ pub struct Asked {
     pub text: String,
 }
 
-/// The thread `wanted` names (`new`, a number, a title), from the agent's threads as the
-/// manager lists them when the config is applied; `None` (said on stderr) when there is none.
-pub(crate) async fn pick_thread(
-    events: &mut tokio::sync::mpsc::Receiver<Event>,
+/// The thread `wanted` names (`new`, a number, a title) among `agent`'s `threads`; `Err`: what
+/// to say when there is none (the threads it has).
+pub(crate) fn find_thread(
+    threads: &[crate::protocol::threads::ThreadSummary],
     agent: &str,
     wanted: &str,
-) -> anyhow::Result<Option<crate::protocol::threads::ThreadOp>> {
+) -> Result<crate::protocol::threads::ThreadOp, String> {
     use crate::protocol::threads::ThreadOp;
     if wanted == "new" {
-        return Ok(Some(ThreadOp::New));
+        return Ok(ThreadOp::New);
     }
-    let threads = loop {
-        match events.recv().await {
-            Some(Event::Threads { agent: a, threads }) if a == agent => break threads,
-            Some(_) => {}
-            None => bail!("the runtime ended before listing the threads"),
-        }
-    };
     let found = threads
         .iter()
         .find(|t| t.id.to_string() == wanted)
         .or_else(|| threads.iter().find(|t| t.title.trim().eq_ignore_ascii_case(wanted.trim())));
     match found {
-        Some(t) => Ok(Some(ThreadOp::Open(t.id))),
+        Some(t) => Ok(ThreadOp::Open(t.id)),
         None => {
             let names: Vec<String> = threads.iter().map(|t| format!("{} “{}”", t.id, t.title)).collect();
-            errln!("no thread {wanted:?} of {agent} (threads: {})", names.join(", "));
-            Ok(None)
+            Err(format!("no thread {wanted:?} of {agent} (threads: {})", names.join(", ")))
         }
     }
 }
@@ -85,40 +76,13 @@ pub(crate) async fn pick_thread(
 /// Runs one turn; returns the process exit code (0 ended normally, 1 failed, 2 bad input).
 pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Result<u8> {
     let Asked { agent, allow, json, chosen, thread, attach, text } = asked;
-    let home = dirs.as_ref().and_then(|d| d.home.clone());
-    // `--allow` is carried out by the runtime (`ManagerSettings::unattended`): `reject`, the
-    // default, means Sidekicks writes no file and runs no command for the agent (ADR 0030), the
-    // same as at `sidekicks team prompt`.
-    let result = load_file(&config, home.as_deref());
-    let lang = crate::model::config::Language::pick(None, sys_locale::get_locale().as_deref());
-    let Some(loaded) = result.config.clone() else {
-        for p in &result.problems {
-            errln!("{}:{}:{}: {}", config.display(), p.line, p.column, problem_text(lang, &p.kind));
-        }
-        return Ok(2);
-    };
-    let Some((runtime, workspace)) = loaded.agent(&agent).map(|a| (a.runtime.clone(), a.workspace.clone())) else {
-        let names: Vec<&str> = loaded.agents.iter().map(|a| a.name.as_str()).collect();
-        bail!("no agent named {agent:?} in {} (agents: {})", config.display(), names.join(", "));
-    };
-    let mut attachments = Vec::new();
-    for path in &attach {
-        match crate::runtime::attach::from_file(path, &workspace) {
-            Ok(a) => attachments.push(a),
-            Err(e) => {
-                errln!("{e}");
-                return Ok(2);
-            }
-        }
-    }
-    let lang = crate::model::config::Language::pick(loaded.defaults.language, sys_locale::get_locale().as_deref());
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let system = sys_locale::get_locale();
+    let rt = crate::runtime::host::runtime()?;
     let store = match &dirs {
         Some(d) => {
-            let path = d.data_dir.join("sidekicks.db");
-            let (store, note) =
-                Store::open_or_recover(&path).with_context(|| format!("opening the history {}", path.display()))?;
+            let (store, note) = crate::runtime::host::open_history(d)?;
             if let Some(note) = note {
+                let lang = crate::model::config::Language::pick(None, system.as_deref());
                 errln!("[{}]", crate::i18n::history_note_text(lang, &note));
             }
             Some(store)
@@ -126,30 +90,73 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         None => None,
     };
     rt.block_on(async move {
-        let (mut sink, mut events) = EventSink::new(Arc::new(|| {}));
-        if let Some(store) = &store {
-            sink = sink.with_history(spawn_recorder(store.clone()));
+        // `--allow` is carried out by the runtime (`ManagerSettings::unattended`): `reject`, the
+        // default, means Sidekicks writes no file and runs no command for the agent (ADR 0030), the
+        // same as at `sidekicks team prompt`.
+        let settings = ManagerSettings { unattended: Some(allow.into()), ..ManagerSettings::default() };
+        let startup = Startup { dirs, store, settings, ..Startup::new(config.clone()) };
+        let Host { commands, mut events, history } = Host::start(startup, Arc::new(|| {}));
+        // The config as the front door read it, and the agent's threads once it lists them.
+        let by_name = thread.as_deref().is_some_and(|t| t != "new");
+        let (mut loaded, mut threads, mut opened) = (None, None, None);
+        loop {
+            let ready = |c: &crate::model::config::Config| !by_name || threads.is_some() || c.agent(&agent).is_none();
+            if loaded.as_ref().is_some_and(ready) {
+                break;
+            }
+            match events.recv().await.context("the runtime ended")? {
+                Event::ConfigLoaded { result, .. } if result.config.is_none() => {
+                    let lang = crate::model::config::Language::pick(None, system.as_deref());
+                    for p in &result.problems {
+                        errln!("{}:{}:{}: {}", config.display(), p.line, p.column, problem_text(lang, &p.kind));
+                    }
+                    shut_down(&commands, &mut events).await;
+                    return Ok(2);
+                }
+                Event::ConfigApplied { config } => loaded = Some(config),
+                Event::Threads { agent: a, threads: listed } if a == agent => threads = Some(listed),
+                Event::ThreadOpened { agent: a, thread, .. } if a == agent => opened = Some(thread),
+                _ => {}
+            }
         }
-        let history = sink.clone();
-        let mut settings = ManagerSettings { unattended: Some(allow.into()), ..ManagerSettings::default() };
-        // Checkpoints go to the data folder, as the window's (not beside the config file).
-        if let Some(dirs) = &dirs {
-            settings.checkpoints_root = Some(Box::leak(dirs.data_dir.join("checkpoints").into_boxed_path()));
+        let loaded = loaded.unwrap_or_default();
+        let lang = crate::model::config::Language::pick(loaded.defaults.language, system.as_deref());
+        let Some((runtime, workspace)) = loaded.agent(&agent).map(|a| (a.runtime.clone(), a.workspace.clone())) else {
+            let names: Vec<&str> = loaded.agents.iter().map(|a| a.name.as_str()).collect();
+            shut_down(&commands, &mut events).await;
+            bail!("no agent named {agent:?} in {} (agents: {})", config.display(), names.join(", "));
+        };
+        let mut attachments = Vec::new();
+        for path in &attach {
+            match crate::runtime::attach::from_file(path, &workspace) {
+                Ok(a) => attachments.push(a),
+                Err(e) => {
+                    errln!("{e}");
+                    shut_down(&commands, &mut events).await;
+                    return Ok(2);
+                }
+            }
         }
-        let commands = spawn_manager(settings, sink, store);
-        commands.send(Command::ConfigLoaded { path: config, result }).await?;
         if let Some(wanted) = &thread {
-            let Some(op) = pick_thread(&mut events, &agent, wanted).await? else {
-                return Ok(2);
-            };
-            commands.send(Command::Thread { agent: agent.clone(), op }).await?;
+            match find_thread(threads.as_deref().unwrap_or_default(), &agent, wanted) {
+                Ok(op) => commands.send(Command::Thread { agent: agent.clone(), op }).await?,
+                Err(why) => {
+                    errln!("{why}");
+                    shut_down(&commands, &mut events).await;
+                    return Ok(2);
+                }
+            }
         }
         // Choices first: the session opens with them, before the message is sent.
         for c in chosen.clone() {
             commands.send(Command::SetOption { agent: agent.clone(), key: c.key, value: c.value }).await?;
         }
         commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None, attachments }).await?;
-        let out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
+        let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
+        // The thread opened with the config, unless another is asked (it says so when it opens).
+        if let (None, Some(opened)) = (&thread, opened) {
+            out.thread(opened)?;
+        }
         let (code, shut) = follow_turn(&commands, &mut events, out, allow, &chosen).await?;
         if !shut {
             shut_down(&commands, &mut events).await;

@@ -1,17 +1,22 @@
 //! `sidekicks registry`: the ACP Registry's agents from the command line — list them, add one,
-//! update, remove — through the same runtime functions as the window's "Get agents" page.
+//! update, remove — a door onto the registry service, as the window's "Get agents" page is.
 
 use crate::cli_out::{errln, outln};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Subcommand;
+use tokio::sync::mpsc::{Receiver, Sender};
 
-use crate::model::config::Config;
+use crate::model::config::{Config, Language};
 use crate::model::registry::{compare_versions, this_platform};
-use crate::runtime::config_file::{AppDirs, load_file};
-use crate::runtime::registry::{self, Listing, age_words, ops};
+use crate::protocol::registry::{RegistryCommand, RegistryDone, RegistryEvent};
+use crate::protocol::{Command, Event};
+use crate::runtime::config_file::AppDirs;
+use crate::runtime::host::{Host, Startup};
+use crate::runtime::registry::{Listing, age_words, ops};
 
 /// `sidekicks registry …`.
 #[derive(Debug, Subcommand)]
@@ -48,89 +53,115 @@ pub enum RegistryCli {
     },
 }
 
-/// Runs `command` on the config file at `path`; the exit code (0 done, 1 refused, 2 an error).
+/// Runs `command` on the config file at `path` through the registry service (the window's
+/// "Get agents" page asks the same); the exit code (0 done, 1 refused, 2 an error).
 pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow::Result<u8> {
     let dirs = dirs.context("no home folder: registry agents are kept in the user's data folder")?;
-    let home = dirs.home.clone();
-    let result = load_file(&path, home.as_deref());
-    let config = result.config.clone().unwrap_or_default();
-    let text = match crate::runtime::config_file::read_text(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => {
-            errln!("[the config file {} cannot be read ({e}): the agents in it are not shown]", path.display());
-            String::new()
-        }
-    };
-    let url = registry::index_url(registry::configured_url(&text).as_deref());
-    let listing = match registry::load(&dirs.data_dir, &url) {
-        Ok(listing) => listing,
-        Err(why) => {
-            errln!("error: cannot read the registry: {why}");
-            return Ok(2);
-        }
-    };
-    if let Some(why) = &listing.stale {
-        errln!(
-            "[the registry could not be read again ({why}): showing the copy read {} ago]",
-            age_words(listing.age())
-        );
-    }
-    match command {
-        RegistryCli::List { json } => list(&listing, &config, json).map(|()| 0),
+    let rt = crate::runtime::host::runtime()?;
+    rt.block_on(async move {
+        let startup = Startup { dirs: Some(dirs), ..Startup::new(path.clone()) };
+        let Host { commands, mut events, .. } = Host::start(startup, Arc::new(|| {}));
+        // The config as the front door read it: one with problems still lists the registry.
+        let config = loop {
+            match events.recv().await.context("the runtime ended")? {
+                Event::ConfigApplied { config } => break config,
+                Event::ConfigLoaded { result, .. } if result.config.is_none() => {
+                    let lang = Language::pick(None, sys_locale::get_locale().as_deref());
+                    for p in &result.problems {
+                        let text = crate::i18n::problem_text(lang, &p.kind);
+                        errln!("[{}:{}:{}: {text}: the agents in it are not shown]", path.display(), p.line, p.column);
+                    }
+                    break Config::default();
+                }
+                _ => {}
+            }
+        };
+        let code = serve(&commands, &mut events, &path, &config, command).await;
+        crate::cli_prompt::shut_down(&commands, &mut events).await;
+        code
+    })
+}
+
+/// Asks the registry service for `command` and says what it did.
+async fn serve(
+    commands: &Sender<Command>,
+    events: &mut Receiver<Event>,
+    path: &std::path::Path,
+    config: &Config,
+    command: RegistryCli,
+) -> anyhow::Result<u8> {
+    let config_path = path.to_path_buf();
+    let (asked, json, progress) = match command {
+        RegistryCli::List { json } => (RegistryCommand::List { config: config_path, icons: false }, json, None),
         RegistryCli::Add { id, name, workspace } => {
             let progress = Progress::new(&id);
-            let added =
-                ops::add(&path, &dirs.data_dir, &listing, &id, name.as_deref(), workspace.as_deref(), |g, t| {
-                    progress.show(g, t)
-                });
-            match added {
-                Ok(a) => {
-                    outln!(
-                        "added \"{}\" ({id} {}, {}): {} {}",
-                        a.name,
-                        a.version,
-                        a.made.kind,
-                        a.made.command,
-                        a.made.args.join(" ")
-                    );
-                    outln!("workspace: {}", a.workspace.display());
-                    Ok(0)
-                }
-                Err(why) => refused(&why),
-            }
+            (RegistryCommand::Add { config: config_path, id, name, workspace }, false, Some(progress))
         }
         RegistryCli::Update { id } => {
-            if result.config.is_none() {
-                return refused(&format!("{} has problems: `sidekicks check` lists them", path.display()));
-            }
-            let progress = Progress::new("update");
-            match ops::update(&path, &dirs.data_dir, &config, &listing, id.as_deref(), |_, g, t| progress.show(g, t)) {
-                Ok(done) if done.is_empty() => {
-                    outln!("everything added from the registry is at its latest version");
-                    Ok(0)
-                }
-                Ok(done) => {
-                    for u in done {
-                        outln!("updated \"{}\": {} → {}", u.name, u.from, u.to);
-                    }
-                    Ok(0)
-                }
-                Err(why) => refused(&why),
-            }
+            (RegistryCommand::Update { config: config_path, id }, false, Some(Progress::new("update")))
         }
         RegistryCli::Remove { name } => {
-            if result.config.is_none() {
-                return refused(&format!("{} has problems: `sidekicks check` lists them", path.display()));
+            // The entry it came from names the work (a second one on it waits); else its name.
+            let id = ops::installed(config).into_iter().find(|(n, _)| *n == name).map_or(name.clone(), |(_, i)| i.id);
+            (RegistryCommand::Remove { config: config_path, id, name }, false, None)
+        }
+    };
+    let listing_only = matches!(asked, RegistryCommand::List { .. });
+    commands.send(Command::Registry(asked)).await.context("the runtime ended")?;
+    loop {
+        let Event::Registry(event) = events.recv().await.context("the runtime ended")? else { continue };
+        match event {
+            RegistryEvent::Listed { refreshing: true, .. }
+            | RegistryEvent::Icon { .. }
+            | RegistryEvent::Started { .. } => {}
+            RegistryEvent::Listed { listing: Err(why), .. } => {
+                errln!("error: cannot read the registry: {why}");
+                return Ok(2);
             }
-            match ops::remove(&path, &dirs.data_dir, &config, &name) {
-                Ok(removed) => {
-                    let files = if removed.deleted_files { "; its download deleted" } else { "" };
-                    outln!("removed \"{name}\" from {}{files}", path.display());
-                    Ok(0)
+            RegistryEvent::Listed { listing: Ok(listing), .. } => {
+                if let Some(why) = &listing.stale {
+                    errln!(
+                        "[the registry could not be read again ({why}): showing the copy read {} ago]",
+                        age_words(listing.age())
+                    );
                 }
-                Err(why) => refused(&why),
+                if listing_only {
+                    list(&listing, config, json)?;
+                    return Ok(0);
+                }
             }
+            RegistryEvent::Progress { received, total, .. } => {
+                if let Some(progress) = &progress {
+                    progress.show(received, total);
+                }
+            }
+            RegistryEvent::Done { result: Err(why), .. } => return refused(&why),
+            RegistryEvent::Done { result: Ok(done), id } => {
+                said(path, &id, done);
+                return Ok(0);
+            }
+        }
+    }
+}
+
+/// Says what an add, update or remove of entry `id` did.
+fn said(path: &std::path::Path, id: &str, done: RegistryDone) {
+    match done {
+        RegistryDone::Added { name, version, kind, command, args, workspace } => {
+            outln!("added \"{name}\" ({id} {version}, {kind}): {command} {}", args.join(" "));
+            outln!("workspace: {}", workspace.display());
+        }
+        RegistryDone::Updated(done) if done.is_empty() => {
+            outln!("everything added from the registry is at its latest version")
+        }
+        RegistryDone::Updated(done) => {
+            for (name, from, to) in done {
+                outln!("updated \"{name}\": {from} → {to}");
+            }
+        }
+        RegistryDone::Removed { name, deleted_files } => {
+            let files = if deleted_files { "; its download deleted" } else { "" };
+            outln!("removed \"{name}\" from {}{files}", path.display());
         }
     }
 }

@@ -15,12 +15,10 @@ use tokio::sync::mpsc::{Receiver, Sender};
 use crate::cli_prompt::{Allow, Output, follow_turn, shut_down};
 use crate::model::config::{Config, Language};
 use crate::protocol::teams::{DiscardedWork, MemberCopy, MergeReport, ProviderKind, TeamCommand, TeamError};
-use crate::protocol::threads::ThreadOp;
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::config_file::AppDirs;
 use crate::runtime::events::EventSink;
-use crate::runtime::services::{Startup, spawn_services};
-use crate::runtime::store::Store;
+use crate::runtime::host::{Host, Startup};
 
 /// How members' copies are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -167,7 +165,7 @@ pub enum TeamCli {
 /// Runs a `team` subcommand with config file `config`; returns the exit code.
 pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::Result<u8> {
     let dirs = dirs.context("no home folder: teams are kept in the user's data folder")?;
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let rt = crate::runtime::host::runtime()?;
     rt.block_on(async move {
         // The door's `--allow`, carried out by the runtime (the same as `sidekicks prompt`'s).
         let unattended = match &command {
@@ -209,14 +207,10 @@ impl Door {
         dirs: AppDirs,
         unattended: crate::model::permission::Unattended,
     ) -> anyhow::Result<Self> {
-        let path = dirs.data_dir.join("sidekicks.db");
-        let (store, note) =
-            Store::open_or_recover(&path).with_context(|| format!("opening the history {}", path.display()))?;
+        let (store, note) = crate::runtime::host::open_history(&dirs)?;
         if let Some(note) = note {
             errln!("[{}]", crate::i18n::history_note_text(crate::model::config::Language::En, &note));
         }
-        let (sink, mut events) = EventSink::new(Arc::new(|| {}));
-        let sink = sink.with_history(crate::runtime::history::spawn_recorder(store.clone()));
         let startup = Startup {
             dirs: Some(dirs),
             store: Some(store),
@@ -224,7 +218,7 @@ impl Door {
             settings: crate::runtime::agents::ManagerSettings { unattended: Some(unattended), ..Default::default() },
             ..Startup::new(config_path.clone())
         };
-        let commands = spawn_services(startup, sink.clone());
+        let Host { commands, mut events, history: sink } = Host::start(startup, Arc::new(|| {}));
         let (mut config, mut loaded) = (None, None);
         let mut threads = std::collections::HashMap::new();
         while config.is_none() || loaded.is_none() {
@@ -601,26 +595,10 @@ impl Door {
             let selected = (!paths.is_empty()).then(|| paths.to_vec());
             let (id, name) = (team.record.id.clone(), member.name.clone());
             self.send(TeamCommand::Merge { team: id, member: member.name, selected }).await?;
-            let event = self.team_event(|e| matches!(e, TeamEvent::Merged { agent, .. } if *agent == name)).await?;
-            let TeamEvent::Merged { result, told: message, .. } = event else { unreachable!() };
-            let applied = matches!(&result, Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty());
-            let check_failed = matches!(&result, Err(TeamError::CheckFailed { .. }));
-            // Read after the merge (it may have brought a recipe): one that cannot be used is
-            // reported as the check's failure, in its words.
-            let checked = match crate::runtime::teams::recipe::load(&team.record.project) {
-                Ok(recipe) => recipe.and_then(|r| r.check).map(drop),
-                Err(_) => Some(()),
-            };
-            // The recipe's check: after a merge that applied files in the project, or before it
-            // in a scratch copy (it then ran already; its end is reported the same way).
-            let check = match &checked {
-                Some(_) if applied || check_failed || matches!(&result, Ok(MergeReport { checked: Some(_), .. })) => {
-                    let event =
-                        self.team_event(|e| matches!(e, TeamEvent::CheckDone { agent, .. } if *agent == name)).await?;
-                    let TeamEvent::CheckDone { result, .. } = event else { unreachable!() };
-                    Some(result)
-                }
-                _ => None,
+            // The merge's one final event: its result, what the member was told, the check's.
+            let ended = |e: &TeamEvent| matches!(e, TeamEvent::MergeEnded { agent, .. } if *agent == name);
+            let TeamEvent::MergeEnded { result, told: message, check, .. } = self.team_event(ended).await? else {
+                unreachable!()
             };
             code = code.max(self.merge_said(&name, &result, check.as_ref(), json));
             if let Some(message) = message {
@@ -736,20 +714,7 @@ impl Door {
         }
         if let Some(wanted) = thread {
             let threads = self.threads.get(&name).cloned().unwrap_or_default();
-            let op = match wanted.as_str() {
-                "new" => ThreadOp::New,
-                _ => {
-                    let found = threads
-                        .iter()
-                        .find(|t| t.id.to_string() == wanted)
-                        .or_else(|| threads.iter().find(|t| t.title.trim().eq_ignore_ascii_case(wanted.trim())));
-                    let Some(t) = found else {
-                        let names: Vec<String> = threads.iter().map(|t| format!("{} “{}”", t.id, t.title)).collect();
-                        bail!("no thread {wanted:?} of {name} (threads: {})", names.join(", "));
-                    };
-                    ThreadOp::Open(t.id)
-                }
-            };
+            let op = crate::cli_prompt::find_thread(&threads, &name, &wanted).map_err(anyhow::Error::msg)?;
             self.commands.send(Command::Thread { agent: name.clone(), op }).await.context("the runtime ended")?;
         }
         // Choices first: the session opens with them, before the message is sent.

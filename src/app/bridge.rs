@@ -11,9 +11,8 @@ use tokio::sync::mpsc;
 use super::state::AppState;
 use crate::protocol::{Command, Event};
 use crate::runtime::events::{EventSink, Waker};
-use crate::runtime::history::spawn_recorder;
-pub use crate::runtime::services::Startup;
-use crate::runtime::services::spawn_services;
+use crate::runtime::host::Host;
+pub use crate::runtime::host::Startup;
 
 /// The UI's handle on the runtime.
 pub struct Bridge {
@@ -27,11 +26,7 @@ pub struct Bridge {
 /// Starts the runtime's services on `rt` (they load and follow the config file).
 pub fn start(rt: &tokio::runtime::Handle, startup: Startup, waker: Waker) -> Bridge {
     let _guard = rt.enter();
-    let (mut sink, events) = EventSink::new(waker);
-    if let Some(store) = &startup.store {
-        sink = sink.with_history(spawn_recorder(store.clone()));
-    }
-    let commands = spawn_services(startup, sink.clone());
+    let Host { commands, events, history: sink } = Host::start(startup, waker);
     Bridge { commands, events, sink, rt: rt.clone() }
 }
 

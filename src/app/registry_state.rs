@@ -76,7 +76,7 @@ impl RegistryState {
             RegistryEvent::Done { id, result } => {
                 self.busy.remove(&id);
                 let op = self.asked.remove(&id).unwrap_or(Op::Add);
-                self.last = Some((id, op, result));
+                self.last = Some((id, op, result.map(|done| done.words())));
             }
         }
     }
@@ -87,7 +87,7 @@ impl RegistryState {
         match command {
             RegistryCommand::List { .. } => self.reading = true,
             RegistryCommand::Add { id, .. } => _ = self.asked.insert(id.clone(), Op::Add),
-            RegistryCommand::Update { id, .. } => _ = self.asked.insert(id.clone(), Op::Update),
+            RegistryCommand::Update { id, .. } => _ = self.asked.insert(id.clone().unwrap_or_default(), Op::Update),
             RegistryCommand::Remove { id, .. } => _ = self.asked.insert(id.clone(), Op::Remove),
         }
     }

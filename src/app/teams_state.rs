@@ -270,7 +270,8 @@ impl TeamsState {
                 }
             }
             // The runtime reads the change list again itself.
-            TeamEvent::CopyChanged { .. } => {}
+            // (Told as it happened by `Merged` and `CheckDone`.)
+            TeamEvent::CopyChanged { .. } | TeamEvent::MergeEnded { .. } => {}
             TeamEvent::Changes { team, agent, result } => {
                 if let Some(t) = self.team_mut(&team) {
                     t.changes.insert(agent, result);

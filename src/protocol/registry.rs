@@ -1,4 +1,5 @@
-//! The window's door onto the ACP Registry service (`runtime/registry/`): read the index, add an
+//! The registry service's protocol (`runtime/registry/`, served by `services/registry.rs`) for
+//! every door — the window's "Get agents" page and `sidekicks registry`: read the index, add an
 //! entry, update, remove — each answered by `RegistryEvent`s.
 
 use std::path::PathBuf;
@@ -13,20 +14,27 @@ pub enum RegistryCommand {
     List {
         /// The config file.
         config: PathBuf,
+        /// Read (or download) and draw the entries' icons too (→ `Icon`s after `Listed`).
+        icons: bool,
     },
-    /// Add entry `id` to the config file (→ `Progress`…, `Done`).
+    /// Add entry `id` to the config file (→ `Listed`, `Progress`…, `Done`).
     Add {
         /// The config file.
         config: PathBuf,
         /// The entry.
         id: String,
+        /// Its name in the config (`None`: the registry's name, made unique).
+        name: Option<String>,
+        /// Its workspace (`None`: a new folder beside the config file).
+        workspace: Option<PathBuf>,
     },
-    /// Update the agents of entry `id` (→ `Progress`…, `Done`).
+    /// Update the agents of entry `id`, or of every entry (`None`) (→ `Listed`, `Progress`…,
+    /// `Done`, about `id` or `""`).
     Update {
         /// The config file.
         config: PathBuf,
         /// The entry.
-        id: String,
+        id: Option<String>,
     },
     /// Remove agent `name`, added from the registry (→ `Done`).
     Remove {
@@ -75,9 +83,51 @@ pub enum RegistryEvent {
     },
     /// An add, update or remove of entry `id` ended: what it did, or why not.
     Done {
-        /// The entry.
+        /// The entry (`""`: an update of every entry).
         id: String,
         /// What was done, or the error, in words.
-        result: Result<String, String>,
+        result: Result<RegistryDone, String>,
     },
+}
+
+/// What an add, update or remove did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegistryDone {
+    /// An agent was added.
+    Added {
+        /// Its name in the config.
+        name: String,
+        /// The entry's version.
+        version: String,
+        /// How it runs: `binary`, `npx` or `uvx`.
+        kind: String,
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its workspace.
+        workspace: PathBuf,
+    },
+    /// Agents were updated (none: all were at the index's version): name, from, to.
+    Updated(Vec<(String, String, String)>),
+    /// An agent was removed.
+    Removed {
+        /// Its name.
+        name: String,
+        /// Whether a download of Sidekicks' was deleted.
+        deleted_files: bool,
+    },
+}
+
+impl RegistryDone {
+    /// In a few words: "Name 1.2.0", "A 1.0 → 1.1, B 2.0 → 2.1", "Name".
+    pub fn words(&self) -> String {
+        match self {
+            RegistryDone::Added { name, version, .. } => format!("{name} {version}"),
+            RegistryDone::Updated(done) => {
+                done.iter().map(|(name, from, to)| format!("{name} {from} → {to}")).collect::<Vec<_>>().join(", ")
+            }
+            RegistryDone::Removed { name, .. } => name.clone(),
+        }
+    }
 }

@@ -675,6 +675,21 @@ pub enum TeamEvent {
         /// Passed, or how it failed.
         result: Result<(), String>,
     },
+    /// A merge is over, with all it did: its result, what the member was told of it, and the
+    /// recipe's check (`None`: none ran). `Merged`, `CheckOutput` and `CheckDone` told the same
+    /// as it happened; a door that only waits for the end waits for this.
+    MergeEnded {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// What was applied, or the conflicts.
+        result: Result<MergeReport, TeamError>,
+        /// What the member was told of the conflicts (sent as its next message).
+        told: Option<Told>,
+        /// The check's result, when one ran (before the merge in a scratch copy, or after it).
+        check: Option<Result<(), String>>,
+    },
     /// A member's changed files with their diffs.
     Review {
         /// The team.

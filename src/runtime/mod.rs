@@ -27,6 +27,7 @@ pub mod exec;
 pub mod frame_stats;
 pub mod git_head;
 pub mod history;
+pub mod host;
 mod launch;
 pub mod log_file;
 pub mod notifier;

@@ -36,14 +36,14 @@ pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, page: &mut RegistryPage)
     let registry = &state.registry;
     if !page.asked {
         page.asked = true;
-        commands.push(Command::Registry(RegistryCommand::List { config: config.clone() }));
+        commands.push(Command::Registry(RegistryCommand::List { config: config.clone(), icons: true }));
     }
     ui.horizontal(|ui| {
         ui.heading(tr(lang, Key::GetAgents));
         if registry.reading {
             ui.spinner();
         } else if ui.button(tr(lang, Key::Refresh)).clicked() {
-            commands.push(Command::Registry(RegistryCommand::List { config: config.clone() }));
+            commands.push(Command::Registry(RegistryCommand::List { config: config.clone(), icons: true }));
         }
     });
     match (&registry.listing, &registry.error) {
@@ -122,7 +122,12 @@ fn entry_ui(
                     EntryState::NotAdded => {
                         let add = ui.add_enabled(how.is_some(), egui::Button::new(tr(lang, Key::RegistryAdd)));
                         if add.clicked() {
-                            commands.push(Command::Registry(RegistryCommand::Add { config, id }));
+                            commands.push(Command::Registry(RegistryCommand::Add {
+                                config,
+                                id,
+                                name: None,
+                                workspace: None,
+                            }));
                         }
                     }
                     EntryState::Added(names) | EntryState::Update(names, _) => {
@@ -135,7 +140,7 @@ fn entry_ui(
                             if ui.button(label).clicked() {
                                 commands.push(Command::Registry(RegistryCommand::Update {
                                     config: config.clone(),
-                                    id: id.clone(),
+                                    id: Some(id.clone()),
                                 }));
                             }
                         }

@@ -1,12 +1,12 @@
-//! The registry service: the window's `RegistryCommand`s run on blocking threads over
-//! `runtime/registry` (the same functions as `sidekicks registry`), answered by `RegistryEvent`s.
+//! The registry service: `RegistryCommand`s of every door (the window's page, `sidekicks
+//! registry`) run on blocking threads over `runtime/registry`, answered by `RegistryEvent`s.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::protocol::Event;
-use crate::protocol::registry::{RegistryCommand, RegistryEvent};
+use crate::protocol::registry::{RegistryCommand, RegistryDone, RegistryEvent};
 use crate::runtime::config_file::load_file;
 use crate::runtime::events::EventSink;
 use crate::runtime::registry::{self, ops};
@@ -26,9 +26,8 @@ pub(super) fn serve(
     let rt = tokio::runtime::Handle::current();
     let entry = match &command {
         RegistryCommand::List { .. } => None,
-        RegistryCommand::Add { id, .. } | RegistryCommand::Update { id, .. } | RegistryCommand::Remove { id, .. } => {
-            Some(id.clone())
-        }
+        RegistryCommand::Add { id, .. } | RegistryCommand::Remove { id, .. } => Some(id.clone()),
+        RegistryCommand::Update { id, .. } => Some(id.clone().unwrap_or_default()),
     };
     if let Some(id) = &entry
         && !busy.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone())
@@ -58,13 +57,16 @@ fn work(command: RegistryCommand, data_dir: Option<PathBuf>, home: Option<PathBu
             let why = "no data folder in this run: the registry's agents are kept there".to_string();
             return match command {
                 RegistryCommand::List { .. } => send(RegistryEvent::Listed { listing: Err(why), refreshing: false }),
-                RegistryCommand::Add { id, .. }
-                | RegistryCommand::Update { id, .. }
-                | RegistryCommand::Remove { id, .. } => send(RegistryEvent::Done { id, result: Err(why) }),
+                RegistryCommand::Add { id, .. } | RegistryCommand::Remove { id, .. } => {
+                    send(RegistryEvent::Done { id, result: Err(why) })
+                }
+                RegistryCommand::Update { id, .. } => {
+                    send(RegistryEvent::Done { id: id.unwrap_or_default(), result: Err(why) })
+                }
             };
         };
         match command {
-            RegistryCommand::List { config } => {
+            RegistryCommand::List { config, icons: drawn } => {
                 let url = url_of(&config);
                 if let Some(copy) = registry::cached(&data_dir, &url) {
                     send(RegistryEvent::Listed { listing: Ok(copy), refreshing: true });
@@ -72,50 +74,71 @@ fn work(command: RegistryCommand, data_dir: Option<PathBuf>, home: Option<PathBu
                 let listing = registry::load(&data_dir, &url);
                 let entries = listing.as_ref().map(|l| l.index.agents.clone()).unwrap_or_default();
                 send(RegistryEvent::Listed { listing, refreshing: false });
-                icons(&data_dir, &entries, send);
+                if drawn {
+                    icons(&data_dir, &entries, send);
+                }
             }
-            RegistryCommand::Add { config, id } => {
-                let result = listing(&data_dir, &config).and_then(|listing| {
+            RegistryCommand::Add { config, id, name, workspace } => {
+                let result = listing(&data_dir, &config, send).and_then(|listing| {
                     let progress = |received, total| send(RegistryEvent::Progress { id: id.clone(), received, total });
-                    let added = ops::add(&config, &data_dir, &listing, &id, None, None, progress)?;
-                    Ok(format!("{} {}", added.name, added.version))
+                    let added =
+                        ops::add(&config, &data_dir, &listing, &id, name.as_deref(), workspace.as_deref(), progress)?;
+                    Ok(RegistryDone::Added {
+                        name: added.name,
+                        version: added.version,
+                        kind: added.made.kind.to_string(),
+                        command: added.made.command,
+                        args: added.made.args,
+                        workspace: added.workspace,
+                    })
                 });
                 send(RegistryEvent::Done { id, result });
             }
             RegistryCommand::Update { config, id } => {
-                let result = listing(&data_dir, &config).and_then(|listing| {
-                    let loaded = load_file(&config, home.as_deref());
-                    let agents = loaded.config.ok_or_else(|| format!("{} has problems", config.display()))?;
+                let key = id.clone().unwrap_or_default();
+                let result = listing(&data_dir, &config, send).and_then(|listing| {
+                    let agents = config_of(&config, home.as_deref())?;
                     let progress =
-                        |_: &str, received, total| send(RegistryEvent::Progress { id: id.clone(), received, total });
-                    let done = ops::update(&config, &data_dir, &agents, &listing, Some(&id), progress)?;
-                    let said: Vec<String> = done.iter().map(|u| format!("{} {} → {}", u.name, u.from, u.to)).collect();
-                    Ok(said.join(", "))
+                        |_: &str, received, total| send(RegistryEvent::Progress { id: key.clone(), received, total });
+                    let done = ops::update(&config, &data_dir, &agents, &listing, id.as_deref(), progress)?;
+                    Ok(RegistryDone::Updated(done.into_iter().map(|u| (u.name, u.from, u.to)).collect()))
                 });
-                send(RegistryEvent::Done { id, result });
+                send(RegistryEvent::Done { id: key, result });
             }
             RegistryCommand::Remove { config, id, name } => {
-                let loaded = load_file(&config, home.as_deref());
-                let result = loaded
-                    .config
-                    .ok_or_else(|| format!("{} has problems", config.display()))
+                let result = config_of(&config, home.as_deref())
                     .and_then(|agents| ops::remove(&config, &data_dir, &agents, &name))
-                    .map(|_| name.clone());
+                    .map(|removed| RegistryDone::Removed { name: name.clone(), deleted_files: removed.deleted_files });
                 send(RegistryEvent::Done { id, result });
             }
         }
     }
 }
 
+/// The config file's agents, or why not.
+fn config_of(config: &Path, home: Option<&Path>) -> Result<crate::model::config::Config, String> {
+    load_file(config, home)
+        .config
+        .ok_or_else(|| format!("{} has problems: `sidekicks check` lists them", config.display()))
+}
+
 /// The index's address for the config file at `config`.
 fn url_of(config: &Path) -> String {
-    let text = std::fs::read_to_string(config).unwrap_or_default();
+    // (Only a regular file is read: a named pipe would wait for ever for a writer.)
+    let text = crate::runtime::config_file::read_text(config).unwrap_or_default();
     registry::index_url(registry::configured_url(&text).as_deref())
 }
 
-/// The index, downloaded again (or the copy kept, offline).
-fn listing(data_dir: &Path, config: &Path) -> Result<crate::model::registry::Listing, String> {
-    registry::load(data_dir, &url_of(config))
+/// The index, downloaded again (or the copy kept, offline), and told (`Listed`): a door says
+/// where it was read and how old it is, or why it could not be.
+fn listing(
+    data_dir: &Path,
+    config: &Path,
+    send: &dyn Fn(RegistryEvent),
+) -> Result<crate::model::registry::Listing, String> {
+    let listing = registry::load(data_dir, &url_of(config));
+    send(RegistryEvent::Listed { listing: listing.clone(), refreshing: false });
+    listing
 }
 
 /// Reads (or downloads and keeps) and draws the entries' icons, each sent as it is drawn; one that

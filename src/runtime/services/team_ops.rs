@@ -127,23 +127,6 @@ pub(super) fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent 
     TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
 }
 
-/// Merges, with the recipe's check run first in a scratch copy when the recipe says so.
-pub(super) fn merge_scratch_checked(
-    member: &MemberCopy,
-    selected: Option<&[String]>,
-) -> Result<teams::MergeReport, TeamError> {
-    use crate::model::recipe::CheckPlace;
-    let recipe = teams::recipe::load(&member.project)?;
-    match recipe.as_ref().and_then(|r| r.check.as_ref().map(|c| (r, c))) {
-        Some((recipe, check)) if check.place == CheckPlace::Scratch => {
-            teams::merge_checked(member, selected, &|steps| {
-                teams::scratch::check(member, recipe, &check.command, steps).map(Some)
-            })
-        }
-        _ => teams::merge(member, selected),
-    }
-}
-
 /// The command that makes `m`, member of team `team`, an agent of its own in its copy.
 pub(super) fn set_member(team: &str, m: &MemberCopy) -> Command {
     let member = MemberAgent {

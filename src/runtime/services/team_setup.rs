@@ -146,7 +146,7 @@ pub(super) async fn run_check(
 ) -> Option<(TeamEvent, Option<String>)> {
     let name = member.name.clone();
     let check = match recipe(sink, team, &member.project).await {
-        // A check in a scratch copy ran before the merge (see `merge_scratch_checked`).
+        // A check in a scratch copy ran before the merge (see `teams::merge_as_recipe_says`).
         Ok(recipe) => recipe?.check.filter(|c| c.place == crate::model::recipe::CheckPlace::Project)?,
         Err(e) => return Some((TeamEvent::CheckDone { team: team.into(), agent: name, result: Err(e) }, None)),
     };

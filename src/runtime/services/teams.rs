@@ -15,8 +15,7 @@ use tokio::sync::mpsc;
 use super::Services;
 use super::team_book::TeamBook;
 use super::team_ops::{
-    KEEP_DISCARDED, create_placed, diff, discard, merge_scratch_checked, new_members, ready_members, restore, running,
-    set_member,
+    KEEP_DISCARDED, create_placed, diff, discard, new_members, ready_members, restore, running, set_member,
 };
 use crate::model::conversation::MessageId;
 use crate::protocol::teams::{TeamCommand, Told};
@@ -360,6 +359,10 @@ impl TeamCtx {
             }
             let scratch = scratch_check(&event);
             let applied = matches!(&event, TeamEvent::Merged { result: Ok(r), .. } if r.conflicts.is_empty() && !r.applied.is_empty());
+            let merged = match &event {
+                TeamEvent::Merged { result, told, .. } => Some((result.clone(), told.clone())),
+                _ => None,
+            };
             ctx.finish(event).await;
             ctx.tell(TeamEvent::Busy { team: team.clone(), agent: agent.clone(), busy: false }).await;
             // (Unless it was discarded.)
@@ -367,8 +370,9 @@ impl TeamCtx {
                 ctx.read_changes(team.clone(), agent.clone());
                 ctx.reshow(&team, &agent);
             }
-            if after == After::Merge {
-                ctx.check(&team, &checked, scratch, applied).await;
+            if let (After::Merge, Some((result, told))) = (after, merged) {
+                let check = ctx.check(&team, &checked, scratch, applied).await;
+                ctx.tell(TeamEvent::MergeEnded { team, agent, result, told, check }).await;
             }
         });
     }
@@ -402,14 +406,14 @@ impl TeamCtx {
 
     /// The recipe's check of `member`'s merge: its result when it ran in a scratch copy before
     /// the merge; else run in the project after a merge that applied files. A failure is told
-    /// to the member.
+    /// to the member. Gives the check's result (`None`: none ran).
     async fn check(
         &self,
         team: &str,
         member: &MemberCopy,
         scratch: Option<(String, Result<(), String>)>,
         applied: bool,
-    ) {
+    ) -> Option<Result<(), String>> {
         let agent = member.name.clone();
         let (done, failed) = match scratch {
             Some((output, result)) => {
@@ -423,18 +427,20 @@ impl TeamCtx {
                     result.as_ref().err().map(|why| super::team_setup::failure_message(member, why, &output, false));
                 (TeamEvent::CheckDone { team: team.into(), agent: agent.clone(), result }, failed)
             }
-            None if applied => match super::team_setup::run_check(&self.sink, team, member).await {
-                Some(checked) => checked,
-                None => return,
-            },
-            None => return,
+            None if applied => super::team_setup::run_check(&self.sink, team, member).await?,
+            None => return None,
         };
         if let Some(text) = failed {
             let id = MessageId::by_sidekicks();
             let prompt = Command::Prompt { agent, text, context: None, id: Some(id), attachments: Vec::new() };
             let _ = self.manager.send(prompt).await;
         }
+        let result = match &done {
+            TeamEvent::CheckDone { result, .. } => Some(result.clone()),
+            _ => None,
+        };
         self.tell(done).await;
+        result
     }
 
     /// Reads member `agent`'s change list and tells it; a copy that changed during the read is
@@ -693,7 +699,7 @@ impl Services {
                 self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
                     team: id,
                     agent: member.name.clone(),
-                    result: merge_scratch_checked(&member, selected.as_deref()),
+                    result: teams::merge_as_recipe_says(&member, selected.as_deref()),
                     told: None,
                 });
             }

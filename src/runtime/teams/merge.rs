@@ -24,6 +24,20 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
     merge_checked(member, selected, &|_| Ok(None))
 }
 
+/// [`merge`] as the project's team recipe says: its check first in a scratch copy when it asks
+/// for one (a recipe a member wrote and the person has not accepted stops the merge). What every
+/// door merges with: the team service, and `sidekicks team-merge`.
+pub fn merge_as_recipe_says(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {
+    use crate::model::recipe::CheckPlace;
+    let recipe = super::recipe::load(&member.project)?;
+    match recipe.as_ref().and_then(|r| r.check.as_ref().map(|c| (r, c))) {
+        Some((recipe, check)) if check.place == CheckPlace::Scratch => merge_checked(member, selected, &|steps| {
+            super::scratch::check(member, recipe, &check.command, steps).map(Some)
+        }),
+        _ => merge(member, selected),
+    }
+}
+
 /// [`merge`], with `check` asked about the steps before they are applied: an error stops the
 /// merge (nothing applied); its text, if any, is kept in the report (`checked`).
 ///
