@@ -11,8 +11,10 @@ use std::process::{Command as Process, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sidekicks::app::{AgentState, AppState, Command, Event};
+use sidekicks::app::AgentCommand;
+use sidekicks::app::{AgentState, AppState, Event};
 use sidekicks::model::conversation::TurnEnd;
+use sidekicks::runtime::agents::ManagerCommand;
 use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
 use sidekicks::runtime::config_file::load_file;
 use sidekicks::runtime::events::EventSink;
@@ -54,9 +56,9 @@ fn client(config: &std::path::Path) -> (Duration, Duration) {
         let (sink, mut events) = EventSink::new(Arc::new(|| {}));
         let commands = spawn_manager(ManagerSettings::default(), sink, None);
         let result = load_file(config, None);
-        commands.send(Command::ConfigLoaded { path: config.to_path_buf(), result }).await.unwrap();
+        commands.send(ManagerCommand::ConfigLoaded { path: config.to_path_buf(), result }).await.unwrap();
         let mut state = AppState::default();
-        commands.send(Command::Start { agent: "stream".into() }).await.unwrap();
+        commands.send(ManagerCommand::Agent("stream".into(), AgentCommand::Start)).await.unwrap();
         while let Some(e) = events.recv().await {
             let idle = matches!(e, Event::AgentState { state: AgentState::Idle, .. });
             state.apply(e);
@@ -64,13 +66,10 @@ fn client(config: &std::path::Path) -> (Duration, Duration) {
                 break;
             }
         }
-        let prompt = Command::Prompt {
-            agent: "stream".into(),
-            text: "go".into(),
-            context: None,
-            id: None,
-            attachments: Vec::new(),
-        };
+        let prompt = ManagerCommand::Agent(
+            "stream".into(),
+            AgentCommand::Prompt { text: "go".into(), context: None, id: None, attachments: Vec::new() },
+        );
         let start = Instant::now();
         commands.send(prompt).await.unwrap();
         let (mut updates, mut applying) = (0, Duration::ZERO);
@@ -90,7 +89,7 @@ fn client(config: &std::path::Path) -> (Duration, Duration) {
         assert_eq!(updates, N, "every notification arrived");
         let text = state.agent("stream").unwrap().conversation.messages.last().unwrap().text();
         assert!(text.ends_with(&format!("word{} ", N - 1)), "the whole stream is in the model");
-        commands.send(Command::Shutdown).await.unwrap();
+        commands.send(ManagerCommand::Shutdown).await.unwrap();
         (took, applying)
     })
 }

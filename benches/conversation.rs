@@ -26,11 +26,12 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use sidekicks::app::{AppState, Command, Event, Startup, start};
+use sidekicks::app::AgentCommand;
+use sidekicks::app::{AppState, Event, Startup, start};
 use sidekicks::demo_agent::FLOOD;
 use sidekicks::model::conversation::{Delivery, Part, TurnEnd, Update};
 use sidekicks::model::tool::{ToolCall, ToolKind, ToolStatus};
-use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
+use sidekicks::runtime::agents::{ManagerCommand, ManagerSettings, spawn_manager};
 use sidekicks::runtime::config_file::load_file;
 use sidekicks::runtime::events::EventSink;
 use sidekicks::ui::SidekicksApp;
@@ -110,8 +111,8 @@ fn end_to_end(config: &std::path::Path) {
         let (sink, mut events) = EventSink::new(Arc::new(|| {}));
         let commands = spawn_manager(ManagerSettings::default(), sink, None);
         let result = load_file(config, None);
-        commands.send(Command::ConfigLoaded { path: config.to_path_buf(), result }).await.unwrap();
-        commands.send(Command::Start { agent: "demo".into() }).await.unwrap();
+        commands.send(ManagerCommand::ConfigLoaded { path: config.to_path_buf(), result }).await.unwrap();
+        commands.send(ManagerCommand::Agent("demo".into(), AgentCommand::Start)).await.unwrap();
         while let Some(e) = events.recv().await {
             if matches!(e, Event::AgentState { state: sidekicks::app::AgentState::Idle, .. }) {
                 break;
@@ -119,13 +120,10 @@ fn end_to_end(config: &std::path::Path) {
         }
         let start = Instant::now();
         commands
-            .send(Command::Prompt {
-                agent: "demo".into(),
-                text: "flood".into(),
-                context: None,
-                id: None,
-                attachments: Vec::new(),
-            })
+            .send(ManagerCommand::Agent(
+                "demo".into(),
+                AgentCommand::Prompt { text: "flood".into(), context: None, id: None, attachments: Vec::new() },
+            ))
             .await
             .unwrap();
         let mut updates = 0;
@@ -141,7 +139,7 @@ fn end_to_end(config: &std::path::Path) {
         }
         assert_eq!(updates, FLOOD);
         let took = start.elapsed();
-        commands.send(Command::Shutdown).await.unwrap();
+        commands.send(ManagerCommand::Shutdown).await.unwrap();
         took
     });
 

@@ -47,7 +47,10 @@ fn main() {
     let rss_idle = rss();
 
     // Everyone answers at once.
-    h.state_mut().send(sidekicks::app::Command::Say { channel: "all".into(), text: "wait".into() });
+    h.state_mut().send(sidekicks::app::Command::Channel(sidekicks::app::ChannelCommand::Say {
+        channel: "all".into(),
+        text: "wait".into(),
+    }));
     until(&mut h, "every agent streaming", |h| {
         h.state().state.agents.iter().all(|a| a.conversation.is_streaming() && a.conversation.messages.len() >= 2)
     });

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use clap::ValueEnum;
 
+use crate::app::AgentCommand;
 use crate::app::CrashReport;
 use crate::app::{AgentState, Command, Event};
 use crate::i18n::{Key, crash_text, problem_text, tr, trf};
@@ -139,7 +140,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         }
         if let Some(wanted) = &thread {
             match find_thread(threads.as_deref().unwrap_or_default(), &agent, wanted) {
-                Ok(op) => commands.send(Command::Thread { agent: agent.clone(), op }).await?,
+                Ok(op) => commands.send(Command::Agent(agent.clone(), AgentCommand::Thread { op })).await?,
                 Err(why) => {
                     errln!("{why}");
                     shut_down(&commands, &mut events).await;
@@ -149,9 +150,13 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         }
         // Choices first: the session opens with them, before the message is sent.
         for c in chosen.clone() {
-            commands.send(Command::SetOption { agent: agent.clone(), key: c.key, value: c.value }).await?;
+            commands
+                .send(Command::Agent(agent.clone(), AgentCommand::SetOption { key: c.key, value: c.value }))
+                .await?;
         }
-        commands.send(Command::Prompt { agent: agent.clone(), text, context: None, id: None, attachments }).await?;
+        commands
+            .send(Command::Agent(agent.clone(), AgentCommand::Prompt { text, context: None, id: None, attachments }))
+            .await?;
         let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
         // The thread opened with the config, unless another is asked (it says so when it opens).
         if let (None, Some(opened)) = (&thread, opened) {
@@ -233,12 +238,12 @@ pub(crate) async fn follow_turn(
                 if interrupted {
                     // A second Ctrl+C: no more waiting for the agent.
                     code.get_or_insert(INTERRUPTED);
-                    commands.send(Command::Kill { agent: agent.clone() }).await?;
+                    commands.send(Command::Agent(agent.clone(), AgentCommand::Kill)).await?;
                     commands.send(Command::Shutdown).await?;
                 } else {
                     interrupted = true;
                     errln!("\n[{}]", tr(out.lang, Key::PromptCancelling));
-                    commands.send(Command::Cancel { agent: agent.clone() }).await?;
+                    commands.send(Command::Agent(agent.clone(), AgentCommand::Cancel)).await?;
                 }
                 continue;
             }
@@ -249,7 +254,7 @@ pub(crate) async fn follow_turn(
             Event::PermissionRequested { agent: a, request } if a == agent => {
                 out.permission(&request)?;
                 let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
-                commands.send(Command::AnswerPermission { agent: a, id: request.id, answer }).await?;
+                commands.send(Command::Agent(a, AgentCommand::AnswerPermission { id: request.id, answer })).await?;
             }
             // A form or a page cannot be answered from here: cancelled, and said.
             Event::ElicitationRequested { agent: a, request } if a == agent => {
@@ -259,7 +264,7 @@ pub(crate) async fn follow_turn(
                 }
                 errln!("\n[{a} asks: {} — `sidekicks prompt` cannot answer it: cancelled]", request.message);
                 let answer = crate::model::elicitation::ElicitAnswer::Cancel;
-                commands.send(Command::AnswerElicitation { agent: a, id: request.id, answer }).await?;
+                commands.send(Command::Agent(a, AgentCommand::AnswerElicitation { id: request.id, answer })).await?;
             }
             // The agent went away: its crash report follows.
             Event::TurnEnded { agent: a, end: TurnEnd::AgentExited } if a == agent => {}

@@ -14,6 +14,7 @@ use tokio::sync::mpsc::{Receiver, Sender};
 
 use crate::cli_prompt::{Allow, Output, follow_turn, shut_down};
 use crate::model::config::{Config, Language};
+use crate::protocol::AgentCommand;
 use crate::protocol::teams::{DiscardedWork, MemberCopy, MergeReport, ProviderKind, TeamCommand, TeamError};
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::config_file::AppDirs;
@@ -715,15 +716,18 @@ impl Door {
         if let Some(wanted) = thread {
             let threads = self.threads.get(&name).cloned().unwrap_or_default();
             let op = crate::cli_prompt::find_thread(&threads, &name, &wanted).map_err(anyhow::Error::msg)?;
-            self.commands.send(Command::Thread { agent: name.clone(), op }).await.context("the runtime ended")?;
+            self.commands
+                .send(Command::Agent(name.clone(), AgentCommand::Thread { op }))
+                .await
+                .context("the runtime ended")?;
         }
         // Choices first: the session opens with them, before the message is sent.
         for c in chosen.clone() {
-            let set = Command::SetOption { agent: name.clone(), key: c.key, value: c.value };
+            let set = Command::Agent(name.clone(), AgentCommand::SetOption { key: c.key, value: c.value });
             self.commands.send(set).await.context("the runtime ended")?;
         }
         let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
-        let prompt = Command::Prompt { agent: name.clone(), text, context: None, id: None, attachments };
+        let prompt = Command::Agent(name.clone(), AgentCommand::Prompt { text, context: None, id: None, attachments });
         self.commands.send(prompt).await.context("the runtime ended")?;
         let out = Output::new(json, self.lang, name, runtime);
         let (code, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &chosen).await?;

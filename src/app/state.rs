@@ -11,6 +11,8 @@ use crate::model::conversation::{Conversation, Delivery, Part};
 use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
 use crate::model::session_config::{ConfigOption, Modes, SlashCommand};
+use crate::protocol::AgentCommand;
+use crate::protocol::ChannelCommand;
 use crate::protocol::auth::AuthMethod;
 use crate::protocol::{AgentState, Command, Event, LogEntry, WorkspaceEvent};
 
@@ -334,13 +336,13 @@ impl AppState {
                 }
                 vec![command]
             }
-            Request::Say { channel, text } => vec![Command::Say { channel, text }],
+            Request::Say { channel, text } => vec![Command::Channel(ChannelCommand::Say { channel, text })],
             Request::SendAgain { agent, index } => {
                 let Some((id, text, images)) = self.agent(&agent).and_then(|a| a.conversation.dropped(index)) else {
                     return Vec::new();
                 };
                 let attachments = images.into_iter().map(crate::protocol::attachments::Attachment::Image).collect();
-                vec![Command::SendAgain { agent, id, text, attachments }]
+                vec![Command::Agent(agent, AgentCommand::SendAgain { id, text, attachments })]
             }
             Request::NotNow(key) => {
                 self.not_now(key);

@@ -1,9 +1,12 @@
 //! The two enums that cross between the UI thread and the runtime: `Command` in, `Event` out.
 //! Plain data, so the runtime can produce events without knowing anything about drawing.
 
+pub mod agent;
 pub mod attachments;
 pub mod auth;
+pub mod channels;
 pub mod checkpoints;
+pub mod config;
 pub mod discovery;
 pub mod notify;
 pub mod picker;
@@ -16,9 +19,12 @@ pub mod workspace;
 
 use std::path::PathBuf;
 
+pub use self::agent::AgentCommand;
+pub use self::channels::ChannelCommand;
+pub use self::config::ConfigCommand;
 pub use self::ssh::SshFault;
 pub use self::teams::{TeamEvent, TeamInfo};
-pub use self::workspace::WorkspaceEvent;
+pub use self::workspace::{WorkspaceCommand, WorkspaceEvent};
 use crate::model::config::Config;
 use crate::model::config_check::LoadResult;
 use crate::model::conversation::{Message, MessageId, Notice, TurnEnd, Update};
@@ -237,269 +243,21 @@ pub enum LogEntry {
 /// From the UI (or a test) to the runtime.
 #[derive(Clone, Debug)]
 pub enum Command {
-    /// Start an agent (no-op if running).
-    Start {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// Stop an agent.
-    Stop {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// Stop an agent at once: no grace for it to end its turn or exit (a second Ctrl+C).
-    Kill {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// Stop then start an agent.
-    Restart {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// Send a user message to an agent (starting it if needed). `context` (a transcript of an
-    /// earlier conversation) goes to the agent before the text but is not shown as said.
-    /// `id` names the message (a channel or a merge links its answer by it); `None`: the runtime
-    /// gives it one.
-    Prompt {
-        /// The agent (its name).
-        agent: String,
-        /// The text.
-        text: String,
-        /// Said before the text (a transcript), not shown as said.
-        context: Option<String>,
-        /// Its id.
-        id: Option<MessageId>,
-        /// Images and files sent with it.
-        attachments: Vec<attachments::Attachment>,
-    },
-    /// Send again the person's message `id`, which Stop dropped: it is marked so (`Resent`) and
-    /// its text and attachments go as a new message.
-    SendAgain {
-        /// The agent (its name).
-        agent: String,
-        /// The dropped message's id.
-        id: MessageId,
-        /// Its text.
-        text: String,
-        /// Its images.
-        attachments: Vec<attachments::Attachment>,
-    },
-    /// Ask the person's message `question` again (Retry): its answer is replaced by the new one
-    /// and stays reachable; no new message of the person.
-    Retry {
-        /// The agent (its name).
-        agent: String,
-        /// The question's text.
-        text: String,
-        /// The question's id.
-        question: MessageId,
-    },
-    /// Answer an elicitation of the agent.
-    AnswerElicitation {
-        /// The agent (its name).
-        agent: String,
-        /// Its id.
-        id: u64,
-        /// The answer.
-        answer: crate::model::elicitation::ElicitAnswer,
-    },
-    /// Read images or files to send with the next message (→ `Event::Attached`).
-    Attach {
-        /// The agent (its name).
-        agent: String,
-        /// Where from.
-        source: attachments::AttachSource,
-    },
+    /// To one agent (its name): its process, its turns, its sessions and threads, its
+    /// permissions and logins — the agent service (the manager) serves it.
+    Agent(String, agent::AgentCommand),
+    /// An agent's workspace, its branch, and the terminals there.
+    Workspace(workspace::WorkspaceCommand),
+    /// The config file: open, save, check, pick, find and add agents.
+    Config(config::ConfigCommand),
+    /// A team channel.
+    Channel(channels::ChannelCommand),
     /// About checkpoints (restore one).
     Checkpoint(checkpoints::CheckpointCommand),
-    /// Take back one message still waiting for the agent (→ `Event::Unqueued` if it was waiting).
-    Unqueue {
-        /// The agent (its name).
-        agent: String,
-        /// The message.
-        id: crate::model::conversation::MessageId,
-    },
-    /// Cancel the agent's current turn: session/cancel, pending permission requests answered
-    /// "cancelled", queued messages dropped.
-    Cancel {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// Answer a permission request of the agent.
-    AnswerPermission {
-        /// The agent (its name).
-        agent: String,
-        /// Its id.
-        id: u64,
-        /// The answer.
-        answer: PermissionAnswer,
-    },
-    /// A (re)loaded config: applied when it has no problems, otherwise only reported.
-    ConfigLoaded {
-        /// The path it is about.
-        path: PathBuf,
-        /// How it went.
-        result: LoadResult,
-    },
-    /// Stop every agent, then switch to another config file (its agents and conversations).
-    OpenConfig {
-        /// The path it is about.
-        path: PathBuf,
-        /// How it went.
-        result: LoadResult,
-    },
-    /// Forget a remembered always/never answer of an agent.
-    ForgetRule {
-        /// The agent (its name).
-        agent: String,
-        /// The key it is about.
-        key: String,
-    },
-    /// Add, change or remove (`None`) a team member: an agent of its own, a new instance of an
-    /// agent definition of the config working in its copy. An idle member restarts with a
-    /// change; a busy one after its turn; a removed one is stopped.
-    SetMember {
-        /// The member's name.
-        name: String,
-        /// Where and as what it works (`None`: it is gone).
-        member: Option<teams::MemberAgent>,
-    },
-    /// Say `text` in channel `channel`: the runtime's channel service sends it to the members
-    /// it is for (each with its catch-up) and remembers it.
-    Say {
-        /// The channel (its name; a team's channel is `team:<id>`).
-        channel: String,
-        /// What the person says.
-        text: String,
-    },
-    /// Open another config file: recorded as recent, loaded, followed; every agent of the current
-    /// one stops first.
-    OpenFile {
-        /// The path it is about.
-        path: PathBuf,
-    },
-    /// Save the settings editor's text to the config file (→ `ConfigSaved`).
-    SaveConfig {
-        /// The path it is about.
-        path: PathBuf,
-        /// The text.
-        text: String,
-    },
-    /// Check the settings editor's text with the loader, as if it were the file at `path`
-    /// (→ `ConfigChecked`).
-    CheckConfig {
-        /// The path it is about.
-        path: PathBuf,
-        /// The text.
-        text: String,
-    },
-    /// Open the native folder dialog (→ `FolderPicked`).
-    PickFolder {
-        /// The folder the dialog opens in.
-        start_in: Option<PathBuf>,
-    },
-    /// Open the native file dialog (→ `FilePicked`).
-    PickConfigFile {
-        /// The folder the dialog opens in.
-        start_in: Option<PathBuf>,
-    },
-    /// Read a folder for the window's own picker (→ `FolderListed`).
-    ListFolder {
-        /// The folder.
-        path: PathBuf,
-    },
-    /// Look for agents installed on this computer (→ `AgentsFound`).
-    DiscoverAgents,
     /// The ACP Registry: list, add, update, remove (→ `Event::Registry`).
     Registry(registry::RegistryCommand),
-    /// Read which git branch the workspace of `agent` is on (→ `Branch`).
-    ReadBranch {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// Add a found agent to the config file at `path`, keeping its comments and layout; it works in
-    /// a new folder next to the file (→ `ConfigSaved`).
-    AddAgent {
-        /// The path it is about.
-        path: PathBuf,
-        /// The agent (its name).
-        agent: crate::model::config_edit::NewAgent,
-    },
-    /// An operation on an agent's workspace (→ `Event::Workspace`).
-    Workspace {
-        /// The agent (its name).
-        agent: String,
-        /// The operation.
-        op: workspace::WorkspaceOp,
-    },
-    /// Follow this agent's workspace (changes come as `WorkspaceEvent::Changed`), and no other;
-    /// `None` follows none.
-    FollowWorkspace {
-        /// The agent (its name).
-        agent: Option<String>,
-    },
-    /// Follow the copies of this team's members (their change lists come as `TeamEvent::Changes`
-    /// as they work), and no other team's; `None` follows none.
-    FollowTeam {
-        /// The team (its id).
-        team: Option<String>,
-    },
     /// A team operation (→ `Event::Team`).
     Team(Box<teams::TeamCommand>),
-    /// Choose a setting of the agent's sessions (model, mode, …): applied now if it runs, and
-    /// remembered for its next sessions.
-    SetOption {
-        /// The agent.
-        agent: String,
-        /// Which option (by id, or by category: `--model`).
-        key: crate::model::session_config::OptionKey,
-        /// Its value.
-        value: crate::model::session_config::OptionValue,
-    },
-    /// Log the agent in: `values` go to its environment (for this run, hidden in logs), and the
-    /// agent (re)starts, calling `authenticate` with `method` first when given.
-    Login {
-        /// The agent.
-        agent: String,
-        /// The way to log in the person chose (`None`: done already, in a terminal).
-        method: Option<String>,
-        /// Variables for an `env_var` way (name, value).
-        values: Vec<(String, String)>,
-    },
-    /// Do something with an agent's threads.
-    Thread {
-        /// The agent.
-        agent: String,
-        /// What.
-        op: threads::ThreadOp,
-    },
-    /// Log the agent out (where it can), forget what was given to log in, and stop it.
-    Logout {
-        /// The agent.
-        agent: String,
-    },
-    /// Run the agent's program with a terminal way to log in's arguments and variables in a
-    /// terminal of its workspace (→ `WorkspaceEvent::TerminalOpened`); the agent starts once it
-    /// exits with success.
-    LoginTerminal {
-        /// The agent.
-        agent: String,
-        /// Arguments added to its command line.
-        args: Vec<String>,
-        /// Variables added to its environment.
-        env: Vec<(String, String)>,
-    },
-    /// Open a terminal (a login shell) in the agent's workspace (→ `WorkspaceEvent::TerminalOpened`).
-    OpenTerminal {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// End a terminal and everything it started.
-    CloseTerminal {
-        /// Its id.
-        id: u64,
-    },
     /// Search the stored conversations of config file `config_path` (answered by
     /// `Event::SearchResults`).
     Search {
@@ -518,7 +276,8 @@ impl Command {
     /// The person's `text` to `agent`, nothing attached, nothing said before it, an id of the
     /// runtime's choosing: what the composer sends most of the time.
     pub fn prompt(agent: impl Into<String>, text: impl Into<String>) -> Self {
-        Command::Prompt { agent: agent.into(), text: text.into(), context: None, id: None, attachments: Vec::new() }
+        let prompt = AgentCommand::Prompt { text: text.into(), context: None, id: None, attachments: Vec::new() };
+        Command::Agent(agent.into(), prompt)
     }
 }
 

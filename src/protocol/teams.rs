@@ -385,6 +385,12 @@ pub struct DiscardedWork {
 /// members are named by id and name: the service holds the records.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TeamCommand {
+    /// Follow the copies of this team's members (their change lists come as `TeamEvent::Changes`
+    /// as they work), and no other team's; `None` follows none.
+    Follow {
+        /// The team (its id).
+        team: Option<String>,
+    },
     /// Make a team of `agents` on `project`.
     Create {
         /// The name.
@@ -539,7 +545,7 @@ pub struct TeamInfo {
 /// Results of team operations.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TeamEvent {
-    /// Something changed in a member's copy (the team shown is followed: `Command::FollowTeam`).
+    /// Something changed in a member's copy (the team shown is followed: `TeamCommand::Follow`).
     CopyChanged {
         /// The team (its id).
         team: String,

@@ -241,3 +241,48 @@ pub enum WorkspaceEvent {
         result: Result<super::terminal::TerminalHandle, String>,
     },
 }
+
+/// What a door asks about an agent's workspace and the terminals there (served by the front door:
+/// `runtime/services/workspaces.rs`, `terminals.rs`).
+#[derive(Clone, Debug)]
+pub enum WorkspaceCommand {
+    /// An operation on an agent's workspace (→ `Event::Workspace`).
+    Op {
+        /// The agent (its name).
+        agent: String,
+        /// The operation.
+        op: WorkspaceOp,
+    },
+    /// Follow this agent's workspace (changes come as `WorkspaceEvent::Changed`), and no other;
+    /// `None` follows none.
+    Follow {
+        /// The agent (its name).
+        agent: Option<String>,
+    },
+    /// Read which git branch the workspace of `agent` is on (→ `Branch`).
+    ReadBranch {
+        /// The agent (its name).
+        agent: String,
+    },
+    /// Open a terminal (a login shell) in the agent's workspace (→ `WorkspaceEvent::TerminalOpened`).
+    OpenTerminal {
+        /// The agent (its name).
+        agent: String,
+    },
+    /// Run the agent's program with a terminal way to log in's arguments and variables in a
+    /// terminal of its workspace (→ `WorkspaceEvent::TerminalOpened`); the agent starts once it
+    /// exits with success.
+    LoginTerminal {
+        /// The agent.
+        agent: String,
+        /// Arguments added to its command line.
+        args: Vec<String>,
+        /// Variables added to its environment.
+        env: Vec<(String, String)>,
+    },
+    /// End a terminal and everything it started.
+    CloseTerminal {
+        /// Its id.
+        id: u64,
+    },
+}

@@ -20,15 +20,18 @@ use crate::model::config::{AgentConfig, Config, Defaults, RuntimeKind};
 use crate::model::conversation::{Notice, TurnEnd};
 use crate::model::permission::PermissionAnswer;
 use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
+use crate::protocol::AgentCommand;
 use crate::protocol::attachments::Attachment;
-use crate::protocol::{AgentState, Command, CrashReason, CrashReport, Event, HandshakeFailure};
+use crate::protocol::{AgentState, CrashReason, CrashReport, Event, HandshakeFailure};
 
+pub use self::inbox::ManagerCommand;
 pub use super::launch::ManagerSettings;
 use super::launch::{CRASH_TAIL, Running, SessionPlan, exit_reason, launch};
 use crate::protocol::threads::SessionAbilities;
 
 mod answers;
 mod checkpoints;
+mod inbox;
 mod lifecycle;
 mod members;
 mod retry;
@@ -37,7 +40,11 @@ mod threads;
 
 /// Starts the manager on the current tokio runtime; returns where to send commands.
 /// With a `store`, conversations are loaded from it and permission answers remembered in it.
-pub fn spawn_manager(settings: ManagerSettings, events: EventSink, store: Option<Arc<Store>>) -> mpsc::Sender<Command> {
+pub fn spawn_manager(
+    settings: ManagerSettings,
+    events: EventSink,
+    store: Option<Arc<Store>>,
+) -> mpsc::Sender<ManagerCommand> {
     spawn_manager_watched(settings, events, store).0
 }
 
@@ -47,7 +54,7 @@ pub fn spawn_manager_watched(
     settings: ManagerSettings,
     events: EventSink,
     store: Option<Arc<Store>>,
-) -> (mpsc::Sender<Command>, tokio::sync::watch::Receiver<Option<Config>>) {
+) -> (mpsc::Sender<ManagerCommand>, tokio::sync::watch::Receiver<Option<Config>>) {
     let (applied, applied_rx) = tokio::sync::watch::channel(None);
     let (tx, rx) = mpsc::channel(256);
     let (internal_tx, internal_rx) = mpsc::channel(256);
@@ -256,7 +263,7 @@ struct Manager {
 }
 
 impl Manager {
-    async fn run(mut self, mut commands: mpsc::Receiver<Command>, mut internal: mpsc::Receiver<Internal>) {
+    async fn run(mut self, mut commands: mpsc::Receiver<ManagerCommand>, mut internal: mpsc::Receiver<Internal>) {
         let mut tick = tokio::time::interval(self.settings.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -301,10 +308,10 @@ impl Manager {
         }
     }
 
-    async fn command(&mut self, cmd: Command) {
+    async fn command(&mut self, cmd: ManagerCommand) {
         match cmd {
-            Command::Start { agent } => self.start(&agent).await,
-            Command::Stop { agent } => {
+            ManagerCommand::Agent(agent, AgentCommand::Start) => self.start(&agent).await,
+            ManagerCommand::Agent(agent, AgentCommand::Stop) => {
                 self.drop_queue(&agent).await;
                 self.return_waiting(&agent).await;
                 if let Some(slot) = self.slot(&agent) {
@@ -312,7 +319,7 @@ impl Manager {
                 }
                 self.stop(&agent).await;
             }
-            Command::Kill { agent } => {
+            ManagerCommand::Agent(agent, AgentCommand::Kill) => {
                 self.drop_queue(&agent).await;
                 self.return_waiting(&agent).await;
                 if let Some(slot) = self.slot(&agent) {
@@ -323,7 +330,7 @@ impl Manager {
                 }
                 self.stop_within(&agent, StopTimeouts { after_eof: Duration::ZERO, after_term: Duration::ZERO }).await;
             }
-            Command::Restart { agent } => {
+            ManagerCommand::Agent(agent, AgentCommand::Restart) => {
                 let running = self.slot(&agent).is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
                 if running {
                     if let Some(slot) = self.slot(&agent) {
@@ -334,17 +341,19 @@ impl Manager {
                     self.start(&agent).await;
                 }
             }
-            Command::Prompt { agent, text, context, id, attachments } => {
+            ManagerCommand::Agent(agent, AgentCommand::Prompt { text, context, id, attachments }) => {
                 self.prompt(agent, text, context, id, attachments).await;
             }
-            Command::Retry { agent, text, question } => self.retry(agent, text, question).await,
-            Command::SendAgain { agent, id, text, attachments } => {
+            ManagerCommand::Agent(agent, AgentCommand::Retry { text, question }) => {
+                self.retry(agent, text, question).await
+            }
+            ManagerCommand::Agent(agent, AgentCommand::SendAgain { id, text, attachments }) => {
                 self.events.send(Event::Resent { agent: agent.clone(), id }).await;
                 self.prompt(agent, text, None, None, attachments).await;
             }
-            Command::Cancel { agent } => self.cancel(&agent).await,
-            Command::Checkpoint(command) => self.checkpoint_command(command).await,
-            Command::Unqueue { agent, id } => {
+            ManagerCommand::Agent(agent, AgentCommand::Cancel) => self.cancel(&agent).await,
+            ManagerCommand::Checkpoint(command) => self.checkpoint_command(command).await,
+            ManagerCommand::Agent(agent, AgentCommand::Unqueue { id }) => {
                 let Some(slot) = self.slot(&agent) else { return };
                 let before = slot.queue.len();
                 slot.queue.retain(|(queued, ..)| *queued != id);
@@ -352,7 +361,7 @@ impl Manager {
                     self.events.send(Event::Unqueued { agent, id }).await;
                 }
             }
-            Command::AnswerElicitation { agent, id, answer } => {
+            ManagerCommand::Agent(agent, AgentCommand::AnswerElicitation { id, answer }) => {
                 let answered = self
                     .slot(&agent)
                     .and_then(|s| s.running.as_ref())
@@ -361,7 +370,7 @@ impl Manager {
                     self.events.send(Event::ElicitationResolved { agent, id, answer }).await;
                 }
             }
-            Command::Attach { agent, source } => {
+            ManagerCommand::Agent(agent, AgentCommand::Attach { source }) => {
                 let Some(slot) = self.slot(&agent) else { return };
                 let (workspace, events) = (slot.config.workspace.clone(), self.events.clone());
                 tokio::spawn(async move {
@@ -377,9 +386,9 @@ impl Manager {
                     events.send(Event::Attached { agent, results }).await;
                 });
             }
-            Command::Thread { agent, op } => self.thread(&agent, op).await,
-            Command::SetOption { agent, key, value } => self.set_option(&agent, key, value),
-            Command::Login { agent, method, values } => {
+            ManagerCommand::Agent(agent, AgentCommand::Thread { op }) => self.thread(&agent, op).await,
+            ManagerCommand::Agent(agent, AgentCommand::SetOption { key, value }) => self.set_option(&agent, key, value),
+            ManagerCommand::Agent(agent, AgentCommand::Login { method, values }) => {
                 let Some(slot) = self.slot(&agent) else { return };
                 slot.auth_env.extend(values);
                 slot.login = method;
@@ -392,7 +401,7 @@ impl Manager {
                     AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
                 }
             }
-            Command::Logout { agent } => {
+            ManagerCommand::Agent(agent, AgentCommand::Logout) => {
                 let Some(slot) = self.slot(&agent) else { return };
                 slot.auth_env.clear();
                 slot.login = None;
@@ -407,7 +416,7 @@ impl Manager {
                     let _ = internal.send(Internal::LoggedOut { agent, generation }).await;
                 });
             }
-            Command::AnswerPermission { agent, id, answer } => {
+            ManagerCommand::Agent(agent, AgentCommand::AnswerPermission { id, answer }) => {
                 let answered =
                     self.slot(&agent).and_then(|s| s.running.as_ref()).is_some_and(|r| r.conn.answer(id, &answer));
                 if answered {
@@ -419,14 +428,14 @@ impl Manager {
                     }
                 }
             }
-            Command::ForgetRule { agent, key } => {
+            ManagerCommand::Agent(agent, AgentCommand::ForgetRule { key }) => {
                 if let Some(config) = self.slot(&agent).map(|s| s.config.clone()) {
                     self.rules_for(&config).forget(&key);
                     self.send_rules(&agent).await;
                 }
             }
-            Command::ConfigLoaded { path, result } => self.config_loaded(path, result).await,
-            Command::OpenConfig { path, result } => {
+            ManagerCommand::ConfigLoaded { path, result } => self.config_loaded(path, result).await,
+            ManagerCommand::OpenConfig { path, result } => {
                 // Every agent of the current file stops first; the loop opens the new one after.
                 self.opening = Some((path, result));
                 let names: Vec<String> = self.slots.iter().map(|s| s.config.name.clone()).collect();
@@ -438,29 +447,7 @@ impl Manager {
                     self.stop(&name).await;
                 }
             }
-            // Served before the manager (runtime/services): team channels, the config file,
-            // workspaces, teams.
-            Command::Say { .. }
-            | Command::OpenFile { .. }
-            | Command::SaveConfig { .. }
-            | Command::CheckConfig { .. }
-            | Command::PickConfigFile { .. }
-            | Command::ListFolder { .. }
-            | Command::PickFolder { .. }
-            | Command::DiscoverAgents
-            | Command::Registry(_)
-            | Command::ReadBranch { .. }
-            | Command::AddAgent { .. }
-            | Command::Workspace { .. }
-            | Command::FollowWorkspace { .. }
-            | Command::FollowTeam { .. }
-            | Command::Team(_)
-            | Command::OpenTerminal { .. }
-            | Command::LoginTerminal { .. }
-            | Command::CloseTerminal { .. }
-            | Command::Notify(_)
-            | Command::Search { .. } => {}
-            Command::SetMember { name, member } => {
+            ManagerCommand::SetMember { name, member } => {
                 match member {
                     Some(member) => self.members.insert(name, member),
                     None => self.members.remove(&name),
@@ -469,7 +456,7 @@ impl Manager {
                     self.apply(config).await;
                 }
             }
-            Command::Shutdown => self.begin_shutdown().await,
+            ManagerCommand::Shutdown => self.begin_shutdown().await,
         }
     }
 

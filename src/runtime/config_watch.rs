@@ -2,6 +2,7 @@
 //! editors do), it is read again through the loader and handed to the agent manager, which keeps
 //! the last good config running when the new text has problems.
 
+use crate::runtime::agents::ManagerCommand;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -11,7 +12,6 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 use tokio::sync::mpsc;
 
 use super::config_file::load_file;
-use crate::protocol::Command;
 
 /// Watches one config file while it lives.
 pub struct ConfigWatcher {
@@ -24,7 +24,7 @@ pub fn watch_config(
     path: PathBuf,
     home: Option<PathBuf>,
     initial: Option<String>,
-    commands: mpsc::Sender<Command>,
+    commands: mpsc::Sender<ManagerCommand>,
 ) -> notify_debouncer_full::notify::Result<ConfigWatcher> {
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
     let last = Mutex::new(initial);
@@ -46,7 +46,7 @@ pub fn watch_config(
         let result = load_file(&file, home.as_deref());
         tracing::info!(path = %file.display(), problems = result.problems.len(), "config file changed");
         // The watcher runs on its own thread, outside tokio: blocking here is fine.
-        let _ = commands.blocking_send(Command::ConfigLoaded { path: file.clone(), result });
+        let _ = commands.blocking_send(ManagerCommand::ConfigLoaded { path: file.clone(), result });
     })?;
     debouncer.watch(&folder, RecursiveMode::NonRecursive)?;
     Ok(ConfigWatcher { _debouncer: debouncer })

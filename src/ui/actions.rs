@@ -3,7 +3,9 @@
 //! notification is about.
 
 use super::{SidekicksApp, Tab, View, conversation, find_bar, palette};
+use crate::app::AgentCommand;
 use crate::app::Command;
+use crate::app::ConfigCommand;
 use crate::protocol::notify::NoteTarget;
 use crate::protocol::threads::ThreadOp;
 
@@ -92,11 +94,13 @@ impl SidekicksApp {
                 self.submit(Some(Command::Team(Box::new(review))));
                 None
             }
-            Action::Thread(id) => shown.map(|agent| Command::Thread { agent, op: ThreadOp::Open(id) }),
-            Action::NewThread => shown.map(|agent| Command::Thread { agent, op: ThreadOp::New }),
-            Action::Start => command(|agent| Command::Start { agent }),
-            Action::Stop => command(|agent| Command::Stop { agent }),
-            Action::Restart => command(|agent| Command::Restart { agent }),
+            Action::Thread(id) => {
+                shown.map(|agent| Command::Agent(agent, AgentCommand::Thread { op: ThreadOp::Open(id) }))
+            }
+            Action::NewThread => shown.map(|agent| Command::Agent(agent, AgentCommand::Thread { op: ThreadOp::New })),
+            Action::Start => command(|agent| Command::Agent(agent, AgentCommand::Start)),
+            Action::Stop => command(|agent| Command::Agent(agent, AgentCommand::Stop)),
+            Action::Restart => command(|agent| Command::Agent(agent, AgentCommand::Restart)),
             Action::NewTeam => {
                 self.view = View::NewTeam;
                 None
@@ -112,7 +116,7 @@ impl SidekicksApp {
             }
             Action::OpenConfig => {
                 let start_in = self.state.config_path.as_ref().and_then(|p| p.parent().map(|d| d.to_path_buf()));
-                Some(Command::PickConfigFile { start_in })
+                Some(Command::Config(ConfigCommand::PickFile { start_in }))
             }
             Action::About => {
                 self.about = true;
@@ -182,7 +186,7 @@ impl SidekicksApp {
             Place::Thread { agent, thread, seq, .. } => {
                 let current = self.state.agent(&agent).and_then(|a| a.threads.current);
                 if current != Some(thread) {
-                    self.submit([Command::Thread { agent: agent.clone(), op: ThreadOp::Open(thread) }]);
+                    self.submit([Command::Agent(agent.clone(), AgentCommand::Thread { op: ThreadOp::Open(thread) })]);
                 }
                 self.panes.entry(agent.clone()).or_default().reveal = Some((thread, seq));
                 self.selected = Some(agent);

@@ -6,6 +6,7 @@ use egui::RichText;
 
 use super::i18n::{Key, state_text, tr, trf, where_text};
 use super::theme::state_dot;
+use crate::app::AgentCommand;
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
 
@@ -70,13 +71,13 @@ pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> O
     let (running, name) = (agent.state.is_running(), agent.config.name.clone());
     let mut command = None;
     if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
-        command = Some(Command::Start { agent: name.clone() });
+        command = Some(Command::Agent(name.clone(), AgentCommand::Start));
     }
     if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
-        command = Some(Command::Stop { agent: name.clone() });
+        command = Some(Command::Agent(name.clone(), AgentCommand::Stop));
     }
     if ui.button(tr(lang, Key::Restart)).clicked() {
-        command = Some(Command::Restart { agent: name });
+        command = Some(Command::Agent(name, AgentCommand::Restart));
     }
     command
 }
@@ -160,7 +161,7 @@ pub fn agent_header_ui(
         ui.separator();
         asked.commands.extend(run_buttons_ui(ui, lang, agent));
         if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
-            asked.commands.push(Command::Logout { agent: agent.config.name.clone() });
+            asked.commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::Logout));
         }
     });
     // The pages on a line of their own: always in the same place, whatever the first line holds.

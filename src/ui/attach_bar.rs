@@ -6,6 +6,7 @@ use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
 use super::theme::{error_color, warning_color};
+use crate::app::AgentCommand;
 use crate::app::composing::AttachOp;
 use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
@@ -56,7 +57,7 @@ pub fn attach_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Ve
     ui.horizontal(|ui| {
         let attach = ui.small_button(tr(lang, Key::AttachFiles)).on_hover_text(tr(lang, Key::AttachHint));
         if attach.clicked() {
-            requests.push(Command::Attach { agent: name.clone(), source: AttachSource::Pick }.into());
+            requests.push(Command::Agent(name.clone(), AgentCommand::Attach { source: AttachSource::Pick }).into());
         }
         if !composing.errors.is_empty() && ui.small_button(tr(lang, Key::Dismiss)).clicked() {
             requests.push(op(AttachOp::DismissErrors));
@@ -90,8 +91,9 @@ pub fn dropped_and_pasted(ui: &egui::Ui, agent: &AgentView, focused: bool) -> Ve
     });
     let mut requests = Vec::new();
     if !files.is_empty() {
-        requests.push(Command::Attach { agent: name.clone(), source: AttachSource::Files(files) }.into());
+        requests.push(Command::Agent(name.clone(), AgentCommand::Attach { source: AttachSource::Files(files) }).into());
     }
-    requests.extend(pasted.into_iter().map(|source| Command::Attach { agent: name.clone(), source }.into()));
+    requests
+        .extend(pasted.into_iter().map(|source| Command::Agent(name.clone(), AgentCommand::Attach { source }).into()));
     requests
 }

@@ -10,6 +10,7 @@ use super::message::{MessageActions, message_ui};
 use super::message_list::MessageList;
 use super::permission_card::permission_card_ui;
 use super::theme::state_dot;
+use crate::app::AgentCommand;
 use crate::app::channels_state::answer_messages;
 use crate::app::{AgentState, AppState, Command, Request};
 use crate::model::channel::Entry;
@@ -51,7 +52,7 @@ pub fn channel_ui(
             if agent.state == AgentState::Busy
                 && ui.small_button(tr(lang, Key::StopTurn)).on_hover_text(member.as_str()).clicked()
             {
-                commands.push(Command::Cancel { agent: member.clone() }.into());
+                commands.push(Command::Agent(member.clone(), AgentCommand::Cancel).into());
             }
             ui.add_space(8.0);
         }
@@ -62,7 +63,7 @@ pub fn channel_ui(
             .cloned()
             .collect();
         if ui.add_enabled(!busy.is_empty(), egui::Button::new(tr(lang, Key::StopAll))).clicked() {
-            commands.extend(busy.into_iter().map(|agent| Command::Cancel { agent }.into()));
+            commands.extend(busy.into_iter().map(|agent| Command::Agent(agent, AgentCommand::Cancel).into()));
         }
     });
     // A team channel: each member's work, merged from here.

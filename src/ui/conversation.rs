@@ -10,6 +10,8 @@ use super::message::{MessageActions, message_ui};
 use super::message_list::MessageList;
 use super::permission_card::permission_card_ui;
 use super::theme::error_color;
+use crate::app::AgentCommand;
+use crate::app::WorkspaceCommand;
 use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
 use crate::model::conversation::{Delivery, transcript};
@@ -66,7 +68,7 @@ pub fn conversation_ui(
             requests.extend(super::session_settings::settings_ui(ui, lang, agent).into_iter().map(Request::from));
             let sent = composer_ui(ui, lang, agent, draft);
             // What the person sends shows at the bottom, wherever the list was scrolled to.
-            if sent.iter().any(|r| matches!(r, Request::Command(Command::Prompt { .. }))) {
+            if sent.iter().any(|r| matches!(r, Request::Command(Command::Agent(_, AgentCommand::Prompt { .. })))) {
                 list.jump_to_bottom();
             }
             requests.extend(sent);
@@ -199,7 +201,7 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
             if matches!(report.reason, CrashReason::Disconnected { .. })
                 && ui.button(tr(lang, Key::Reconnect)).clicked()
             {
-                actions.commands.push(Command::Restart { agent: agent.config.name.clone() });
+                actions.commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::Restart));
             }
             // The command to run in a terminal about a host key, ready to paste.
             if let CrashReason::Spawn(SpawnFailure::Ssh {
@@ -251,7 +253,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     {
         ui.data_mut(|d| d.insert_temp(id.with("paths-asked"), true));
         let op = crate::protocol::workspace::WorkspaceOp::Paths { limit: crate::app::composing::MENTION_PATHS };
-        requests.push(Command::Workspace { agent: name.clone(), op }.into());
+        requests.push(Command::Workspace(WorkspaceCommand::Op { agent: name.clone(), op }).into());
     }
     if !mentioning && ui.data(|d| d.get_temp::<bool>(id.with("paths-asked"))).unwrap_or(false) {
         // Asked again the next time `@` is typed: the workspace may have changed.
@@ -352,7 +354,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     });
     ui.add_space(4.0);
     if stop {
-        requests.push(Command::Cancel { agent: name }.into());
+        requests.push(Command::Agent(name, AgentCommand::Cancel).into());
         return requests;
     }
     let text = draft.trim().to_string();
@@ -367,7 +369,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         if context.is_some() || agent.threads.offered {
             requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
         }
-        requests.push(Command::Prompt { agent: name, text, context, id: None, attachments }.into());
+        requests.push(Command::Agent(name, AgentCommand::Prompt { text, context, id: None, attachments }).into());
     }
     requests
 }

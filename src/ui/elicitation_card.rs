@@ -8,6 +8,7 @@ use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
 use super::theme::{error_color, warning_color};
+use crate::app::AgentCommand;
 use crate::app::{Command, ElicitationCard};
 use crate::model::config::Language;
 use crate::model::elicitation::{ElicitAnswer, ElicitKind, Field, FieldKind, FieldProblem, Raw, check, initial};
@@ -76,7 +77,7 @@ pub fn elicitation_card_ui(ui: &mut egui::Ui, lang: Language, agent: &str, card:
             }
         }
     });
-    answer.map(|answer| Command::AnswerElicitation { agent: agent.to_string(), id: request.id, answer })
+    answer.map(|answer| Command::Agent(agent.to_string(), AgentCommand::AnswerElicitation { id: request.id, answer }))
 }
 
 fn decline_cancel(ui: &mut egui::Ui, lang: Language, answer: &mut Option<ElicitAnswer>) {

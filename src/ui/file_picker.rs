@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
+use crate::app::AgentCommand;
+use crate::app::ConfigCommand;
 use crate::app::{AppState, Command};
 use crate::protocol::attachments::AttachSource;
 use crate::protocol::picker::{PickFor, PickerStart};
@@ -35,7 +37,7 @@ impl Picker {
     /// A picker for `start`; the command reads its first folder.
     pub fn open(start: PickerStart) -> (Self, Command) {
         let folder = start.folder;
-        let command = Command::ListFolder { path: folder.clone() };
+        let command = Command::Config(ConfigCommand::ListFolder { path: folder.clone() });
         (
             Self { purpose: start.purpose, typed: folder.display().to_string(), folder, selected: BTreeSet::new() },
             command,
@@ -45,7 +47,7 @@ impl Picker {
     fn go(&mut self, folder: PathBuf, commands: &mut Vec<Command>) {
         self.typed = folder.display().to_string();
         self.selected.clear();
-        commands.push(Command::ListFolder { path: folder.clone() });
+        commands.push(Command::Config(ConfigCommand::ListFolder { path: folder.clone() }));
         self.folder = folder;
     }
 }
@@ -151,10 +153,13 @@ pub fn picker_ui(ctx: &egui::Context, state: &AppState, picker: &mut Picker) -> 
 fn chosen(picker: &Picker) -> Picked {
     let files: Vec<PathBuf> = picker.selected.iter().map(|name| picker.folder.join(name)).collect();
     match &picker.purpose {
-        PickFor::Attach { agent } => {
-            Picked::Commands(vec![Command::Attach { agent: agent.clone(), source: AttachSource::Files(files) }])
+        PickFor::Attach { agent } => Picked::Commands(vec![Command::Agent(
+            agent.clone(),
+            AgentCommand::Attach { source: AttachSource::Files(files) },
+        )]),
+        PickFor::ConfigFile => {
+            Picked::Commands(files.into_iter().map(|path| Command::Config(ConfigCommand::Open { path })).collect())
         }
-        PickFor::ConfigFile => Picked::Commands(files.into_iter().map(|path| Command::OpenFile { path }).collect()),
         PickFor::ProjectFolder => Picked::ProjectFolder(picker.folder.clone()),
     }
 }

@@ -9,6 +9,8 @@ use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
 use super::theme::warning_color;
+use crate::app::AgentCommand;
+use crate::app::WorkspaceCommand;
 use crate::app::{AgentView, Command, Request};
 use crate::model::config::Language;
 use crate::protocol::auth::AuthKind;
@@ -50,8 +52,10 @@ pub fn login_card_ui(
             match &method.kind {
                 AuthKind::Agent => {
                     if ui.button(trf(lang, Key::LoginWith, &[("method", &method.name)])).clicked() {
-                        let login =
-                            Command::Login { agent: name.clone(), method: Some(method.id.clone()), values: Vec::new() };
+                        let login = Command::Agent(
+                            name.clone(),
+                            AgentCommand::Login { method: Some(method.id.clone()), values: Vec::new() },
+                        );
                         asked.requests.push(login.into());
                     }
                 }
@@ -74,15 +78,20 @@ pub fn login_card_ui(
                             .filter_map(|v| Some((v.name.clone(), values.remove(&v.name)?.trim().to_string())))
                             .filter(|(_, v)| !v.is_empty())
                             .collect();
-                        let login =
-                            Command::Login { agent: name.clone(), method: Some(method.id.clone()), values: given };
+                        let login = Command::Agent(
+                            name.clone(),
+                            AgentCommand::Login { method: Some(method.id.clone()), values: given },
+                        );
                         asked.requests.push(login.into());
                     }
                 }
                 AuthKind::Terminal { args, env } => {
                     if ui.button(trf(lang, Key::LoginInTerminal, &[("method", &method.name)])).clicked() {
-                        let login =
-                            Command::LoginTerminal { agent: name.clone(), args: args.clone(), env: env.clone() };
+                        let login = Command::Workspace(WorkspaceCommand::LoginTerminal {
+                            agent: name.clone(),
+                            args: args.clone(),
+                            env: env.clone(),
+                        });
                         asked.requests.push(login.into());
                         asked.terminal = true;
                     }

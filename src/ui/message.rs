@@ -10,6 +10,7 @@ use super::i18n::{Key, tr, trf, turn_end_text};
 use super::permission_card::{answered_ui, permission_card_ui};
 use super::theme::{self, error_color, warning_color};
 use super::tool_card::tool_card_ui;
+use crate::app::AgentCommand;
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
 use crate::model::conversation::{Delivery, Notice, Part, Role, TurnEnd};
@@ -115,7 +116,7 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             let queued = message.delivery == Delivery::Queued;
             let take_back = |actions: &mut MessageActions| {
                 if let Some(id) = message.id.clone() {
-                    actions.commands.push(Command::Unqueue { agent: agent.config.name.clone(), id });
+                    actions.commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::Unqueue { id }));
                 }
             };
             if queued && small_action(ui, tr(lang, Key::CancelQueued)).clicked() {
@@ -211,7 +212,7 @@ fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index
         // message without an id is sent again as a new one.
         let (agent, text) = (agent.config.name.clone(), asked.text());
         actions.commands.push(match asked.id.clone() {
-            Some(question) => Command::Retry { agent, text, question },
+            Some(question) => Command::Agent(agent, AgentCommand::Retry { text, question }),
             None => Command::prompt(agent, text),
         });
     }
@@ -457,7 +458,7 @@ fn notice_ui(
                         .color(warning_color()),
                 );
                 if live && ui.button(tr(lang, Key::StopTurn)).clicked() {
-                    actions.commands.push(Command::Cancel { agent: agent.to_string() });
+                    actions.commands.push(Command::Agent(agent.to_string(), AgentCommand::Cancel));
                 }
             });
         }

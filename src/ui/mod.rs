@@ -58,6 +58,9 @@ pub mod workspace_view;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::app::AgentCommand;
+use crate::app::ConfigCommand;
+use crate::app::WorkspaceCommand;
 use crate::app::{AppState, Bridge, Command, Request};
 
 /// Time spent applying events per frame, at most.
@@ -281,12 +284,12 @@ impl SidekicksApp {
         let shown = if self.view == View::Workspace { self.selected.clone() } else { None };
         if shown != self.followed {
             self.followed.clone_from(&shown);
-            self.bridge.send(Command::FollowWorkspace { agent: shown });
+            self.bridge.send(Command::Workspace(WorkspaceCommand::Follow { agent: shown }));
         }
         let team = self.team.clone().filter(|t| self.view == View::Team && self.state.teams.team(t).is_some());
         if team != self.followed_team {
             self.followed_team.clone_from(&team);
-            self.bridge.send(Command::FollowTeam { team });
+            self.bridge.send(Command::Team(Box::new(crate::protocol::teams::TeamCommand::Follow { team })));
         }
         // A lead's hand-over and other commands that events produced.
         let outbox = self.state.take_outbox();
@@ -295,7 +298,7 @@ impl SidekicksApp {
         if let Some(picked) = self.state.picked_file.take()
             && let Some(path) = picked
         {
-            self.bridge.send(Command::OpenFile { path });
+            self.bridge.send(Command::Config(ConfigCommand::Open { path }));
         }
         // The folder dialog answered: the new-team form's project.
         if let Some(folder) = self.state.picked_folder.take() {
@@ -391,7 +394,7 @@ impl SidekicksApp {
             && !agent.branch_asked
         {
             agent.branch_asked = true;
-            self.bridge.send(Command::ReadBranch { agent: name });
+            self.bridge.send(Command::Workspace(WorkspaceCommand::ReadBranch { agent: name }));
         }
         let shown = self.selected.as_deref().filter(|_| matches!(self.view, View::Agent | View::Workspace));
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state, shown));
@@ -453,7 +456,7 @@ impl SidekicksApp {
                     let current = self.state.agent(&agent).and_then(|a| a.threads.current);
                     if current != Some(thread) {
                         let op = crate::protocol::threads::ThreadOp::Open(thread);
-                        self.submit([Command::Thread { agent: agent.clone(), op }]);
+                        self.submit([Command::Agent(agent.clone(), AgentCommand::Thread { op })]);
                     }
                     self.selected = Some(agent);
                     self.view = View::Agent;

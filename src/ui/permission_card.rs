@@ -7,6 +7,7 @@ use egui::RichText;
 use super::i18n::{Key, ask_text, tr, trf};
 use super::theme::{error_color, warning_color};
 use super::tool_card::diff_ui;
+use crate::app::AgentCommand;
 use crate::app::{Command, PermissionCard};
 use crate::model::config::{Language, RuntimeConfig};
 use crate::model::permission::{Answered, Ask, OptionKind, PermissionAnswer, PermissionOption, ask};
@@ -106,11 +107,14 @@ pub fn permission_card_ui(
                 let button = ui.button(option_label(lang, option)).on_hover_text(&option.agent_label);
                 if button.clicked() {
                     let answer = PermissionAnswer::Selected { option_id: option.id.clone(), kind: option.kind };
-                    command = Some(Command::AnswerPermission { agent: agent.to_string(), id: card.request.id, answer });
+                    command = Some(Command::Agent(
+                        agent.to_string(),
+                        AgentCommand::AnswerPermission { id: card.request.id, answer },
+                    ));
                 }
             }
             if ui.button(RichText::new(tr(lang, Key::StopAgent)).color(error_color())).clicked() {
-                command = Some(Command::Stop { agent: agent.to_string() });
+                command = Some(Command::Agent(agent.to_string(), AgentCommand::Stop));
             }
         });
     });

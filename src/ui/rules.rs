@@ -5,6 +5,7 @@ use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
 use super::theme::{error_color, ok_color};
+use crate::app::AgentCommand;
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
 use crate::model::permission::Decision;
@@ -31,7 +32,7 @@ pub fn rules_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<Com
             let (kind, target) = key.split_once(':').unwrap_or(("", key));
             ui.label(RichText::new(format!("{kind}  {target}")).monospace());
             if ui.button(tr(lang, Key::Forget)).clicked() {
-                commands.push(Command::ForgetRule { agent: agent.config.name.clone(), key: key.clone() });
+                commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::ForgetRule { key: key.clone() }));
             }
             ui.end_row();
         }

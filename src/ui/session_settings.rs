@@ -5,6 +5,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, tr};
+use crate::app::AgentCommand;
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
 use crate::model::session_config::{Category, OptionKey, OptionKind, OptionValue};
@@ -16,7 +17,8 @@ pub fn settings_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<
         return commands;
     }
     let name = &agent.config.name;
-    let choose = |key: OptionKey, value: OptionValue| Command::SetOption { agent: name.clone(), key, value };
+    let choose =
+        |key: OptionKey, value: OptionValue| Command::Agent(name.clone(), AgentCommand::SetOption { key, value });
     ui.horizontal_wrapped(|ui| {
         for option in &agent.options {
             let salt = ("option", name.as_str(), option.id.as_str());

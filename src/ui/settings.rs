@@ -9,6 +9,7 @@ use egui::RichText;
 use super::config_editor::config_editor_ui;
 use super::i18n::{Key, problem_text, tr, trf};
 use super::theme::{error_color, ok_color, warning_color};
+use crate::app::ConfigCommand;
 use crate::app::{AppState, Command};
 use crate::model::config::Language;
 use crate::model::problem::{Problem, Severity};
@@ -98,7 +99,7 @@ impl SettingsView {
             return;
         }
         if let Some(path) = &self.path {
-            commands.push(Command::CheckConfig { path: path.clone(), text: self.text.clone() });
+            commands.push(Command::Config(ConfigCommand::Check { path: path.clone(), text: self.text.clone() }));
             self.asked = Some(self.text.clone());
         }
     }
@@ -166,7 +167,7 @@ impl SettingsView {
         match (self.has_errors(), self.path.clone()) {
             (false, Some(path)) => {
                 self.saving = Some(state.saves);
-                commands.push(Command::SaveConfig { path, text: self.text.clone() });
+                commands.push(Command::Config(ConfigCommand::Save { path, text: self.text.clone() }));
                 self.form = None;
             }
             _ => {
@@ -193,9 +194,9 @@ impl SettingsView {
             FormAsked::Close => self.form = None,
             FormAsked::PickFolder(start_in) => {
                 self.wants_folder = true;
-                commands.push(Command::PickFolder { start_in });
+                commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));
             }
-            FormAsked::Discover => commands.push(Command::DiscoverAgents),
+            FormAsked::Discover => commands.push(Command::Config(ConfigCommand::DiscoverAgents)),
         }
     }
 
@@ -219,11 +220,11 @@ impl SettingsView {
                 && let Some(path) = self.path.clone()
             {
                 self.saving = Some(state.saves);
-                commands.push(Command::SaveConfig { path, text: self.text.clone() });
+                commands.push(Command::Config(ConfigCommand::Save { path, text: self.text.clone() }));
             }
             if ui.button(tr(lang, Key::OpenFile)).clicked() {
                 let start_in = self.path.as_deref().and_then(Path::parent).map(Path::to_path_buf);
-                commands.push(Command::PickConfigFile { start_in });
+                commands.push(Command::Config(ConfigCommand::PickFile { start_in }));
             }
             ui.menu_button(tr(lang, Key::Recent), |ui| {
                 if state.recent.is_empty() {
@@ -236,7 +237,7 @@ impl SettingsView {
                         trf(lang, Key::MissingFile, &[("path", &path.display().to_string())])
                     };
                     if ui.add_enabled(*exists, egui::Button::new(label)).clicked() {
-                        commands.push(Command::OpenFile { path: path.clone() });
+                        commands.push(Command::Config(ConfigCommand::Open { path: path.clone() }));
                         ui.close();
                     }
                 }
@@ -287,7 +288,7 @@ impl SettingsView {
         ui.horizontal(|ui| {
             ui.label(RichText::new(tr(lang, Key::FindAgents)).strong());
             if ui.button(tr(lang, Key::Search)).clicked() {
-                commands.push(Command::DiscoverAgents);
+                commands.push(Command::Config(ConfigCommand::DiscoverAgents));
             }
             if ui.button(tr(lang, Key::GetAgentsFromRegistry)).clicked() {
                 self.get_agents = true;
@@ -316,7 +317,7 @@ impl SettingsView {
                 } else if ui.button(tr(lang, Key::AddToConfig)).clicked()
                     && let Some(path) = self.path.clone()
                 {
-                    commands.push(Command::AddAgent { path, agent: found.agent.clone() });
+                    commands.push(Command::Config(ConfigCommand::AddAgent { path, agent: found.agent.clone() }));
                 }
             });
         }

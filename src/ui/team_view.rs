@@ -9,6 +9,7 @@ use egui::RichText;
 
 use super::i18n::{Key, team_error_text, tr, trf};
 use super::theme::{error_color, ok_color};
+use crate::app::ConfigCommand;
 use crate::app::{AppState, Command};
 use crate::model::config::{Language, RuntimeKind};
 use crate::model::tool::FileDiff;
@@ -92,7 +93,7 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
             ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
             if ui.button(tr(lang, Key::ChooseFolder)).clicked() {
                 let start_in = Some(form.project.trim()).filter(|p| !p.is_empty()).map(Into::into);
-                commands.push(Command::PickFolder { start_in });
+                commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));
             }
         });
         ui.end_row();

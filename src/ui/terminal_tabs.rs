@@ -8,6 +8,7 @@ use egui::RichText;
 use super::i18n::{Key, tr, trf};
 use super::terminal_view::TerminalView;
 use crate::app::Command;
+use crate::app::WorkspaceCommand;
 use crate::model::config::Language;
 use crate::protocol::terminal::TerminalHandle;
 
@@ -68,7 +69,7 @@ impl Terminals {
     fn open(&mut self, agent: &str, commands: &mut Vec<Command>) {
         if !self.opening {
             self.opening = true;
-            commands.push(Command::OpenTerminal { agent: agent.to_string() });
+            commands.push(Command::Workspace(WorkspaceCommand::OpenTerminal { agent: agent.to_string() }));
         }
     }
 
@@ -76,7 +77,7 @@ impl Terminals {
     fn close(&mut self, index: usize, commands: &mut Vec<Command>) {
         if index < self.list.len() {
             let (_, view) = self.list.remove(index);
-            commands.push(Command::CloseTerminal { id: view.session.id });
+            commands.push(Command::Workspace(WorkspaceCommand::CloseTerminal { id: view.session.id }));
             self.active = self.active.min(self.list.len().saturating_sub(1));
         }
     }

@@ -4,6 +4,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
+use crate::app::AgentCommand;
 use crate::app::{AgentState, AgentView, Command};
 use crate::model::config::Language;
 use crate::protocol::threads::{ListError, ThreadOp, ThreadSummary};
@@ -118,7 +119,7 @@ pub fn threads_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> V
         sessions_ui(ui, lang, agent, settled, &mut state, &mut ops);
     }
     ui.data_mut(|d| d.insert_temp(id, state));
-    ops.into_iter().map(|op| Command::Thread { agent: name.clone(), op }).collect()
+    ops.into_iter().map(|op| Command::Agent(name.clone(), AgentCommand::Thread { op })).collect()
 }
 
 /// The agent's own sessions, each openable as a thread.

@@ -10,6 +10,7 @@ use egui::RichText;
 use super::file_editor::{EditorAction, FileState, MAX_OPEN, OpenFile, file_editor_ui};
 use super::i18n::{Key, tr, trf, workspace_error_text};
 use super::theme::error_color;
+use crate::app::WorkspaceCommand;
 use crate::app::{AgentView, Command, WorkspaceEvent};
 use crate::model::config::{Language, RuntimeKind};
 use crate::model::rel_path::RelPath;
@@ -120,7 +121,7 @@ impl WorkspaceView {
 
     /// Asks the runtime for `op` on `agent`'s workspace.
     fn ask(&mut self, agent: &AgentView, op: WorkspaceOp) {
-        self.outbox.push(Command::Workspace { agent: agent.config.name.clone(), op });
+        self.outbox.push(Command::Workspace(WorkspaceCommand::Op { agent: agent.config.name.clone(), op }));
     }
 
     fn list(&mut self, agent: &AgentView, dir: &RelPath) {

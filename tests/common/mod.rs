@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::Update;
-use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
+use sidekicks::runtime::agents::{ManagerCommand, ManagerSettings, spawn_manager};
 use sidekicks::runtime::events::EventSink;
 use sidekicks::runtime::process::StopTimeouts;
 use tokio::sync::mpsc;
@@ -48,9 +48,27 @@ pub fn short_handshake() -> ManagerSettings {
     ManagerSettings { handshake_timeout: Duration::from_secs(3), ..fast_settings() }
 }
 
+/// What a test sends the manager: a door's command (one the manager serves), or its own.
+pub trait ForManager {
+    /// As the manager's inbox takes it.
+    fn for_manager(self) -> ManagerCommand;
+}
+
+impl ForManager for Command {
+    fn for_manager(self) -> ManagerCommand {
+        ManagerCommand::from_door(self).expect("a command the manager serves")
+    }
+}
+
+impl ForManager for ManagerCommand {
+    fn for_manager(self) -> ManagerCommand {
+        self
+    }
+}
+
 /// A manager and the events it sends.
 pub struct Rig {
-    pub commands: mpsc::Sender<Command>,
+    pub commands: mpsc::Sender<ManagerCommand>,
     pub events: mpsc::Receiver<Event>,
     /// Every event seen so far.
     pub seen: Vec<Event>,
@@ -71,8 +89,9 @@ impl Rig {
         Self { commands, events, seen: Vec::new() }
     }
 
-    pub async fn send(&self, command: Command) {
-        self.commands.send(command).await.expect("manager alive");
+    /// Sends the manager a door's command (one it serves) or one of its own inbox.
+    pub async fn send(&self, command: impl ForManager) {
+        self.commands.send(command.for_manager()).await.expect("manager alive");
     }
 
     /// Waits until an event matches `pred`; panics with the events seen after `limit`.
@@ -124,7 +143,7 @@ pub async fn load_config(rig: &Rig, dir: &Path, text: &str) {
     std::fs::write(&path, text).unwrap();
     let result = sidekicks::runtime::config_file::load_file(&path, None);
     assert!(result.config.is_some(), "config problems: {:?}", result.problems);
-    rig.send(Command::ConfigLoaded { path, result }).await;
+    rig.send(ManagerCommand::ConfigLoaded { path, result }).await;
 }
 
 /// True while process `pid` exists and is not a zombie.

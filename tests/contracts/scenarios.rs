@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, LogEntry};
 use sidekicks::model::conversation::{Conversation, Notice, TurnEnd, Update};
 use sidekicks::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
@@ -23,7 +24,7 @@ async fn next_permission(rig: &mut Rig) -> PermissionRequest {
 async fn answer(rig: &Rig, request: &PermissionRequest, kind: OptionKind) {
     let option = request.option(kind).expect("option offered");
     let answer = PermissionAnswer::Selected { option_id: option.id.clone(), kind };
-    rig.send(Command::AnswerPermission { agent: "demo".into(), id: request.id, answer }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::AnswerPermission { id: request.id, answer })).await;
 }
 
 #[tokio::test]
@@ -120,7 +121,7 @@ async fn cancel_answers_waiting_permissions_cancelled_and_drops_the_queue() {
     rig.send(Command::prompt("demo", "run it")).await;
     let request = next_permission(&mut rig).await;
     rig.send(Command::prompt("demo", "queued message")).await;
-    rig.send(Command::Cancel { agent: "demo".into() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);
     let cancelled = rig.seen.iter().any(
         |e| matches!(e, Event::PermissionResolved { id, answer: PermissionAnswer::Cancelled, .. } if *id == request.id),
@@ -252,7 +253,7 @@ async fn an_agent_that_ignores_cancel_is_stopped_after_a_grace() {
         |e| matches!(e, Event::AgentUpdate { update: Update::Text(t), .. } if t.contains("will not answer")),
     )
     .await;
-    rig.send(Command::Cancel { agent: "demo".into() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);
     assert!(rig.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::Unresponsive, .. })));
     rig.wait_for(Duration::from_secs(10), "stopped", |e| {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::{Conversation, Part, TurnEnd};
 use sidekicks::model::permission::{OptionKind, PermissionAnswer};
@@ -66,7 +67,7 @@ async fn the_typescript_example_agent_streams_calls_tools_and_asks_permission() 
     let allow = request.option(OptionKind::AllowOnce).expect("allow_once offered").clone();
     assert!(request.option(OptionKind::RejectOnce).is_some());
     let answer = PermissionAnswer::Selected { option_id: allow.id, kind: OptionKind::AllowOnce };
-    rig.send(Command::AnswerPermission { agent: "ts".into(), id: request.id, answer }).await;
+    rig.send(Command::Agent("ts".into(), AgentCommand::AnswerPermission { id: request.id, answer })).await;
     assert_eq!(rig.wait_turn_end("ts").await, TurnEnd::EndTurn);
 
     let text = rig.agent_text("ts");
@@ -96,7 +97,7 @@ async fn the_typescript_example_agent_is_cancelled_while_it_waits_for_permission
     let e =
         rig.wait_for(Duration::from_secs(30), "permission", |e| matches!(e, Event::PermissionRequested { .. })).await;
     let Event::PermissionRequested { request, .. } = e else { unreachable!() };
-    rig.send(Command::Cancel { agent: "ts".into() }).await;
+    rig.send(Command::Agent("ts".into(), AgentCommand::Cancel)).await;
     let end = rig.wait_turn_end("ts").await;
     // This agent answers a cancelled permission by ending its turn normally.
     assert!(matches!(end, TurnEnd::EndTurn | TurnEnd::Cancelled), "{end:?}");

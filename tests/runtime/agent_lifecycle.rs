@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, Command, Event};
 use sidekicks::runtime::exec::{Executor, LocalExecutor, ProcessSpec};
 use sidekicks::runtime::process::{AgentProcess, StopOutcome, StopTimeouts};
@@ -106,7 +107,7 @@ async fn idle_agent_is_stopped_after_idle_stop() {
     let mut rig = Rig::new(fast_settings());
     let text = config_text("idle_stop = 1", &[("demo", BIN, &["demo-agent"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Start { agent: "demo".into() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Start)).await;
     rig.wait_for(Duration::from_secs(15), "demo idle", |e| state_of(e, "demo") == Some(&AgentState::Idle)).await;
     let idle_at = Instant::now();
     rig.wait_for(Duration::from_secs(10), "demo stopped", |e| state_of(e, "demo") == Some(&AgentState::Stopped)).await;
@@ -122,7 +123,7 @@ async fn max_running_stops_the_least_recently_used_idle_agent() {
     let text = config_text("idle_stop = 0\nmax_running = 2", agents, dir.path());
     load_config(&rig, dir.path(), &text).await;
     for name in ["a", "b"] {
-        rig.send(Command::Start { agent: name.into() }).await;
+        rig.send(Command::Agent(name.into(), AgentCommand::Start)).await;
         rig.wait_for(Duration::from_secs(15), "idle", |e| state_of(e, name) == Some(&AgentState::Idle)).await;
     }
     // Use `a`, so `b` becomes the least recently used.
@@ -133,7 +134,7 @@ async fn max_running_stops_the_least_recently_used_idle_agent() {
         |e| matches!(e, Event::TurnEnded { agent, .. } if agent == "a"),
     )
     .await;
-    rig.send(Command::Start { agent: "c".into() }).await;
+    rig.send(Command::Agent("c".into(), AgentCommand::Start)).await;
     // Both happen, in either order.
     rig.wait_for(Duration::from_secs(15), "b stopped", |e| state_of(e, "b") == Some(&AgentState::Stopped)).await;
     if !rig.seen.iter().any(|e| state_of(e, "c") == Some(&AgentState::Idle)) {
@@ -164,16 +165,17 @@ async fn members_count_for_max_running_and_end_when_removed() {
         env: Default::default(),
         container: None,
     };
-    rig.send(Command::SetMember { name: "a · t".into(), member: Some(member) }).await;
+    rig.send(sidekicks::runtime::agents::ManagerCommand::SetMember { name: "a · t".into(), member: Some(member) })
+        .await;
     rig.wait_for(
         Duration::from_secs(15),
         "the member in the config",
         |e| matches!(e, Event::ConfigApplied { config } if config.agent("a · t").is_some_and(|m| m.workspace == copy)),
     )
     .await;
-    rig.send(Command::Start { agent: "a · t".into() }).await;
+    rig.send(Command::Agent("a · t".into(), AgentCommand::Start)).await;
     rig.wait_for(Duration::from_secs(15), "member idle", |e| state_of(e, "a · t") == Some(&AgentState::Idle)).await;
-    rig.send(Command::Start { agent: "a".into() }).await;
+    rig.send(Command::Agent("a".into(), AgentCommand::Start)).await;
     rig.wait_for(Duration::from_secs(15), "member stopped for room", |e| {
         state_of(e, "a · t") == Some(&AgentState::Stopped)
     })
@@ -183,10 +185,10 @@ async fn members_count_for_max_running_and_end_when_removed() {
         rig.wait_for(Duration::from_secs(15), "a idle", |e| state_of(e, "a") == Some(&AgentState::Idle)).await;
     }
     // Started again, then removed: it stops (and `a` made room for it, max_running being 1).
-    rig.send(Command::Start { agent: "a · t".into() }).await;
+    rig.send(Command::Agent("a · t".into(), AgentCommand::Start)).await;
     rig.wait_for(Duration::from_secs(15), "member idle again", |e| state_of(e, "a · t") == Some(&AgentState::Idle))
         .await;
-    rig.send(Command::SetMember { name: "a · t".into(), member: None }).await;
+    rig.send(sidekicks::runtime::agents::ManagerCommand::SetMember { name: "a · t".into(), member: None }).await;
     rig.wait_for(Duration::from_secs(15), "member stopped once removed", |e| {
         state_of(e, "a · t") == Some(&AgentState::Stopped)
     })

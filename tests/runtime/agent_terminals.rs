@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::model::permission::{OptionKind, PermissionAnswer};
@@ -25,7 +26,7 @@ async fn run(rig: &mut Rig, agent: &str) -> String {
     // Nothing runs before the answer.
     assert!(!rig.seen.iter().any(|e| matches!(e, Event::AgentTerminal { .. })));
     let answer = PermissionAnswer::Selected { option_id: "allow".into(), kind: OptionKind::AllowOnce };
-    rig.send(Command::AnswerPermission { agent: agent.into(), id: request.id, answer }).await;
+    rig.send(Command::Agent(agent.into(), AgentCommand::AnswerPermission { id: request.id, answer })).await;
     assert_eq!(rig.wait_turn_end(agent).await, TurnEnd::EndTurn);
     // Output streamed live: some arrived before the command's end.
     let first_output = rig.seen.iter().position(|e| matches!(e, Event::AgentTerminal { .. })).expect("live output");

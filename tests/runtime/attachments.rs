@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::{Part, TurnEnd, Update};
 use sidekicks::model::rel_path::RelPath;
@@ -35,7 +36,7 @@ fn workspace(dir: &Path) {
 
 /// Reads `files` through the runtime, as a drop on the window does.
 async fn attach(rig: &mut Rig, files: &[std::path::PathBuf]) -> Vec<Result<Attachment, String>> {
-    rig.send(Command::Attach { agent: "demo".into(), source: AttachSource::Files(files.to_vec()) }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Attach { source: AttachSource::Files(files.to_vec()) })).await;
     match rig.wait_for(WAIT, "attached", |e| matches!(e, Event::Attached { .. })).await {
         Event::Attached { results, .. } => results,
         _ => unreachable!(),
@@ -48,7 +49,11 @@ async fn shutdown(mut rig: Rig) {
 }
 
 async fn prompt(rig: &mut Rig, text: &str, attachments: Vec<Attachment>) -> TurnEnd {
-    rig.send(Command::Prompt { agent: "demo".into(), text: text.into(), context: None, id: None, attachments }).await;
+    rig.send(Command::Agent(
+        "demo".into(),
+        AgentCommand::Prompt { text: text.into(), context: None, id: None, attachments },
+    ))
+    .await;
     rig.wait_turn_end("demo").await
 }
 

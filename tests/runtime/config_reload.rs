@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, AppState, Bridge, Command, Startup, start};
 
 use crate::common;
@@ -41,7 +42,7 @@ fn changes_on_disk_are_applied_and_bad_ones_keep_the_last_good_config() {
     let mut state = AppState::default();
     drain_until(&mut bridge, &mut state, "first config", |s| names(s) == ["first"]);
 
-    bridge.send(Command::Start { agent: "first".into() });
+    bridge.send(Command::Agent("first".into(), AgentCommand::Start));
     drain_until(&mut bridge, &mut state, "first idle", |s| s.agent("first").unwrap().state == AgentState::Idle);
 
     // Written in place: a second agent appears, the first keeps running.

@@ -8,6 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, SpawnFailure};
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::runtime::exec::{ExecError, Executor, ProcessSpec, RemoteExecutor, RemoteKind};
@@ -78,7 +79,7 @@ async fn answers_from_inside(engine: Engine) {
     assert!(rig.agent_text("boxed").contains("was refused"), "{}", rig.agent_text("boxed"));
     assert!(std::fs::read_to_string(ws.join("notes/demo.md")).unwrap().starts_with("# Notes"));
 
-    rig.send(Command::Stop { agent: "boxed".into() }).await;
+    rig.send(Command::Agent("boxed".into(), AgentCommand::Stop)).await;
     rig.wait_for(Duration::from_secs(20), "stopped", |e| {
         matches!(e, Event::AgentState { state: AgentState::Stopped, .. })
     })
@@ -101,7 +102,7 @@ async fn an_agent_that_ignores_eof_and_sigterm_in_a_container_is_killed_there() 
     // A handshake that never comes: the short timeout.
     let mut rig = Rig::new(common::short_handshake());
     common::load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Start { agent: "stubborn".into() }).await;
+    rig.send(Command::Agent("stubborn".into(), AgentCommand::Start)).await;
     // It never speaks ACP: the handshake times out and the stop sequence runs in the container.
     rig.wait_for(Duration::from_secs(30), "crash", |e| crash_of(e).is_some()).await;
     // The stop sequence ends it in the container (a condition, not a time: it may still be going).
@@ -128,7 +129,7 @@ async fn missing_or_stopped(engine: Engine) {
     }
     let dir = tempfile::tempdir().unwrap();
     let mut rig = rig_with(dir.path(), &container_config(engine, dir.path(), "no-such-container-xyz", "")).await;
-    rig.send(Command::Start { agent: "boxed".into() }).await;
+    rig.send(Command::Agent("boxed".into(), AgentCommand::Start)).await;
     let e = rig.wait_for(Duration::from_secs(20), "crash", |e| crash_of(e).is_some()).await;
     assert_eq!(
         crash_of(&e),
@@ -138,7 +139,7 @@ async fn missing_or_stopped(engine: Engine) {
     let container = Container::start_in(engine, &[]);
     std::process::Command::new(engine.0).args(["stop", "-t", "0", &container.name]).output().unwrap();
     let mut rig = rig_with(dir.path(), &container_config(engine, dir.path(), &container.name, "")).await;
-    rig.send(Command::Start { agent: "boxed".into() }).await;
+    rig.send(Command::Agent("boxed".into(), AgentCommand::Start)).await;
     let e = rig.wait_for(Duration::from_secs(20), "crash", |e| crash_of(e).is_some()).await;
     assert_eq!(crash_of(&e), Some(CrashReason::Spawn(SpawnFailure::ContainerStopped { name: container.name.clone() })));
 }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, LogEntry};
 use sidekicks::model::conversation::TurnEnd;
 
@@ -58,7 +59,7 @@ async fn cancel_ends_the_turn_as_cancelled() {
     load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
     rig.send(Command::prompt("demo", "wait")).await;
     rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
-    rig.send(Command::Cancel { agent: "demo".into() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::Cancelled));
     rig.wait_for(Duration::from_secs(5), "idle again", |e| {
@@ -90,13 +91,13 @@ async fn an_agent_that_exits_at_once_reports_its_code_and_stderr() {
     let mut rig = Rig::new(fast_settings());
     let text = config_text("", &[("quitter", "sh", &["-c", "echo 'no API key' >&2; exit 3"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Start { agent: "quitter".into() }).await;
+    rig.send(Command::Agent("quitter".into(), AgentCommand::Start)).await;
     let event = rig.wait_for(Duration::from_secs(10), "crash", |e| crash(e, "quitter").is_some()).await;
     let report = crash(&event, "quitter").unwrap();
     assert_eq!(report.reason, CrashReason::Exited { code: 3 });
     assert_eq!(report.stderr_tail, vec!["no API key".to_string()]);
     // The manager keeps working: the agent can be started again.
-    rig.send(Command::Start { agent: "quitter".into() }).await;
+    rig.send(Command::Agent("quitter".into(), AgentCommand::Start)).await;
     rig.wait_for(Duration::from_secs(10), "second crash", |e| crash(e, "quitter").is_some()).await;
 }
 
@@ -106,7 +107,7 @@ async fn an_agent_that_prints_garbage_fails_the_handshake_and_shows_it_in_the_lo
     let mut rig = Rig::new(common::short_handshake());
     let text = config_text("", &[("noisy", "sh", &["-c", "echo 'Welcome to my agent!'; exec sleep 60"])], dir.path());
     load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Start { agent: "noisy".into() }).await;
+    rig.send(Command::Agent("noisy".into(), AgentCommand::Start)).await;
     let event = rig.wait_for(Duration::from_secs(15), "crash", |e| crash(e, "noisy").is_some()).await;
     let report = crash(&event, "noisy").unwrap();
     assert!(
@@ -126,7 +127,7 @@ async fn stopping_a_busy_agent_ends_its_turn_and_the_process() {
     load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
     rig.send(Command::prompt("demo", "wait")).await;
     rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
-    rig.send(Command::Stop { agent: "demo".into() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Stop)).await;
     let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::Cancelled));
     rig.wait_for(Duration::from_secs(10), "stopped", |e| {
@@ -134,7 +135,7 @@ async fn stopping_a_busy_agent_ends_its_turn_and_the_process() {
     })
     .await;
     // Restart brings it back.
-    rig.send(Command::Restart { agent: "demo".into() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Restart)).await;
     rig.wait_for(Duration::from_secs(20), "idle", |e| matches!(e, Event::AgentState { state: AgentState::Idle, .. }))
         .await;
 }

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::model::elicitation::{ElicitAnswer, ElicitKind, Elicitation, FieldKind, Value};
@@ -22,7 +23,7 @@ async fn asked(rig: &mut Rig) -> Elicitation {
 }
 
 async fn answer(rig: &mut Rig, id: u64, answer: ElicitAnswer) {
-    rig.send(Command::AnswerElicitation { agent: "demo".into(), id, answer: answer.clone() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::AnswerElicitation { id, answer: answer.clone() })).await;
     rig.wait_for(WAIT, "resolved", |e| matches!(e, Event::ElicitationResolved { id: i, .. } if *i == id)).await;
 }
 
@@ -67,7 +68,7 @@ async fn a_form_is_filled_declined_or_cancelled() {
     rig.clear();
     rig.send(prompt("form")).await;
     let form = asked(&mut rig).await;
-    rig.send(Command::Cancel { agent: "demo".into() }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     let resolved = rig.wait_for(WAIT, "cancelled", |e| matches!(e, Event::ElicitationResolved { .. })).await;
     assert_eq!(
         resolved,

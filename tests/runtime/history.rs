@@ -6,6 +6,7 @@ use std::io::Read;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::{Delivery, Role, TurnEnd, Update};
 use sidekicks::runtime::store::Store;
@@ -59,13 +60,10 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     assert!(!second.seen.iter().any(|e| matches!(e, Event::UserMessage { .. })));
     let context = sidekicks::model::conversation::transcript(&messages, 2000);
     second
-        .send(Command::Prompt {
-            agent: "demo".into(),
-            text: "again".into(),
-            context: Some(context),
-            id: None,
-            attachments: Vec::new(),
-        })
+        .send(Command::Agent(
+            "demo".into(),
+            AgentCommand::Prompt { text: "again".into(), context: Some(context), id: None, attachments: Vec::new() },
+        ))
         .await;
     assert_eq!(second.wait_turn_end("demo").await, TurnEnd::EndTurn);
     assert!(
@@ -182,7 +180,7 @@ async fn a_retried_answer_keeps_the_first_one_across_a_restart() {
             _ => None,
         })
         .unwrap();
-    first.send(Command::Retry { agent: "demo".into(), text: "hello".into(), question }).await;
+    first.send(Command::Agent("demo".into(), AgentCommand::Retry { text: "hello".into(), question })).await;
     assert_eq!(first.wait_turn_end("demo").await, TurnEnd::EndTurn);
     assert_eq!(first.seen.iter().filter(|e| matches!(e, Event::UserMessage { .. })).count(), 1, "no new question");
     shutdown(first).await;
@@ -214,9 +212,14 @@ async fn a_message_sent_again_stays_so_across_a_restart() {
         )
         .await;
     let Event::UserMessage { id, .. } = e else { unreachable!() };
-    first.send(Command::Cancel { agent: "demo".into() }).await;
+    first.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     first.wait_turn_end("demo").await;
-    first.send(Command::SendAgain { agent: "demo".into(), id, text: "later".into(), attachments: Vec::new() }).await;
+    first
+        .send(Command::Agent(
+            "demo".into(),
+            AgentCommand::SendAgain { id, text: "later".into(), attachments: Vec::new() },
+        ))
+        .await;
     assert_eq!(first.wait_turn_end("demo").await, TurnEnd::EndTurn);
     shutdown(first).await;
 

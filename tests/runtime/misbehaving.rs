@@ -6,6 +6,7 @@ use std::io::Read;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, HandshakeFailure, LogEntry};
 use sidekicks::model::conversation::{TurnEnd, Update};
 use sidekicks::model::permission::{OptionKind, PermissionAnswer};
@@ -194,7 +195,7 @@ async fn rig(dir: &std::path::Path, args: &[&str]) -> Rig {
 async fn an_initialize_timeout_is_reported_as_one() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = rig(dir.path(), &["demo-agent", "--misbehave", "--silent"]).await;
-    rig.send(Command::Start { agent: "bad".into() }).await;
+    rig.send(Command::Agent("bad".into(), AgentCommand::Start)).await;
     let event = rig
         .wait_for(LIMIT, "the crash", |e| matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. }))
         .await;
@@ -255,7 +256,7 @@ async fn a_policy_in_the_config_refuses_commands() {
     };
     assert!(text.starts_with("created 0, refused 2: Sidekicks does not let bad run commands through it"), "{text}");
     assert_eq!(running_with("998.77"), 0);
-    rig.send(Command::Stop { agent: "bad".into() }).await;
+    rig.send(Command::Agent("bad".into(), AgentCommand::Stop)).await;
 }
 
 /// The disk filling while an answer streamed left a cut answer with no end in the history and
@@ -389,7 +390,7 @@ async fn a_permission_asked_while_cancelling_is_answered_cancelled_at_once() {
     let mut rig = rig(dir.path(), MISBEHAVE).await;
     rig.send(Command::prompt("bad", "stopask")).await;
     rig.wait_for(LIMIT, "the first request", |e| matches!(e, Event::PermissionRequested { .. })).await;
-    rig.send(Command::Cancel { agent: "bad".into() }).await;
+    rig.send(Command::Agent("bad".into(), AgentCommand::Cancel)).await;
     assert_eq!(rig.wait_turn_end("bad").await, TurnEnd::Cancelled);
     assert_eq!(rig.agent_text("bad"), "first: cancelled; second: cancelled");
     let asked = rig.seen.iter().filter(|e| matches!(e, Event::PermissionRequested { .. })).count();
@@ -411,7 +412,7 @@ async fn an_unknown_option_kind_is_offered_by_its_name() {
         [(OptionKind::Other, "Ask me next week"), (OptionKind::AllowOnce, "Allow"), (OptionKind::RejectOnce, "Reject")]
     );
     let answer = PermissionAnswer::Selected { option_id: "later".into(), kind: OptionKind::Other };
-    rig.send(Command::AnswerPermission { agent: "bad".into(), id: request.id, answer }).await;
+    rig.send(Command::Agent("bad".into(), AgentCommand::AnswerPermission { id: request.id, answer })).await;
     assert_eq!(rig.wait_turn_end("bad").await, TurnEnd::EndTurn);
     assert_eq!(rig.agent_text("bad"), "chose: later");
 }
@@ -521,7 +522,7 @@ async fn agent_run_commands_are_capped_and_all_end_with_stop() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(running_with(mark), 64);
-    rig.send(Command::Stop { agent: "bad".into() }).await;
+    rig.send(Command::Agent("bad".into(), AgentCommand::Stop)).await;
     let stopped = |e: &Event| matches!(e, Event::AgentState { state: AgentState::Stopped, .. });
     rig.wait_for(LIMIT, "stopped", stopped).await;
     let start = Instant::now();
@@ -549,7 +550,7 @@ async fn env_values_never_reach_the_log_or_the_crash_report() {
     let config = leaky_config(dir.path());
     let rig = Rig::new(fast_settings());
     let result = sidekicks::runtime::config_file::load_file(&config, None);
-    rig.send(Command::ConfigLoaded { path: config, result }).await;
+    rig.send(sidekicks::runtime::agents::ManagerCommand::ConfigLoaded { path: config, result }).await;
     let mut rig = rig;
     rig.send(Command::prompt("bad", "leak")).await;
     let event = rig

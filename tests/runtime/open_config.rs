@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use sidekicks::app::ConfigCommand;
 use sidekicks::app::{AgentState, AppState, Bridge, Command, Startup, start};
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::runtime::config_file::{AppDirs, Preferences};
@@ -59,14 +60,14 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     assert_eq!(state.agent("alpha").unwrap().state, AgentState::Idle);
 
     // Open b: alpha stops, beta shows with its own (empty) conversation.
-    bridge.send(Command::OpenFile { path: b.clone() });
+    bridge.send(Command::Config(ConfigCommand::Open { path: b.clone() }));
     drain_until(&mut bridge, &mut state, "beta", |s| names(s) == ["beta"]);
     assert_eq!(state.config_path.as_deref(), Some(b.as_path()));
     assert!(state.agent("beta").unwrap().conversation.messages.is_empty());
 
     // b is gone by now. Back to a: alpha's conversation is shown again.
     std::fs::remove_file(&b).unwrap();
-    bridge.send(Command::OpenFile { path: a.clone() });
+    bridge.send(Command::Config(ConfigCommand::Open { path: a.clone() }));
     drain_until(&mut bridge, &mut state, "alpha's history", |s| {
         s.agent("alpha").is_some_and(|a| a.conversation.messages.len() == 2)
     });
@@ -82,7 +83,7 @@ fn opening_another_file_switches_agents_and_conversations_and_is_remembered() {
     // Nine more opens keep eight recent files, newest first.
     for i in 0..9 {
         let path = write_config(dir.path(), &format!("c{i}.toml"), "gamma");
-        bridge.send(Command::OpenFile { path });
+        bridge.send(Command::Config(ConfigCommand::Open { path }));
     }
     drain_until(&mut bridge, &mut state, "gamma", |s| names(s) == ["gamma"]);
     bridge.shutdown_blocking(&mut state, Duration::from_secs(10));
@@ -117,7 +118,7 @@ fn an_agent_found_on_this_computer_is_added_keeping_the_files_comments() {
         args: vec!["demo-agent".into()],
         env: Default::default(),
     };
-    bridge.send(Command::AddAgent { path: path.clone(), agent });
+    bridge.send(Command::Config(ConfigCommand::AddAgent { path: path.clone(), agent }));
     drain_until(&mut bridge, &mut state, "the added agent", |s| names(s) == ["alpha", "Demo copy"]);
     assert_eq!(state.last_save, Some(None));
     let written = std::fs::read_to_string(&path).unwrap();

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, SpawnFailure};
 use sidekicks::i18n::{crash_text, workspace_error_text};
 use sidekicks::model::config::Language;
@@ -88,7 +89,7 @@ async fn the_demo_agent_answers_over_ssh_its_files_are_served_there_and_stop_lea
     assert!(std::fs::read_to_string(remote.join("notes/demo.md")).unwrap().starts_with("# Notes"));
     assert!(!local.join("notes").exists());
 
-    rig.send(Command::Stop { agent: "far".into() }).await;
+    rig.send(Command::Agent("far".into(), AgentCommand::Stop)).await;
     rig.wait_for(LIMIT, "stopped", |e| matches!(e, Event::AgentState { state: AgentState::Stopped, .. })).await;
     // Nothing left there (the agent) nor here (its ssh client, whose command line names the folder).
     until("nothing left", || processes_with(&there).is_empty()).await;
@@ -123,7 +124,7 @@ async fn what_an_agent_started_there_ends_when_it_is_stopped() {
     let (agent, sleeper) = spawned(&mut rig, "far").await;
     assert!(common::alive(agent) && common::alive(sleeper));
     assert!(parent_name(agent).starts_with("sshd"), "{}", parent_name(agent));
-    rig.send(Command::Stop { agent: "far".into() }).await;
+    rig.send(Command::Agent("far".into(), AgentCommand::Stop)).await;
     rig.wait_for(LIMIT, "stopped", |e| matches!(e, Event::AgentState { state: AgentState::Stopped, .. })).await;
     until("the agent and its sleeper ended there", || !common::alive(agent) && !common::alive(sleeper)).await;
 }
@@ -181,7 +182,7 @@ async fn an_unknown_host_key_a_refused_login_and_a_machine_out_of_reach_are_told
     let text = ssh_agent("far", BIN, &["demo-agent"], dir.path(), dir.path(), "sidekicks-test-unknown", "");
     let mut rig = Rig::new(fast_settings());
     common::load_config(&rig, dir.path(), &text).await;
-    rig.send(Command::Start { agent: "far".into() }).await;
+    rig.send(Command::Agent("far".into(), AgentCommand::Start)).await;
     let crash = crash_of(&rig.wait_for(LIMIT, "crash", |e| crash_of(e).is_some()).await).unwrap();
     assert!(matches!(&crash, CrashReason::Spawn(SpawnFailure::Ssh { fault: SshFault::HostKeyUnknown { .. }, .. })));
     let said = crash_text(Language::En, &crash);
@@ -212,7 +213,7 @@ async fn a_command_or_folder_missing_there_is_told_in_words() {
         ("nodir", SshFault::FolderMissing { path: missing.display().to_string() }, "does not exist on sidekicks-test"),
     ];
     for (agent, fault, words) in cases {
-        rig.send(Command::Start { agent: agent.into() }).await;
+        rig.send(Command::Agent(agent.into(), AgentCommand::Start)).await;
         let event = rig
             .wait_for(
                 LIMIT,

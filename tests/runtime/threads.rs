@@ -7,6 +7,7 @@
 use std::process::Command as Process;
 use std::time::Duration;
 
+use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, Command, Event};
 use sidekicks::model::conversation::{TurnEnd, Update};
 use sidekicks::protocol::threads::{ThreadOp, ThreadSummary};
@@ -25,7 +26,7 @@ async fn rig(dir: &std::path::Path, args: &[&str]) -> Rig {
 }
 
 async fn thread_op(rig: &mut Rig, op: ThreadOp) {
-    rig.send(Command::Thread { agent: "demo".into(), op }).await;
+    rig.send(Command::Agent("demo".into(), AgentCommand::Thread { op })).await;
 }
 
 /// The last thread list seen if `pred` holds for it, else the next one for which it does.

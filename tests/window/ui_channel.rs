@@ -360,7 +360,7 @@ fn a_channel_keeps_an_answer_when_the_member_opens_another_thread() {
     let line = text.lines().find(|l| l.trim().len() > 12).unwrap().trim().to_string();
     // A new thread: her conversation is empty, the channel still shows what she said.
     let new = sidekicks::protocol::threads::ThreadOp::New;
-    h.state_mut().send(sidekicks::app::Command::Thread { agent: "ada".into(), op: new });
+    h.state_mut().send(sidekicks::app::Command::Agent("ada".into(), sidekicks::app::AgentCommand::Thread { op: new }));
     step_until(&mut h, LONG, "her new thread", |h| {
         h.state().state.agent("ada").unwrap().conversation.messages.is_empty()
     });

@@ -81,7 +81,7 @@ fn a_card_takes_its_own_answer_when_the_agent_reuses_a_tool_call_id() {
     assert_eq!(agent.permissions[2].message, agent.permissions[1].message, "both under the second turn's call");
     assert_ne!(agent.permissions[0].message, agent.permissions[1].message, "the first turn's card stays with its call");
     // Stop: a card still waiting is answered "cancelled"; nothing needs the person.
-    h.state_mut().send(sidekicks::app::Command::Cancel { agent: "claude".into() });
+    h.state_mut().send(sidekicks::app::Command::Agent("claude".into(), sidekicks::app::AgentCommand::Cancel));
     step_until(&mut h, LONG, "the turn stopped", |h| ended(h, 2));
     step_until(&mut h, LONG, "no live card", |h| {
         h.state().state.agent("claude").unwrap().waiting_permissions().next().is_none()

@@ -120,7 +120,7 @@ fn requests_of_an_ended_turn_leave_no_live_cards() {
     });
     assert_eq!(h.state().state.needs_you(), 0, "nothing needs the person");
     // Started again (its request ids start over in the agent): a new request is answered by its card.
-    h.state_mut().send(sidekicks::app::Command::Restart { agent: "bad".into() });
+    h.state_mut().send(sidekicks::app::Command::Agent("bad".into(), sidekicks::app::AgentCommand::Restart));
     step_until(&mut h, LONG, "started again", |h| {
         h.state().state.agent("bad").unwrap().state == sidekicks::app::AgentState::Idle
     });

@@ -54,7 +54,8 @@ fn without_a_desktop_dialog_the_window_picks_files_and_folders_itself() {
     assert!(h.query_by_label("Attach files").is_none(), "the picker closed");
 
     // Open… (Settings): only config files are offered; Esc closes without opening anything.
-    h.state_mut().send(sidekicks::app::Command::PickConfigFile { start_in: Some(ws.clone()) });
+    h.state_mut()
+        .send(sidekicks::app::Command::Config(sidekicks::app::ConfigCommand::PickFile { start_in: Some(ws.clone()) }));
     step_until(&mut h, LONG, "the config picker", |h| h.query_by_label("b.toml").is_some());
     assert!(h.query_by_label("Open a config file").is_some());
     assert!(h.query_by_label("a.txt").is_none(), "not a config file");
@@ -64,7 +65,9 @@ fn without_a_desktop_dialog_the_window_picks_files_and_folders_itself() {
     assert!(h.query_by_label("Open a config file").is_none());
 
     // The new team's folder: the folder shown is chosen.
-    h.state_mut().send(sidekicks::app::Command::PickFolder { start_in: Some(ws.clone()) });
+    h.state_mut().send(sidekicks::app::Command::Config(sidekicks::app::ConfigCommand::PickFolder {
+        start_in: Some(ws.clone()),
+    }));
     step_until(&mut h, LONG, "the folder picker", |h| h.query_by_label("sub/").is_some());
     h.get_by_label("sub/").click();
     // In sub: its file is not offered (a folder is picked).

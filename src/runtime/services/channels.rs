@@ -6,6 +6,7 @@
 //! conflict messages the team service sends; remembers timelines in the store. The window only
 //! folds `Event::Channels` and `Event::ChannelUpdated`, and sends `Command::Say`.
 
+use crate::runtime::agents::ManagerCommand;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -16,8 +17,9 @@ use super::team_book::TeamBook;
 use crate::model::channel::{Entry, Timeline, recipients};
 use crate::model::config::Config;
 use crate::model::conversation::MessageId;
+use crate::protocol::AgentCommand;
 use crate::protocol::teams::Told;
-use crate::protocol::{ChannelInfo, Command, Event};
+use crate::protocol::{ChannelInfo, Event};
 use crate::runtime::events::{EventSink, Said};
 use crate::runtime::store::Store;
 
@@ -56,7 +58,7 @@ struct Answering {
 
 struct Channels {
     sink: EventSink,
-    manager: mpsc::Sender<Command>,
+    manager: mpsc::Sender<ManagerCommand>,
     store: Option<Arc<Store>>,
     book: Arc<Mutex<TeamBook>>,
     /// The channels, the config's first, in its order.
@@ -70,7 +72,7 @@ struct Channels {
 /// returns where to send its commands.
 pub(super) fn spawn(
     sink: EventSink,
-    manager: mpsc::Sender<Command>,
+    manager: mpsc::Sender<ManagerCommand>,
     store: Option<Arc<Store>>,
     book: Arc<Mutex<TeamBook>>,
     mut heard: mpsc::Receiver<Said>,
@@ -227,15 +229,14 @@ impl Channels {
         let catch_ups: Vec<Option<String>> =
             to.iter().map(|agent| c.timeline.catch_up(&title, agent, |_, _, _| String::new())).collect();
         let prompts = c.timeline.say_as(from, &title, text, to);
-        let commands: Vec<Command> = prompts
+        let commands: Vec<ManagerCommand> = prompts
             .into_iter()
             .zip(catch_ups)
-            .map(|(p, context)| Command::Prompt {
-                agent: p.agent,
-                text: p.text,
-                context,
-                id: Some(p.id),
-                attachments: Vec::new(),
+            .map(|(p, context)| {
+                ManagerCommand::Agent(
+                    p.agent,
+                    AgentCommand::Prompt { text: p.text, context, id: Some(p.id), attachments: Vec::new() },
+                )
             })
             .collect();
         // Sent from a task of their own: the manager may be waiting for this service to hear it.

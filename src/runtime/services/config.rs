@@ -3,14 +3,15 @@
 //! text only, in order), the native file dialog, and finding and adding agents. File and process
 //! work runs on blocking threads; each result comes back as an event.
 
+use crate::runtime::agents::ManagerCommand;
 use std::path::{Path, PathBuf};
 
 use tokio::sync::{mpsc, watch};
 
 use crate::model::config_check::{LoadContext, LoadResult, load_str};
 use crate::model::config_edit::{NewAgent, add_agent, unique_name};
+use crate::protocol::Event;
 use crate::protocol::picker::{PickFor, PickerStart};
-use crate::protocol::{Command, Event};
 use crate::runtime::config_file::{AppDirs, Preferences, command_exists, edit_lock, load_file, save_atomic};
 use crate::runtime::config_watch::{ConfigWatcher, watch_config};
 use crate::runtime::events::EventSink;
@@ -46,7 +47,7 @@ impl ConfigFile {
 
     /// Loads `path` and follows it from now on (the previous file is no longer followed): each
     /// change goes to `manager` as `Command::ConfigLoaded`.
-    pub(super) async fn follow(&mut self, path: &Path, manager: &mpsc::Sender<Command>) -> LoadResult {
+    pub(super) async fn follow(&mut self, path: &Path, manager: &mpsc::Sender<ManagerCommand>) -> LoadResult {
         let (file, home) = (path.to_path_buf(), self.home());
         let result = tokio::task::spawn_blocking(move || load_file(&file, home.as_deref())).await.unwrap_or_default();
         self.watcher = None;

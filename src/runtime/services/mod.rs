@@ -22,11 +22,15 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch};
 
-use super::agents::{ManagerSettings, spawn_manager_watched};
+use super::agents::{ManagerCommand, ManagerSettings, spawn_manager_watched};
 use super::config_file::AppDirs;
 use super::events::EventSink;
 use super::store::Store;
 use crate::model::config::Config;
+use crate::protocol::AgentCommand;
+use crate::protocol::ChannelCommand;
+use crate::protocol::ConfigCommand;
+use crate::protocol::WorkspaceCommand;
 use crate::protocol::{Command, Event};
 
 /// What the runtime needs to start.
@@ -64,7 +68,7 @@ impl Startup {
 
 /// The front door's state: what it serves itself, and the manager it hands the rest to.
 struct Services {
-    manager: mpsc::Sender<Command>,
+    manager: mpsc::Sender<ManagerCommand>,
     /// The config in force (with members' workspaces), as the manager applied it.
     applied: watch::Receiver<Option<Config>>,
     sink: EventSink,
@@ -142,7 +146,7 @@ impl Services {
         first: PathBuf,
     ) {
         let result = self.config.follow(&first, &self.manager).await;
-        self.forward(Command::ConfigLoaded { path: first, result }).await;
+        self.forward(ManagerCommand::ConfigLoaded { path: first, result }).await;
         self.config.send_recent().await;
         self.load_teams();
         // Teams changed by another Sidekicks or the command line are read again.
@@ -173,28 +177,28 @@ impl Services {
 
     async fn command(&mut self, command: Command) {
         match command {
-            Command::OpenFile { path } => {
+            Command::Config(ConfigCommand::Open { path }) => {
                 let path = std::path::absolute(&path).unwrap_or(path);
                 self.config_path = path.clone();
                 // What was open for the first file's agents ends, even for a namesake in the next.
                 self.terminals.close_where(|_| false);
                 self.config.record_opened(&path).await;
                 let result = self.config.follow(&path, &self.manager).await;
-                self.forward(Command::OpenConfig { path, result }).await;
+                self.forward(ManagerCommand::OpenConfig { path, result }).await;
                 self.config.send_recent().await;
             }
-            Command::SaveConfig { path, text } => self.config.save(path, text),
-            Command::CheckConfig { path, text } => self.config.check(path, text),
-            Command::PickConfigFile { start_in } => self.config.pick_file(start_in),
-            Command::ListFolder { path } => self.config.list_folder(path),
-            Command::PickFolder { start_in } => self.config.pick_folder(start_in),
-            Command::DiscoverAgents => self.config.discover(),
+            Command::Config(ConfigCommand::Save { path, text }) => self.config.save(path, text),
+            Command::Config(ConfigCommand::Check { path, text }) => self.config.check(path, text),
+            Command::Config(ConfigCommand::PickFile { start_in }) => self.config.pick_file(start_in),
+            Command::Config(ConfigCommand::ListFolder { path }) => self.config.list_folder(path),
+            Command::Config(ConfigCommand::PickFolder { start_in }) => self.config.pick_folder(start_in),
+            Command::Config(ConfigCommand::DiscoverAgents) => self.config.discover(),
             Command::Registry(command) => {
                 let dirs = self.config.dirs();
                 let (data, home) = (dirs.map(|d| d.data_dir.clone()), dirs.and_then(|d| d.home.clone()));
                 registry::serve(command, data, home, self.registry_busy.clone(), self.sink.clone());
             }
-            Command::ReadBranch { agent } => {
+            Command::Workspace(WorkspaceCommand::ReadBranch { agent }) => {
                 // The folder on this computer (a container sees it mounted).
                 let folder = self.agent(&agent).map(|c| c.workspace.clone());
                 let sink = self.sink.clone();
@@ -204,25 +208,24 @@ impl Services {
                     sink.send(Event::Branch { agent, branch }).await;
                 });
             }
-            Command::AddAgent { path, agent } => self.config.add_agent(path, agent),
-            Command::Workspace { agent, op } => match self.agent(&agent) {
+            Command::Config(ConfigCommand::AddAgent { path, agent }) => self.config.add_agent(path, agent),
+            Command::Workspace(WorkspaceCommand::Op { agent, op }) => match self.agent(&agent) {
                 Some(config) => self.workspaces.run(&config, op),
                 None => tracing::warn!("workspace operation for {agent}, who is not in the config"),
             },
-            Command::FollowWorkspace { agent } => {
+            Command::Workspace(WorkspaceCommand::Follow { agent }) => {
                 let config = agent.and_then(|a| self.agent(&a));
                 self.workspaces.follow(config.as_ref());
             }
-            Command::FollowTeam { team } => self.follow_team(team),
             Command::Team(command) => self.team(*command),
-            Command::OpenTerminal { agent } => match self.agent(&agent) {
+            Command::Workspace(WorkspaceCommand::OpenTerminal { agent }) => match self.agent(&agent) {
                 Some(config) => {
                     let workspace = self.workspaces.workspace(&config);
                     self.terminals.open(agent, workspace);
                 }
                 None => tracing::warn!("terminal for {agent}, who is not in the config"),
             },
-            Command::CloseTerminal { id } => self.terminals.close(id),
+            Command::Workspace(WorkspaceCommand::CloseTerminal { id }) => self.terminals.close(id),
             Command::Notify(note) => self.notifier.show(*note),
             Command::Search { config_path, query } => {
                 let (store, sink) = (self.store.clone(), self.sink.clone());
@@ -238,7 +241,7 @@ impl Services {
                     sink.send(Event::SearchResults { query: asked, hits }).await;
                 });
             }
-            Command::LoginTerminal { agent, args, env } => match self.agent(&agent) {
+            Command::Workspace(WorkspaceCommand::LoginTerminal { agent, args, env }) => match self.agent(&agent) {
                 Some(config) => {
                     let workspace = self.workspaces.workspace(&config);
                     let argv = std::iter::once(config.command.clone()).chain(config.args.clone()).chain(args).collect();
@@ -249,7 +252,12 @@ impl Services {
                     let on_exit = Box::new(move |success: bool| {
                         if success {
                             rt.spawn(async move {
-                                let _ = manager.send(Command::Login { agent, method: None, values: Vec::new() }).await;
+                                let _ = manager
+                                    .send(ManagerCommand::Agent(
+                                        agent,
+                                        AgentCommand::Login { method: None, values: Vec::new() },
+                                    ))
+                                    .await;
                             });
                         }
                     });
@@ -260,12 +268,13 @@ impl Services {
             Command::Shutdown => {
                 self.workspaces.follow(None);
                 self.terminals.close_all().await;
-                self.forward(Command::Shutdown).await;
+                self.forward(ManagerCommand::Shutdown).await;
             }
-            Command::Say { channel, text } => {
+            Command::Channel(ChannelCommand::Say { channel, text }) => {
                 let _ = self.channels.send(channels::ChannelCommand::Say { channel, text }).await;
             }
-            other => self.forward(other).await,
+            Command::Agent(agent, command) => self.forward(ManagerCommand::Agent(agent, command)).await,
+            Command::Checkpoint(command) => self.forward(ManagerCommand::Checkpoint(command)).await,
         }
     }
 
@@ -286,7 +295,7 @@ impl Services {
     }
 
     /// Hands a command to the agent manager, in order.
-    async fn forward(&self, command: Command) {
+    async fn forward(&self, command: ManagerCommand) {
         if self.manager.send(command).await.is_err() {
             tracing::warn!("the agent manager has ended");
         }

@@ -3,11 +3,12 @@
 //! work, a file's two sides for the diff, a merge with the recipe's scratch check; and the
 //! commands that make members agents of their own.
 
+use crate::runtime::agents::ManagerCommand;
 use std::path::Path;
 
 use crate::model::config::AgentConfig;
 use crate::protocol::teams::MemberAgent;
-use crate::protocol::{Command, TeamEvent, TeamInfo};
+use crate::protocol::{TeamEvent, TeamInfo};
 use crate::runtime::store::Store;
 use crate::runtime::teams::{self, MemberCopy, TeamError, TeamRecord, create_team, reattach_team};
 
@@ -128,7 +129,7 @@ pub(super) fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent 
 }
 
 /// The command that makes `m`, member of team `team`, an agent of its own in its copy.
-pub(super) fn set_member(team: &str, m: &MemberCopy) -> Command {
+pub(super) fn set_member(team: &str, m: &MemberCopy) -> ManagerCommand {
     let member = MemberAgent {
         from: m.agent.clone(),
         team: team.to_string(),
@@ -136,11 +137,11 @@ pub(super) fn set_member(team: &str, m: &MemberCopy) -> Command {
         env: m.env.clone(),
         container: m.container.as_ref().map(|c| c.name.clone()),
     };
-    Command::SetMember { name: m.name.clone(), member: Some(member) }
+    ManagerCommand::SetMember { name: m.name.clone(), member: Some(member) }
 }
 
 /// The members of `team` that can work (those whose setup has not succeeded wait for it).
-pub(super) fn ready_members(team: &TeamInfo) -> Vec<Command> {
+pub(super) fn ready_members(team: &TeamInfo) -> Vec<ManagerCommand> {
     team.members
         .iter()
         .filter_map(|(_, m)| m.as_ref().ok().filter(|m| m.ready))

@@ -7,6 +7,7 @@
 //! its conflicts in its conversation, and runs the recipe's setups and checks. The window and
 //! the command line are two doors onto it: they send commands and fold the events.
 
+use crate::runtime::agents::ManagerCommand;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -18,8 +19,9 @@ use super::team_ops::{
     KEEP_DISCARDED, create_placed, diff, discard, new_members, ready_members, restore, running, set_member,
 };
 use crate::model::conversation::MessageId;
+use crate::protocol::AgentCommand;
 use crate::protocol::teams::{TeamCommand, Told};
-use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
+use crate::protocol::{Event, TeamEvent, TeamInfo};
 use crate::runtime::events::EventSink;
 use crate::runtime::teams::{self, ConflictText, MemberCopy, MergeReport, TeamError, reattach_team};
 
@@ -28,7 +30,7 @@ use crate::runtime::teams::{self, ConflictText, MemberCopy, MergeReport, TeamErr
 pub(super) struct TeamCtx {
     book: Arc<Mutex<TeamBook>>,
     sink: EventSink,
-    manager: mpsc::Sender<Command>,
+    manager: mpsc::Sender<ManagerCommand>,
     notes: mpsc::Sender<TeamNote>,
     channels: mpsc::Sender<super::channels::ChannelCommand>,
     /// The teams' folder: its `.changed` mark tells other processes the teams changed.
@@ -120,7 +122,7 @@ impl TeamCtx {
     /// The service's shared state; the notes come back to the front door.
     pub(super) fn new(
         sink: EventSink,
-        manager: mpsc::Sender<Command>,
+        manager: mpsc::Sender<ManagerCommand>,
         book: Arc<Mutex<TeamBook>>,
         channels: mpsc::Sender<super::channels::ChannelCommand>,
         teams_dir: PathBuf,
@@ -294,7 +296,7 @@ impl TeamCtx {
                         .filter(|n| !now.contains(&n))
                         .collect()
                 };
-                members.extend(gone.into_iter().map(|name| Command::SetMember { name, member: None }));
+                members.extend(gone.into_iter().map(|name| ManagerCommand::SetMember { name, member: None }));
                 let followed: Vec<String> = teams.iter().map(|t| t.record.id.clone()).collect();
                 for team in followed {
                     let _ = self.notes.send(TeamNote::Members { team }).await;
@@ -311,7 +313,7 @@ impl TeamCtx {
                 changed = Some(team.record.id.clone());
             }
             TeamEvent::Discarded { team, agents, .. } => {
-                members = agents.iter().map(|a| Command::SetMember { name: a.clone(), member: None }).collect();
+                members = agents.iter().map(|a| ManagerCommand::SetMember { name: a.clone(), member: None }).collect();
                 changed = Some(team.clone());
             }
             _ => {}
@@ -385,13 +387,15 @@ impl TeamCtx {
             return;
         }
         let message = Told { id: MessageId::by_sidekicks(), text: ConflictText::new(report).to_string() };
-        let prompt = Command::Prompt {
-            agent: agent.clone(),
-            text: message.text.clone(),
-            context: None,
-            id: Some(message.id.clone()),
-            attachments: Vec::new(),
-        };
+        let prompt = ManagerCommand::Agent(
+            agent.clone(),
+            AgentCommand::Prompt {
+                text: message.text.clone(),
+                context: None,
+                id: Some(message.id.clone()),
+                attachments: Vec::new(),
+            },
+        );
         let _ = self.manager.send(prompt).await;
         let (team, agent) = match event {
             TeamEvent::Merged { team, agent, .. } => (team.clone(), agent.clone()),
@@ -432,7 +436,10 @@ impl TeamCtx {
         };
         if let Some(text) = failed {
             let id = MessageId::by_sidekicks();
-            let prompt = Command::Prompt { agent, text, context: None, id: Some(id), attachments: Vec::new() };
+            let prompt = ManagerCommand::Agent(
+                agent,
+                AgentCommand::Prompt { text, context: None, id: Some(id), attachments: Vec::new() },
+            );
             let _ = self.manager.send(prompt).await;
         }
         let result = match &done {
@@ -662,6 +669,7 @@ impl Services {
     pub(super) fn team(&mut self, command: TeamCommand) {
         let (dir, store) = (self.teams_dir.clone(), self.store.clone());
         match command {
+            TeamCommand::Follow { team } => self.follow_team(team),
             TeamCommand::Create { name, project, provider, agents, lead } => {
                 let configs = self.agent_configs(&agents);
                 let taken = self.agent_names();

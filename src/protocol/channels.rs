@@ -1,0 +1,15 @@
+//! The channel service's protocol (`runtime/services/channels.rs`): what the person says in a
+//! team channel.
+
+/// What a door asks of the channel service.
+#[derive(Clone, Debug)]
+pub enum ChannelCommand {
+    /// Say `text` in channel `channel`: the runtime's channel service sends it to the members
+    /// it is for (each with its catch-up) and remembers it.
+    Say {
+        /// The channel (its name; a team's channel is `team:<id>`).
+        channel: String,
+        /// What the person says.
+        text: String,
+    },
+}
