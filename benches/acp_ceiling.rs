@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use sidekicks::app::AgentCommand;
 use sidekicks::app::{AgentState, AppState, Event};
 use sidekicks::model::conversation::TurnEnd;
+use sidekicks::protocol::AgentEvent;
 use sidekicks::runtime::agents::ManagerCommand;
 use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
 use sidekicks::runtime::config_file::load_file;
@@ -60,7 +61,7 @@ fn client(config: &std::path::Path) -> (Duration, Duration) {
         let mut state = AppState::default();
         commands.send(ManagerCommand::Agent("stream".into(), AgentCommand::Start)).await.unwrap();
         while let Some(e) = events.recv().await {
-            let idle = matches!(e, Event::AgentState { state: AgentState::Idle, .. });
+            let idle = matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Idle, .. }));
             state.apply(e);
             if idle {
                 break;
@@ -74,8 +75,8 @@ fn client(config: &std::path::Path) -> (Duration, Duration) {
         commands.send(prompt).await.unwrap();
         let (mut updates, mut applying) = (0, Duration::ZERO);
         while let Some(e) = events.recv().await {
-            let end = matches!(&e, Event::TurnEnded { end, .. } if *end == TurnEnd::EndTurn);
-            if matches!(e, Event::AgentUpdate { .. }) {
+            let end = matches!(&e, Event::Agent(_, AgentEvent::TurnEnded { end, .. }) if *end == TurnEnd::EndTurn);
+            if matches!(e, Event::Agent(_, AgentEvent::Update { .. })) {
                 updates += 1;
             }
             let t = Instant::now();

@@ -31,6 +31,8 @@ use sidekicks::app::{AppState, Event, Startup, start};
 use sidekicks::demo_agent::FLOOD;
 use sidekicks::model::conversation::{Delivery, Part, TurnEnd, Update};
 use sidekicks::model::tool::{ToolCall, ToolKind, ToolStatus};
+use sidekicks::protocol::AgentEvent;
+use sidekicks::protocol::ConfigEvent;
 use sidekicks::runtime::agents::{ManagerCommand, ManagerSettings, spawn_manager};
 use sidekicks::runtime::config_file::load_file;
 use sidekicks::runtime::events::EventSink;
@@ -70,7 +72,7 @@ fn model_ingest() {
     const N: usize = 200_000;
     let fragments: Vec<String> = (0..N).map(|i| format!("word{i} ")).collect();
     let mut state = AppState::default();
-    state.apply(Event::ConfigApplied { config: sidekicks::model::config::Config::default() });
+    state.apply(Event::Config(ConfigEvent::Applied { config: sidekicks::model::config::Config::default() }));
     // An agent view to stream into.
     let agent = sidekicks::model::config::AgentConfig {
         name: "demo".into(),
@@ -84,10 +86,10 @@ fn model_ingest() {
         registry: None,
     };
     let config = sidekicks::model::config::Config { agents: vec![agent], ..Default::default() };
-    state.apply(Event::ConfigApplied { config });
+    state.apply(Event::Config(ConfigEvent::Applied { config }));
     let start = Instant::now();
     for f in &fragments {
-        state.apply(Event::AgentUpdate { agent: "demo".into(), update: Update::Text(f.clone()) });
+        state.apply(Event::Agent("demo".into(), AgentEvent::Update { update: Update::Text(f.clone()) }));
     }
     let ours = start.elapsed();
     let start = Instant::now();
@@ -114,7 +116,7 @@ fn end_to_end(config: &std::path::Path) {
         commands.send(ManagerCommand::ConfigLoaded { path: config.to_path_buf(), result }).await.unwrap();
         commands.send(ManagerCommand::Agent("demo".into(), AgentCommand::Start)).await.unwrap();
         while let Some(e) = events.recv().await {
-            if matches!(e, Event::AgentState { state: sidekicks::app::AgentState::Idle, .. }) {
+            if matches!(e, Event::Agent(_, AgentEvent::State { state: sidekicks::app::AgentState::Idle, .. })) {
                 break;
             }
         }
@@ -129,8 +131,8 @@ fn end_to_end(config: &std::path::Path) {
         let mut updates = 0;
         while let Some(e) = events.recv().await {
             match e {
-                Event::AgentUpdate { .. } => updates += 1,
-                Event::TurnEnded { end, .. } => {
+                Event::Agent(_, AgentEvent::Update { .. }) => updates += 1,
+                Event::Agent(_, AgentEvent::TurnEnded { end, .. }) => {
                     assert_eq!(end, TurnEnd::EndTurn);
                     break;
                 }

@@ -18,6 +18,8 @@ use std::time::Instant;
 
 use sidekicks::model::conversation::{Message, Role, TurnEnd, Update};
 use sidekicks::model::search::Place;
+use sidekicks::protocol::AgentEvent;
+use sidekicks::protocol::ConfigEvent;
 use sidekicks::protocol::Event;
 use sidekicks::runtime::store::Store;
 
@@ -226,14 +228,14 @@ fn main() {
     let mut sent = 0usize;
     rt.block_on(async {
         let loaded = sidekicks::model::config_check::LoadResult::default();
-        history.record(Event::ConfigLoaded { path: cfg.to_path_buf(), result: loaded }).await;
+        history.record(Event::Config(ConfigEvent::Loaded { path: cfg.to_path_buf(), result: loaded })).await;
         for _ in 0..200 {
             for _ in 0..100 {
                 let piece = format!(" {}", sentence(&mut rng, &zipf, &words, 3));
-                history.record(Event::AgentUpdate { agent: "eve".into(), update: Update::Text(piece) }).await;
+                history.record(Event::Agent("eve".into(), AgentEvent::Update { update: Update::Text(piece) })).await;
                 sent += 1;
             }
-            history.record(Event::TurnEnded { agent: "eve".into(), end: TurnEnd::EndTurn }).await;
+            history.record(Event::Agent("eve".into(), AgentEvent::TurnEnded { end: TurnEnd::EndTurn })).await;
         }
         assert!(history.flush().await);
     });

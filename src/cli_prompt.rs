@@ -11,6 +11,8 @@ use anyhow::{Context as _, bail};
 use clap::ValueEnum;
 
 use crate::app::AgentCommand;
+use crate::app::AgentEvent;
+use crate::app::ConfigEvent;
 use crate::app::CrashReport;
 use crate::app::{AgentState, Command, Event};
 use crate::i18n::{Key, crash_text, problem_text, tr, trf};
@@ -106,7 +108,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
                 break;
             }
             match events.recv().await.context("the runtime ended")? {
-                Event::ConfigLoaded { result, .. } if result.config.is_none() => {
+                Event::Config(ConfigEvent::Loaded { result, .. }) if result.config.is_none() => {
                     let lang = crate::model::config::Language::pick(None, system.as_deref());
                     for p in &result.problems {
                         errln!("{}:{}:{}: {}", config.display(), p.line, p.column, problem_text(lang, &p.kind));
@@ -114,9 +116,9 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
                     shut_down(&commands, &mut events).await;
                     return Ok(2);
                 }
-                Event::ConfigApplied { config } => loaded = Some(config),
-                Event::Threads { agent: a, threads: listed } if a == agent => threads = Some(listed),
-                Event::ThreadOpened { agent: a, thread, .. } if a == agent => opened = Some(thread),
+                Event::Config(ConfigEvent::Applied { config }) => loaded = Some(config),
+                Event::Agent(a, AgentEvent::Threads { threads: listed }) if a == agent => threads = Some(listed),
+                Event::Agent(a, AgentEvent::ThreadOpened { thread, .. }) if a == agent => opened = Some(thread),
                 _ => {}
             }
         }
@@ -249,15 +251,15 @@ pub(crate) async fn follow_turn(
             }
         };
         match event {
-            Event::AgentUpdate { agent: a, update } if a == agent => out.update(&update)?,
-            Event::ThreadOpened { agent: a, thread, .. } if a == agent => out.thread(thread)?,
-            Event::PermissionRequested { agent: a, request } if a == agent => {
+            Event::Agent(a, AgentEvent::Update { update }) if a == agent => out.update(&update)?,
+            Event::Agent(a, AgentEvent::ThreadOpened { thread, .. }) if a == agent => out.thread(thread)?,
+            Event::Agent(a, AgentEvent::PermissionRequested { request }) if a == agent => {
                 out.permission(&request)?;
                 let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
                 commands.send(Command::Agent(a, AgentCommand::AnswerPermission { id: request.id, answer })).await?;
             }
             // A form or a page cannot be answered from here: cancelled, and said.
-            Event::ElicitationRequested { agent: a, request } if a == agent => {
+            Event::Agent(a, AgentEvent::ElicitationRequested { request }) if a == agent => {
                 if json {
                     out.line(serde_json::json!({"type": "elicitation", "message": request.message,
                         "answer": "cancel"}))?;
@@ -267,8 +269,8 @@ pub(crate) async fn follow_turn(
                 commands.send(Command::Agent(a, AgentCommand::AnswerElicitation { id: request.id, answer })).await?;
             }
             // The agent went away: its crash report follows.
-            Event::TurnEnded { agent: a, end: TurnEnd::AgentExited } if a == agent => {}
-            Event::TurnEnded { agent: a, end } if a == agent && code.is_none() => {
+            Event::Agent(a, AgentEvent::TurnEnded { end: TurnEnd::AgentExited }) if a == agent => {}
+            Event::Agent(a, AgentEvent::TurnEnded { end }) if a == agent && code.is_none() => {
                 out.end(&end)?;
                 code = Some(match end {
                     _ if interrupted => INTERRUPTED,
@@ -277,19 +279,21 @@ pub(crate) async fn follow_turn(
                 });
                 break;
             }
-            Event::AgentState { agent: a, state: AgentState::Crashed(report) } if a == agent && code.is_none() => {
+            Event::Agent(a, AgentEvent::State { state: AgentState::Crashed(report) })
+                if a == agent && code.is_none() =>
+            {
                 out.crash(&report)?;
                 code = Some(if interrupted { INTERRUPTED } else { 1 });
                 break;
             }
             // A login is for the window (or an `env_var` way with its variables set before).
-            Event::LoginNeeded { agent: a, message, methods } if a == agent && code.is_none() => {
+            Event::Agent(a, AgentEvent::LoginNeeded { message, methods }) if a == agent && code.is_none() => {
                 out.login_needed(&message, &methods)?;
                 code = Some(LOGIN_NEEDED);
                 break;
             }
             // A choice the agent does not offer is said, with what it offers.
-            Event::SessionSettings { agent: a, options, modes } if a == agent => {
+            Event::Agent(a, AgentEvent::SessionSettings { options, modes }) if a == agent => {
                 for c in chosen {
                     if let Some(offered) = crate::model::session_config::not_taken(c, &options, modes.as_ref()) {
                         out.not_taken(c, &offered)?;
@@ -297,14 +301,16 @@ pub(crate) async fn follow_turn(
                 }
             }
             // Another process answers in this thread: the message waits for it (said once).
-            Event::ThreadWait { agent: a, holder: Some(holder), .. } if a == agent => {
+            Event::Agent(a, AgentEvent::ThreadWait { holder: Some(holder), .. }) if a == agent => {
                 if json {
                     out.line(serde_json::json!({"type": "waiting", "holder": holder}))?;
                 }
                 errln!("[{}]", trf(out.lang, Key::ThreadHeldElsewhere, &[("holder", &holder)]));
             }
             // Given back while it waited (Ctrl+C): never sent.
-            Event::ThreadWait { agent: a, returned, .. } if a == agent && !returned.is_empty() && interrupted => {
+            Event::Agent(a, AgentEvent::ThreadWait { returned, .. })
+                if a == agent && !returned.is_empty() && interrupted =>
+            {
                 code = Some(INTERRUPTED);
                 break;
             }

@@ -12,6 +12,7 @@ use tokio::sync::mpsc::{Receiver, Sender};
 
 use crate::model::config::{Config, Language};
 use crate::model::registry::{compare_versions, this_platform};
+use crate::protocol::ConfigEvent;
 use crate::protocol::registry::{RegistryCommand, RegistryDone, RegistryEvent};
 use crate::protocol::{Command, Event};
 use crate::runtime::config_file::AppDirs;
@@ -64,8 +65,8 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
         // The config as the front door read it: one with problems still lists the registry.
         let config = loop {
             match events.recv().await.context("the runtime ended")? {
-                Event::ConfigApplied { config } => break config,
-                Event::ConfigLoaded { result, .. } if result.config.is_none() => {
+                Event::Config(ConfigEvent::Applied { config }) => break config,
+                Event::Config(ConfigEvent::Loaded { result, .. }) if result.config.is_none() => {
                     let lang = Language::pick(None, sys_locale::get_locale().as_deref());
                     for p in &result.problems {
                         let text = crate::i18n::problem_text(lang, &p.kind);

@@ -15,6 +15,8 @@ use tokio::sync::mpsc::{Receiver, Sender};
 use crate::cli_prompt::{Allow, Output, follow_turn, shut_down};
 use crate::model::config::{Config, Language};
 use crate::protocol::AgentCommand;
+use crate::protocol::AgentEvent;
+use crate::protocol::ConfigEvent;
 use crate::protocol::teams::{DiscardedWork, MemberCopy, MergeReport, ProviderKind, TeamCommand, TeamError};
 use crate::protocol::{Command, Event, TeamEvent, TeamInfo};
 use crate::runtime::config_file::AppDirs;
@@ -224,13 +226,13 @@ impl Door {
         let mut threads = std::collections::HashMap::new();
         while config.is_none() || loaded.is_none() {
             match events.recv().await.context("the runtime ended")? {
-                Event::Threads { agent, threads: listed } => {
+                Event::Agent(agent, AgentEvent::Threads { threads: listed }) => {
                     threads.insert(agent, listed);
                 }
-                Event::ConfigLoaded { result, .. } if result.config.is_none() => {
+                Event::Config(ConfigEvent::Loaded { result, .. }) if result.config.is_none() => {
                     bail!("{} has problems: `sidekicks check` lists them", config_path.display())
                 }
-                Event::ConfigApplied { config: c } => config = Some(c),
+                Event::Config(ConfigEvent::Applied { config: c }) => config = Some(c),
                 Event::Team(TeamEvent::Loaded { teams, discarded, .. }) => loaded = Some((teams, discarded)),
                 _ => {}
             }
@@ -243,8 +245,8 @@ impl Door {
     /// Keeps what an event says of the agents: the config in force, their threads.
     fn note(&mut self, event: &Event) {
         match event {
-            Event::ConfigApplied { config } => self.config = config.clone(),
-            Event::Threads { agent, threads } => {
+            Event::Config(ConfigEvent::Applied { config }) => self.config = config.clone(),
+            Event::Agent(agent, AgentEvent::Threads { threads }) => {
                 self.threads.insert(agent.clone(), threads.clone());
             }
             _ => {}

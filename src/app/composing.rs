@@ -2,6 +2,7 @@
 //! next message, why a file could not be attached, and the workspace's paths for `@`.
 
 use super::state::AppState;
+use crate::protocol::AgentEvent;
 use crate::protocol::attachments::Attachment;
 use crate::protocol::{Event, WorkspaceEvent};
 
@@ -58,7 +59,7 @@ impl AppState {
     /// Applies attachments read, and the workspace's paths. False for other events.
     pub(super) fn apply_composing_event(&mut self, event: &Event) -> bool {
         match event {
-            Event::Attached { agent, results } => {
+            Event::Agent(agent, AgentEvent::Attached { results }) => {
                 if let Some(a) = self.agent_mut(agent) {
                     for result in results {
                         match result {

@@ -14,8 +14,9 @@ pub mod teams_state;
 pub mod threads_state;
 
 pub use crate::protocol::{
-    AgentCommand, AgentState, ChannelCommand, Command, ConfigCommand, CrashReason, CrashReport, Event,
-    HandshakeFailure, LogEntry, SpawnFailure, SshFault, TeamEvent, TeamInfo, WorkspaceCommand, WorkspaceEvent,
+    AgentCommand, AgentEvent, AgentState, ChannelCommand, ChannelEvent, Command, ConfigCommand, ConfigEvent,
+    CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, SshFault, TeamEvent, TeamInfo,
+    WorkspaceCommand, WorkspaceEvent,
 };
 /// The idle-repaint benchmark's frame counter (its thread writes the file, not the window).
 pub use crate::runtime::frame_stats::FrameStats;

@@ -12,7 +12,10 @@ use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
 use crate::model::session_config::{ConfigOption, Modes, SlashCommand};
 use crate::protocol::AgentCommand;
+use crate::protocol::AgentEvent;
 use crate::protocol::ChannelCommand;
+use crate::protocol::ChannelEvent;
+use crate::protocol::ConfigEvent;
 use crate::protocol::auth::AuthMethod;
 use crate::protocol::{AgentState, Command, Event, LogEntry, WorkspaceEvent};
 
@@ -338,11 +341,10 @@ impl AppState {
             }
             Request::Say { channel, text } => vec![Command::Channel(ChannelCommand::Say { channel, text })],
             Request::SendAgain { agent, index } => {
-                let Some((id, text, images)) = self.agent(&agent).and_then(|a| a.conversation.dropped(index)) else {
+                let Some((message, ..)) = self.agent(&agent).and_then(|a| a.conversation.dropped(index)) else {
                     return Vec::new();
                 };
-                let attachments = images.into_iter().map(crate::protocol::attachments::Attachment::Image).collect();
-                vec![Command::Agent(agent, AgentCommand::SendAgain { id, text, attachments })]
+                vec![Command::Agent(agent, AgentCommand::SendAgain { message })]
             }
             Request::NotNow(key) => {
                 self.not_now(key);
@@ -394,11 +396,11 @@ impl AppState {
 
     /// Applies one runtime event.
     pub fn apply(&mut self, event: Event) {
-        if matches!(event, Event::AgentUpdate { update: Update::Title(_), .. }) {
+        if matches!(event, Event::Agent(_, AgentEvent::Update { update: Update::Title(_), .. })) {
             return self.apply_thread_event(event);
         }
         match event {
-            Event::ConfigLoaded { path, result } => {
+            Event::Config(ConfigEvent::Loaded { path, result }) => {
                 self.config_loads += 1;
                 self.config_path = Some(path);
                 self.config_text = result.text;
@@ -408,10 +410,10 @@ impl AppState {
                     self.language = Language::pick(None, sys_locale::get_locale().as_deref());
                 }
             }
-            Event::ConfigApplied { config } => self.apply_config(config),
-            Event::Channels { channels } => self.channels.all(channels),
-            Event::ChannelUpdated { channel } => self.channels.updated(channel),
-            Event::AgentState { agent, state } => {
+            Event::Config(ConfigEvent::Applied { config }) => self.apply_config(config),
+            Event::Channel(ChannelEvent::Listed { channels }) => self.channels.all(channels),
+            Event::Channel(ChannelEvent::Updated { channel }) => self.channels.updated(channel),
+            Event::Agent(agent, AgentEvent::State { state }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     if state == AgentState::Idle {
                         a.login = None;
@@ -423,13 +425,13 @@ impl AppState {
                     }
                 }
             }
-            Event::LoginNeeded { agent, message, methods } => {
+            Event::Agent(agent, AgentEvent::LoginNeeded { message, methods }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.login = Some((message, methods));
                     self.arrived(super::inbox::InboxKey::Login { agent });
                 }
             }
-            Event::SessionSettings { agent, options, modes } => {
+            Event::Agent(agent, AgentEvent::SessionSettings { options, modes }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     // A new session: what the last one cost goes to the total.
                     if let Some(cost) = a.conversation.cost.take() {
@@ -439,7 +441,10 @@ impl AppState {
                     a.modes = modes;
                 }
             }
-            Event::AgentInfo { agent, auth_methods, can_logout, sessions, prompts, mcp, implementation } => {
+            Event::Agent(
+                agent,
+                AgentEvent::Info { auth_methods, can_logout, sessions, prompts, mcp, implementation },
+            ) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.mcp = mcp;
                     a.prompts = prompts;
@@ -449,7 +454,7 @@ impl AppState {
                     a.implementation = implementation;
                 }
             }
-            Event::AgentLog { agent, entry: line } => {
+            Event::Agent(agent, AgentEvent::Log { entry: line }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     if a.log.len() == LOG_LINES {
                         a.log.pop_front();
@@ -457,22 +462,22 @@ impl AppState {
                     a.log.push_back(line);
                 }
             }
-            Event::AgentUpdate { agent, update: Update::Options(options) } => {
+            Event::Agent(agent, AgentEvent::Update { update: Update::Options(options) }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.options = options;
                 }
             }
-            Event::AgentUpdate { agent, update: Update::Commands(commands) } => {
+            Event::Agent(agent, AgentEvent::Update { update: Update::Commands(commands) }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.commands = commands;
                 }
             }
-            Event::AgentUpdate { agent, update: Update::Mode(mode) } => {
+            Event::Agent(agent, AgentEvent::Update { update: Update::Mode(mode) }) => {
                 if let Some(modes) = self.agent_mut(&agent).and_then(|a| a.modes.as_mut()) {
                     modes.current = mode;
                 }
             }
-            Event::AgentUpdate { agent, update } => {
+            Event::Agent(agent, AgentEvent::Update { update }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     // (A loop notice goes into the answer itself.)
                     a.conversation.apply(update);
@@ -481,12 +486,12 @@ impl AppState {
                     self.channels.answered(a);
                 }
             }
-            Event::Notice { agent, notice } => {
+            Event::Agent(agent, AgentEvent::Notice { notice }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.push_notice(notice);
                 }
             }
-            Event::PermissionRequested { agent, request } => {
+            Event::Agent(agent, AgentEvent::PermissionRequested { request }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     // The card goes under the latest call with that id (agents may reuse ids).
                     let message =
@@ -499,21 +504,21 @@ impl AppState {
                     self.arrived(key);
                 }
             }
-            Event::ElicitationRequested { agent, request } => {
+            Event::Agent(agent, AgentEvent::ElicitationRequested { request }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     let key = super::inbox::InboxKey::Question { agent: agent.clone(), id: request.id };
                     a.elicitations.push(ElicitationCard { request, answer: None, completed: false });
                     self.arrived(key);
                 }
             }
-            Event::ElicitationResolved { agent, id, answer } => {
+            Event::Agent(agent, AgentEvent::ElicitationResolved { id, answer }) => {
                 if let Some(card) =
                     self.agent_mut(&agent).and_then(|a| a.elicitations.iter_mut().find(|c| c.request.id == id))
                 {
                     card.answer = Some(answer);
                 }
             }
-            Event::ElicitationCompleted { agent, elicitation_id } => {
+            Event::Agent(agent, AgentEvent::ElicitationCompleted { elicitation_id }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     for card in &mut a.elicitations {
                         if matches!(&card.request.kind, crate::model::elicitation::ElicitKind::Url { elicitation_id: e, .. } if *e == elicitation_id)
@@ -523,7 +528,7 @@ impl AppState {
                     }
                 }
             }
-            Event::PermissionResolved { agent, id, answer } => {
+            Event::Agent(agent, AgentEvent::PermissionResolved { id, answer }) => {
                 // The card waiting for it (the latest with that id should one be left from before).
                 let card = |c: &PermissionCard| c.request.id == id && c.answer.is_none();
                 if let Some(a) = self.agent_mut(&agent)
@@ -535,17 +540,17 @@ impl AppState {
                     a.conversation.record_answer(&tool, answered);
                 }
             }
-            Event::TurnStarted { agent } => {
+            Event::Agent(agent, AgentEvent::TurnStarted) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.mark_first_queued_sent();
                 }
             }
-            Event::QueueDropped { agent } => {
+            Event::Agent(agent, AgentEvent::QueueDropped) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.drop_queue();
                 }
             }
-            Event::Unqueued { agent, id } => {
+            Event::Agent(agent, AgentEvent::Unqueued { id }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.unqueue(&id);
                 }
@@ -556,7 +561,7 @@ impl AppState {
                     e.apply_to(&mut a.conversation);
                 }
             }
-            Event::TurnEnded { agent, end } => {
+            Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
                 // What the turn wrote shows in an open review.
                 self.review_again(&agent);
                 // The agent may have switched branches: read again.
@@ -573,7 +578,7 @@ impl AppState {
             Event::ShutdownComplete => self.shutdown_complete = true,
             Event::NotificationClicked { target } => self.clicked = Some(target),
             Event::SearchResults { query, hits } => self.search = Some((query, hits)),
-            Event::ConfigOpened { path } => {
+            Event::Config(ConfigEvent::Opened { path }) => {
                 self.opened += 1;
                 self.agents.clear();
                 self.config = None;
@@ -581,31 +586,32 @@ impl AppState {
                 self.pending_history.clear();
                 self.config_path = Some(path);
             }
-            Event::ConfigSaved { error, .. } => {
+            Event::Config(ConfigEvent::Saved { error, .. }) => {
                 self.last_save = Some(error);
                 self.saves += 1;
             }
-            Event::FilePicked { path } => self.picked_file = Some(path),
-            Event::FolderPicked { path } => self.picked_folder = Some(path),
+            Event::Config(ConfigEvent::FilePicked { path }) => self.picked_file = Some(path),
+            Event::Config(ConfigEvent::FolderPicked { path }) => self.picked_folder = Some(path),
             Event::PickInWindow(start) => self.picker = Some(start),
-            Event::FolderListed { path, result } => self.listing = Some((path, result)),
-            Event::AgentsFound { agents } => self.found_agents = Some(agents),
+            Event::Config(ConfigEvent::FolderListed { path, result }) => self.listing = Some((path, result)),
+            Event::Config(ConfigEvent::AgentsFound { agents }) => self.found_agents = Some(agents),
             Event::Registry(event) => self.registry.apply(event),
-            Event::Branch { agent, branch } => {
+            Event::Agent(agent, AgentEvent::Branch { branch }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.branch = branch;
                 }
             }
-            event @ (Event::Attached { .. } | Event::Workspace { event: WorkspaceEvent::Paths { .. }, .. }) => {
+            event @ (Event::Agent(_, AgentEvent::Attached { .. })
+            | Event::Workspace { event: WorkspaceEvent::Paths { .. }, .. }) => {
                 self.apply_composing_event(&event);
             }
             Event::Workspace { agent, event } => self.workspace_events.push((agent, event)),
-            Event::AgentTerminal { agent, id, bytes } => {
+            Event::Agent(agent, AgentEvent::Terminal { id, bytes }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.terminals.entry(id).or_default().push(&bytes);
                 }
             }
-            Event::AgentTerminalExited { agent, id, code, signal } => {
+            Event::Agent(agent, AgentEvent::TerminalExited { id, code, signal }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     let output = a.terminals.entry(id.clone()).or_default();
                     output.exit = Some((code, signal.clone()));
@@ -627,34 +633,34 @@ impl AppState {
                     self.arrived(key);
                 }
             }
-            Event::Resent { agent, id } => {
+            Event::Agent(agent, AgentEvent::Resent { id }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.resent(&id);
                 }
             }
-            Event::Retrying { agent, question } => {
+            Event::Agent(agent, AgentEvent::Retrying { question }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.retry(&question);
                 }
             }
-            Event::UserMessage { agent, text, id, attached } => {
+            Event::Agent(agent, AgentEvent::UserMessage { text, id, attached }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.conversation.push_user_with(text, attached, Delivery::Queued, Some(id));
                 }
             }
-            Event::RulesChanged { agent, rules } => {
+            Event::Agent(agent, AgentEvent::RulesChanged { rules }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     a.rules = rules;
                 }
             }
-            Event::RecentFiles { files } => self.recent = files,
-            Event::ConfigChecked { text, problems } => self.checked = Some((text, problems)),
+            Event::Config(ConfigEvent::RecentFiles { files }) => self.recent = files,
+            Event::Config(ConfigEvent::Checked { text, problems }) => self.checked = Some((text, problems)),
             Event::HistoryNote { note } => self.history_note = Some(note),
-            Event::ThreadOpened { .. }
-            | Event::Threads { .. }
-            | Event::AgentSessions { .. }
-            | Event::ThreadWait { .. }
-            | Event::TranscriptOffer { .. } => self.apply_thread_event(event),
+            Event::Agent(_, AgentEvent::ThreadOpened { .. })
+            | Event::Agent(_, AgentEvent::Threads { .. })
+            | Event::Agent(_, AgentEvent::Sessions { .. })
+            | Event::Agent(_, AgentEvent::ThreadWait { .. })
+            | Event::Agent(_, AgentEvent::TranscriptOffer { .. }) => self.apply_thread_event(event),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::state::AppState;
 use crate::model::conversation::{Conversation, Message, Update};
+use crate::protocol::AgentEvent;
 use crate::protocol::Event;
 use crate::protocol::threads::{AgentSession, ListError, ThreadId, ThreadSummary};
 
@@ -44,7 +45,7 @@ impl AppState {
     /// Applies an event about threads.
     pub(super) fn apply_thread_event(&mut self, event: Event) {
         match event {
-            Event::ThreadOpened { agent, thread, messages } => {
+            Event::Agent(agent, AgentEvent::ThreadOpened { thread, messages }) => {
                 if let Some(a) = self.agent_mut(&agent) {
                     // What the thread left cost stays in the run's total.
                     if let Some(cost) = a.conversation.cost.take() {
@@ -64,20 +65,22 @@ impl AppState {
                     pending.pending_messages = messages;
                 }
             }
-            Event::Threads { agent, threads } => self.threads_mut(&agent).list = threads,
-            Event::ThreadWait { agent, holder, waiting, returned } => {
+            Event::Agent(agent, AgentEvent::Threads { threads }) => self.threads_mut(&agent).list = threads,
+            Event::Agent(agent, AgentEvent::ThreadWait { holder, waiting, returned }) => {
                 let threads = self.threads_mut(&agent);
                 threads.held_elsewhere = holder.map(|h| (h, waiting));
                 threads.returned.extend(returned);
             }
-            Event::AgentSessions { agent, sessions } => self.threads_mut(&agent).agent_sessions = Some(sessions),
-            Event::TranscriptOffer { agent, offered } => {
+            Event::Agent(agent, AgentEvent::Sessions { sessions }) => {
+                self.threads_mut(&agent).agent_sessions = Some(sessions)
+            }
+            Event::Agent(agent, AgentEvent::TranscriptOffer { offered }) => {
                 self.threads_mut(&agent).offered = offered;
                 if !offered && let Some(a) = self.agent_mut(&agent) {
                     a.attach_transcript = false;
                 }
             }
-            Event::AgentUpdate { agent, update: Update::Title(Some(title)) } => {
+            Event::Agent(agent, AgentEvent::Update { update: Update::Title(Some(title)) }) => {
                 let threads = self.threads_mut(&agent);
                 let current = threads.current;
                 if let Some(t) = threads.list.iter_mut().find(|t| Some(t.id) == current && !t.renamed) {

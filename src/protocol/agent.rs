@@ -2,8 +2,10 @@
 //! sessions and threads, its permissions and logins — served by the agent manager
 //! (`runtime/agents.rs`). The agent is named beside it: `Command::Agent(name, AgentCommand)`.
 
-use crate::model::conversation::MessageId;
-use crate::model::permission::PermissionAnswer;
+use crate::model::conversation::{Message, MessageId, Notice, TurnEnd, Update};
+use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
+
+use super::{AgentState, LogEntry, McpStatus};
 
 /// What a door asks of one agent.
 #[derive(Clone, Debug)]
@@ -30,22 +32,16 @@ pub enum AgentCommand {
         /// Images and files sent with it.
         attachments: Vec<super::attachments::Attachment>,
     },
-    /// Send again the person's message `id`, which Stop dropped: it is marked so (`Resent`) and
-    /// its text and attachments go as a new message.
+    /// Send again the person's message `message`, which Stop dropped: it is marked so
+    /// (`Resent`) and its text and attachments go as a new message.
     SendAgain {
-        /// The dropped message's id.
-        id: MessageId,
-        /// Its text.
-        text: String,
-        /// Its images.
-        attachments: Vec<super::attachments::Attachment>,
+        /// The dropped message.
+        message: MessageId,
     },
     /// Ask the person's message `question` again (Retry): its answer is replaced by the new one
     /// and stays reachable; no new message of the person.
     Retry {
-        /// The question's text.
-        text: String,
-        /// The question's id.
+        /// The question.
         question: MessageId,
     },
     /// Answer an elicitation of the agent.
@@ -103,4 +99,187 @@ pub enum AgentCommand {
     },
     /// Log the agent out (where it can), forget what was given to log in, and stop it.
     Logout,
+}
+
+/// What the agent service tells about one agent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentEvent {
+    /// An agent changed state.
+    State {
+        /// The state.
+        state: AgentState,
+    },
+    /// A line for the agent's Log.
+    Log {
+        /// The entry.
+        entry: LogEntry,
+    },
+    /// Something the agent sent during a turn (text, thought, tool call, plan, usage).
+    Update {
+        /// The update.
+        update: Update,
+    },
+    /// A notice to show in the conversation.
+    Notice {
+        /// The notice.
+        notice: Notice,
+    },
+    /// The agent asks for permission.
+    PermissionRequested {
+        /// The request.
+        request: PermissionRequest,
+    },
+    /// The agent asks for input (a form, or a page to open).
+    ElicitationRequested {
+        /// The request.
+        request: crate::model::elicitation::Elicitation,
+    },
+    /// An elicitation was answered (by the person, or a cancel).
+    ElicitationResolved {
+        /// Its id.
+        id: u64,
+        /// The answer.
+        answer: crate::model::elicitation::ElicitAnswer,
+    },
+    /// The agent says a URL elicitation is done (`elicitation/complete`).
+    ElicitationCompleted {
+        /// The agent's id for it.
+        elicitation_id: String,
+    },
+    /// A permission request was answered (by the person, a remembered rule, or a cancel).
+    PermissionResolved {
+        /// Its id.
+        id: u64,
+        /// The answer.
+        answer: PermissionAnswer,
+    },
+    /// A turn began (the first queued message of the person was sent).
+    TurnStarted,
+    /// The messages waiting for the agent were dropped (Cancel or Stop): they were not sent.
+    QueueDropped,
+    /// One message waiting for the agent was taken back by the person: it was not sent.
+    Unqueued {
+        /// The message.
+        id: crate::model::conversation::MessageId,
+    },
+    /// The turn ended.
+    TurnEnded {
+        /// How it ended.
+        end: TurnEnd,
+    },
+    /// The person's message, as the runtime received it (queued until its turn starts).
+    UserMessage {
+        /// The text.
+        text: String,
+        /// Its id.
+        id: MessageId,
+        /// What it carries besides text (images, resources), as shown.
+        attached: Vec<crate::model::conversation::Part>,
+    },
+    /// The dropped message `id` is sent again (as a new message, below it).
+    Resent {
+        /// The dropped message's id.
+        id: MessageId,
+    },
+    /// The person's message `question` is asked again: its answer becomes an earlier one.
+    Retrying {
+        /// The question's id.
+        question: MessageId,
+    },
+    /// The git branch the workspace of `agent` is on (`None`: not a git folder, or not on this
+    /// computer).
+    Branch {
+        /// The branch, or the commit when none is checked out.
+        branch: Option<String>,
+    },
+    /// Output of a command the agent runs (ACP terminal).
+    Terminal {
+        /// Its id.
+        id: String,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// A command the agent ran ended.
+    TerminalExited {
+        /// Its id.
+        id: String,
+        /// The exit code.
+        code: Option<u32>,
+        /// The signal.
+        signal: Option<String>,
+    },
+    /// The remembered always/never answers of an agent (in its workspace).
+    RulesChanged {
+        /// The remembered rules.
+        rules: Vec<(String, Decision)>,
+    },
+    /// The thread an agent is in now, with its stored messages (when the config is applied,
+    /// and when the person opens or starts another).
+    ThreadOpened {
+        /// The thread.
+        thread: super::threads::ThreadId,
+        /// Its messages.
+        messages: Vec<Message>,
+    },
+    /// An agent's threads, most recently used first.
+    Threads {
+        /// The threads.
+        threads: Vec<super::threads::ThreadSummary>,
+    },
+    /// The agent's own sessions (`session/list`), or why they could not be listed.
+    Sessions {
+        /// The sessions, or why not.
+        sessions: Result<Vec<super::threads::AgentSession>, super::threads::ListError>,
+    },
+    /// Another process (a second window, `sidekicks prompt`) is answering in the agent's thread:
+    /// the messages sent meanwhile wait for it to end, then go (ADR 0029).
+    ThreadWait {
+        /// What the other process said it does; `None`: no longer waiting.
+        holder: Option<String>,
+        /// The messages waiting.
+        waiting: Vec<String>,
+        /// Messages given back unsent (the person stopped, or opened another thread, while they
+        /// waited).
+        returned: Vec<String>,
+    },
+    /// The agent does not remember the thread shown (it cannot reopen its session): offer to
+    /// send a transcript with the next message (`false`: the offer is void, it remembers).
+    TranscriptOffer {
+        /// Offered or withdrawn.
+        offered: bool,
+    },
+    /// The agent asks the person to log in (at start, or later in a session).
+    LoginNeeded {
+        /// Its words.
+        message: String,
+        /// The ways to log in it offers.
+        methods: Vec<super::auth::AuthMethod>,
+    },
+    /// Attachments read for the next message, or why one could not be.
+    Attached {
+        /// One per file (none when the dialog was cancelled).
+        results: Vec<Result<super::attachments::Attachment, String>>,
+    },
+    /// What a started agent said about itself.
+    Info {
+        /// The ways to log in it offers.
+        auth_methods: Vec<super::auth::AuthMethod>,
+        /// It can log out.
+        can_logout: bool,
+        /// What it can do with sessions.
+        sessions: super::threads::SessionAbilities,
+        /// What it takes in a prompt besides text.
+        prompts: super::attachments::PromptAbilities,
+        /// The MCP servers of the config for it, each given to its session or not.
+        mcp: Vec<McpStatus>,
+        /// What it said it is, with its version, if it said.
+        implementation: Option<String>,
+    },
+    /// A session opened: its options and modes.
+    SessionSettings {
+        /// Its options.
+        options: Vec<crate::model::session_config::ConfigOption>,
+        /// Its modes (older agents).
+        modes: Option<crate::model::session_config::Modes>,
+    },
 }

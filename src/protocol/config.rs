@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::model::config::Config;
+use crate::model::config_check::LoadResult;
+
 /// What a door asks of the config service.
 #[derive(Clone, Debug)]
 pub enum ConfigCommand {
@@ -51,5 +54,69 @@ pub enum ConfigCommand {
         path: PathBuf,
         /// The agent (its name).
         agent: crate::model::config_edit::NewAgent,
+    },
+}
+
+/// What the config service tells.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConfigEvent {
+    /// The config file was read; `result.config` is `None` when it has problems, and the
+    /// last good config (if any) stays in force.
+    Loaded {
+        /// The path it is about.
+        path: PathBuf,
+        /// How it went.
+        result: LoadResult,
+    },
+    /// The config now in force.
+    Applied {
+        /// The config.
+        config: Config,
+    },
+    /// Another config file is now open: what was shown of the previous one goes away.
+    Opened {
+        /// The path it is about.
+        path: PathBuf,
+    },
+    /// The settings editor's text was saved (or not, with the reason).
+    Saved {
+        /// The path it is about.
+        path: PathBuf,
+        /// The error, in words.
+        error: Option<String>,
+    },
+    /// The native file dialog closed; `path` is the file picked, if any.
+    FilePicked {
+        /// The path it is about.
+        path: Option<PathBuf>,
+    },
+    /// A folder read for the window's picker.
+    FolderListed {
+        /// The folder.
+        path: PathBuf,
+        /// Its entries, or why they could not be read.
+        result: Result<Vec<super::picker::FolderEntry>, String>,
+    },
+    /// The native folder dialog closed with a folder picked.
+    FolderPicked {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// Agents found on this computer that could be added to the config.
+    AgentsFound {
+        /// The agents (their names).
+        agents: Vec<super::discovery::FoundAgent>,
+    },
+    /// The recent config files, newest first, each with whether it still exists.
+    RecentFiles {
+        /// The files.
+        files: Vec<(PathBuf, bool)>,
+    },
+    /// The problems of a text the settings editor asked to check.
+    Checked {
+        /// The text.
+        text: String,
+        /// The problems.
+        problems: Vec<crate::model::problem::Problem>,
     },
 }

@@ -19,16 +19,12 @@ pub mod workspace;
 
 use std::path::PathBuf;
 
-pub use self::agent::AgentCommand;
-pub use self::channels::ChannelCommand;
-pub use self::config::ConfigCommand;
+pub use self::agent::{AgentCommand, AgentEvent};
+pub use self::channels::{ChannelCommand, ChannelEvent};
+pub use self::config::{ConfigCommand, ConfigEvent};
 pub use self::ssh::SshFault;
 pub use self::teams::{TeamEvent, TeamInfo};
 pub use self::workspace::{WorkspaceCommand, WorkspaceEvent};
-use crate::model::config::Config;
-use crate::model::config_check::LoadResult;
-use crate::model::conversation::{Message, MessageId, Notice, TurnEnd, Update};
-use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 
 /// The state of an agent process, as shown by its dot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -284,112 +280,15 @@ impl Command {
 /// From the runtime to the UI.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
-    /// The config file was read; `result.config` is `None` when it has problems, and the
-    /// last good config (if any) stays in force.
-    ConfigLoaded {
-        /// The path it is about.
-        path: PathBuf,
-        /// How it went.
-        result: LoadResult,
-    },
-    /// The config now in force.
-    ConfigApplied {
-        /// The config.
-        config: Config,
-    },
-    /// An agent changed state.
-    AgentState {
-        /// The agent (its name).
-        agent: String,
-        /// The state.
-        state: AgentState,
-    },
-    /// A line for the agent's Log.
-    AgentLog {
-        /// The agent (its name).
-        agent: String,
-        /// The entry.
-        entry: LogEntry,
-    },
-    /// Something the agent sent during a turn (text, thought, tool call, plan, usage).
-    AgentUpdate {
-        /// The agent (its name).
-        agent: String,
-        /// The update.
-        update: Update,
-    },
-    /// A notice to show in the conversation.
-    Notice {
-        /// The agent (its name).
-        agent: String,
-        /// The notice.
-        notice: Notice,
-    },
-    /// The agent asks for permission.
-    PermissionRequested {
-        /// The agent (its name).
-        agent: String,
-        /// The request.
-        request: PermissionRequest,
-    },
-    /// The agent asks for input (a form, or a page to open).
-    ElicitationRequested {
-        /// The agent (its name).
-        agent: String,
-        /// The request.
-        request: crate::model::elicitation::Elicitation,
-    },
-    /// An elicitation was answered (by the person, or a cancel).
-    ElicitationResolved {
-        /// The agent (its name).
-        agent: String,
-        /// Its id.
-        id: u64,
-        /// The answer.
-        answer: crate::model::elicitation::ElicitAnswer,
-    },
-    /// The agent says a URL elicitation is done (`elicitation/complete`).
-    ElicitationCompleted {
-        /// The agent (its name).
-        agent: String,
-        /// The agent's id for it.
-        elicitation_id: String,
-    },
-    /// A permission request was answered (by the person, a remembered rule, or a cancel).
-    PermissionResolved {
-        /// The agent (its name).
-        agent: String,
-        /// Its id.
-        id: u64,
-        /// The answer.
-        answer: PermissionAnswer,
-    },
-    /// A turn began (the first queued message of the person was sent).
-    TurnStarted {
-        /// The agent (its name).
-        agent: String,
-    },
-    /// The messages waiting for the agent were dropped (Cancel or Stop): they were not sent.
-    QueueDropped {
-        /// The agent (its name).
-        agent: String,
-    },
+    /// About one agent (its name): its state, its turns, its sessions and threads, its
+    /// permissions and logins — what the agent service (the manager) tells.
+    Agent(String, agent::AgentEvent),
+    /// About the config file: read, applied, opened, saved, checked; dialogs; agents found.
+    Config(config::ConfigEvent),
+    /// About the team channels.
+    Channel(channels::ChannelEvent),
     /// A checkpoint recorded, a restore done.
     Checkpoint(checkpoints::CheckpointEvent),
-    /// One message waiting for the agent was taken back by the person: it was not sent.
-    Unqueued {
-        /// The agent (its name).
-        agent: String,
-        /// The message.
-        id: crate::model::conversation::MessageId,
-    },
-    /// The turn ended.
-    TurnEnded {
-        /// The agent (its name).
-        agent: String,
-        /// How it ended.
-        end: TurnEnd,
-    },
     /// What a search found.
     SearchResults {
         /// The query it answers.
@@ -404,77 +303,10 @@ pub enum Event {
     },
     /// Every agent is stopped; the runtime has ended.
     ShutdownComplete,
-    /// The person's message, as the runtime received it (queued until its turn starts).
-    UserMessage {
-        /// The agent (its name).
-        agent: String,
-        /// The text.
-        text: String,
-        /// Its id.
-        id: MessageId,
-        /// What it carries besides text (images, resources), as shown.
-        attached: Vec<crate::model::conversation::Part>,
-    },
-    /// The dropped message `id` is sent again (as a new message, below it).
-    Resent {
-        /// The agent (its name).
-        agent: String,
-        /// The dropped message's id.
-        id: MessageId,
-    },
-    /// The person's message `question` is asked again: its answer becomes an earlier one.
-    Retrying {
-        /// The agent (its name).
-        agent: String,
-        /// The question's id.
-        question: MessageId,
-    },
-    /// Another config file is now open: what was shown of the previous one goes away.
-    ConfigOpened {
-        /// The path it is about.
-        path: PathBuf,
-    },
-    /// The settings editor's text was saved (or not, with the reason).
-    ConfigSaved {
-        /// The path it is about.
-        path: PathBuf,
-        /// The error, in words.
-        error: Option<String>,
-    },
-    /// The native file dialog closed; `path` is the file picked, if any.
-    FilePicked {
-        /// The path it is about.
-        path: Option<PathBuf>,
-    },
     /// The desktop has no file dialog: the window shows its own picker.
     PickInWindow(picker::PickerStart),
-    /// A folder read for the window's picker.
-    FolderListed {
-        /// The folder.
-        path: PathBuf,
-        /// Its entries, or why they could not be read.
-        result: Result<Vec<picker::FolderEntry>, String>,
-    },
-    /// The native folder dialog closed with a folder picked.
-    FolderPicked {
-        /// The folder.
-        path: PathBuf,
-    },
-    /// The git branch the workspace of `agent` is on (`None`: not a git folder, or not on this
-    /// computer).
-    Branch {
-        /// The agent (its name).
-        agent: String,
-        /// The branch, or the commit when none is checked out.
-        branch: Option<String>,
-    },
     /// What the ACP Registry service did.
     Registry(registry::RegistryEvent),
-    /// Agents found on this computer that could be added to the config.
-    AgentsFound {
-        /// The agents (their names).
-        agents: Vec<discovery::FoundAgent>,
-    },
     /// A workspace operation finished (or its folder changed).
     Workspace {
         /// The agent (its name).
@@ -484,147 +316,11 @@ pub enum Event {
     },
     /// A team operation finished.
     Team(TeamEvent),
-    /// Output of a command the agent runs (ACP terminal).
-    AgentTerminal {
-        /// The agent (its name).
-        agent: String,
-        /// Its id.
-        id: String,
-        /// The bytes.
-        bytes: Vec<u8>,
-    },
-    /// A command the agent ran ended.
-    AgentTerminalExited {
-        /// The agent (its name).
-        agent: String,
-        /// Its id.
-        id: String,
-        /// The exit code.
-        code: Option<u32>,
-        /// The signal.
-        signal: Option<String>,
-    },
-    /// Every channel, as the channel service holds them (after the config or the teams changed).
-    Channels {
-        /// The config's channels, in its order, then one per team.
-        channels: Vec<ChannelInfo>,
-    },
-    /// One channel changed (something was said, an answer ended).
-    ChannelUpdated {
-        /// It.
-        channel: ChannelInfo,
-    },
-    /// The remembered always/never answers of an agent (in its workspace).
-    RulesChanged {
-        /// The agent (its name).
-        agent: String,
-        /// The remembered rules.
-        rules: Vec<(String, Decision)>,
-    },
-    /// The thread an agent is in now, with its stored messages (when the config is applied,
-    /// and when the person opens or starts another).
-    ThreadOpened {
-        /// The agent (its name).
-        agent: String,
-        /// The thread.
-        thread: threads::ThreadId,
-        /// Its messages.
-        messages: Vec<Message>,
-    },
-    /// An agent's threads, most recently used first.
-    Threads {
-        /// The agent (its name).
-        agent: String,
-        /// The threads.
-        threads: Vec<threads::ThreadSummary>,
-    },
-    /// The agent's own sessions (`session/list`), or why they could not be listed.
-    AgentSessions {
-        /// The agent (its name).
-        agent: String,
-        /// The sessions, or why not.
-        sessions: Result<Vec<threads::AgentSession>, threads::ListError>,
-    },
-    /// Another process (a second window, `sidekicks prompt`) is answering in the agent's thread:
-    /// the messages sent meanwhile wait for it to end, then go (ADR 0029).
-    ThreadWait {
-        /// The agent (its name).
-        agent: String,
-        /// What the other process said it does; `None`: no longer waiting.
-        holder: Option<String>,
-        /// The messages waiting.
-        waiting: Vec<String>,
-        /// Messages given back unsent (the person stopped, or opened another thread, while they
-        /// waited).
-        returned: Vec<String>,
-    },
-    /// The agent does not remember the thread shown (it cannot reopen its session): offer to
-    /// send a transcript with the next message (`false`: the offer is void, it remembers).
-    TranscriptOffer {
-        /// The agent (its name).
-        agent: String,
-        /// Offered or withdrawn.
-        offered: bool,
-    },
-    /// The agent asks the person to log in (at start, or later in a session).
-    LoginNeeded {
-        /// The agent.
-        agent: String,
-        /// Its words.
-        message: String,
-        /// The ways to log in it offers.
-        methods: Vec<auth::AuthMethod>,
-    },
-    /// Attachments read for the next message, or why one could not be.
-    Attached {
-        /// The agent.
-        agent: String,
-        /// One per file (none when the dialog was cancelled).
-        results: Vec<Result<attachments::Attachment, String>>,
-    },
-    /// What a started agent said about itself.
-    AgentInfo {
-        /// The agent.
-        agent: String,
-        /// The ways to log in it offers.
-        auth_methods: Vec<auth::AuthMethod>,
-        /// It can log out.
-        can_logout: bool,
-        /// What it can do with sessions.
-        sessions: threads::SessionAbilities,
-        /// What it takes in a prompt besides text.
-        prompts: attachments::PromptAbilities,
-        /// The MCP servers of the config for it, each given to its session or not.
-        mcp: Vec<McpStatus>,
-        /// What it said it is, with its version, if it said.
-        implementation: Option<String>,
-    },
-    /// A session opened: its options and modes.
-    SessionSettings {
-        /// The agent.
-        agent: String,
-        /// Its options.
-        options: Vec<crate::model::session_config::ConfigOption>,
-        /// Its modes (older agents).
-        modes: Option<crate::model::session_config::Modes>,
-    },
-    /// The recent config files, newest first, each with whether it still exists.
-    RecentFiles {
-        /// The files.
-        files: Vec<(PathBuf, bool)>,
-    },
     /// Something to tell about the history when it was opened (damaged and kept aside, or not
     /// available).
     HistoryNote {
         /// What.
         note: HistoryNote,
-    },
-    /// The problems of a text the settings editor asked to check.
-    ConfigChecked {
-        /// The text.
-        text: String,
-        /// The problems.
-        problems: Vec<crate::model::problem::Problem>,
     },
 }
 
@@ -633,23 +329,25 @@ impl Event {
     pub fn is_conversation(&self) -> bool {
         matches!(
             self,
-            Event::ConfigLoaded { .. }
-                | Event::ConfigOpened { .. }
-                | Event::ThreadOpened { .. }
-                | Event::UserMessage { .. }
-                | Event::Retrying { .. }
-                | Event::Resent { .. }
-                | Event::AgentUpdate { .. }
-                | Event::Notice { .. }
-                | Event::TurnStarted { .. }
-                | Event::QueueDropped { .. }
-                | Event::Unqueued { .. }
+            Event::Config(ConfigEvent::Loaded { .. } | ConfigEvent::Opened { .. })
                 | Event::Checkpoint(_)
-                | Event::TurnEnded { .. }
-                | Event::PermissionRequested { .. }
-                | Event::PermissionResolved { .. }
-                | Event::AgentTerminal { .. }
-                | Event::AgentTerminalExited { .. }
+                | Event::Agent(
+                    _,
+                    AgentEvent::ThreadOpened { .. }
+                        | AgentEvent::UserMessage { .. }
+                        | AgentEvent::Retrying { .. }
+                        | AgentEvent::Resent { .. }
+                        | AgentEvent::Update { .. }
+                        | AgentEvent::Notice { .. }
+                        | AgentEvent::TurnStarted
+                        | AgentEvent::QueueDropped
+                        | AgentEvent::Unqueued { .. }
+                        | AgentEvent::TurnEnded { .. }
+                        | AgentEvent::PermissionRequested { .. }
+                        | AgentEvent::PermissionResolved { .. }
+                        | AgentEvent::Terminal { .. }
+                        | AgentEvent::TerminalExited { .. }
+                )
         )
     }
 }

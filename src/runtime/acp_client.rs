@@ -43,6 +43,7 @@ use super::permission_rules::PermissionRules;
 use crate::model::conversation::{TurnEnd, Update};
 use crate::model::permission::{PermissionAnswer, Unattended, rule_key};
 use crate::model::session_config::{Chosen, ConfigOption, Modes, OptionValue};
+use crate::protocol::AgentEvent;
 use crate::protocol::auth::{AuthKind, AuthMethod};
 use crate::protocol::threads::SessionAbilities;
 use crate::protocol::{Event, HandshakeFailure, LogEntry};
@@ -558,7 +559,10 @@ fn handlers(
                     >(n.params().clone());
                     if let Ok(done) = done {
                         let (agent, elicitation_id) = (updates.agent.clone(), done.elicitation_id.0.to_string());
-                        updates.events.send(Event::ElicitationCompleted { agent, elicitation_id }).await;
+                        updates
+                            .events
+                            .send(Event::Agent(agent, AgentEvent::ElicitationCompleted { elicitation_id }))
+                            .await;
                     }
                     return Ok(());
                 }
@@ -577,7 +581,7 @@ fn handlers(
                         tracing::warn!(agent, "skipped a session/update that does not parse: {e}");
                         let update = updates.redact.apply(n.params().to_string());
                         let entry = LogEntry::BadUpdate { error: updates.redact.apply(e.to_string()), update };
-                        updates.events.send(Event::AgentLog { agent, entry }).await;
+                        updates.events.send(Event::Agent(agent, AgentEvent::Log { entry })).await;
                     }
                 }
                 Ok(())
@@ -611,19 +615,19 @@ fn handlers(
                     responder.respond(RequestPermissionResponse::new(outcome))?;
                     let answer = PermissionAnswer::Selected { option_id: option.id, kind: option.kind };
                     let events = &permissions.events;
-                    events.send(Event::PermissionRequested { agent: agent.clone(), request }).await;
-                    events.send(Event::PermissionResolved { agent, id, answer }).await;
+                    events.send(Event::Agent(agent.clone(), AgentEvent::PermissionRequested { request })).await;
+                    events.send(Event::Agent(agent, AgentEvent::PermissionResolved { id, answer })).await;
                     return Ok(());
                 }
                 let responder = Asker::Agent(Box::new(responder));
                 let waiting = Pending::new(responder, key, &request);
                 let unattended = permissions.unattended.and_then(|u| unattended_answer(&request, u));
                 pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, waiting);
-                permissions.events.send(Event::PermissionRequested { agent: agent.clone(), request }).await;
+                permissions.events.send(Event::Agent(agent.clone(), AgentEvent::PermissionRequested { request })).await;
                 // No person at this door: its `--allow` answers, here, the same at every door.
                 if let Some(answer) = unattended {
                     answer_pending(&pending, &*permissions.rules, id, &answer);
-                    permissions.events.send(Event::PermissionResolved { agent, id, answer }).await;
+                    permissions.events.send(Event::Agent(agent, AgentEvent::PermissionResolved { id, answer })).await;
                 }
                 Ok(())
             },
@@ -647,7 +651,7 @@ fn handlers(
                     return responder.respond(super::acp_elicit::response(&ElicitAnswer::Decline));
                 };
                 elicits.lock().unwrap_or_else(|e| e.into_inner()).insert(id, responder);
-                elicitor.events.send(Event::ElicitationRequested { agent, request }).await;
+                elicitor.events.send(Event::Agent(agent, AgentEvent::ElicitationRequested { request })).await;
                 Ok(())
             },
             agent_client_protocol::on_receive_request!(),
@@ -684,7 +688,7 @@ fn handlers(
                     Ok(before) => {
                         // What the agent wrote through Sidekicks shows in the conversation.
                         let update = Update::ToolCall(super::agent_fs::written(&req.path, before, &req.content));
-                        writes.events.send(Event::AgentUpdate { agent: writes.agent.clone(), update }).await;
+                        writes.events.send(Event::Agent(writes.agent.clone(), AgentEvent::Update { update })).await;
                         responder.respond(WriteTextFileResponse::new())
                     }
                     Err(e) => responder.respond_with_error(fs_error(e)),

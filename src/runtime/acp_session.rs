@@ -11,6 +11,7 @@ use tokio::sync::Mutex;
 use super::events::EventSink;
 use crate::model::conversation::Update;
 use crate::model::tool::{ToolCall, ToolCallPatch};
+use crate::protocol::AgentEvent;
 use crate::protocol::{Event, LogEntry};
 
 /// Updates kept while the session is being opened, at most.
@@ -115,7 +116,7 @@ async fn send(state: &mut State, agent: &str, events: &EventSink, update: Update
         Update::ToolCallPatch(patch) if !state.tools.contains_key(&patch.id) => {
             tracing::warn!(agent, tool_call = patch.id, "ignored an update for a tool call never announced");
             let entry = LogEntry::UnknownToolCall { id: patch.id.clone() };
-            events.send(Event::AgentLog { agent: agent.to_string(), entry }).await;
+            events.send(Event::Agent(agent.to_string(), AgentEvent::Log { entry })).await;
             return;
         }
         Update::ToolCallPatch(patch) => {
@@ -127,7 +128,7 @@ async fn send(state: &mut State, agent: &str, events: &EventSink, update: Update
         }
         _ => {}
     }
-    events.send(Event::AgentUpdate { agent: agent.to_string(), update }).await;
+    events.send(Event::Agent(agent.to_string(), AgentEvent::Update { update })).await;
 }
 
 /// What is kept of an announced call for the permission requests about it (no output).
@@ -138,5 +139,5 @@ fn kept(call: &ToolCall) -> ToolCall {
 async fn foreign(agent: &str, events: &EventSink, session: &str, method: &str) {
     tracing::warn!(agent, session, method, "ignored a message for a session that is not the agent's");
     let entry = LogEntry::OtherSession { session: session.to_string(), method: method.to_string() };
-    events.send(Event::AgentLog { agent: agent.to_string(), entry }).await;
+    events.send(Event::Agent(agent.to_string(), AgentEvent::Log { entry })).await;
 }

@@ -8,6 +8,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use super::events::EventSink;
+use crate::protocol::AgentEvent;
 use crate::protocol::{Event, LogEntry};
 
 /// Longest line accepted from an agent; a longer one is logged (its start) and skipped.
@@ -60,7 +61,7 @@ pub fn lines_transport(
                         redact.apply(String::from_utf8_lossy(&buf[..(4 * LOG_PREFIX).min(buf.len())]).into_owned());
                     let start: String = head.chars().take(LOG_PREFIX).collect();
                     let entry = LogEntry::LongLine { megabytes: MAX_LINE >> 20, start };
-                    events.send(Event::AgentLog { agent: agent.clone(), entry }).await;
+                    events.send(Event::Agent(agent.clone(), AgentEvent::Log { entry })).await;
                     // A request gets its answer: refused, in words (the agent would wait forever).
                     if let Some(answer) = too_long_answer(&buf[..buf.len().min(4096)]) {
                         let _ = refuse.send(answer).await;
@@ -94,7 +95,7 @@ pub fn lines_transport(
                         shown.push('…');
                     }
                     let entry = LogEntry::NotAcp(shown);
-                    events.send(Event::AgentLog { agent: agent.clone(), entry }).await;
+                    events.send(Event::Agent(agent.clone(), AgentEvent::Log { entry })).await;
                 }
             }
         }

@@ -17,6 +17,7 @@ use tokio::sync::watch;
 
 use super::events::EventSink;
 use super::exec::{Executor, ProcessSpec, RemoteTeardown};
+use crate::protocol::AgentEvent;
 use crate::protocol::Event;
 
 /// Output kept when the agent gives no limit.
@@ -233,7 +234,9 @@ impl AgentTerminals {
                         Ok(n) => {
                             lock(&terminal.output).push(&buf[..n]);
                             let bytes = buf[..n].to_vec();
-                            events.send(Event::AgentTerminal { agent: agent.clone(), id: id.clone(), bytes }).await;
+                            events
+                                .send(Event::Agent(agent.clone(), AgentEvent::Terminal { id: id.clone(), bytes }))
+                                .await;
                         }
                     }
                 }
@@ -262,7 +265,10 @@ impl AgentTerminals {
             }
             let _ = exit_tx.send(Some(exit.clone()));
             events
-                .send(Event::AgentTerminalExited { agent, id: terminal_id, code: exit.code, signal: exit.signal })
+                .send(Event::Agent(
+                    agent,
+                    AgentEvent::TerminalExited { id: terminal_id, code: exit.code, signal: exit.signal },
+                ))
                 .await;
         });
         lock(&self.terminals).insert(id.clone(), terminal);

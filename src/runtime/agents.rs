@@ -27,6 +27,8 @@ use crate::protocol::{AgentState, CrashReason, CrashReport, Event, HandshakeFail
 pub use self::inbox::ManagerCommand;
 pub use super::launch::ManagerSettings;
 use super::launch::{CRASH_TAIL, Running, SessionPlan, exit_reason, launch};
+use crate::protocol::AgentEvent;
+use crate::protocol::ConfigEvent;
 use crate::protocol::threads::SessionAbilities;
 
 mod answers;
@@ -171,6 +173,8 @@ struct Slot {
     answering: Option<super::thread_lock::ThreadLock>,
     /// Who holds its thread, while messages wait for it.
     held_by: Option<String>,
+    /// The person's last messages in its thread: what Retry and Send again name.
+    said: retry::Said,
     /// Messages waiting for another process to let go of its thread.
     waiting: Vec<shared_thread::Waiting>,
     /// When another process had last written its thread, as it was read here.
@@ -228,6 +232,7 @@ impl Slot {
             chosen: Vec::new(),
             answering: None,
             held_by: None,
+            said: retry::Said::default(),
             waiting: Vec::new(),
             seen_others: None,
         }
@@ -304,7 +309,7 @@ impl Manager {
     async fn set_state(&mut self, name: &str, state: AgentState) {
         if let Some(slot) = self.slot(name) {
             slot.state = state.clone();
-            self.events.send(Event::AgentState { agent: name.to_string(), state }).await;
+            self.events.send(Event::Agent(name.to_string(), AgentEvent::State { state })).await;
         }
     }
 
@@ -344,13 +349,8 @@ impl Manager {
             ManagerCommand::Agent(agent, AgentCommand::Prompt { text, context, id, attachments }) => {
                 self.prompt(agent, text, context, id, attachments).await;
             }
-            ManagerCommand::Agent(agent, AgentCommand::Retry { text, question }) => {
-                self.retry(agent, text, question).await
-            }
-            ManagerCommand::Agent(agent, AgentCommand::SendAgain { id, text, attachments }) => {
-                self.events.send(Event::Resent { agent: agent.clone(), id }).await;
-                self.prompt(agent, text, None, None, attachments).await;
-            }
+            ManagerCommand::Agent(agent, AgentCommand::Retry { question }) => self.retry(agent, question).await,
+            ManagerCommand::Agent(agent, AgentCommand::SendAgain { message }) => self.send_again(agent, message).await,
             ManagerCommand::Agent(agent, AgentCommand::Cancel) => self.cancel(&agent).await,
             ManagerCommand::Checkpoint(command) => self.checkpoint_command(command).await,
             ManagerCommand::Agent(agent, AgentCommand::Unqueue { id }) => {
@@ -358,7 +358,7 @@ impl Manager {
                 let before = slot.queue.len();
                 slot.queue.retain(|(queued, ..)| *queued != id);
                 if slot.queue.len() != before {
-                    self.events.send(Event::Unqueued { agent, id }).await;
+                    self.events.send(Event::Agent(agent, AgentEvent::Unqueued { id })).await;
                 }
             }
             ManagerCommand::Agent(agent, AgentCommand::AnswerElicitation { id, answer }) => {
@@ -367,7 +367,7 @@ impl Manager {
                     .and_then(|s| s.running.as_ref())
                     .is_some_and(|r| r.conn.answer_elicitation(id, &answer));
                 if answered {
-                    self.events.send(Event::ElicitationResolved { agent, id, answer }).await;
+                    self.events.send(Event::Agent(agent, AgentEvent::ElicitationResolved { id, answer })).await;
                 }
             }
             ManagerCommand::Agent(agent, AgentCommand::Attach { source }) => {
@@ -383,7 +383,7 @@ impl Manager {
                         return events.send(Event::PickInWindow(start)).await;
                     }
                     let results = super::attach::read(source, workspace).await;
-                    events.send(Event::Attached { agent, results }).await;
+                    events.send(Event::Agent(agent, AgentEvent::Attached { results })).await;
                 });
             }
             ManagerCommand::Agent(agent, AgentCommand::Thread { op }) => self.thread(&agent, op).await,
@@ -422,7 +422,7 @@ impl Manager {
                 if answered {
                     let remembered =
                         matches!(&answer, PermissionAnswer::Selected { kind, .. } if kind.remembered().is_some());
-                    self.events.send(Event::PermissionResolved { agent: agent.clone(), id, answer }).await;
+                    self.events.send(Event::Agent(agent.clone(), AgentEvent::PermissionResolved { id, answer })).await;
                     if remembered {
                         self.send_rules(&agent).await;
                     }
@@ -496,7 +496,7 @@ impl Manager {
             self.config_path = Some(path.clone());
         }
         let config = result.config.clone();
-        self.events.send(Event::ConfigLoaded { path, result }).await;
+        self.events.send(Event::Config(ConfigEvent::Loaded { path, result })).await;
         if let Some(config) = config {
             self.apply(config).await;
         }
@@ -532,13 +532,20 @@ impl Manager {
                 let offer = slot.restored && slot.abilities.is_some_and(|a| !a.reopens());
                 self.slots.push(slot);
                 if let Some((thread, messages)) = restored {
+                    if let Some(slot) = self.slot(&agent.name) {
+                        slot.said.thread(&messages);
+                    }
                     // Sent before ConfigApplied, so the UI has the history when it lists the agent.
-                    self.events.send(Event::ThreadOpened { agent: agent.name.clone(), thread, messages }).await;
+                    self.events
+                        .send(Event::Agent(agent.name.clone(), AgentEvent::ThreadOpened { thread, messages }))
+                        .await;
                     self.send_threads(&agent.name).await;
                 }
                 if offer {
                     // Known not to remember: offered before the person's next message.
-                    self.events.send(Event::TranscriptOffer { agent: agent.name.clone(), offered: true }).await;
+                    self.events
+                        .send(Event::Agent(agent.name.clone(), AgentEvent::TranscriptOffer { offered: true }))
+                        .await;
                 }
             }
         }
@@ -550,7 +557,7 @@ impl Manager {
         self.slots.retain(|s| !(s.then == Then::Forget && s.running.is_none() && s.state != AgentState::Stopping));
         let names: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
         self.applied.send_replace(Some(config.clone()));
-        self.events.send(Event::ConfigApplied { config }).await;
+        self.events.send(Event::Config(ConfigEvent::Applied { config })).await;
         for name in names {
             self.send_rules(&name).await;
         }
@@ -575,12 +582,16 @@ impl Manager {
             slot.waiting.push(shared_thread::Waiting { id, text, context, attachments });
             let holder = slot.held_by.clone();
             let waiting = slot.waiting.iter().map(|w| w.text.clone()).collect();
-            self.events.send(Event::ThreadWait { agent, holder, waiting, returned: Vec::new() }).await;
+            self.events
+                .send(Event::Agent(agent, AgentEvent::ThreadWait { holder, waiting, returned: Vec::new() }))
+                .await;
             return;
         }
         let Some(slot) = self.slot(&agent) else { return };
         let attached = super::acp_content::shown(&attachments, &slot.config.workspace_path());
-        let said = Event::UserMessage { agent: agent.clone(), text: text.clone(), id: id.clone(), attached };
+        slot.said.note(id.clone(), text.clone(), attachments.clone());
+        let said =
+            Event::Agent(agent.clone(), AgentEvent::UserMessage { text: text.clone(), id: id.clone(), attached });
         self.events.send(said).await;
         let Some(slot) = self.slot(&agent) else { return };
         let text = match context {
@@ -608,7 +619,7 @@ impl Manager {
         slot.turn = Some(turn);
         slot.last_used = Instant::now();
         self.set_state(name, AgentState::Busy).await;
-        self.events.send(Event::TurnStarted { agent: name.to_string() }).await;
+        self.events.send(Event::Agent(name.to_string(), AgentEvent::TurnStarted)).await;
         let internal = self.internal_tx.clone();
         let agent = name.to_string();
         tokio::spawn(async move {
@@ -641,12 +652,12 @@ impl Manager {
                 // Requests of the ended turn that wait still are moot: answered "cancelled".
                 let moot = slot.running.as_ref().map(|r| r.conn.answer_waiting_cancelled()).unwrap_or_default();
                 self.report_cancelled(&agent, (moot, Vec::new())).await;
-                self.events.send(Event::TurnEnded { agent: agent.clone(), end }).await;
+                self.events.send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end })).await;
                 self.send_threads_when_saved(&agent);
                 self.set_state(&agent, AgentState::Idle).await;
                 if let Some((message, methods)) = login {
                     // Logged out meanwhile: the person logs in again, then the agent starts anew.
-                    self.events.send(Event::LoginNeeded { agent: agent.clone(), message, methods }).await;
+                    self.events.send(Event::Agent(agent.clone(), AgentEvent::LoginNeeded { message, methods })).await;
                     self.stop(&agent).await;
                 } else if stale || self.shutting_down {
                     self.stop(&agent).await;
@@ -688,10 +699,12 @@ impl Manager {
                     (false, reason) => reason,
                 };
                 if turn.is_some() {
-                    self.events.send(Event::TurnEnded { agent: agent.clone(), end: TurnEnd::AgentExited }).await;
+                    self.events
+                        .send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end: TurnEnd::AgentExited }))
+                        .await;
                 }
                 if dropped {
-                    self.events.send(Event::QueueDropped { agent: agent.clone() }).await;
+                    self.events.send(Event::Agent(agent.clone(), AgentEvent::QueueDropped)).await;
                 }
                 self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
             }
@@ -700,8 +713,10 @@ impl Manager {
                     return;
                 }
                 let event = match result {
-                    Ok(update) => Event::AgentUpdate { agent, update },
-                    Err(message) => Event::Notice { agent, notice: Notice::SettingRefused { setting, message } },
+                    Ok(update) => Event::Agent(agent, AgentEvent::Update { update }),
+                    Err(message) => {
+                        Event::Agent(agent, AgentEvent::Notice { notice: Notice::SettingRefused { setting, message } })
+                    }
                 };
                 self.events.send(event).await;
             }
@@ -717,7 +732,9 @@ impl Manager {
             Internal::Listed { agent, result } => self.listed(&agent, result).await,
             Internal::CancelDeadline { agent, turn } => {
                 if self.slot(&agent).is_some_and(|s| s.turn == Some(turn)) {
-                    self.events.send(Event::Notice { agent: agent.clone(), notice: Notice::Unresponsive }).await;
+                    self.events
+                        .send(Event::Agent(agent.clone(), AgentEvent::Notice { notice: Notice::Unresponsive }))
+                        .await;
                     self.stop(&agent).await;
                 }
             }
@@ -745,7 +762,7 @@ impl Manager {
         self.loaded = None;
         self.applied.send_replace(None);
         self.config_path = Some(path.clone());
-        self.events.send(Event::ConfigOpened { path: path.clone() }).await;
+        self.events.send(Event::Config(ConfigEvent::Opened { path: path.clone() })).await;
         self.config_loaded(path, result).await;
     }
 

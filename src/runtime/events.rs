@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
+use crate::protocol::AgentEvent;
 use crate::protocol::Event;
 
 /// Wakes the UI after an event was sent.
@@ -65,14 +66,18 @@ impl Said {
     fn of(event: &Event) -> Option<Self> {
         use crate::model::conversation::Update;
         Some(match event {
-            Event::UserMessage { agent, id, .. } => Said::Queued { agent: agent.clone(), id: id.clone() },
-            Event::Unqueued { agent, id } => Said::Dropped { agent: agent.clone(), id: Some(id.clone()) },
-            Event::QueueDropped { agent } => Said::Dropped { agent: agent.clone(), id: None },
-            Event::TurnStarted { agent } => Said::Started { agent: agent.clone() },
-            Event::AgentUpdate { agent, update: Update::Text(text) } => {
+            Event::Agent(agent, AgentEvent::UserMessage { id, .. }) => {
+                Said::Queued { agent: agent.clone(), id: id.clone() }
+            }
+            Event::Agent(agent, AgentEvent::Unqueued { id }) => {
+                Said::Dropped { agent: agent.clone(), id: Some(id.clone()) }
+            }
+            Event::Agent(agent, AgentEvent::QueueDropped) => Said::Dropped { agent: agent.clone(), id: None },
+            Event::Agent(agent, AgentEvent::TurnStarted) => Said::Started { agent: agent.clone() },
+            Event::Agent(agent, AgentEvent::Update { update: Update::Text(text) }) => {
                 Said::Text { agent: agent.clone(), text: text.clone() }
             }
-            Event::TurnEnded { agent, .. } => Said::Ended { agent: agent.clone() },
+            Event::Agent(agent, AgentEvent::TurnEnded { .. }) => Said::Ended { agent: agent.clone() },
             _ => return None,
         })
     }

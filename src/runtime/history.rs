@@ -13,6 +13,8 @@ use super::store::Store;
 use crate::model::conversation::Conversation;
 use crate::model::permission::{Answered, PermissionRequest};
 use crate::model::tool::Ran;
+use crate::protocol::AgentEvent;
+use crate::protocol::ConfigEvent;
 use crate::protocol::Event;
 
 /// Capacity of the recorder's channel.
@@ -142,17 +144,17 @@ impl Recorder {
 
     fn apply(&mut self, event: Event) {
         match event {
-            Event::ConfigLoaded { path, .. } if self.config_path.as_ref() != Some(&path) => {
+            Event::Config(ConfigEvent::Loaded { path, .. }) if self.config_path.as_ref() != Some(&path) => {
                 self.flush();
                 self.conversations.clear();
                 self.config_path = Some(path);
             }
-            Event::ThreadOpened { agent, thread, messages } => {
+            Event::Agent(agent, AgentEvent::ThreadOpened { thread, messages }) => {
                 // What was pending for the thread left is saved first, in that thread.
                 self.flush();
                 self.conversations.insert(agent, (thread, Conversation::restored(messages)));
             }
-            Event::AgentUpdate { agent, update: crate::model::conversation::Update::Title(title) } => {
+            Event::Agent(agent, AgentEvent::Update { update: crate::model::conversation::Update::Title(title) }) => {
                 if self.conversation(&agent).is_some()
                     && let Some((id, _)) = self.conversations.get(&agent)
                     && let Err(e) = self.store.set_agent_title(*id, title.as_deref())
@@ -160,42 +162,42 @@ impl Recorder {
                     tracing::warn!("{e}");
                 }
             }
-            Event::UserMessage { agent, text, id, attached } => {
+            Event::Agent(agent, AgentEvent::UserMessage { text, id, attached }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.push_user_with(text, attached, crate::model::conversation::Delivery::Queued, Some(id));
                 }
             }
-            Event::AgentUpdate { agent, update } => {
+            Event::Agent(agent, AgentEvent::Update { update }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.apply(update);
                 }
             }
-            Event::Resent { agent, id } => {
+            Event::Agent(agent, AgentEvent::Resent { id }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.resent(&id);
                 }
             }
-            Event::Retrying { agent, question } => {
+            Event::Agent(agent, AgentEvent::Retrying { question }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.retry(&question);
                 }
             }
-            Event::Notice { agent, notice } => {
+            Event::Agent(agent, AgentEvent::Notice { notice }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.push_notice(notice);
                 }
             }
-            Event::TurnStarted { agent } => {
+            Event::Agent(agent, AgentEvent::TurnStarted) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.mark_first_queued_sent();
                 }
             }
-            Event::QueueDropped { agent } => {
+            Event::Agent(agent, AgentEvent::QueueDropped) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.drop_queue();
                 }
             }
-            Event::Unqueued { agent, id } => {
+            Event::Agent(agent, AgentEvent::Unqueued { id }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.unqueue(&id);
                 }
@@ -205,29 +207,29 @@ impl Recorder {
                     e.apply_to(c);
                 }
             }
-            Event::TurnEnded { agent, end } => {
+            Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.end_turn(end);
                 }
             }
-            Event::PermissionRequested { agent, request } => {
+            Event::Agent(agent, AgentEvent::PermissionRequested { request }) => {
                 self.requests.insert((agent, request.id), request);
             }
-            Event::PermissionResolved { agent, id, answer } => {
+            Event::Agent(agent, AgentEvent::PermissionResolved { id, answer }) => {
                 if let Some(request) = self.requests.remove(&(agent.clone(), id))
                     && let Some(c) = self.conversation(&agent)
                 {
                     c.record_answer(&request.tool.id, Answered::of(&request, &answer));
                 }
             }
-            Event::AgentTerminal { agent, id, bytes } => {
+            Event::Agent(agent, AgentEvent::Terminal { id, bytes }) => {
                 let kept = self.outputs.entry((agent, id)).or_default();
                 kept.extend_from_slice(&bytes);
                 if kept.len() > 2 * Ran::KEPT {
                     kept.drain(..kept.len() - Ran::KEPT);
                 }
             }
-            Event::AgentTerminalExited { agent, id, code, signal } => {
+            Event::Agent(agent, AgentEvent::TerminalExited { id, code, signal }) => {
                 let bytes = self.outputs.remove(&(agent.clone(), id.clone())).unwrap_or_default();
                 if let Some(c) = self.conversation(&agent) {
                     c.record_run(Ran::new(&id, &bytes, code, signal));

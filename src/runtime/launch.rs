@@ -15,6 +15,7 @@ use super::exec::{ProcessSpec, executor_for};
 use super::permission_rules::PermissionRules;
 use super::process::AgentProcess;
 use crate::model::config::{AgentConfig, RuntimeKind};
+use crate::protocol::AgentEvent;
 use crate::protocol::{CrashReason, CrashReport, Event, LogEntry};
 
 /// Timings of the manager (tests shorten them).
@@ -87,7 +88,7 @@ pub(super) async fn launch(
     let mut process = AgentProcess::new(launched.child, redact.clone(), move |line| {
         let events = log_events.clone();
         let agent = agent.clone();
-        async move { events.send(Event::AgentLog { agent, entry: LogEntry::Stderr(line) }).await }
+        async move { events.send(Event::Agent(agent, AgentEvent::Log { entry: LogEntry::Stderr(line) })).await }
     })
     .with_teardown(launched.teardown);
     let (stdin, stdout) = process.take_stdio().ok_or_else(|| {

@@ -210,10 +210,10 @@ fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index
     {
         // The new answer replaces this one, which stays reachable (‹ ›); an older stored
         // message without an id is sent again as a new one.
-        let (agent, text) = (agent.config.name.clone(), asked.text());
+        let agent_name = agent.config.name.clone();
         actions.commands.push(match asked.id.clone() {
-            Some(question) => Command::Agent(agent, AgentCommand::Retry { text, question }),
-            None => Command::prompt(agent, text),
+            Some(question) => Command::Agent(agent_name, AgentCommand::Retry { question }),
+            None => Command::prompt(agent_name, asked.text()),
         });
     }
     answers_ui(ui, agent, index);

@@ -16,6 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::Update;
 use sidekicks::runtime::agents::{ManagerCommand, ManagerSettings, spawn_manager};
@@ -116,7 +117,7 @@ impl Rig {
         self.seen
             .iter()
             .filter_map(|e| match e {
-                Event::AgentUpdate { agent: a, update: Update::Text(text) } if a == agent => Some(text.as_str()),
+                Event::Agent(a, AgentEvent::Update { update: Update::Text(text) }) if a == agent => Some(text.as_str()),
                 _ => None,
             })
             .collect()
@@ -182,11 +183,11 @@ impl Rig {
             .wait_for(
                 Duration::from_secs(30),
                 "turn end",
-                |e| matches!(e, Event::TurnEnded { agent: a, .. } if a == agent),
+                |e| matches!(e, Event::Agent(a, AgentEvent::TurnEnded { .. }) if a == agent),
             )
             .await;
         match event {
-            Event::TurnEnded { end, .. } => end,
+            Event::Agent(_, AgentEvent::TurnEnded { end, .. }) => end,
             _ => unreachable!(),
         }
     }
@@ -196,7 +197,7 @@ impl Rig {
         self.seen
             .iter()
             .filter_map(|e| match e {
-                Event::AgentUpdate { agent: a, update } if a == agent => Some(update.clone()),
+                Event::Agent(a, AgentEvent::Update { update }) if a == agent => Some(update.clone()),
                 _ => None,
             })
             .collect()

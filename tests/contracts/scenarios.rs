@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, LogEntry};
 use sidekicks::model::conversation::{Conversation, Notice, TurnEnd, Update};
 use sidekicks::model::permission::{OptionKind, PermissionAnswer, PermissionRequest};
@@ -13,10 +14,12 @@ use common::{Rig, demo_rig};
 
 async fn next_permission(rig: &mut Rig) -> PermissionRequest {
     let e = rig
-        .wait_for(Duration::from_secs(20), "permission request", |e| matches!(e, Event::PermissionRequested { .. }))
+        .wait_for(Duration::from_secs(20), "permission request", |e| {
+            matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. }))
+        })
         .await;
     match e {
-        Event::PermissionRequested { request, .. } => request,
+        Event::Agent(_, AgentEvent::PermissionRequested { request, .. }) => request,
         _ => unreachable!(),
     }
 }
@@ -106,11 +109,18 @@ async fn permission_allow_reject_always_and_cancel() {
     let resolved = rig.seen.iter().any(|e| {
         matches!(
             e,
-            Event::PermissionResolved { answer: PermissionAnswer::Selected { kind: OptionKind::AllowAlways, .. }, .. }
+            Event::Agent(
+                _,
+                AgentEvent::PermissionResolved {
+                    answer: PermissionAnswer::Selected { kind: OptionKind::AllowAlways, .. },
+                    ..
+                }
+            )
         )
     });
     assert!(resolved, "the remembered rule answered: {:#?}", rig.seen);
-    let commands_sent = rig.seen.iter().filter(|e| matches!(e, Event::PermissionRequested { .. })).count();
+    let commands_sent =
+        rig.seen.iter().filter(|e| matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. }))).count();
     assert_eq!(commands_sent, 1, "shown as already answered");
 }
 
@@ -124,16 +134,19 @@ async fn cancel_answers_waiting_permissions_cancelled_and_drops_the_queue() {
     rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);
     let cancelled = rig.seen.iter().any(
-        |e| matches!(e, Event::PermissionResolved { id, answer: PermissionAnswer::Cancelled, .. } if *id == request.id),
+        |e| matches!(e, Event::Agent(_, AgentEvent::PermissionResolved { id, answer: PermissionAnswer::Cancelled, .. }) if *id == request.id),
     );
     assert!(cancelled);
-    assert!(rig.seen.iter().any(|e| matches!(e, Event::QueueDropped { .. })));
+    assert!(rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::QueueDropped))));
     // The queued message was never sent: the agent is idle, not answering it.
-    rig.wait_for(Duration::from_secs(5), "idle", |e| matches!(e, Event::AgentState { state: AgentState::Idle, .. }))
-        .await;
+    rig.wait_for(Duration::from_secs(5), "idle", |e| {
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Idle, .. }))
+    })
+    .await;
     // A message sent now is answered next: had the dropped one been sent, its turn would come
     // first (the queue goes in order), so exactly one turn starts from here, and it is this one.
-    let started = |rig: &common::Rig| rig.seen.iter().filter(|e| matches!(e, Event::TurnStarted { .. })).count();
+    let started =
+        |rig: &common::Rig| rig.seen.iter().filter(|e| matches!(e, Event::Agent(_, AgentEvent::TurnStarted))).count();
     let before = started(&rig);
     assert_eq!(rig.turn("demo", "after the cancel").await, TurnEnd::EndTurn);
     assert_eq!(started(&rig), before + 1, "the dropped message was sent");
@@ -153,7 +166,7 @@ async fn a_message_sent_during_a_turn_waits_for_it() {
     let slow = text.find("slowly").unwrap();
     let hello = text.find("**Hello!**").unwrap();
     assert!(slow < hello, "answered in order: {text}");
-    let starts = rig.seen.iter().filter(|e| matches!(e, Event::TurnStarted { .. })).count();
+    let starts = rig.seen.iter().filter(|e| matches!(e, Event::Agent(_, AgentEvent::TurnStarted))).count();
     assert_eq!(starts, 2);
 }
 
@@ -188,16 +201,18 @@ async fn a_crash_mid_turn_then_a_new_session() {
     assert_eq!(end, TurnEnd::AgentExited);
     let crashed = rig
         .wait_for(Duration::from_secs(10), "crash", |e| {
-            matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. })
+            matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(_), .. }))
         })
         .await;
-    let Event::AgentState { state: AgentState::Crashed(report), .. } = crashed else { unreachable!() };
+    let Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(report), .. }) = crashed else { unreachable!() };
     assert_eq!(report.reason, CrashReason::Exited { code: 3 });
     assert!(report.stderr_tail.iter().any(|l| l.contains("crashing on purpose")));
     // The next message starts a new process and session, and says the agent forgot.
     rig.clear();
     assert_eq!(rig.turn("demo", "hello again").await, TurnEnd::EndTurn);
-    assert!(rig.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::NewSession, .. })));
+    assert!(
+        rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Notice { notice: Notice::NewSession, .. })))
+    );
 }
 
 #[tokio::test]
@@ -207,13 +222,15 @@ async fn garbage_and_a_10_mb_line_go_to_the_log() {
     assert_eq!(rig.turn("demo", "garbage").await, TurnEnd::EndTurn);
     assert!(rig.agent_text("demo").contains("should be in my Log"));
     assert!(rig.seen.iter().any(
-        |e| matches!(e, Event::AgentLog { entry: LogEntry::NotAcp(line), .. } if line == "Welcome! This line is not JSON-RPC.")
+        |e| matches!(e, Event::Agent(_, AgentEvent::Log { entry: LogEntry::NotAcp(line), .. }) if line == "Welcome! This line is not JSON-RPC.")
     ));
     rig.clear();
     assert_eq!(rig.turn("demo", "huge").await, TurnEnd::EndTurn);
     assert!(rig.agent_text("demo").contains("still fine"));
     let logged = rig.seen.iter().find_map(|e| match e {
-        Event::AgentLog { entry: LogEntry::NotAcp(line), .. } if line.starts_with("xxxx") => Some(line.len()),
+        Event::Agent(_, AgentEvent::Log { entry: LogEntry::NotAcp(line), .. }) if line.starts_with("xxxx") => {
+            Some(line.len())
+        }
         _ => None,
     });
     assert!(logged.is_some_and(|len| len < 2000), "the huge line is logged cut short: {logged:?}");
@@ -238,7 +255,7 @@ async fn an_update_that_does_not_parse_is_logged_and_skipped() {
     let cost = Some(sidekicks::model::conversation::Cost { millionths: 12_300, currency: "USD".into() });
     assert!(rig.updates("demo").contains(&Update::Usage { used: 1234, size: 200000, cost }));
     assert!(rig.agent_text("demo").contains("malformed"));
-    assert!(rig.seen.iter().any(|e| matches!(e, Event::AgentLog { entry: LogEntry::BadUpdate { update, .. }, .. } if update.contains("usage_update"))));
+    assert!(rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Log { entry: LogEntry::BadUpdate { update, .. }, .. }) if update.contains("usage_update"))));
 }
 
 #[tokio::test]
@@ -250,18 +267,22 @@ async fn an_agent_that_ignores_cancel_is_stopped_after_a_grace() {
     rig.wait_for(
         Duration::from_secs(20),
         "the agent's words",
-        |e| matches!(e, Event::AgentUpdate { update: Update::Text(t), .. } if t.contains("will not answer")),
+        |e| matches!(e, Event::Agent(_, AgentEvent::Update { update: Update::Text(t), .. }) if t.contains("will not answer")),
     )
     .await;
     rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::Cancelled);
-    assert!(rig.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::Unresponsive, .. })));
+    assert!(
+        rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Notice { notice: Notice::Unresponsive, .. })))
+    );
     rig.wait_for(Duration::from_secs(10), "stopped", |e| {
-        matches!(e, Event::AgentState { state: AgentState::Stopped, .. })
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopped, .. }))
     })
     .await;
     // It answers again after that, in a new session.
     rig.clear();
     assert_eq!(rig.turn("demo", "hello").await, TurnEnd::EndTurn);
-    assert!(rig.seen.iter().any(|e| matches!(e, Event::Notice { notice: Notice::NewSession, .. })));
+    assert!(
+        rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Notice { notice: Notice::NewSession, .. })))
+    );
 }

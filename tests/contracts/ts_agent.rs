@@ -9,6 +9,7 @@ use std::process::Command as Process;
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::{Conversation, Part, TurnEnd};
 use sidekicks::model::permission::{OptionKind, PermissionAnswer};
@@ -59,9 +60,12 @@ async fn the_typescript_example_agent_streams_calls_tools_and_asks_permission() 
     let mut rig = ts_rig(&script, dir.path()).await;
 
     rig.send(Command::prompt("ts", "improve the config")).await;
-    let e =
-        rig.wait_for(Duration::from_secs(30), "permission", |e| matches!(e, Event::PermissionRequested { .. })).await;
-    let Event::PermissionRequested { request, .. } = e else { unreachable!() };
+    let e = rig
+        .wait_for(Duration::from_secs(30), "permission", |e| {
+            matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. }))
+        })
+        .await;
+    let Event::Agent(_, AgentEvent::PermissionRequested { request, .. }) = e else { unreachable!() };
     assert_eq!(request.tool.kind, ToolKind::Edit);
     assert_eq!(request.tool.title, "Modifying critical configuration file");
     let allow = request.option(OptionKind::AllowOnce).expect("allow_once offered").clone();
@@ -94,16 +98,19 @@ async fn the_typescript_example_agent_is_cancelled_while_it_waits_for_permission
     let dir = tempfile::tempdir().unwrap();
     let mut rig = ts_rig(&script, dir.path()).await;
     rig.send(Command::prompt("ts", "go")).await;
-    let e =
-        rig.wait_for(Duration::from_secs(30), "permission", |e| matches!(e, Event::PermissionRequested { .. })).await;
-    let Event::PermissionRequested { request, .. } = e else { unreachable!() };
+    let e = rig
+        .wait_for(Duration::from_secs(30), "permission", |e| {
+            matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. }))
+        })
+        .await;
+    let Event::Agent(_, AgentEvent::PermissionRequested { request, .. }) = e else { unreachable!() };
     rig.send(Command::Agent("ts".into(), AgentCommand::Cancel)).await;
     let end = rig.wait_turn_end("ts").await;
     // This agent answers a cancelled permission by ending its turn normally.
     assert!(matches!(end, TurnEnd::EndTurn | TurnEnd::Cancelled), "{end:?}");
     assert!(rig.seen.iter().any(|e| matches!(
         e,
-        Event::PermissionResolved { id, answer: PermissionAnswer::Cancelled, .. } if *id == request.id
+        Event::Agent(_, AgentEvent::PermissionResolved { id, answer: PermissionAnswer::Cancelled, .. }) if *id == request.id
     )));
     assert!(!rig.agent_text("ts").contains("successfully updated"));
 }

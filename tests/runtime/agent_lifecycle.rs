@@ -5,6 +5,8 @@
 use std::time::{Duration, Instant};
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
+use sidekicks::app::ConfigEvent;
 use sidekicks::app::{AgentState, Command, Event};
 use sidekicks::runtime::exec::{Executor, LocalExecutor, ProcessSpec};
 use sidekicks::runtime::process::{AgentProcess, StopOutcome, StopTimeouts};
@@ -96,7 +98,7 @@ async fn grandchildren_in_the_group_end_too() {
 
 fn state_of<'a>(event: &'a Event, name: &str) -> Option<&'a AgentState> {
     match event {
-        Event::AgentState { agent, state } if agent == name => Some(state),
+        Event::Agent(agent, AgentEvent::State { state }) if agent == name => Some(state),
         _ => None,
     }
 }
@@ -131,7 +133,7 @@ async fn max_running_stops_the_least_recently_used_idle_agent() {
     rig.wait_for(
         Duration::from_secs(15),
         "a answered",
-        |e| matches!(e, Event::TurnEnded { agent, .. } if agent == "a"),
+        |e| matches!(e, Event::Agent(agent, AgentEvent::TurnEnded { .. }) if agent == "a"),
     )
     .await;
     rig.send(Command::Agent("c".into(), AgentCommand::Start)).await;
@@ -170,7 +172,7 @@ async fn members_count_for_max_running_and_end_when_removed() {
     rig.wait_for(
         Duration::from_secs(15),
         "the member in the config",
-        |e| matches!(e, Event::ConfigApplied { config } if config.agent("a · t").is_some_and(|m| m.workspace == copy)),
+        |e| matches!(e, Event::Config(ConfigEvent::Applied { config }) if config.agent("a · t").is_some_and(|m| m.workspace == copy)),
     )
     .await;
     rig.send(Command::Agent("a · t".into(), AgentCommand::Start)).await;

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::model::permission::{OptionKind, PermissionAnswer};
@@ -20,17 +21,21 @@ use common::{BIN, Rig, fast_settings};
 async fn run(rig: &mut Rig, agent: &str) -> String {
     rig.send(Command::prompt(agent, "terminal")).await;
     let asked = rig
-        .wait_for(Duration::from_secs(30), "the permission request", |e| matches!(e, Event::PermissionRequested { .. }))
+        .wait_for(Duration::from_secs(30), "the permission request", |e| {
+            matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. }))
+        })
         .await;
-    let Event::PermissionRequested { request, .. } = asked else { unreachable!() };
+    let Event::Agent(_, AgentEvent::PermissionRequested { request, .. }) = asked else { unreachable!() };
     // Nothing runs before the answer.
-    assert!(!rig.seen.iter().any(|e| matches!(e, Event::AgentTerminal { .. })));
+    assert!(!rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Terminal { .. }))));
     let answer = PermissionAnswer::Selected { option_id: "allow".into(), kind: OptionKind::AllowOnce };
     rig.send(Command::Agent(agent.into(), AgentCommand::AnswerPermission { id: request.id, answer })).await;
     assert_eq!(rig.wait_turn_end(agent).await, TurnEnd::EndTurn);
     // Output streamed live: some arrived before the command's end.
-    let first_output = rig.seen.iter().position(|e| matches!(e, Event::AgentTerminal { .. })).expect("live output");
-    let exited = rig.seen.iter().position(|e| matches!(e, Event::AgentTerminalExited { code: Some(3), .. }));
+    let first_output =
+        rig.seen.iter().position(|e| matches!(e, Event::Agent(_, AgentEvent::Terminal { .. }))).expect("live output");
+    let exited =
+        rig.seen.iter().position(|e| matches!(e, Event::Agent(_, AgentEvent::TerminalExited { code: Some(3), .. })));
     assert!(first_output < exited.expect("the exit reported"), "output came before the end");
     rig.agent_text(agent)
 }
@@ -114,7 +119,7 @@ async fn the_same_on_another_machine_over_ssh() {
     let answer = run(&mut rig, "far").await;
     check(&answer);
     // The commands ran there (under sshd, through their own ssh session), and nothing is left.
-    let ran_there = rig.seen.iter().any(|e| matches!(e, Event::AgentTerminal { .. }));
+    let ran_there = rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Terminal { .. })));
     assert!(ran_there);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !sleepers_here(dir.path()).is_empty() {

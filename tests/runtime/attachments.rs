@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::{Part, TurnEnd, Update};
 use sidekicks::model::rel_path::RelPath;
@@ -37,8 +38,8 @@ fn workspace(dir: &Path) {
 /// Reads `files` through the runtime, as a drop on the window does.
 async fn attach(rig: &mut Rig, files: &[std::path::PathBuf]) -> Vec<Result<Attachment, String>> {
     rig.send(Command::Agent("demo".into(), AgentCommand::Attach { source: AttachSource::Files(files.to_vec()) })).await;
-    match rig.wait_for(WAIT, "attached", |e| matches!(e, Event::Attached { .. })).await {
-        Event::Attached { results, .. } => results,
+    match rig.wait_for(WAIT, "attached", |e| matches!(e, Event::Agent(_, AgentEvent::Attached { .. }))).await {
+        Event::Agent(_, AgentEvent::Attached { results, .. }) => results,
         _ => unreachable!(),
     }
 }
@@ -89,7 +90,7 @@ async fn images_and_files_travel_to_the_agent_and_its_own_come_back() {
         .seen
         .iter()
         .find_map(|e| match e {
-            Event::UserMessage { attached, .. } => Some(attached.clone()),
+            Event::Agent(_, AgentEvent::UserMessage { attached, .. }) => Some(attached.clone()),
             _ => None,
         })
         .unwrap();

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, SpawnFailure};
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::runtime::exec::{ExecError, Executor, ProcessSpec, RemoteExecutor, RemoteKind};
@@ -38,7 +39,7 @@ async fn rig_with(dir: &Path, text: &str) -> Rig {
 
 fn crash_of(e: &Event) -> Option<CrashReason> {
     match e {
-        Event::AgentState { state: AgentState::Crashed(r), .. } => Some(r.reason.clone()),
+        Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(r), .. }) => Some(r.reason.clone()),
         _ => None,
     }
 }
@@ -81,7 +82,7 @@ async fn answers_from_inside(engine: Engine) {
 
     rig.send(Command::Agent("boxed".into(), AgentCommand::Stop)).await;
     rig.wait_for(Duration::from_secs(20), "stopped", |e| {
-        matches!(e, Event::AgentState { state: AgentState::Stopped, .. })
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopped, .. }))
     })
     .await;
     assert!(!container.processes().iter().any(|p| p.contains("demo-agent")), "{:?}", container.processes());

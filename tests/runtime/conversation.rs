@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, LogEntry};
 use sidekicks::model::conversation::TurnEnd;
 
@@ -12,14 +13,16 @@ use common::{BIN, Rig, config_text, fast_settings, load_config};
 
 fn turn_end(event: &Event, name: &str) -> Option<TurnEnd> {
     match event {
-        Event::TurnEnded { agent, end } if agent == name => Some(end.clone()),
+        Event::Agent(agent, AgentEvent::TurnEnded { end }) if agent == name => Some(end.clone()),
         _ => None,
     }
 }
 
 fn crash(event: &Event, name: &str) -> Option<sidekicks::app::CrashReport> {
     match event {
-        Event::AgentState { agent, state: AgentState::Crashed(report) } if agent == name => Some(report.clone()),
+        Event::Agent(agent, AgentEvent::State { state: AgentState::Crashed(report) }) if agent == name => {
+            Some(report.clone())
+        }
         _ => None,
     }
 }
@@ -33,20 +36,24 @@ async fn hello_streams_a_markdown_reply_in_several_chunks() {
     rig.send(Command::prompt("demo", "hello")).await;
     let end = rig.wait_for(Duration::from_secs(20), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::EndTurn));
-    let chunks = rig.seen.iter().filter(|e| matches!(e, Event::AgentUpdate { .. })).count();
+    let chunks = rig.seen.iter().filter(|e| matches!(e, Event::Agent(_, AgentEvent::Update { .. }))).count();
     assert!(chunks > 3, "expected several chunks, got {chunks}");
     let text = rig.agent_text("demo");
     assert!(text.starts_with("**Hello!**"), "{text}");
     assert!(text.contains("> hello"), "{text}");
     // Every fragment came before the end of the turn.
     let end_at = rig.seen.iter().position(|e| turn_end(e, "demo").is_some()).unwrap();
-    assert!(!rig.seen[end_at..].iter().any(|e| matches!(e, Event::AgentUpdate { .. })));
+    assert!(!rig.seen[end_at..].iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Update { .. }))));
 
     // A second message goes to the same process and session.
     rig.send(Command::prompt("demo", "again")).await;
     rig.wait_for(Duration::from_secs(20), "second turn", |e| turn_end(e, "demo").is_some()).await;
     assert!(rig.agent_text("demo").contains("> again"));
-    let starts = rig.seen.iter().filter(|e| matches!(e, Event::AgentState { state: AgentState::Starting, .. })).count();
+    let starts = rig
+        .seen
+        .iter()
+        .filter(|e| matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Starting, .. })))
+        .count();
     assert_eq!(starts, 1, "the agent was started more than once");
     rig.send(Command::Shutdown).await;
     rig.wait_for(Duration::from_secs(15), "shutdown", |e| *e == Event::ShutdownComplete).await;
@@ -58,12 +65,15 @@ async fn cancel_ends_the_turn_as_cancelled() {
     let mut rig = Rig::new(fast_settings());
     load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
     rig.send(Command::prompt("demo", "wait")).await;
-    rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
+    rig.wait_for(Duration::from_secs(20), "first fragment", |e| {
+        matches!(e, Event::Agent(_, AgentEvent::Update { .. }))
+    })
+    .await;
     rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::Cancelled));
     rig.wait_for(Duration::from_secs(5), "idle again", |e| {
-        matches!(e, Event::AgentState { state: AgentState::Idle, .. })
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Idle, .. }))
     })
     .await;
 }
@@ -115,7 +125,7 @@ async fn an_agent_that_prints_garbage_fails_the_handshake_and_shows_it_in_the_lo
         "{report:?}"
     );
     let logged = rig.seen.iter().any(
-        |e| matches!(e, Event::AgentLog { agent, entry: LogEntry::NotAcp(line) } if agent == "noisy" && line == "Welcome to my agent!"),
+        |e| matches!(e, Event::Agent(agent, AgentEvent::Log { entry: LogEntry::NotAcp(line) }) if agent == "noisy" && line == "Welcome to my agent!"),
     );
     assert!(logged, "the garbage line was not logged: {:#?}", rig.seen);
 }
@@ -126,16 +136,21 @@ async fn stopping_a_busy_agent_ends_its_turn_and_the_process() {
     let mut rig = Rig::new(fast_settings());
     load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
     rig.send(Command::prompt("demo", "wait")).await;
-    rig.wait_for(Duration::from_secs(20), "first fragment", |e| matches!(e, Event::AgentUpdate { .. })).await;
+    rig.wait_for(Duration::from_secs(20), "first fragment", |e| {
+        matches!(e, Event::Agent(_, AgentEvent::Update { .. }))
+    })
+    .await;
     rig.send(Command::Agent("demo".into(), AgentCommand::Stop)).await;
     let end = rig.wait_for(Duration::from_secs(10), "turn end", |e| turn_end(e, "demo").is_some()).await;
     assert_eq!(turn_end(&end, "demo"), Some(TurnEnd::Cancelled));
     rig.wait_for(Duration::from_secs(10), "stopped", |e| {
-        matches!(e, Event::AgentState { state: AgentState::Stopped, .. })
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopped, .. }))
     })
     .await;
     // Restart brings it back.
     rig.send(Command::Agent("demo".into(), AgentCommand::Restart)).await;
-    rig.wait_for(Duration::from_secs(20), "idle", |e| matches!(e, Event::AgentState { state: AgentState::Idle, .. }))
-        .await;
+    rig.wait_for(Duration::from_secs(20), "idle", |e| {
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Idle, .. }))
+    })
+    .await;
 }

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::TurnEnd;
 use sidekicks::model::elicitation::{ElicitAnswer, ElicitKind, Elicitation, FieldKind, Value};
@@ -16,15 +17,23 @@ use common::{BIN, Rig, config_text, demo_rig};
 const WAIT: Duration = Duration::from_secs(20);
 
 async fn asked(rig: &mut Rig) -> Elicitation {
-    match rig.wait_for(WAIT, "an elicitation", |e| matches!(e, Event::ElicitationRequested { .. })).await {
-        Event::ElicitationRequested { request, .. } => request,
+    match rig
+        .wait_for(WAIT, "an elicitation", |e| matches!(e, Event::Agent(_, AgentEvent::ElicitationRequested { .. })))
+        .await
+    {
+        Event::Agent(_, AgentEvent::ElicitationRequested { request, .. }) => request,
         _ => unreachable!(),
     }
 }
 
 async fn answer(rig: &mut Rig, id: u64, answer: ElicitAnswer) {
     rig.send(Command::Agent("demo".into(), AgentCommand::AnswerElicitation { id, answer: answer.clone() })).await;
-    rig.wait_for(WAIT, "resolved", |e| matches!(e, Event::ElicitationResolved { id: i, .. } if *i == id)).await;
+    rig.wait_for(
+        WAIT,
+        "resolved",
+        |e| matches!(e, Event::Agent(_, AgentEvent::ElicitationResolved { id: i, .. }) if *i == id),
+    )
+    .await;
 }
 
 fn prompt(text: &str) -> Command {
@@ -69,10 +78,11 @@ async fn a_form_is_filled_declined_or_cancelled() {
     rig.send(prompt("form")).await;
     let form = asked(&mut rig).await;
     rig.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
-    let resolved = rig.wait_for(WAIT, "cancelled", |e| matches!(e, Event::ElicitationResolved { .. })).await;
+    let resolved =
+        rig.wait_for(WAIT, "cancelled", |e| matches!(e, Event::Agent(_, AgentEvent::ElicitationResolved { .. }))).await;
     assert_eq!(
         resolved,
-        Event::ElicitationResolved { agent: "demo".into(), id: form.id, answer: ElicitAnswer::Cancel }
+        Event::Agent("demo".into(), AgentEvent::ElicitationResolved { id: form.id, answer: ElicitAnswer::Cancel })
     );
 }
 
@@ -88,7 +98,7 @@ async fn a_page_to_open_is_accepted_and_completed() {
     rig.wait_for(
         WAIT,
         "completed",
-        |e| matches!(e, Event::ElicitationCompleted { elicitation_id, .. } if elicitation_id == "demo-consent-1"),
+        |e| matches!(e, Event::Agent(_, AgentEvent::ElicitationCompleted { elicitation_id, .. }) if elicitation_id == "demo-consent-1"),
     )
     .await;
     assert_eq!(rig.wait_turn_end("demo").await, TurnEnd::EndTurn);

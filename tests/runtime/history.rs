@@ -7,6 +7,7 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{Command, Event};
 use sidekicks::model::conversation::{Delivery, Role, TurnEnd, Update};
 use sidekicks::runtime::store::Store;
@@ -33,14 +34,16 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     let mut first = rig(dir.path(), &["demo-agent"]).await;
     assert_eq!(first.turn("demo", "hello").await, TurnEnd::EndTurn);
     let sent = first.seen.iter().find_map(|e| match e {
-        Event::UserMessage { id, .. } => Some(id.clone()),
+        Event::Agent(_, AgentEvent::UserMessage { id, .. }) => Some(id.clone()),
         _ => None,
     });
     shutdown(first).await;
 
     let mut second = rig(dir.path(), &["demo-agent"]).await;
-    let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
-    let Event::ThreadOpened { messages, .. } = e else { unreachable!() };
+    let e = second
+        .wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::Agent(_, AgentEvent::ThreadOpened { .. })))
+        .await;
+    let Event::Agent(_, AgentEvent::ThreadOpened { messages, .. }) = e else { unreachable!() };
     assert_eq!(messages.len(), 2);
     assert!(sent.is_some());
     assert_eq!(messages[0].id, sent, "the message keeps its id across a restart");
@@ -55,9 +58,11 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     // started: a transcript is offered at once, before the person writes anything; a transcript
     // sent as context reaches the agent before the message.
     second
-        .wait_for(Duration::from_secs(5), "offer", |e| matches!(e, Event::TranscriptOffer { offered: true, .. }))
+        .wait_for(Duration::from_secs(5), "offer", |e| {
+            matches!(e, Event::Agent(_, AgentEvent::TranscriptOffer { offered: true, .. }))
+        })
         .await;
-    assert!(!second.seen.iter().any(|e| matches!(e, Event::UserMessage { .. })));
+    assert!(!second.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::UserMessage { .. }))));
     let context = sidekicks::model::conversation::transcript(&messages, 2000);
     second
         .send(Command::Agent(
@@ -67,14 +72,19 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
         .await;
     assert_eq!(second.wait_turn_end("demo").await, TurnEnd::EndTurn);
     assert!(
-        !second.seen.iter().any(|e| matches!(e, Event::TranscriptOffer { offered: false, .. })),
+        !second.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::TranscriptOffer { offered: false, .. }))),
         "the offer stands: the agent did not reopen the session"
     );
     let text = second.agent_text("demo");
     assert!(text.contains("> [Transcript of our earlier conversation"), "{text}");
     assert!(text.contains("> User: hello"), "{text}");
     // What the person said is stored without the transcript.
-    assert!(second.seen.iter().any(|e| matches!(e, Event::UserMessage { text, .. } if text == "again")));
+    assert!(
+        second
+            .seen
+            .iter()
+            .any(|e| matches!(e, Event::Agent(_, AgentEvent::UserMessage { text, .. }) if text == "again"))
+    );
 }
 
 #[tokio::test]
@@ -85,12 +95,17 @@ async fn an_agent_with_load_session_reopens_its_session_without_replaying_it() {
     shutdown(first).await;
 
     let mut second = rig(dir.path(), &["demo-agent", "--load-session"]).await;
-    second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
+    second
+        .wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::Agent(_, AgentEvent::ThreadOpened { .. })))
+        .await;
     assert_eq!(second.turn("demo", "again").await, TurnEnd::EndTurn);
     let text = second.agent_text("demo");
     assert!(text.contains("(reopened session demo-1)"), "{text}");
     assert!(!text.contains("(replayed)"), "the replay was shown: {text}");
-    assert!(!second.seen.iter().any(|e| matches!(e, Event::Notice { .. })), "no notice when the session is reopened");
+    assert!(
+        !second.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Notice { .. }))),
+        "no notice when the session is reopened"
+    );
 }
 
 /// Runs `sidekicks prompt` with its own config and data folders.
@@ -176,21 +191,40 @@ async fn a_retried_answer_keeps_the_first_one_across_a_restart() {
         .seen
         .iter()
         .find_map(|e| match e {
-            Event::UserMessage { id, .. } => Some(id.clone()),
+            Event::Agent(_, AgentEvent::UserMessage { id, .. }) => Some(id.clone()),
             _ => None,
         })
         .unwrap();
-    first.send(Command::Agent("demo".into(), AgentCommand::Retry { text: "hello".into(), question })).await;
+    // Only the question's id: the runtime holds its text.
+    first.send(Command::Agent("demo".into(), AgentCommand::Retry { question: question.clone() })).await;
     assert_eq!(first.wait_turn_end("demo").await, TurnEnd::EndTurn);
-    assert_eq!(first.seen.iter().filter(|e| matches!(e, Event::UserMessage { .. })).count(), 1, "no new question");
+    assert_eq!(
+        first.seen.iter().filter(|e| matches!(e, Event::Agent(_, AgentEvent::UserMessage { .. }))).count(),
+        1,
+        "no new question"
+    );
     shutdown(first).await;
 
     let mut second = rig(dir.path(), &["demo-agent"]).await;
-    let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
-    let Event::ThreadOpened { messages, .. } = e else { unreachable!() };
+    let e = second
+        .wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::Agent(_, AgentEvent::ThreadOpened { .. })))
+        .await;
+    let Event::Agent(_, AgentEvent::ThreadOpened { messages, .. }) = e else { unreachable!() };
     assert_eq!(messages.len(), 2, "{messages:?}");
     assert_eq!(messages[1].earlier.len(), 1);
     assert!(messages[1].text().contains("> hello") && messages[1].end == Some(TurnEnd::EndTurn));
+    // Asked again after a restart: the question is known from the thread reopened.
+    second.send(Command::Agent("demo".into(), AgentCommand::Retry { question: question.clone() })).await;
+    second
+        .wait_for(
+            Duration::from_secs(10),
+            "the retry",
+            |e| matches!(e, Event::Agent(_, AgentEvent::Retrying { question: q }) if *q == question),
+        )
+        .await;
+    assert_eq!(second.wait_turn_end("demo").await, TurnEnd::EndTurn);
+    let asked = second.seen.iter().filter(|e| matches!(e, Event::Agent(_, AgentEvent::UserMessage { .. }))).count();
+    assert_eq!(asked, 0, "no new question");
     shutdown(second).await;
 }
 
@@ -202,30 +236,29 @@ async fn a_message_sent_again_stays_so_across_a_restart() {
     let mut first = rig(dir.path(), &["demo-agent"]).await;
     let prompt = |text: &str| Command::prompt("demo", text);
     first.send(prompt("wait")).await;
-    first.wait_for(Duration::from_secs(30), "the turn", |e| matches!(e, Event::TurnStarted { .. })).await;
+    first
+        .wait_for(Duration::from_secs(30), "the turn", |e| matches!(e, Event::Agent(_, AgentEvent::TurnStarted)))
+        .await;
     first.send(prompt("later")).await;
     let e = first
         .wait_for(
             Duration::from_secs(10),
             "queued",
-            |e| matches!(e, Event::UserMessage { text, .. } if text == "later"),
+            |e| matches!(e, Event::Agent(_, AgentEvent::UserMessage { text, .. }) if text == "later"),
         )
         .await;
-    let Event::UserMessage { id, .. } = e else { unreachable!() };
+    let Event::Agent(_, AgentEvent::UserMessage { id, .. }) = e else { unreachable!() };
     first.send(Command::Agent("demo".into(), AgentCommand::Cancel)).await;
     first.wait_turn_end("demo").await;
-    first
-        .send(Command::Agent(
-            "demo".into(),
-            AgentCommand::SendAgain { id, text: "later".into(), attachments: Vec::new() },
-        ))
-        .await;
+    first.send(Command::Agent("demo".into(), AgentCommand::SendAgain { message: id })).await;
     assert_eq!(first.wait_turn_end("demo").await, TurnEnd::EndTurn);
     shutdown(first).await;
 
     let mut second = rig(dir.path(), &["demo-agent"]).await;
-    let e = second.wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::ThreadOpened { .. })).await;
-    let Event::ThreadOpened { messages, .. } = e else { unreachable!() };
+    let e = second
+        .wait_for(Duration::from_secs(5), "history", |e| matches!(e, Event::Agent(_, AgentEvent::ThreadOpened { .. })))
+        .await;
+    let Event::Agent(_, AgentEvent::ThreadOpened { messages, .. }) = e else { unreachable!() };
     let later: Vec<Delivery> = messages.iter().filter(|m| m.text() == "later").map(|m| m.delivery).collect();
     assert_eq!(later, [Delivery::Resent, Delivery::Sent], "{messages:?}");
     shutdown(second).await;

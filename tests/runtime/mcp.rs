@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use sidekicks::app::AgentEvent;
 use sidekicks::app::Event;
 use sidekicks::model::conversation::TurnEnd;
 
@@ -54,7 +55,7 @@ async fn the_configs_mcp_servers_reach_the_session() {
         .seen
         .iter()
         .find_map(|e| match e {
-            Event::AgentInfo { agent, mcp, .. } if agent == "a" => Some(mcp.clone()),
+            Event::Agent(agent, AgentEvent::Info { mcp, .. }) if agent == "a" => Some(mcp.clone()),
             _ => None,
         })
         .unwrap();
@@ -107,7 +108,9 @@ async fn what_mcp_servers_are_given_is_hidden_in_the_agents_log() {
     load_config(&rig, dir.path(), &leaky).await;
     assert_eq!(rig.turn("leaky", "hi").await, TurnEnd::EndTurn);
     let said = |e: &Event| match e {
-        Event::AgentLog { entry: LogEntry::Stderr(line), .. } if line.contains("sent Authorization") => {
+        Event::Agent(_, AgentEvent::Log { entry: LogEntry::Stderr(line), .. })
+            if line.contains("sent Authorization") =>
+        {
             Some(line.clone())
         }
         _ => None,

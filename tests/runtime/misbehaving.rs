@@ -7,6 +7,7 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, HandshakeFailure, LogEntry};
 use sidekicks::model::conversation::{TurnEnd, Update};
 use sidekicks::model::permission::{OptionKind, PermissionAnswer};
@@ -197,9 +198,11 @@ async fn an_initialize_timeout_is_reported_as_one() {
     let mut rig = rig(dir.path(), &["demo-agent", "--misbehave", "--silent"]).await;
     rig.send(Command::Agent("bad".into(), AgentCommand::Start)).await;
     let event = rig
-        .wait_for(LIMIT, "the crash", |e| matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. }))
+        .wait_for(LIMIT, "the crash", |e| {
+            matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(_), .. }))
+        })
         .await;
-    let Event::AgentState { state: AgentState::Crashed(report), .. } = event else { unreachable!() };
+    let Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(report), .. }) = event else { unreachable!() };
     assert!(
         matches!(&report.reason, CrashReason::Handshake(HandshakeFailure::Timeout { step, .. }) if step == "initialize"),
         "{:?}",
@@ -250,8 +253,10 @@ async fn a_policy_in_the_config_refuses_commands() {
     let mut rig = Rig::new(fast_settings());
     load_config(&rig, dir.path(), &text).await;
     rig.send(Command::prompt("bad", "terms 2 998.77")).await;
-    let said = |e: &Event| matches!(e, Event::AgentUpdate { update: Update::Text(t), .. } if t.starts_with("created"));
-    let Event::AgentUpdate { update: Update::Text(text), .. } = rig.wait_for(LIMIT, "the count", said).await else {
+    let said = |e: &Event| matches!(e, Event::Agent(_, AgentEvent::Update { update: Update::Text(t), .. }) if t.starts_with("created"));
+    let Event::Agent(_, AgentEvent::Update { update: Update::Text(text), .. }) =
+        rig.wait_for(LIMIT, "the count", said).await
+    else {
         unreachable!()
     };
     assert!(text.starts_with("created 0, refused 2: Sidekicks does not let bad run commands through it"), "{text}");
@@ -370,12 +375,14 @@ async fn messages_for_another_session_are_refused_and_not_shown() {
     assert_eq!(rig.turn("bad", "foreign").await, TurnEnd::EndTurn);
     let text = rig.agent_text("bad");
     assert_eq!(text, "foreign permission: error -32602; foreign read: error -32602");
-    assert!(!rig.seen.iter().any(|e| matches!(e, Event::PermissionRequested { .. })));
+    assert!(!rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. }))));
     let logged: Vec<&str> = rig
         .seen
         .iter()
         .filter_map(|e| match e {
-            Event::AgentLog { entry: LogEntry::OtherSession { session, method }, .. } if session == "someone-else" => {
+            Event::Agent(_, AgentEvent::Log { entry: LogEntry::OtherSession { session, method }, .. })
+                if session == "someone-else" =>
+            {
                 Some(method.as_str())
             }
             _ => None,
@@ -389,14 +396,21 @@ async fn a_permission_asked_while_cancelling_is_answered_cancelled_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = rig(dir.path(), MISBEHAVE).await;
     rig.send(Command::prompt("bad", "stopask")).await;
-    rig.wait_for(LIMIT, "the first request", |e| matches!(e, Event::PermissionRequested { .. })).await;
+    rig.wait_for(LIMIT, "the first request", |e| matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. })))
+        .await;
     rig.send(Command::Agent("bad".into(), AgentCommand::Cancel)).await;
     assert_eq!(rig.wait_turn_end("bad").await, TurnEnd::Cancelled);
     assert_eq!(rig.agent_text("bad"), "first: cancelled; second: cancelled");
-    let asked = rig.seen.iter().filter(|e| matches!(e, Event::PermissionRequested { .. })).count();
+    let asked =
+        rig.seen.iter().filter(|e| matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. }))).count();
     assert_eq!(asked, 1, "the request made while cancelling was shown");
-    assert!(!rig.seen.iter().any(|e| matches!(e, Event::Notice { .. })), "nothing was unresponsive");
-    assert!(!rig.seen.iter().any(|e| matches!(e, Event::AgentState { state: AgentState::Stopping, .. })));
+    assert!(
+        !rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::Notice { .. }))),
+        "nothing was unresponsive"
+    );
+    assert!(
+        !rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopping, .. })))
+    );
 }
 
 #[tokio::test]
@@ -404,8 +418,10 @@ async fn an_unknown_option_kind_is_offered_by_its_name() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = rig(dir.path(), MISBEHAVE).await;
     rig.send(Command::prompt("bad", "oddkind")).await;
-    let event = rig.wait_for(LIMIT, "the request", |e| matches!(e, Event::PermissionRequested { .. })).await;
-    let Event::PermissionRequested { request, .. } = event else { unreachable!() };
+    let event = rig
+        .wait_for(LIMIT, "the request", |e| matches!(e, Event::Agent(_, AgentEvent::PermissionRequested { .. })))
+        .await;
+    let Event::Agent(_, AgentEvent::PermissionRequested { request, .. }) = event else { unreachable!() };
     let kinds: Vec<(OptionKind, &str)> = request.options.iter().map(|o| (o.kind, o.agent_label.as_str())).collect();
     assert_eq!(
         kinds,
@@ -422,9 +438,13 @@ async fn an_update_for_an_unknown_tool_call_is_logged_not_shown() {
     let dir = tempfile::tempdir().unwrap();
     let mut rig = rig(dir.path(), MISBEHAVE).await;
     assert_eq!(rig.turn("bad", "ghost").await, TurnEnd::EndTurn);
-    assert!(!rig.seen.iter().any(|e| matches!(e, Event::AgentUpdate { update: Update::ToolCallPatch(_), .. })));
+    assert!(
+        !rig.seen
+            .iter()
+            .any(|e| matches!(e, Event::Agent(_, AgentEvent::Update { update: Update::ToolCallPatch(_), .. })))
+    );
     assert!(rig.seen.iter().any(
-        |e| matches!(e, Event::AgentLog { entry: LogEntry::UnknownToolCall { id }, .. } if id == "never-announced")
+        |e| matches!(e, Event::Agent(_, AgentEvent::Log { entry: LogEntry::UnknownToolCall { id }, .. }) if id == "never-announced")
     ));
     assert_eq!(rig.agent_text("bad"), "ghost sent");
 }
@@ -506,8 +526,10 @@ async fn agent_run_commands_are_capped_and_all_end_with_stop() {
     let mut rig = rig(dir.path(), MISBEHAVE).await;
     let mark = "999.4242";
     rig.send(Command::prompt("bad", format!("terms 80 {mark}"))).await;
-    let said = |e: &Event| matches!(e, Event::AgentUpdate { update: Update::Text(t), .. } if t.starts_with("created"));
-    let Event::AgentUpdate { update: Update::Text(text), .. } = rig.wait_for(LIMIT, "the count", said).await else {
+    let said = |e: &Event| matches!(e, Event::Agent(_, AgentEvent::Update { update: Update::Text(t), .. }) if t.starts_with("created"));
+    let Event::Agent(_, AgentEvent::Update { update: Update::Text(text), .. }) =
+        rig.wait_for(LIMIT, "the count", said).await
+    else {
         unreachable!()
     };
     assert!(
@@ -523,7 +545,7 @@ async fn agent_run_commands_are_capped_and_all_end_with_stop() {
     }
     assert_eq!(running_with(mark), 64);
     rig.send(Command::Agent("bad".into(), AgentCommand::Stop)).await;
-    let stopped = |e: &Event| matches!(e, Event::AgentState { state: AgentState::Stopped, .. });
+    let stopped = |e: &Event| matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopped, .. }));
     rig.wait_for(LIMIT, "stopped", stopped).await;
     let start = Instant::now();
     while running_with(mark) > 0 {
@@ -554,15 +576,17 @@ async fn env_values_never_reach_the_log_or_the_crash_report() {
     let mut rig = rig;
     rig.send(Command::prompt("bad", "leak")).await;
     let event = rig
-        .wait_for(LIMIT, "the crash", |e| matches!(e, Event::AgentState { state: AgentState::Crashed(_), .. }))
+        .wait_for(LIMIT, "the crash", |e| {
+            matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(_), .. }))
+        })
         .await;
-    let Event::AgentState { state: AgentState::Crashed(report), .. } = event else { unreachable!() };
+    let Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(report), .. }) = event else { unreachable!() };
     assert_eq!(report.stderr_tail.last().map(String::as_str), Some("token is …"));
     let logged: Vec<String> = rig
         .seen
         .iter()
         .filter_map(|e| match e {
-            Event::AgentLog { entry, .. } => Some(format!("{entry:?}")),
+            Event::Agent(_, AgentEvent::Log { entry, .. }) => Some(format!("{entry:?}")),
             _ => None,
         })
         .collect();

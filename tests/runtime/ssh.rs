@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{AgentState, Command, CrashReason, Event, SpawnFailure};
 use sidekicks::i18n::{crash_text, workspace_error_text};
 use sidekicks::model::config::Language;
@@ -37,7 +38,7 @@ fn ssh_agent(name: &str, command: &str, args: &[&str], local: &Path, remote: &Pa
 
 fn crash_of(e: &Event) -> Option<CrashReason> {
     match e {
-        Event::AgentState { state: AgentState::Crashed(r), .. } => Some(r.reason.clone()),
+        Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(r), .. }) => Some(r.reason.clone()),
         _ => None,
     }
 }
@@ -90,7 +91,10 @@ async fn the_demo_agent_answers_over_ssh_its_files_are_served_there_and_stop_lea
     assert!(!local.join("notes").exists());
 
     rig.send(Command::Agent("far".into(), AgentCommand::Stop)).await;
-    rig.wait_for(LIMIT, "stopped", |e| matches!(e, Event::AgentState { state: AgentState::Stopped, .. })).await;
+    rig.wait_for(LIMIT, "stopped", |e| {
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopped, .. }))
+    })
+    .await;
     // Nothing left there (the agent) nor here (its ssh client, whose command line names the folder).
     until("nothing left", || processes_with(&there).is_empty()).await;
 }
@@ -98,7 +102,7 @@ async fn the_demo_agent_answers_over_ssh_its_files_are_served_there_and_stop_lea
 /// The misbehaving agent's "spawn": `sleep 1000` started there; (agent pid, sleep pid).
 async fn spawned(rig: &mut Rig, agent: &str) -> (i32, i32) {
     rig.say(agent, "spawn").await;
-    rig.wait_for(LIMIT, "the pids", |e| matches!(e, Event::AgentUpdate { .. })).await;
+    rig.wait_for(LIMIT, "the pids", |e| matches!(e, Event::Agent(_, AgentEvent::Update { .. }))).await;
     let deadline = Instant::now() + LIMIT;
     loop {
         let text = rig.agent_text(agent);
@@ -108,7 +112,7 @@ async fn spawned(rig: &mut Rig, agent: &str) -> (i32, i32) {
             return (pids[0], pids[1]);
         }
         assert!(Instant::now() < deadline, "no pids in {text:?}");
-        rig.wait_for(LIMIT, "more text", |e| matches!(e, Event::AgentUpdate { .. })).await;
+        rig.wait_for(LIMIT, "more text", |e| matches!(e, Event::Agent(_, AgentEvent::Update { .. }))).await;
     }
 }
 
@@ -125,7 +129,10 @@ async fn what_an_agent_started_there_ends_when_it_is_stopped() {
     assert!(common::alive(agent) && common::alive(sleeper));
     assert!(parent_name(agent).starts_with("sshd"), "{}", parent_name(agent));
     rig.send(Command::Agent("far".into(), AgentCommand::Stop)).await;
-    rig.wait_for(LIMIT, "stopped", |e| matches!(e, Event::AgentState { state: AgentState::Stopped, .. })).await;
+    rig.wait_for(LIMIT, "stopped", |e| {
+        matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopped, .. }))
+    })
+    .await;
     until("the agent and its sleeper ended there", || !common::alive(agent) && !common::alive(sleeper)).await;
 }
 
@@ -218,10 +225,12 @@ async fn a_command_or_folder_missing_there_is_told_in_words() {
             .wait_for(
                 LIMIT,
                 "crash",
-                |e| matches!(e, Event::AgentState { agent: a, state: AgentState::Crashed(_) } if a == agent),
+                |e| matches!(e, Event::Agent(a, AgentEvent::State { state: AgentState::Crashed(_) }) if a == agent),
             )
             .await;
-        let Event::AgentState { state: AgentState::Crashed(report), .. } = event else { unreachable!() };
+        let Event::Agent(_, AgentEvent::State { state: AgentState::Crashed(report), .. }) = event else {
+            unreachable!()
+        };
         assert_eq!(report.reason, CrashReason::Spawn(SpawnFailure::Ssh { host: HOST.into(), fault }), "{agent}");
         assert!(crash_text(Language::En, &report.reason).contains(words), "{agent}: {report:?}");
     }

@@ -8,6 +8,7 @@ use std::process::Command as Process;
 use std::time::Duration;
 
 use sidekicks::app::AgentCommand;
+use sidekicks::app::AgentEvent;
 use sidekicks::app::{AgentState, Command, Event};
 use sidekicks::model::conversation::{TurnEnd, Update};
 use sidekicks::protocol::threads::{ThreadOp, ThreadSummary};
@@ -32,27 +33,31 @@ async fn thread_op(rig: &mut Rig, op: ThreadOp) {
 /// The last thread list seen if `pred` holds for it, else the next one for which it does.
 async fn threads_where(rig: &mut Rig, what: &str, pred: impl Fn(&[ThreadSummary]) -> bool) -> Vec<ThreadSummary> {
     let last = rig.seen.iter().rev().find_map(|e| match e {
-        Event::Threads { threads, .. } => Some(threads.clone()),
+        Event::Agent(_, AgentEvent::Threads { threads, .. }) => Some(threads.clone()),
         _ => None,
     });
     if let Some(threads) = last.filter(|t| pred(t)) {
         return threads;
     }
-    match rig.wait_for(WAIT, what, |e| matches!(e, Event::Threads { threads, .. } if pred(threads))).await {
-        Event::Threads { threads, .. } => threads,
+    match rig
+        .wait_for(WAIT, what, |e| matches!(e, Event::Agent(_, AgentEvent::Threads { threads, .. }) if pred(threads)))
+        .await
+    {
+        Event::Agent(_, AgentEvent::Threads { threads, .. }) => threads,
         _ => unreachable!(),
     }
 }
 
 async fn opened(rig: &mut Rig) -> (i64, usize) {
-    match rig.wait_for(WAIT, "thread opened", |e| matches!(e, Event::ThreadOpened { .. })).await {
-        Event::ThreadOpened { thread, messages, .. } => (thread, messages.len()),
+    match rig.wait_for(WAIT, "thread opened", |e| matches!(e, Event::Agent(_, AgentEvent::ThreadOpened { .. }))).await {
+        Event::Agent(_, AgentEvent::ThreadOpened { thread, messages, .. }) => (thread, messages.len()),
         _ => unreachable!(),
     }
 }
 
 async fn idle(rig: &mut Rig) {
-    rig.wait_for(WAIT, "idle", |e| matches!(e, Event::AgentState { state: AgentState::Idle, .. })).await;
+    rig.wait_for(WAIT, "idle", |e| matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Idle, .. })))
+        .await;
 }
 
 #[tokio::test]
@@ -74,7 +79,7 @@ async fn threads_switch_sessions_without_a_restart_and_follow_the_agents_own() {
     idle(&mut rig).await;
     assert_eq!(rig.turn("demo", "write the docs").await, TurnEnd::EndTurn);
     assert!(
-        !rig.seen.iter().any(|e| matches!(e, Event::AgentState { state: AgentState::Stopping, .. })),
+        !rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::State { state: AgentState::Stopping, .. }))),
         "switching threads does not restart the agent: {:#?}",
         rig.seen
     );
@@ -89,7 +94,7 @@ async fn threads_switch_sessions_without_a_restart_and_follow_the_agents_own() {
     assert_eq!((thread, count), (first, 2));
     idle(&mut rig).await;
     assert!(
-        rig.seen.iter().any(|e| matches!(e, Event::TranscriptOffer { offered: false, .. })),
+        rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::TranscriptOffer { offered: false, .. }))),
         "no transcript: the agent reopened the session"
     );
     assert_eq!(rig.turn("demo", "and the tests").await, TurnEnd::EndTurn);
@@ -97,8 +102,8 @@ async fn threads_switch_sessions_without_a_restart_and_follow_the_agents_own() {
 
     // The agent's own sessions: both threads', held, and the one it had from before.
     thread_op(&mut rig, ThreadOp::ListAgentSessions).await;
-    let listed = rig.wait_for(WAIT, "sessions", |e| matches!(e, Event::AgentSessions { .. })).await;
-    let Event::AgentSessions { sessions: Ok(sessions), .. } = listed else { panic!("{listed:?}") };
+    let listed = rig.wait_for(WAIT, "sessions", |e| matches!(e, Event::Agent(_, AgentEvent::Sessions { .. }))).await;
+    let Event::Agent(_, AgentEvent::Sessions { sessions: Ok(sessions), .. }) = listed else { panic!("{listed:?}") };
     let mut known: Vec<(&str, bool)> = sessions.iter().map(|s| (s.session_id.as_str(), s.known)).collect();
     known.sort();
     assert_eq!(known, vec![("demo-0", false), ("demo-1", true), ("demo-2", true)]);
@@ -115,8 +120,8 @@ async fn threads_switch_sessions_without_a_restart_and_follow_the_agents_own() {
     threads_where(&mut rig, "one left", |t| t.len() == 1 && t[0].id == second).await;
     idle(&mut rig).await;
     thread_op(&mut rig, ThreadOp::ListAgentSessions).await;
-    let listed = rig.wait_for(WAIT, "sessions", |e| matches!(e, Event::AgentSessions { .. })).await;
-    let Event::AgentSessions { sessions: Ok(sessions), .. } = listed else { panic!("{listed:?}") };
+    let listed = rig.wait_for(WAIT, "sessions", |e| matches!(e, Event::Agent(_, AgentEvent::Sessions { .. }))).await;
+    let Event::Agent(_, AgentEvent::Sessions { sessions: Ok(sessions), .. }) = listed else { panic!("{listed:?}") };
     let mut left: Vec<&str> = sessions.iter().map(|s| s.session_id.as_str()).collect();
     left.sort();
     assert_eq!(left, vec!["demo-0", "demo-2"]);
@@ -129,8 +134,8 @@ async fn a_session_of_the_agent_opens_as_a_thread() {
     opened(&mut rig).await;
     assert_eq!(rig.turn("demo", "first words here").await, TurnEnd::EndTurn);
     thread_op(&mut rig, ThreadOp::ListAgentSessions).await;
-    let listed = rig.wait_for(WAIT, "sessions", |e| matches!(e, Event::AgentSessions { .. })).await;
-    let Event::AgentSessions { sessions: Ok(sessions), .. } = listed else { panic!("{listed:?}") };
+    let listed = rig.wait_for(WAIT, "sessions", |e| matches!(e, Event::Agent(_, AgentEvent::Sessions { .. }))).await;
+    let Event::Agent(_, AgentEvent::Sessions { sessions: Ok(sessions), .. }) = listed else { panic!("{listed:?}") };
     let earlier = sessions.iter().find(|s| !s.known).expect("the session from before Sidekicks").clone();
 
     // Opened as a new thread, titled as the agent lists it; the agent resumes it.
@@ -171,8 +176,12 @@ async fn a_thread_the_agent_cannot_reopen_offers_a_transcript_before_the_person_
     thread_op(&mut rig, ThreadOp::Open(first)).await;
     let (thread, count) = opened(&mut rig).await;
     assert_eq!((thread, count), (first, 2));
-    rig.wait_for(WAIT, "offer", |e| matches!(e, Event::TranscriptOffer { offered: true, .. })).await;
-    assert!(!rig.seen.iter().any(|e| matches!(e, Event::UserMessage { .. })), "offered before anything is sent");
+    rig.wait_for(WAIT, "offer", |e| matches!(e, Event::Agent(_, AgentEvent::TranscriptOffer { offered: true, .. })))
+        .await;
+    assert!(
+        !rig.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::UserMessage { .. }))),
+        "offered before anything is sent"
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! (and what waited for the person in it), and remembered permission answers.
 
 use super::*;
+use crate::protocol::AgentEvent;
 
 impl Manager {
     /// Remembers a choice for `name`'s sessions and, if a session is open, asks the agent for it
@@ -57,7 +58,7 @@ impl Manager {
             return;
         }
         slot.queue.clear();
-        self.events.send(Event::QueueDropped { agent: name.to_string() }).await;
+        self.events.send(Event::Agent(name.to_string(), AgentEvent::QueueDropped)).await;
     }
 
     /// Cancels the turn of `name`: session/cancel, waiting permission requests answered
@@ -80,12 +81,15 @@ impl Manager {
 
     pub(super) async fn report_cancelled(&self, name: &str, ids: (Vec<u64>, Vec<u64>)) {
         for id in ids.0 {
-            let event = Event::PermissionResolved { agent: name.to_string(), id, answer: PermissionAnswer::Cancelled };
+            let event = Event::Agent(
+                name.to_string(),
+                AgentEvent::PermissionResolved { id, answer: PermissionAnswer::Cancelled },
+            );
             self.events.send(event).await;
         }
         for id in ids.1 {
             let answer = crate::model::elicitation::ElicitAnswer::Cancel;
-            self.events.send(Event::ElicitationResolved { agent: name.to_string(), id, answer }).await;
+            self.events.send(Event::Agent(name.to_string(), AgentEvent::ElicitationResolved { id, answer })).await;
         }
     }
 
@@ -93,7 +97,7 @@ impl Manager {
     pub(super) async fn send_rules(&mut self, name: &str) {
         let Some(config) = self.slot(name).map(|s| s.config.clone()) else { return };
         let rules = self.rules_for(&config).list();
-        self.events.send(Event::RulesChanged { agent: name.to_string(), rules }).await;
+        self.events.send(Event::Agent(name.to_string(), AgentEvent::RulesChanged { rules })).await;
     }
 
     pub(super) fn rules_for(&mut self, agent: &AgentConfig) -> Arc<dyn PermissionRules> {

@@ -3,6 +3,7 @@
 //! agents idle for too long.
 
 use super::*;
+use crate::protocol::AgentEvent;
 
 impl Manager {
     pub(super) async fn start(&mut self, name: &str) {
@@ -88,7 +89,7 @@ impl Manager {
             self.report_cancelled(name, ids).await;
         }
         if turn.is_some() {
-            self.events.send(Event::TurnEnded { agent: name.to_string(), end: TurnEnd::Cancelled }).await;
+            self.events.send(Event::Agent(name.to_string(), AgentEvent::TurnEnded { end: TurnEnd::Cancelled })).await;
         }
         self.set_state(name, AgentState::Stopping).await;
         let internal = self.internal_tx.clone();
@@ -131,7 +132,7 @@ impl Manager {
                 ..
             }) => {
                 self.set_state(name, AgentState::Stopped).await;
-                self.events.send(Event::LoginNeeded { agent: name.to_string(), message, methods }).await;
+                self.events.send(Event::Agent(name.to_string(), AgentEvent::LoginNeeded { message, methods })).await;
             }
             Err(report) => {
                 // What was sent for it is not sent: said so (not left queued).
@@ -161,21 +162,22 @@ impl Manager {
                     let _ = internal.send(Internal::Exited { agent, generation, status, stopped_talking }).await;
                 });
                 let (resumed, abilities) = (running.conn.resumed, running.conn.abilities);
-                let settings = Event::SessionSettings {
-                    agent: name.to_string(),
-                    options: running.conn.options(),
-                    modes: running.conn.modes(),
-                };
+                let settings = Event::Agent(
+                    name.to_string(),
+                    AgentEvent::SessionSettings { options: running.conn.options(), modes: running.conn.modes() },
+                );
                 self.events.send(settings).await;
-                let info = Event::AgentInfo {
-                    agent: name.to_string(),
-                    auth_methods: running.conn.auth_methods.clone(),
-                    can_logout: running.conn.can_logout,
-                    sessions: abilities,
-                    prompts: running.conn.prompts,
-                    mcp: running.conn.mcp().1,
-                    implementation: running.conn.implementation.clone(),
-                };
+                let info = Event::Agent(
+                    name.to_string(),
+                    AgentEvent::Info {
+                        auth_methods: running.conn.auth_methods.clone(),
+                        can_logout: running.conn.can_logout,
+                        sessions: abilities,
+                        prompts: running.conn.prompts,
+                        mcp: running.conn.mcp().1,
+                        implementation: running.conn.implementation.clone(),
+                    },
+                );
                 self.events.send(info).await;
                 let session_id = running.conn.session_id();
                 let Some(slot) = self.slot(name) else { return };
@@ -201,9 +203,13 @@ impl Manager {
                 // of a transcript (withdrawn if it did reopen it); within a run, the person is
                 // told the agent forgot.
                 if restored {
-                    self.events.send(Event::TranscriptOffer { agent: name.to_string(), offered: !resumed }).await;
+                    self.events
+                        .send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered: !resumed }))
+                        .await;
                 } else if forgot && !resumed {
-                    self.events.send(Event::Notice { agent: name.to_string(), notice: Notice::NewSession }).await;
+                    self.events
+                        .send(Event::Agent(name.to_string(), AgentEvent::Notice { notice: Notice::NewSession }))
+                        .await;
                 }
                 self.set_state(name, AgentState::Idle).await;
                 if stale {

@@ -8,6 +8,7 @@
 
 use super::{Manager, Slot};
 use crate::model::conversation::MessageId;
+use crate::protocol::AgentEvent;
 use crate::protocol::attachments::Attachment;
 use crate::protocol::{AgentState, Event};
 use crate::runtime::thread_lock::{Taken, ThreadLock};
@@ -90,7 +91,7 @@ impl Manager {
         let Some(slot) = self.slot(name) else { return };
         let holder = slot.held_by.clone().filter(|_| !slot.waiting.is_empty());
         let waiting = slot.waiting.iter().map(|w| w.text.clone()).collect();
-        self.events.send(Event::ThreadWait { agent: name.to_string(), holder, waiting, returned }).await;
+        self.events.send(Event::Agent(name.to_string(), AgentEvent::ThreadWait { holder, waiting, returned })).await;
     }
 
     /// Gives back the messages waiting for `name`'s thread (Stop, another thread).

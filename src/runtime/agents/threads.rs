@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{Internal, Manager};
 use crate::model::conversation::Notice;
+use crate::protocol::AgentEvent;
 use crate::protocol::threads::{AgentSession, ListError, ThreadId, ThreadOp, ThreadSummary, title};
 use crate::protocol::{AgentState, Event};
 use crate::runtime::acp_client::{AcpError, Reopen};
@@ -108,7 +109,12 @@ impl Manager {
             }
         }
         let had_messages = !stored.messages.is_empty();
-        self.events.send(Event::ThreadOpened { agent: name.to_string(), thread: id, messages: stored.messages }).await;
+        if let Some(slot) = self.slot(name) {
+            slot.said.thread(&stored.messages);
+        }
+        self.events
+            .send(Event::Agent(name.to_string(), AgentEvent::ThreadOpened { thread: id, messages: stored.messages }))
+            .await;
         self.send_threads(name).await;
         let reopen = stored.session_id.map(|session_id| Reopen { session_id, show_replay });
         let seen = self.others_wrote(id);
@@ -136,7 +142,7 @@ impl Manager {
                 slot.resume = reopen;
                 // Known not to remember: offered now, before the person writes.
                 let offer = had_messages && slot.abilities.is_some_and(|a| !a.reopens());
-                self.events.send(Event::TranscriptOffer { agent: name.to_string(), offered: offer }).await;
+                self.events.send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered: offer })).await;
             }
         }
     }
@@ -150,7 +156,7 @@ impl Manager {
         slot.turn = None;
         self.report_cancelled(name, ids).await;
         let end = crate::model::conversation::TurnEnd::Cancelled;
-        self.events.send(Event::TurnEnded { agent: name.to_string(), end }).await;
+        self.events.send(Event::Agent(name.to_string(), AgentEvent::TurnEnded { end })).await;
     }
 
     /// The switch to another thread's session ended.
@@ -169,8 +175,10 @@ impl Manager {
         let Some(conn) = slot.running.as_ref().map(|r| r.conn.clone()) else { return };
         match result {
             Ok(resumed) => {
-                let settings =
-                    Event::SessionSettings { agent: name.to_string(), options: conn.options(), modes: conn.modes() };
+                let settings = Event::Agent(
+                    name.to_string(),
+                    AgentEvent::SessionSettings { options: conn.options(), modes: conn.modes() },
+                );
                 self.events.send(settings).await;
                 if let Some(store) = &self.store
                     && let Err(e) = store.set_session(thread, Some(&conn.session_id()))
@@ -178,21 +186,21 @@ impl Manager {
                     tracing::warn!("{e}");
                 }
                 let offered = had_messages && !resumed;
-                self.events.send(Event::TranscriptOffer { agent: name.to_string(), offered }).await;
+                self.events.send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered })).await;
                 self.set_state(name, AgentState::Idle).await;
                 if self.slot(name).is_some_and(|s| !s.queue.is_empty()) {
                     self.dispatch(name).await;
                 }
             }
             Err(AcpError::AuthRequired { message, methods, .. }) => {
-                self.events.send(Event::LoginNeeded { agent: name.to_string(), message, methods }).await;
+                self.events.send(Event::Agent(name.to_string(), AgentEvent::LoginNeeded { message, methods })).await;
                 self.stop(name).await;
             }
             Err(e) => {
                 // The agent is left in a state of its own: stopped, the next message starts it
                 // afresh in this thread.
                 let notice = Notice::ThreadFailed { message: e.to_string() };
-                self.events.send(Event::Notice { agent: name.to_string(), notice }).await;
+                self.events.send(Event::Agent(name.to_string(), AgentEvent::Notice { notice })).await;
                 if let Some(slot) = self.slot(name) {
                     slot.restored = had_messages;
                 }
@@ -276,14 +284,14 @@ impl Manager {
             }
             sessions
         });
-        self.events.send(Event::AgentSessions { agent: name.to_string(), sessions }).await;
+        self.events.send(Event::Agent(name.to_string(), AgentEvent::Sessions { sessions })).await;
     }
 
     /// Tells the window the threads of `name`, most recently used first.
     pub(super) async fn send_threads(&mut self, name: &str) {
         let (Some(store), Some(path)) = (&self.store, &self.config_path) else { return };
         let Some(threads) = listed(store, path, name) else { return };
-        self.events.send(Event::Threads { agent: name.to_string(), threads }).await;
+        self.events.send(Event::Agent(name.to_string(), AgentEvent::Threads { threads })).await;
     }
 
     /// Tells the window the threads of `name` again once what its turn said is saved (the title
@@ -297,7 +305,7 @@ impl Manager {
             let agent = name.clone();
             let read = tokio::task::spawn_blocking(move || listed(&store, &path, &agent)).await;
             if let Ok(Some(threads)) = read {
-                events.send(Event::Threads { agent: name, threads }).await;
+                events.send(Event::Agent(name, AgentEvent::Threads { threads })).await;
             }
         });
     }

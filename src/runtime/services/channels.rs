@@ -18,6 +18,7 @@ use crate::model::channel::{Entry, Timeline, recipients};
 use crate::model::config::Config;
 use crate::model::conversation::MessageId;
 use crate::protocol::AgentCommand;
+use crate::protocol::ChannelEvent;
 use crate::protocol::teams::Told;
 use crate::protocol::{ChannelInfo, Event};
 use crate::runtime::events::{EventSink, Said};
@@ -189,7 +190,7 @@ impl Channels {
     }
 
     async fn send_all(&self) {
-        self.sink.send(Event::Channels { channels: self.channels.clone() }).await;
+        self.sink.send(Event::Channel(ChannelEvent::Listed { channels: self.channels.clone() })).await;
     }
 
     /// Channel `c` changed: remembered, and told.
@@ -207,7 +208,7 @@ impl Channels {
                 }
             });
         }
-        self.sink.send(Event::ChannelUpdated { channel: c }).await;
+        self.sink.send(Event::Channel(ChannelEvent::Updated { channel: c })).await;
     }
 
     /// The person says `text` in channel `name`: a prompt for each member it is for, with its

@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::model::config_check::{LoadContext, LoadResult, load_str};
 use crate::model::config_edit::{NewAgent, add_agent, unique_name};
+use crate::protocol::ConfigEvent;
 use crate::protocol::Event;
 use crate::protocol::picker::{PickFor, PickerStart};
 use crate::runtime::config_file::{AppDirs, Preferences, command_exists, edit_lock, load_file, save_atomic};
@@ -87,7 +88,7 @@ impl ConfigFile {
         })
         .await
         .unwrap_or_default();
-        self.sink.send(Event::RecentFiles { files }).await;
+        self.sink.send(Event::Config(ConfigEvent::RecentFiles { files })).await;
     }
 
     /// Saves `text` to `path` atomically (→ `ConfigSaved`); the watcher then reloads it.
@@ -118,7 +119,7 @@ impl ConfigFile {
         let sink = self.sink.clone();
         tokio::spawn(async move {
             let error = tokio::task::spawn_blocking(write).await.unwrap_or_else(|e| Err(e.to_string())).err();
-            sink.send(Event::ConfigSaved { path, error }).await;
+            sink.send(Event::Config(ConfigEvent::Saved { path, error })).await;
         });
     }
 
@@ -143,7 +144,7 @@ impl ConfigFile {
                 dialog = dialog.set_directory(dir);
             }
             if let Some(folder) = dialog.pick_folder().await {
-                sink.send(Event::FolderPicked { path: folder.path().to_path_buf() }).await;
+                sink.send(Event::Config(ConfigEvent::FolderPicked { path: folder.path().to_path_buf() })).await;
             }
         });
     }
@@ -163,7 +164,7 @@ impl ConfigFile {
                 dialog = dialog.set_directory(dir);
             }
             let path = dialog.pick_file().await.map(|f| f.path().to_path_buf());
-            sink.send(Event::FilePicked { path }).await;
+            sink.send(Event::Config(ConfigEvent::FilePicked { path })).await;
         });
     }
 
@@ -175,7 +176,7 @@ impl ConfigFile {
             let result = tokio::task::spawn_blocking(move || crate::runtime::dialog::list_folder(&at))
                 .await
                 .unwrap_or_else(|e| Err(e.to_string()));
-            sink.send(Event::FolderListed { path, result }).await;
+            sink.send(Event::Config(ConfigEvent::FolderListed { path, result })).await;
         });
     }
 
@@ -188,7 +189,7 @@ impl ConfigFile {
             })
             .await
             .unwrap_or_default();
-            sink.send(Event::AgentsFound { agents }).await;
+            sink.send(Event::Config(ConfigEvent::AgentsFound { agents })).await;
         });
     }
 }
@@ -212,7 +213,7 @@ async fn checker(mut pending: watch::Receiver<Option<(PathBuf, String)>>, home: 
         })
         .await
         .unwrap_or_default();
-        sink.send(Event::ConfigChecked { text, problems }).await;
+        sink.send(Event::Config(ConfigEvent::Checked { text, problems })).await;
     }
 }
 

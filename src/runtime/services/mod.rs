@@ -28,6 +28,7 @@ use super::events::EventSink;
 use super::store::Store;
 use crate::model::config::Config;
 use crate::protocol::AgentCommand;
+use crate::protocol::AgentEvent;
 use crate::protocol::ChannelCommand;
 use crate::protocol::ConfigCommand;
 use crate::protocol::WorkspaceCommand;
@@ -205,7 +206,7 @@ impl Services {
                 tokio::spawn(async move {
                     let read = move || folder.and_then(|f| crate::runtime::git_head::branch(&f));
                     let branch = tokio::task::spawn_blocking(read).await.ok().flatten();
-                    sink.send(Event::Branch { agent, branch }).await;
+                    sink.send(Event::Agent(agent, AgentEvent::Branch { branch })).await;
                 });
             }
             Command::Config(ConfigCommand::AddAgent { path, agent }) => self.config.add_agent(path, agent),
