@@ -69,7 +69,13 @@ fn client(config: &std::path::Path) -> (Duration, Duration) {
         }
         let prompt = ManagerCommand::Agent(
             "stream".into(),
-            AgentCommand::Prompt { text: "go".into(), context: None, id: None, attachments: Vec::new() },
+            AgentCommand::Prompt {
+                text: "go".into(),
+                context: None,
+                with_transcript: false,
+                id: None,
+                attachments: Vec::new(),
+            },
         );
         let start = Instant::now();
         commands.send(prompt).await.unwrap();

@@ -124,7 +124,13 @@ fn end_to_end(config: &std::path::Path) {
         commands
             .send(ManagerCommand::Agent(
                 "demo".into(),
-                AgentCommand::Prompt { text: "flood".into(), context: None, id: None, attachments: Vec::new() },
+                AgentCommand::Prompt {
+                    text: "flood".into(),
+                    context: None,
+                    with_transcript: false,
+                    id: None,
+                    attachments: Vec::new(),
+                },
             ))
             .await
             .unwrap();

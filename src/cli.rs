@@ -59,6 +59,10 @@ pub enum CliCommand {
         /// Repeatable.
         #[arg(long)]
         attach: Vec<PathBuf>,
+        /// Say the thread's transcript first, for an agent that no longer remembers it (one that
+        /// cannot reopen its session says so when asked in its thread).
+        #[arg(long)]
+        transcript: bool,
         /// The message.
         text: String,
     },
@@ -178,14 +182,14 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Check) => check(cli.config),
-        Some(CliCommand::Prompt { agent, allow, json, model, mode, thread, attach, text }) => {
+        Some(CliCommand::Prompt { agent, allow, json, model, mode, thread, attach, transcript, text }) => {
             use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
             let (path, dirs) = config_path(cli.config)?;
             let choose = |category, value: Option<String>| {
                 value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
             };
             let chosen = [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
-            let asked = crate::cli_prompt::Asked { agent, allow, json, chosen, thread, attach, text };
+            let asked = crate::cli_prompt::Asked { agent, allow, json, chosen, thread, attach, transcript, text };
             let code = crate::cli_prompt::run(path, dirs, asked)?;
             Ok(std::process::ExitCode::from(code))
         }

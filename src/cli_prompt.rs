@@ -48,6 +48,8 @@ pub struct Asked {
     pub thread: Option<String>,
     /// Files sent with it (images; files or folders of the agent's workspace).
     pub attach: Vec<PathBuf>,
+    /// Say the thread's transcript first.
+    pub transcript: bool,
     /// The message.
     pub text: String,
 }
@@ -78,7 +80,7 @@ pub(crate) fn find_thread(
 
 /// Runs one turn; returns the process exit code (0 ended normally, 1 failed, 2 bad input).
 pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Result<u8> {
-    let Asked { agent, allow, json, chosen, thread, attach, text } = asked;
+    let Asked { agent, allow, json, chosen, thread, attach, transcript, text } = asked;
     let system = sys_locale::get_locale();
     let rt = crate::runtime::host::runtime()?;
     let store = match &dirs {
@@ -101,7 +103,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         let Host { commands, mut events, history } = Host::start(startup, Arc::new(|| {}));
         // The config as the front door read it, and the agent's threads once it lists them.
         let by_name = thread.as_deref().is_some_and(|t| t != "new");
-        let (mut loaded, mut threads, mut opened) = (None, None, None);
+        let (mut loaded, mut threads, mut opened, mut offered) = (None, None, None, false);
         loop {
             let ready = |c: &crate::model::config::Config| !by_name || threads.is_some() || c.agent(&agent).is_none();
             if loaded.as_ref().is_some_and(ready) {
@@ -119,6 +121,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
                 Event::Config(ConfigEvent::Applied { config }) => loaded = Some(config),
                 Event::Agent(a, AgentEvent::Threads { threads: listed }) if a == agent => threads = Some(listed),
                 Event::Agent(a, AgentEvent::ThreadOpened { thread, .. }) if a == agent => opened = Some(thread),
+                Event::Agent(a, AgentEvent::TranscriptOffer { offered: o }) if a == agent => offered = o,
                 _ => {}
             }
         }
@@ -150,6 +153,11 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
                 }
             }
         }
+        // An agent that cannot reopen the thread's session does not remember it (the window
+        // offers the transcript at this point).
+        if offered && !transcript && thread.is_none() {
+            errln!("[{agent} does not remember this thread: `--transcript` says it first]");
+        }
         // Choices first: the session opens with them, before the message is sent.
         for c in chosen.clone() {
             commands
@@ -157,7 +165,10 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
                 .await?;
         }
         commands
-            .send(Command::Agent(agent.clone(), AgentCommand::Prompt { text, context: None, id: None, attachments }))
+            .send(Command::Agent(
+                agent.clone(),
+                AgentCommand::Prompt { text, context: None, with_transcript: transcript, id: None, attachments },
+            ))
             .await?;
         let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
         // The thread opened with the config, unless another is asked (it says so when it opens).

@@ -99,6 +99,9 @@ pub enum TeamCli {
         /// Repeatable.
         #[arg(long)]
         attach: Vec<PathBuf>,
+        /// Say the thread's transcript first, for a member that no longer remembers it.
+        #[arg(long)]
+        transcript: bool,
         /// The message.
         text: String,
     },
@@ -341,14 +344,15 @@ impl Door {
                 Ok(0)
             }
             TeamCli::Status { team, json } => self.status(&team, json).await,
-            TeamCli::Prompt { team, member, allow, json, model, mode, thread, attach, text } => {
+            TeamCli::Prompt { team, member, allow, json, model, mode, thread, attach, transcript, text } => {
                 use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
                 let choose = |category, value: Option<String>| {
                     value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
                 };
                 let chosen =
                     [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
-                let asked = crate::cli_prompt::Asked { agent: member, allow, json, chosen, thread, attach, text };
+                let asked =
+                    crate::cli_prompt::Asked { agent: member, allow, json, chosen, thread, attach, transcript, text };
                 self.prompt(&team, asked).await
             }
             TeamCli::Diff { team, member, json } => self.diff(&team, &member, json).await,
@@ -694,7 +698,7 @@ impl Door {
     }
 
     async fn prompt(&mut self, which: &str, asked: crate::cli_prompt::Asked) -> anyhow::Result<u8> {
-        let crate::cli_prompt::Asked { agent: member, allow, json, chosen, thread, attach, text } = asked;
+        let crate::cli_prompt::Asked { agent: member, allow, json, chosen, thread, attach, transcript, text } = asked;
         let team = self.team(which)?;
         let member = Self::member(&team, &member)?;
         let name = member.name.clone();
@@ -729,7 +733,10 @@ impl Door {
             self.commands.send(set).await.context("the runtime ended")?;
         }
         let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
-        let prompt = Command::Agent(name.clone(), AgentCommand::Prompt { text, context: None, id: None, attachments });
+        let prompt = Command::Agent(
+            name.clone(),
+            AgentCommand::Prompt { text, context: None, with_transcript: transcript, id: None, attachments },
+        );
         self.commands.send(prompt).await.context("the runtime ended")?;
         let out = Output::new(json, self.lang, name, runtime);
         let (code, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &chosen).await?;

@@ -25,8 +25,11 @@ pub enum AgentCommand {
     Prompt {
         /// The text.
         text: String,
-        /// Said before the text (a transcript), not shown as said.
+        /// Said before the text (a channel's catch-up), not shown as said.
         context: Option<String>,
+        /// Say the thread's transcript before it (for an agent that no longer remembers the
+        /// conversation): the runtime reads it from the history.
+        with_transcript: bool,
         /// Its id.
         id: Option<MessageId>,
         /// Images and files sent with it.

@@ -272,7 +272,13 @@ impl Command {
     /// The person's `text` to `agent`, nothing attached, nothing said before it, an id of the
     /// runtime's choosing: what the composer sends most of the time.
     pub fn prompt(agent: impl Into<String>, text: impl Into<String>) -> Self {
-        let prompt = AgentCommand::Prompt { text: text.into(), context: None, id: None, attachments: Vec::new() };
+        let prompt = AgentCommand::Prompt {
+            text: text.into(),
+            context: None,
+            with_transcript: false,
+            id: None,
+            attachments: Vec::new(),
+        };
         Command::Agent(agent.into(), prompt)
     }
 }

@@ -346,7 +346,11 @@ impl Manager {
                     self.start(&agent).await;
                 }
             }
-            ManagerCommand::Agent(agent, AgentCommand::Prompt { text, context, id, attachments }) => {
+            ManagerCommand::Agent(agent, AgentCommand::Prompt { text, context, with_transcript, id, attachments }) => {
+                let context = match with_transcript {
+                    true => self.transcript(&agent).await.map(|t| t + context.as_deref().unwrap_or_default()),
+                    false => context,
+                };
                 self.prompt(agent, text, context, id, attachments).await;
             }
             ManagerCommand::Agent(agent, AgentCommand::Retry { question }) => self.retry(agent, question).await,

@@ -14,15 +14,12 @@ use crate::app::AgentCommand;
 use crate::app::WorkspaceCommand;
 use crate::app::{AgentState, AgentView, Command, Request};
 use crate::model::config::Language;
-use crate::model::conversation::{Delivery, transcript};
+use crate::model::conversation::Delivery;
 
 /// Asks the composer shown next to take the keyboard.
 pub fn focus_composer(ctx: &egui::Context) {
     ctx.data_mut(|d| d.insert_temp(egui::Id::unique("focus-composer"), true));
 }
-
-/// Longest transcript sent to an agent that forgot the conversation.
-const TRANSCRIPT_CHARS: usize = 12_000;
 
 /// The widest the conversation and its composer get (about 100 characters of body text): on a
 /// wide window they are a column in the middle, not lines 200 characters long.
@@ -365,11 +362,13 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
             requests.push(Request::Attachments { agent: name.clone(), op: crate::app::composing::AttachOp::Clear });
         }
         // The runtime echoes it back (as queued until its turn starts), so history and view agree.
-        let context = agent.attach_transcript.then(|| transcript(&agent.conversation.messages, TRANSCRIPT_CHARS));
-        if context.is_some() || agent.threads.offered {
+        // The runtime reads the transcript from the history and says it first.
+        let with_transcript = agent.attach_transcript;
+        if with_transcript || agent.threads.offered {
             requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
         }
-        requests.push(Command::Agent(name, AgentCommand::Prompt { text, context, id: None, attachments }).into());
+        let prompt = AgentCommand::Prompt { text, context: None, with_transcript, id: None, attachments };
+        requests.push(Command::Agent(name, prompt).into());
     }
     requests
 }

@@ -52,7 +52,7 @@ async fn shutdown(mut rig: Rig) {
 async fn prompt(rig: &mut Rig, text: &str, attachments: Vec<Attachment>) -> TurnEnd {
     rig.send(Command::Agent(
         "demo".into(),
-        AgentCommand::Prompt { text: text.into(), context: None, id: None, attachments },
+        AgentCommand::Prompt { text: text.into(), context: None, with_transcript: false, id: None, attachments },
     ))
     .await;
     rig.wait_turn_end("demo").await

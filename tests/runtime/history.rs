@@ -55,21 +55,22 @@ async fn a_conversation_is_restored_and_an_agent_without_load_gets_a_transcript_
     assert_eq!(messages[1].end, Some(TurnEnd::EndTurn));
 
     // The demo agent (without --load-session) cannot reopen the session, as it said when it last
-    // started: a transcript is offered at once, before the person writes anything; a transcript
-    // sent as context reaches the agent before the message.
+    // started: a transcript is offered at once, before the person writes anything; asked for,
+    // the runtime reads it from the history and it reaches the agent before the message.
     second
         .wait_for(Duration::from_secs(5), "offer", |e| {
             matches!(e, Event::Agent(_, AgentEvent::TranscriptOffer { offered: true, .. }))
         })
         .await;
     assert!(!second.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::UserMessage { .. }))));
-    let context = sidekicks::model::conversation::transcript(&messages, 2000);
-    second
-        .send(Command::Agent(
-            "demo".into(),
-            AgentCommand::Prompt { text: "again".into(), context: Some(context), id: None, attachments: Vec::new() },
-        ))
-        .await;
+    let prompt = AgentCommand::Prompt {
+        text: "again".into(),
+        context: None,
+        with_transcript: true,
+        id: None,
+        attachments: Vec::new(),
+    };
+    second.send(Command::Agent("demo".into(), prompt)).await;
     assert_eq!(second.wait_turn_end("demo").await, TurnEnd::EndTurn);
     assert!(
         !second.seen.iter().any(|e| matches!(e, Event::Agent(_, AgentEvent::TranscriptOffer { offered: false, .. }))),

@@ -222,3 +222,37 @@ fn prompt_speaks_in_the_thread_it_is_told() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("no thread \"no such thread\""), "{stderr}");
 }
+
+/// `sidekicks prompt` offers what the window offers an agent that no longer remembers its thread
+/// (the demo agent without `--load-session` cannot reopen a session): it says so, and
+/// `--transcript` has the runtime read the thread from the history and say it first.
+#[test]
+fn prompt_says_the_transcript_to_an_agent_that_forgot_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("sidekicks.toml");
+    std::fs::write(&config, config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).unwrap();
+    let run = |args: &[&str]| {
+        let out = Process::new(BIN)
+            .args(["--config", config.to_str().unwrap(), "prompt", "--agent", "demo"])
+            .args(args)
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .output()
+            .unwrap();
+        let said = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+        (out.status.code(), said(&out.stdout), said(&out.stderr))
+    };
+    let (code, first, _) = run(&["remember the parser"]);
+    assert_eq!(code, Some(0), "{first}");
+    assert!(!first.contains("Transcript"), "{first}");
+    let (code, second, told) = run(&["and now?"]);
+    assert_eq!(code, Some(0), "{second}\n{told}");
+    assert!(told.contains("does not remember this thread: `--transcript` says it first"), "{told}");
+    assert!(!second.contains("Transcript"), "not sent unless asked: {second}");
+    let (code, third, _) = run(&["--transcript", "and again?"]);
+    assert_eq!(code, Some(0), "{third}");
+    assert!(third.contains("> [Transcript of our earlier conversation"), "{third}");
+    assert!(third.contains("> User: remember the parser"), "the first message, from the history: {third}");
+    assert!(third.contains("> User: and now?"), "{third}");
+}

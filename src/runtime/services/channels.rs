@@ -236,7 +236,13 @@ impl Channels {
             .map(|(p, context)| {
                 ManagerCommand::Agent(
                     p.agent,
-                    AgentCommand::Prompt { text: p.text, context, id: Some(p.id), attachments: Vec::new() },
+                    AgentCommand::Prompt {
+                        text: p.text,
+                        context,
+                        with_transcript: false,
+                        id: Some(p.id),
+                        attachments: Vec::new(),
+                    },
                 )
             })
             .collect();

@@ -392,6 +392,7 @@ impl TeamCtx {
             AgentCommand::Prompt {
                 text: message.text.clone(),
                 context: None,
+                with_transcript: false,
                 id: Some(message.id.clone()),
                 attachments: Vec::new(),
             },
@@ -438,7 +439,13 @@ impl TeamCtx {
             let id = MessageId::by_sidekicks();
             let prompt = ManagerCommand::Agent(
                 agent,
-                AgentCommand::Prompt { text, context: None, id: Some(id), attachments: Vec::new() },
+                AgentCommand::Prompt {
+                    text,
+                    context: None,
+                    with_transcript: false,
+                    id: Some(id),
+                    attachments: Vec::new(),
+                },
             );
             let _ = self.manager.send(prompt).await;
         }
