@@ -104,10 +104,9 @@ pub struct AgentView {
     pub implementation: Option<String>,
     /// Its place in the config's list of agents: it picks its colour (`ui::theme::member_color`).
     pub place: usize,
-    /// The git branch its workspace is on, as last read (`None`: not read yet, or none).
+    /// The git branch its workspace is on, as the runtime last told (after the config is applied
+    /// and after each turn; `None`: not told yet, or none).
     pub branch: Option<String>,
-    /// The branch was asked for since the last turn ended (the window asks again after each).
-    pub branch_asked: bool,
     /// Its threads and the one shown.
     pub threads: super::threads_state::Threads,
     /// What it can do with sessions, as it said when it last started.
@@ -193,7 +192,6 @@ impl AgentView {
             implementation: None,
             place: 0,
             branch: None,
-            branch_asked: false,
             threads: Default::default(),
             abilities: Default::default(),
         }
@@ -564,10 +562,6 @@ impl AppState {
             Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
                 // What the turn wrote shows in an open review.
                 self.review_again(&agent);
-                // The agent may have switched branches: read again.
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.branch_asked = false;
-                }
                 if let Some(alert) = super::alerts::Alert::turn_ended(&agent, &end) {
                     self.alert(alert);
                 }

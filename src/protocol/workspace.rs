@@ -259,11 +259,6 @@ pub enum WorkspaceCommand {
         /// The agent (its name).
         agent: Option<String>,
     },
-    /// Read which git branch the workspace of `agent` is on (→ `Branch`).
-    ReadBranch {
-        /// The agent (its name).
-        agent: String,
-    },
     /// Open a terminal (a login shell) in the agent's workspace (→ `WorkspaceEvent::TerminalOpened`).
     OpenTerminal {
         /// The agent (its name).

@@ -302,6 +302,21 @@ impl Manager {
         }
     }
 
+    /// Tells which git branch `agent`'s workspace is on (read off the manager's loop: the
+    /// folder on this computer, which a container sees mounted).
+    fn tell_branch(&self, agent: &str) {
+        let Some(folder) = self.slots.iter().find(|s| s.config.name == agent).map(|s| s.config.workspace.clone())
+        else {
+            return;
+        };
+        let (events, agent) = (self.events.clone(), agent.to_string());
+        tokio::spawn(async move {
+            let read = move || super::git_head::branch(&folder);
+            let branch = tokio::task::spawn_blocking(read).await.ok().flatten();
+            events.send(Event::Agent(agent, AgentEvent::Branch { branch })).await;
+        });
+    }
+
     fn slot(&mut self, name: &str) -> Option<&mut Slot> {
         self.slots.iter_mut().find(|s| s.config.name == name)
     }
@@ -563,6 +578,7 @@ impl Manager {
         self.applied.send_replace(Some(config.clone()));
         self.events.send(Event::Config(ConfigEvent::Applied { config })).await;
         for name in names {
+            self.tell_branch(&name);
             self.send_rules(&name).await;
         }
     }
@@ -658,6 +674,8 @@ impl Manager {
                 self.report_cancelled(&agent, (moot, Vec::new())).await;
                 self.events.send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end })).await;
                 self.send_threads_when_saved(&agent);
+                // The agent may have switched branches during the turn.
+                self.tell_branch(&agent);
                 self.set_state(&agent, AgentState::Idle).await;
                 if let Some((message, methods)) = login {
                     // Logged out meanwhile: the person logs in again, then the agent starts anew.

@@ -388,14 +388,6 @@ impl SidekicksApp {
             let title = if needs == 0 { "Sidekicks".to_string() } else { format!("Sidekicks ({needs})") };
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Title(title));
         }
-        // The status bar's branch, read off the UI thread for the agent shown (again after a turn).
-        if let Some(name) = self.selected.clone()
-            && let Some(agent) = self.state.agents.iter_mut().find(|a| a.config.name == name)
-            && !agent.branch_asked
-        {
-            agent.branch_asked = true;
-            self.bridge.send(Command::Workspace(WorkspaceCommand::ReadBranch { agent: name }));
-        }
         let shown = self.selected.as_deref().filter(|_| matches!(self.view, View::Agent | View::Workspace));
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state, shown));
         egui::Panel::left("sidebar").resizable(true).default_size(220.0).show(ui, |ui| {

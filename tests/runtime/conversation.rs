@@ -154,3 +154,18 @@ async fn stopping_a_busy_agent_ends_its_turn_and_the_process() {
     })
     .await;
 }
+
+/// The runtime tells each agent's git branch (the window asked for it before, after each turn):
+/// once the config is applied, and again after each turn, as the agent may have switched.
+#[tokio::test]
+async fn the_branch_is_told_after_the_config_and_after_each_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    common::git(dir.path(), &["init", "-q", "-b", "feature-x"]);
+    let mut rig = Rig::new(fast_settings());
+    load_config(&rig, dir.path(), &config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).await;
+    let on = |name: &'static str| move |e: &Event| matches!(e, Event::Agent(a, AgentEvent::Branch { branch: Some(b) }) if a == "demo" && b == name);
+    rig.wait_for(Duration::from_secs(10), "the branch", on("feature-x")).await;
+    common::git(dir.path(), &["checkout", "-q", "-b", "other"]);
+    assert_eq!(rig.turn("demo", "hello").await, TurnEnd::EndTurn);
+    rig.wait_for(Duration::from_secs(10), "the branch after the turn", on("other")).await;
+}

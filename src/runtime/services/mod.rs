@@ -28,7 +28,6 @@ use super::events::EventSink;
 use super::store::Store;
 use crate::model::config::Config;
 use crate::protocol::AgentCommand;
-use crate::protocol::AgentEvent;
 use crate::protocol::ChannelCommand;
 use crate::protocol::ConfigCommand;
 use crate::protocol::WorkspaceCommand;
@@ -198,16 +197,6 @@ impl Services {
                 let dirs = self.config.dirs();
                 let (data, home) = (dirs.map(|d| d.data_dir.clone()), dirs.and_then(|d| d.home.clone()));
                 registry::serve(command, data, home, self.registry_busy.clone(), self.sink.clone());
-            }
-            Command::Workspace(WorkspaceCommand::ReadBranch { agent }) => {
-                // The folder on this computer (a container sees it mounted).
-                let folder = self.agent(&agent).map(|c| c.workspace.clone());
-                let sink = self.sink.clone();
-                tokio::spawn(async move {
-                    let read = move || folder.and_then(|f| crate::runtime::git_head::branch(&f));
-                    let branch = tokio::task::spawn_blocking(read).await.ok().flatten();
-                    sink.send(Event::Agent(agent, AgentEvent::Branch { branch })).await;
-                });
             }
             Command::Config(ConfigCommand::AddAgent { path, agent }) => self.config.add_agent(path, agent),
             Command::Workspace(WorkspaceCommand::Op { agent, op }) => match self.agent(&agent) {
