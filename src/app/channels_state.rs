@@ -1,9 +1,10 @@
 //! Channels as the window shows them, folded from the channel service's events (ADR 0028): each
 //! channel with its members and timeline, which one is shown and which have unread answers. What
 //! is sent to whom, the catch-ups, the lead's hand-overs and the answers kept are the runtime's
-//! (`runtime/services/channels.rs`); the window sends `Command::Say`.
+//! (`runtime/services/channels.rs`); the window sends `ChannelCommand::Say`.
 
 use super::state::AgentView;
+use crate::model::channel::Entry;
 use crate::model::conversation::{Message, MessageId, Role};
 use crate::protocol::ChannelInfo;
 
@@ -75,17 +76,30 @@ impl ChannelsState {
         }
     }
 
-    /// An agent's answer grew: the channel it answers in (its latest prompt says `[#name]`) is
-    /// unread unless shown.
+    /// An agent's answer grew: the channel it answers in (the one whose timeline holds an answer
+    /// of the agent to its latest message, by the message's id) is unread unless shown.
     pub fn answered(&mut self, agent: &AgentView) {
-        let Some(prompt) = agent.conversation.messages.iter().rev().find(|m| m.role == Role::User) else { return };
-        let text = prompt.text();
+        let Some(asked) = agent.conversation.messages.iter().rev().find(|m| m.role == Role::User) else { return };
+        let name = agent.config.name.as_str();
         for c in &self.channels {
-            if text.starts_with(&format!("[#{}] ", c.title)) && self.viewing.as_deref() != Some(c.name.as_str()) {
+            if self.viewing.as_deref() != Some(c.name.as_str()) && answers_in(c, name, asked) {
                 self.unread.insert(c.name.clone());
             }
         }
     }
+}
+
+/// Whether `channel` waits for `agent`'s answer to message `asked`: by the message's id, or, in a
+/// timeline stored before ids, by its text.
+fn answers_in(channel: &ChannelState, agent: &str, asked: &Message) -> bool {
+    channel.timeline.entries.iter().rev().any(|e| match e {
+        Entry::Answer { agent: a, id, prompt, .. } if a == agent => match (id, &asked.id) {
+            (Some(id), Some(asked)) => id == asked,
+            (None, _) => asked.text_is(prompt),
+            (Some(_), None) => false,
+        },
+        _ => false,
+    })
 }
 
 #[cfg(test)]
@@ -110,5 +124,38 @@ mod tests {
         assert_eq!(answer_messages(&messages, "[#c] same words", Some(&MessageId::new())), 0..0, "not sent yet");
         // A timeline stored before ids: the text, the latest such message.
         assert_eq!(answer_messages(&messages, "[#c] same words", None), 3..4);
+    }
+
+    /// The channel an answer is for is found by the id of the message it answers, not by the
+    /// words the message starts with (the person may write "[#c] " to the agent directly).
+    #[test]
+    fn an_answer_is_a_channels_by_the_id_of_the_message_not_its_words() {
+        let sent = MessageId::new();
+        let channel = ChannelInfo {
+            name: "c".into(),
+            title: "c".into(),
+            timeline: crate::model::channel::Timeline {
+                entries: vec![Entry::Answer {
+                    agent: "ada".into(),
+                    prompt: "[#c] hello".into(),
+                    id: Some(sent.clone()),
+                    text: None,
+                }],
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut asked = Message::new(Role::User, "[#c] hello");
+        asked.id = Some(sent);
+        assert!(answers_in(&channel, "ada", &asked));
+        assert!(!answers_in(&channel, "bob", &asked), "another member");
+        let mut direct = Message::new(Role::User, "[#c] hello");
+        direct.id = Some(MessageId::new());
+        assert!(!answers_in(&channel, "ada", &direct), "written to the agent directly, same words");
+        // A timeline stored before ids: by the words.
+        let mut old = channel.clone();
+        old.timeline.entries =
+            vec![Entry::Answer { agent: "ada".into(), prompt: "[#c] hello".into(), id: None, text: None }];
+        assert!(answers_in(&old, "ada", &direct));
     }
 }
