@@ -1,9 +1,8 @@
 //! What the window knows of an agent's workspace under review: the checkpoint it is compared
-//! with, the changed files with their diffs (read again after a revert and after each turn), and
-//! why the last revert failed.
+//! with, the changed files with their diffs (the runtime reads them again after a revert and after
+//! each turn, until the review is closed), and why the last revert failed.
 
 use super::state::{AgentView, AppState};
-use crate::protocol::Command;
 use crate::protocol::checkpoints::{CheckpointCommand, CheckpointEvent};
 use crate::protocol::teams::ReviewFile;
 
@@ -56,17 +55,9 @@ impl AppState {
                 if let Some(r) = self.agent_mut(agent).and_then(|a| a.review.as_mut()) {
                     r.error = result.clone().err();
                 }
-                self.review_again(agent);
             }
             _ => {}
         }
-    }
-
-    /// The review of `agent`, if open, is read again (its files changed).
-    pub(super) fn review_again(&mut self, agent: &str) {
-        let Some(checkpoint) = self.agent(agent).and_then(AgentView::reviewed) else { return };
-        let review = CheckpointCommand::Review { agent: agent.to_string(), checkpoint };
-        self.review_outbox.push(Command::Checkpoint(review));
     }
 }
 

@@ -223,8 +223,6 @@ pub struct AppState {
     pub shutdown_complete: bool,
     /// Restored threads waiting for their agent's view.
     pub(super) pending_history: std::collections::HashMap<String, super::threads_state::Threads>,
-    /// Reviews to read again (after a revert, after a turn), for the runtime.
-    pub(super) review_outbox: Vec<Command>,
     /// Counts the loads of the config file (the settings editor compares it to see a change on disk).
     pub config_loads: u64,
     /// The outcome of the last save of the settings editor: `Some(None)` saved, `Some(Some(e))` failed.
@@ -350,7 +348,7 @@ impl AppState {
             }
             Request::CloseReview { agent } => {
                 self.close_review(&agent);
-                Vec::new()
+                vec![Command::Checkpoint(crate::protocol::checkpoints::CheckpointCommand::CloseReview { agent })]
             }
             Request::Seen { agent } => {
                 self.seen(&agent);
@@ -375,11 +373,6 @@ impl AppState {
                 Vec::new()
             }
         }
-    }
-
-    /// The commands that events produced (a review to read again), taken.
-    pub fn take_outbox(&mut self) -> Vec<Command> {
-        std::mem::take(&mut self.review_outbox)
     }
 
     /// The agent named `name`.
@@ -560,8 +553,6 @@ impl AppState {
                 }
             }
             Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
-                // What the turn wrote shows in an open review.
-                self.review_again(&agent);
                 if let Some(alert) = super::alerts::Alert::turn_ended(&agent, &end) {
                     self.alert(alert);
                 }

@@ -15,12 +15,18 @@ pub enum CheckpointCommand {
         /// The checkpoint's id.
         checkpoint: String,
     },
-    /// Read what changed in `agent`'s workspace since `checkpoint`, with diffs, for review.
+    /// Read what changed in `agent`'s workspace since `checkpoint`, with diffs, for review; the
+    /// review stays open (read again after each turn and each revert) until `CloseReview`.
     Review {
         /// The agent (its name).
         agent: String,
         /// The checkpoint's id.
         checkpoint: String,
+    },
+    /// The person closed `agent`'s review: it is no longer read again.
+    CloseReview {
+        /// The agent (its name).
+        agent: String,
     },
     /// Put `path` back as it was at `checkpoint` (`hunk`: only that hunk of it, as the person saw it).
     Revert {

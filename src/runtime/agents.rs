@@ -175,6 +175,8 @@ struct Slot {
     held_by: Option<String>,
     /// The person's last messages in its thread: what Retry and Send again name.
     said: retry::Said,
+    /// The checkpoint its open review compares with (read again after each turn).
+    reviewed: Option<String>,
     /// Messages waiting for another process to let go of its thread.
     waiting: Vec<shared_thread::Waiting>,
     /// When another process had last written its thread, as it was read here.
@@ -233,6 +235,7 @@ impl Slot {
             answering: None,
             held_by: None,
             said: retry::Said::default(),
+            reviewed: None,
             waiting: Vec::new(),
             seen_others: None,
         }
@@ -674,8 +677,10 @@ impl Manager {
                 self.report_cancelled(&agent, (moot, Vec::new())).await;
                 self.events.send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end })).await;
                 self.send_threads_when_saved(&agent);
-                // The agent may have switched branches during the turn.
+                // The agent may have switched branches during the turn, and written files an
+                // open review shows.
                 self.tell_branch(&agent);
+                self.review_again(&agent);
                 self.set_state(&agent, AgentState::Idle).await;
                 if let Some((message, methods)) = login {
                     // Logged out meanwhile: the person logs in again, then the agent starts anew.

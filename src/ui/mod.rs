@@ -291,9 +291,6 @@ impl SidekicksApp {
             self.followed_team.clone_from(&team);
             self.bridge.send(Command::Team(Box::new(crate::protocol::teams::TeamCommand::Follow { team })));
         }
-        // A lead's hand-over and other commands that events produced.
-        let outbox = self.state.take_outbox();
-        self.submit(outbox);
         // The native dialog answered: open what was picked.
         if let Some(picked) = self.state.picked_file.take()
             && let Some(path) = picked

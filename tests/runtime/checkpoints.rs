@@ -342,3 +342,41 @@ fn a_turn_through_the_command_line_checkpoints_a_git_project_with_no_git_process
     let calls = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(calls, "", "git was started for the turn");
 }
+
+/// A review of a turn's changes is the runtime's while it is open: read again after each turn
+/// (the window asked for it again before).
+#[tokio::test]
+async fn an_open_review_is_read_again_after_each_turn() {
+    use sidekicks::app::{Command, Event};
+    use sidekicks::model::conversation::TurnEnd;
+    use sidekicks::protocol::checkpoints::{CheckpointCommand, CheckpointEvent};
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    write(&project, "notes/demo.md", "# Notes\n\nthe person's notes\n");
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-qm", "start"]);
+    let mut rig = common::Rig::new(common::fast_settings());
+    let text = common::config_text("", &[("demo", common::BIN, &["demo-agent"])], &project);
+    common::load_config(&rig, dir.path(), &text).await;
+    assert_eq!(rig.turn("demo", "files").await, TurnEnd::EndTurn);
+    let checkpoint = rig
+        .seen
+        .iter()
+        .find_map(|e| match e {
+            Event::Checkpoint(CheckpointEvent::Recorded { checkpoint, .. }) => Some(checkpoint.clone()),
+            _ => None,
+        })
+        .expect("a checkpoint before the turn");
+    let review = CheckpointCommand::Review { agent: "demo".into(), checkpoint: checkpoint.clone() };
+    rig.send(Command::Checkpoint(review)).await;
+    let read = move |e: &Event| {
+        matches!(e, Event::Checkpoint(CheckpointEvent::Review { checkpoint: c, result: Ok(files), .. })
+            if *c == checkpoint && files.iter().any(|f| f.change.path == "notes/demo.md"))
+    };
+    rig.wait_for(Duration::from_secs(20), "the review", &read).await;
+    // Another turn (it writes nothing new): the open review is read again, unasked.
+    assert_eq!(rig.turn("demo", "hello").await, TurnEnd::EndTurn);
+    rig.wait_for(Duration::from_secs(20), "the review read again after the turn", &read).await;
+}

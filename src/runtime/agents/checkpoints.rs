@@ -36,7 +36,18 @@ impl Manager {
     pub(super) async fn checkpoint_command(&mut self, command: CheckpointCommand) {
         let (agent, checkpoint) = match command {
             CheckpointCommand::Restore { agent, checkpoint } => (agent, checkpoint),
-            CheckpointCommand::Review { agent, checkpoint } => return self.review(agent, checkpoint),
+            CheckpointCommand::Review { agent, checkpoint } => {
+                if let Some(slot) = self.slot(&agent) {
+                    slot.reviewed = Some(checkpoint.clone());
+                }
+                return self.review(agent, checkpoint);
+            }
+            CheckpointCommand::CloseReview { agent } => {
+                if let Some(slot) = self.slot(&agent) {
+                    slot.reviewed = None;
+                }
+                return;
+            }
             CheckpointCommand::Revert { agent, checkpoint, path, hunk } => {
                 return self.revert(agent, checkpoint, path, hunk);
             }
@@ -73,25 +84,26 @@ impl Manager {
     fn review(&self, agent: String, checkpoint: String) {
         let checkpointer = self.checkpointer(&agent);
         let events = self.events.clone();
-        tokio::spawn(async move {
-            let result = match checkpointer {
-                None => Err("checkpoints are off for this agent".to_string()),
-                Some((cps, workspace)) => {
-                    let id = checkpoint.clone();
-                    let done = tokio::task::spawn_blocking(move || review_since(&cps, &workspace, &id)).await;
-                    done.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string()))
-                }
-            };
-            events.send(Event::Checkpoint(CheckpointEvent::Review { agent, checkpoint, result })).await;
-        });
+        tokio::spawn(read_review(events, checkpointer, agent, checkpoint));
+    }
+
+    /// `agent`'s open review, if any, is read again: its files changed (a turn ended).
+    pub(super) fn review_again(&self, agent: &str) {
+        let reviewed = self.slots.iter().find(|s| s.config.name == agent).and_then(|s| s.reviewed.clone());
+        if let Some(checkpoint) = reviewed {
+            self.review(agent.to_string(), checkpoint);
+        }
     }
 
     /// Puts a file (or one hunk of it) back as it was at a checkpoint; refused during a turn.
+    /// The open review is read again after it.
     fn revert(&self, agent: String, checkpoint: String, path: String, hunk: Option<crate::model::review::Hunk>) {
         let busy = self.slots.iter().any(|s| s.config.name == agent && s.state == AgentState::Busy);
         let checkpointer = self.checkpointer(&agent);
+        let reviewed = self.slots.iter().find(|s| s.config.name == agent).and_then(|s| s.reviewed.clone());
         let events = self.events.clone();
         tokio::spawn(async move {
+            let again = checkpointer.clone();
             let result = match (busy, checkpointer) {
                 (true, _) => Err("the agent is in a turn: stop it first".to_string()),
                 (false, None) => Err("checkpoints are off for this agent".to_string()),
@@ -103,9 +115,30 @@ impl Manager {
                     done.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string()))
                 }
             };
-            events.send(Event::Checkpoint(CheckpointEvent::Reverted { agent, result })).await;
+            events.send(Event::Checkpoint(CheckpointEvent::Reverted { agent: agent.clone(), result })).await;
+            if let Some(checkpoint) = reviewed {
+                read_review(events, again, agent, checkpoint).await;
+            }
         });
     }
+}
+
+/// Reads what changed in a workspace since `checkpoint` and tells it as `agent`'s review.
+async fn read_review(
+    events: crate::runtime::events::EventSink,
+    checkpointer: Option<(Checkpoints, PathBuf)>,
+    agent: String,
+    checkpoint: String,
+) {
+    let result = match checkpointer {
+        None => Err("checkpoints are off for this agent".to_string()),
+        Some((cps, workspace)) => {
+            let id = checkpoint.clone();
+            let done = tokio::task::spawn_blocking(move || review_since(&cps, &workspace, &id)).await;
+            done.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string()))
+        }
+    };
+    events.send(Event::Checkpoint(CheckpointEvent::Review { agent, checkpoint, result })).await;
 }
 
 /// Records a checkpoint of `workspace` before the turn of message `id` and says so; a failure is
