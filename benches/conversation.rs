@@ -72,7 +72,10 @@ fn model_ingest() {
     const N: usize = 200_000;
     let fragments: Vec<String> = (0..N).map(|i| format!("word{i} ")).collect();
     let mut state = AppState::default();
-    state.apply(Event::Config(ConfigEvent::Applied { config: sidekicks::model::config::Config::default() }));
+    state.apply(Event::Config(ConfigEvent::Applied {
+        config: sidekicks::model::config::Config::default(),
+        language: sidekicks::model::config::Language::En,
+    }));
     // An agent view to stream into.
     let agent = sidekicks::model::config::AgentConfig {
         name: "demo".into(),
@@ -86,7 +89,7 @@ fn model_ingest() {
         registry: None,
     };
     let config = sidekicks::model::config::Config { agents: vec![agent], ..Default::default() };
-    state.apply(Event::Config(ConfigEvent::Applied { config }));
+    state.apply(Event::Config(ConfigEvent::Applied { config, language: sidekicks::model::config::Language::En }));
     let start = Instant::now();
     for f in &fragments {
         state.apply(Event::Agent("demo".into(), AgentEvent::Update { update: Update::Text(f.clone()) }));

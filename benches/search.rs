@@ -228,7 +228,8 @@ fn main() {
     let mut sent = 0usize;
     rt.block_on(async {
         let loaded = sidekicks::model::config_check::LoadResult::default();
-        history.record(Event::Config(ConfigEvent::Loaded { path: cfg.to_path_buf(), result: loaded })).await;
+        let language = sidekicks::model::config::Language::En;
+        history.record(Event::Config(ConfigEvent::Loaded { path: cfg.to_path_buf(), result: loaded, language })).await;
         for _ in 0..200 {
             for _ in 0..100 {
                 let piece = format!(" {}", sentence(&mut rng, &zipf, &words, 3));

@@ -105,28 +105,27 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         let by_name = thread.as_deref().is_some_and(|t| t != "new");
         let (mut loaded, mut threads, mut opened, mut offered) = (None, None, None, false);
         loop {
-            let ready = |c: &crate::model::config::Config| !by_name || threads.is_some() || c.agent(&agent).is_none();
+            let ready =
+                |(c, _): &(crate::model::config::Config, _)| !by_name || threads.is_some() || c.agent(&agent).is_none();
             if loaded.as_ref().is_some_and(ready) {
                 break;
             }
             match events.recv().await.context("the runtime ended")? {
-                Event::Config(ConfigEvent::Loaded { result, .. }) if result.config.is_none() => {
-                    let lang = crate::model::config::Language::pick(None, system.as_deref());
+                Event::Config(ConfigEvent::Loaded { result, language: lang, .. }) if result.config.is_none() => {
                     for p in &result.problems {
                         errln!("{}:{}:{}: {}", config.display(), p.line, p.column, problem_text(lang, &p.kind));
                     }
                     shut_down(&commands, &mut events).await;
                     return Ok(2);
                 }
-                Event::Config(ConfigEvent::Applied { config }) => loaded = Some(config),
+                Event::Config(ConfigEvent::Applied { config, language }) => loaded = Some((config, language)),
                 Event::Agent(a, AgentEvent::Threads { threads: listed }) if a == agent => threads = Some(listed),
                 Event::Agent(a, AgentEvent::ThreadOpened { thread, .. }) if a == agent => opened = Some(thread),
                 Event::Agent(a, AgentEvent::TranscriptOffer { offered: o }) if a == agent => offered = o,
                 _ => {}
             }
         }
-        let loaded = loaded.unwrap_or_default();
-        let lang = crate::model::config::Language::pick(loaded.defaults.language, system.as_deref());
+        let (loaded, lang) = loaded.unwrap_or_default();
         let Some((runtime, workspace)) = loaded.agent(&agent).map(|a| (a.runtime.clone(), a.workspace.clone())) else {
             let names: Vec<&str> = loaded.agents.iter().map(|a| a.name.as_str()).collect();
             shut_down(&commands, &mut events).await;

@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use clap::Subcommand;
 use tokio::sync::mpsc::{Receiver, Sender};
 
-use crate::model::config::{Config, Language};
+use crate::model::config::Config;
 use crate::model::registry::{compare_versions, this_platform};
 use crate::protocol::ConfigEvent;
 use crate::protocol::registry::{RegistryCommand, RegistryDone, RegistryEvent};
@@ -65,9 +65,8 @@ pub fn run(path: PathBuf, dirs: Option<AppDirs>, command: RegistryCli) -> anyhow
         // The config as the front door read it: one with problems still lists the registry.
         let config = loop {
             match events.recv().await.context("the runtime ended")? {
-                Event::Config(ConfigEvent::Applied { config }) => break config,
-                Event::Config(ConfigEvent::Loaded { result, .. }) if result.config.is_none() => {
-                    let lang = Language::pick(None, sys_locale::get_locale().as_deref());
+                Event::Config(ConfigEvent::Applied { config, .. }) => break config,
+                Event::Config(ConfigEvent::Loaded { result, language: lang, .. }) if result.config.is_none() => {
                     for p in &result.problems {
                         let text = crate::i18n::problem_text(lang, &p.kind);
                         errln!("[{}:{}:{}: {text}: the agents in it are not shown]", path.display(), p.line, p.column);

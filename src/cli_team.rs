@@ -235,20 +235,19 @@ impl Door {
                 Event::Config(ConfigEvent::Loaded { result, .. }) if result.config.is_none() => {
                     bail!("{} has problems: `sidekicks check` lists them", config_path.display())
                 }
-                Event::Config(ConfigEvent::Applied { config: c }) => config = Some(c),
+                Event::Config(ConfigEvent::Applied { config: c, language }) => config = Some((c, language)),
                 Event::Team(TeamEvent::Loaded { teams, discarded, .. }) => loaded = Some((teams, discarded)),
                 _ => {}
             }
         }
-        let (config, (teams, discarded)) = (config.unwrap_or_default(), loaded.unwrap_or_default());
-        let lang = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());
+        let ((config, lang), (teams, discarded)) = (config.unwrap_or_default(), loaded.unwrap_or_default());
         Ok(Self { commands, events, history: sink, config, teams, discarded, lang, shut: false, threads })
     }
 
     /// Keeps what an event says of the agents: the config in force, their threads.
     fn note(&mut self, event: &Event) {
         match event {
-            Event::Config(ConfigEvent::Applied { config }) => self.config = config.clone(),
+            Event::Config(ConfigEvent::Applied { config, .. }) => self.config = config.clone(),
             Event::Agent(agent, AgentEvent::Threads { threads }) => {
                 self.threads.insert(agent.clone(), threads.clone());
             }

@@ -2,7 +2,8 @@
 //! per team (a merge that conflicted), per channel (a member that needs you); whether an agent
 //! finished with output not yet seen, or failed; and the count the window title shows.
 
-use super::state::{AgentView, AppState};
+use super::agent_view::AgentView;
+use super::state::AppState;
 use crate::model::conversation::{Notice, Part, Role, TurnEnd};
 use crate::protocol::AgentState;
 

@@ -3,7 +3,7 @@
 //! is sent to whom, the catch-ups, the lead's hand-overs and the answers kept are the runtime's
 //! (`runtime/services/channels.rs`); the window sends `ChannelCommand::Say`.
 
-use super::state::AgentView;
+use super::agent_view::AgentView;
 use crate::model::channel::Entry;
 use crate::model::conversation::{Message, MessageId, Role};
 use crate::protocol::ChannelInfo;

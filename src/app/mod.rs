@@ -1,6 +1,7 @@
 //! The window's side of the runtime: the `Bridge` (commands in, events out, a bounded batch per
 //! frame) and the `AppState` the events are applied to and the views read.
 
+pub mod agent_view;
 pub mod alerts;
 pub mod attention;
 mod bridge;
@@ -20,5 +21,6 @@ pub use crate::protocol::{
 };
 /// The idle-repaint benchmark's frame counter (its thread writes the file, not the window).
 pub use crate::runtime::frame_stats::FrameStats;
+pub use agent_view::{AgentView, CommandOutput, ElicitationCard, PermissionCard};
 pub use bridge::{Bridge, Startup, start};
-pub use state::{AgentView, AppState, CommandOutput, ElicitationCard, PermissionCard, Request};
+pub use state::{AppState, Request};

@@ -2,7 +2,8 @@
 //! with, the changed files with their diffs (the runtime reads them again after a revert and after
 //! each turn, until the review is closed), and why the last revert failed.
 
-use super::state::{AgentView, AppState};
+use super::agent_view::AgentView;
+use super::state::AppState;
 use crate::protocol::checkpoints::{CheckpointCommand, CheckpointEvent};
 use crate::protocol::teams::ReviewFile;
 

@@ -2,201 +2,19 @@
 //! conversation and log. Changed only by applying runtime events and by taking the window's
 //! requests ([`AppState::request`]): views read it, and return what they ask for.
 
-use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use crate::model::config::{AgentConfig, Config, Language};
+use super::agent_view::{AgentView, CommandOutput, Effects};
+use crate::model::config::{Config, Language};
+use crate::model::conversation::Conversation;
 use crate::model::conversation::Update;
-use crate::model::conversation::{Conversation, Delivery, Part};
-use crate::model::permission::{Decision, PermissionAnswer, PermissionRequest};
 use crate::model::problem::Problem;
-use crate::model::session_config::{ConfigOption, Modes, SlashCommand};
 use crate::protocol::AgentCommand;
 use crate::protocol::AgentEvent;
 use crate::protocol::ChannelCommand;
 use crate::protocol::ChannelEvent;
 use crate::protocol::ConfigEvent;
-use crate::protocol::auth::AuthMethod;
-use crate::protocol::{AgentState, Command, Event, LogEntry, WorkspaceEvent};
-
-/// Log lines kept per agent in the UI.
-pub const LOG_LINES: usize = 2000;
-
-/// The output of a command the agent runs, as the tool card shows it.
-#[derive(Clone, Debug, Default)]
-pub struct CommandOutput {
-    /// The output's last bytes (at most [`CommandOutput::KEPT`]).
-    pub bytes: Vec<u8>,
-    /// Bytes dropped from the start.
-    pub dropped: usize,
-    /// How it ended: exit code, signal.
-    pub exit: Option<(Option<u32>, Option<String>)>,
-}
-
-impl CommandOutput {
-    /// Bytes kept for display.
-    pub const KEPT: usize = 256 * 1024;
-
-    /// The outputs of the commands the tool calls of `conversation` ran, as kept with them (a
-    /// conversation restored from the history).
-    pub fn restored(conversation: &Conversation) -> std::collections::HashMap<String, CommandOutput> {
-        let calls = conversation.messages.iter().flat_map(|m| m.parts.iter()).filter_map(|p| match p {
-            Part::Tool(call) => Some(call),
-            _ => None,
-        });
-        calls
-            .flat_map(|call| call.ran.iter())
-            .map(|ran| {
-                let output = CommandOutput {
-                    bytes: ran.output.as_bytes().to_vec(),
-                    dropped: 0,
-                    exit: Some((ran.exit_code, ran.signal.clone())),
-                };
-                (ran.terminal.clone(), output)
-            })
-            .collect()
-    }
-
-    fn push(&mut self, more: &[u8]) {
-        self.bytes.extend_from_slice(more);
-        if self.bytes.len() > Self::KEPT {
-            let cut = self.bytes.len() - Self::KEPT;
-            self.bytes.drain(..cut);
-            self.dropped += cut;
-        }
-    }
-}
-
-/// One agent as the UI shows it.
-#[derive(Clone, Debug)]
-pub struct AgentView {
-    /// Its config entry.
-    pub config: AgentConfig,
-    /// Its state.
-    pub state: AgentState,
-    /// Its conversation.
-    pub conversation: Conversation,
-    /// Its stderr (and non-ACP stdout) lines, bounded.
-    pub log: VecDeque<LogEntry>,
-    /// Permission requests of the current agent process, answered or not.
-    pub permissions: Vec<PermissionCard>,
-    /// Output of the commands the agent runs (ACP terminals), by terminal id.
-    pub terminals: std::collections::HashMap<String, CommandOutput>,
-    /// The next message goes with a transcript of the earlier conversation.
-    pub attach_transcript: bool,
-    /// Remembered always/never answers (rule key, decision).
-    pub rules: Vec<(String, Decision)>,
-    /// The agent asks to log in: its words and the ways it offers.
-    pub login: Option<(String, Vec<AuthMethod>)>,
-    /// The ways to log in it offered when it last started.
-    pub auth_methods: Vec<AuthMethod>,
-    /// It can log out.
-    pub can_logout: bool,
-    /// Its session's options (model, mode, …), as they are now.
-    pub options: Vec<ConfigOption>,
-    /// Its session's modes (older agents).
-    pub modes: Option<Modes>,
-    /// The commands it offers (`/name` in the composer).
-    pub commands: Vec<SlashCommand>,
-    /// What its earlier sessions of this run cost (their last reports).
-    pub past_costs: Vec<crate::model::conversation::Cost>,
-    /// What it said it is, with its version, when it last started (`Claude Code 0.9.1`).
-    pub implementation: Option<String>,
-    /// Its place in the config's list of agents: it picks its colour (`ui::theme::member_color`).
-    pub place: usize,
-    /// The git branch its workspace is on, as the runtime last told (after the config is applied
-    /// and after each turn; `None`: not told yet, or none).
-    pub branch: Option<String>,
-    /// Its threads and the one shown.
-    pub threads: super::threads_state::Threads,
-    /// What it can do with sessions, as it said when it last started.
-    pub abilities: crate::protocol::threads::SessionAbilities,
-    /// What it takes in a prompt besides text, as it said when it last started.
-    pub prompts: crate::protocol::attachments::PromptAbilities,
-    /// The composer's attachments and `@` paths.
-    pub composing: super::composing::Composing,
-    /// The MCP servers its session got (as it said when it last started).
-    pub mcp: Vec<crate::protocol::McpStatus>,
-    /// The agent's requests for input (forms, pages to open), answered or not.
-    pub elicitations: Vec<ElicitationCard>,
-    /// How many of its messages the person has seen (shown with its conversation).
-    pub read: usize,
-    /// Its changes since a checkpoint, when the person reviews them.
-    pub review: Option<super::review_state::WorkspaceReview>,
-}
-
-impl AgentView {
-    /// What it cost in this run, per unit: its earlier sessions and the current one.
-    pub fn total_cost(&self) -> Vec<crate::model::conversation::Cost> {
-        crate::model::conversation::total_cost(self.past_costs.iter().chain(self.conversation.cost.as_ref()))
-    }
-}
-
-/// An agent's request for input as the conversation shows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ElicitationCard {
-    /// The request.
-    pub request: crate::model::elicitation::Elicitation,
-    /// Its answer, once given (by the person, or a cancel).
-    pub answer: Option<crate::model::elicitation::ElicitAnswer>,
-    /// A URL elicitation the agent says is done.
-    pub completed: bool,
-}
-
-/// A permission request as the conversation shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PermissionCard {
-    /// The request.
-    pub request: PermissionRequest,
-    /// Its answer, once given (by the person, a remembered rule, or a cancel).
-    pub answer: Option<PermissionAnswer>,
-    /// The message holding the tool call it is about, if any.
-    pub message: Option<usize>,
-    /// How many messages there were when it came: a card about no call of the conversation (one
-    /// of Sidekicks' own policy) stays after the message then last once answered, rather than
-    /// following the end of the conversation.
-    pub after: usize,
-}
-
-impl AgentView {
-    /// The requests still waiting for the person.
-    pub fn waiting_permissions(&self) -> impl Iterator<Item = &PermissionCard> {
-        self.permissions.iter().filter(|c| c.answer.is_none())
-    }
-}
-
-impl AgentView {
-    fn new(config: AgentConfig) -> Self {
-        Self {
-            config,
-            state: AgentState::Stopped,
-            conversation: Conversation::default(),
-            log: VecDeque::new(),
-            permissions: Vec::new(),
-            terminals: Default::default(),
-            attach_transcript: false,
-            prompts: Default::default(),
-            composing: Default::default(),
-            mcp: Vec::new(),
-            elicitations: Vec::new(),
-            read: 0,
-            review: None,
-            rules: Vec::new(),
-            login: None,
-            auth_methods: Vec::new(),
-            can_logout: false,
-            options: Vec::new(),
-            modes: None,
-            commands: Vec::new(),
-            past_costs: Vec::new(),
-            implementation: None,
-            place: 0,
-            branch: None,
-            threads: Default::default(),
-            abilities: Default::default(),
-        }
-    }
-}
+use crate::protocol::{Command, Event, WorkspaceEvent};
 
 /// Everything the UI draws from.
 #[derive(Clone, Debug, Default)]
@@ -387,221 +205,15 @@ impl AppState {
 
     /// Applies one runtime event.
     pub fn apply(&mut self, event: Event) {
-        if matches!(event, Event::Agent(_, AgentEvent::Update { update: Update::Title(_), .. })) {
-            return self.apply_thread_event(event);
-        }
         match event {
-            Event::Config(ConfigEvent::Loaded { path, result }) => {
-                self.config_loads += 1;
-                self.config_path = Some(path);
-                self.config_text = result.text;
-                self.problems = result.problems;
-                if self.config.is_none() {
-                    // No config in force yet: the system locale decides the language.
-                    self.language = Language::pick(None, sys_locale::get_locale().as_deref());
-                }
-            }
-            Event::Config(ConfigEvent::Applied { config }) => self.apply_config(config),
+            Event::Agent(agent, event) => self.apply_agent(agent, event),
+            Event::Config(event) => self.apply_config_event(event),
             Event::Channel(ChannelEvent::Listed { channels }) => self.channels.all(channels),
             Event::Channel(ChannelEvent::Updated { channel }) => self.channels.updated(channel),
-            Event::Agent(agent, AgentEvent::State { state }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    if state == AgentState::Idle {
-                        a.login = None;
-                    }
-                    let crashed = matches!(state, AgentState::Crashed(_)) && !matches!(a.state, AgentState::Crashed(_));
-                    a.state = state;
-                    if crashed {
-                        self.alert(super::alerts::Alert::Crashed { agent });
-                    }
-                }
-            }
-            Event::Agent(agent, AgentEvent::LoginNeeded { message, methods }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.login = Some((message, methods));
-                    self.arrived(super::inbox::InboxKey::Login { agent });
-                }
-            }
-            Event::Agent(agent, AgentEvent::SessionSettings { options, modes }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    // A new session: what the last one cost goes to the total.
-                    if let Some(cost) = a.conversation.cost.take() {
-                        a.past_costs.push(cost);
-                    }
-                    a.options = options;
-                    a.modes = modes;
-                }
-            }
-            Event::Agent(
-                agent,
-                AgentEvent::Info { auth_methods, can_logout, sessions, prompts, mcp, implementation },
-            ) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.mcp = mcp;
-                    a.prompts = prompts;
-                    a.auth_methods = auth_methods;
-                    a.can_logout = can_logout;
-                    a.abilities = sessions;
-                    a.implementation = implementation;
-                }
-            }
-            Event::Agent(agent, AgentEvent::Log { entry: line }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    if a.log.len() == LOG_LINES {
-                        a.log.pop_front();
-                    }
-                    a.log.push_back(line);
-                }
-            }
-            Event::Agent(agent, AgentEvent::Update { update: Update::Options(options) }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.options = options;
-                }
-            }
-            Event::Agent(agent, AgentEvent::Update { update: Update::Commands(commands) }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.commands = commands;
-                }
-            }
-            Event::Agent(agent, AgentEvent::Update { update: Update::Mode(mode) }) => {
-                if let Some(modes) = self.agent_mut(&agent).and_then(|a| a.modes.as_mut()) {
-                    modes.current = mode;
-                }
-            }
-            Event::Agent(agent, AgentEvent::Update { update }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    // (A loop notice goes into the answer itself.)
-                    a.conversation.apply(update);
-                }
-                if let Some(a) = self.agents.iter().find(|a| a.config.name == agent) {
-                    self.channels.answered(a);
-                }
-            }
-            Event::Agent(agent, AgentEvent::Notice { notice }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.push_notice(notice);
-                }
-            }
-            Event::Agent(agent, AgentEvent::PermissionRequested { request }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    // The card goes under the latest call with that id (agents may reuse ids).
-                    let message =
-                        a.conversation.messages.iter().rposition(|m| {
-                            m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == request.tool.id))
-                        });
-                    let key = super::inbox::InboxKey::Permission { agent: agent.clone(), id: request.id };
-                    let after = a.conversation.messages.len();
-                    a.permissions.push(PermissionCard { request, answer: None, message, after });
-                    self.arrived(key);
-                }
-            }
-            Event::Agent(agent, AgentEvent::ElicitationRequested { request }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    let key = super::inbox::InboxKey::Question { agent: agent.clone(), id: request.id };
-                    a.elicitations.push(ElicitationCard { request, answer: None, completed: false });
-                    self.arrived(key);
-                }
-            }
-            Event::Agent(agent, AgentEvent::ElicitationResolved { id, answer }) => {
-                if let Some(card) =
-                    self.agent_mut(&agent).and_then(|a| a.elicitations.iter_mut().find(|c| c.request.id == id))
-                {
-                    card.answer = Some(answer);
-                }
-            }
-            Event::Agent(agent, AgentEvent::ElicitationCompleted { elicitation_id }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    for card in &mut a.elicitations {
-                        if matches!(&card.request.kind, crate::model::elicitation::ElicitKind::Url { elicitation_id: e, .. } if *e == elicitation_id)
-                        {
-                            card.completed = true;
-                        }
-                    }
-                }
-            }
-            Event::Agent(agent, AgentEvent::PermissionResolved { id, answer }) => {
-                // The card waiting for it (the latest with that id should one be left from before).
-                let card = |c: &PermissionCard| c.request.id == id && c.answer.is_none();
-                if let Some(a) = self.agent_mut(&agent)
-                    && let Some(card) = a.permissions.iter_mut().rev().find(|c| card(c))
-                {
-                    let answered = crate::model::permission::Answered::of(&card.request, &answer);
-                    card.answer = Some(answer);
-                    let tool = card.request.tool.id.clone();
-                    a.conversation.record_answer(&tool, answered);
-                }
-            }
-            Event::Agent(agent, AgentEvent::TurnStarted) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.mark_first_queued_sent();
-                }
-            }
-            Event::Agent(agent, AgentEvent::QueueDropped) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.drop_queue();
-                }
-            }
-            Event::Agent(agent, AgentEvent::Unqueued { id }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.unqueue(&id);
-                }
-            }
             Event::Checkpoint(e) => {
                 self.apply_review_event(&e);
                 if let Some(a) = self.agent_mut(e.agent()) {
                     e.apply_to(&mut a.conversation);
-                }
-            }
-            Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
-                if let Some(alert) = super::alerts::Alert::turn_ended(&agent, &end) {
-                    self.alert(alert);
-                }
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.end_turn(end);
-                }
-            }
-            Event::ShutdownComplete => self.shutdown_complete = true,
-            Event::NotificationClicked { target } => self.clicked = Some(target),
-            Event::SearchResults { query, hits } => self.search = Some((query, hits)),
-            Event::Config(ConfigEvent::Opened { path }) => {
-                self.opened += 1;
-                self.agents.clear();
-                self.config = None;
-                self.problems.clear();
-                self.pending_history.clear();
-                self.config_path = Some(path);
-            }
-            Event::Config(ConfigEvent::Saved { error, .. }) => {
-                self.last_save = Some(error);
-                self.saves += 1;
-            }
-            Event::Config(ConfigEvent::FilePicked { path }) => self.picked_file = Some(path),
-            Event::Config(ConfigEvent::FolderPicked { path }) => self.picked_folder = Some(path),
-            Event::PickInWindow(start) => self.picker = Some(start),
-            Event::Config(ConfigEvent::FolderListed { path, result }) => self.listing = Some((path, result)),
-            Event::Config(ConfigEvent::AgentsFound { agents }) => self.found_agents = Some(agents),
-            Event::Registry(event) => self.registry.apply(event),
-            Event::Agent(agent, AgentEvent::Branch { branch }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.branch = branch;
-                }
-            }
-            event @ (Event::Agent(_, AgentEvent::Attached { .. })
-            | Event::Workspace { event: WorkspaceEvent::Paths { .. }, .. }) => {
-                self.apply_composing_event(&event);
-            }
-            Event::Workspace { agent, event } => self.workspace_events.push((agent, event)),
-            Event::Agent(agent, AgentEvent::Terminal { id, bytes }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.terminals.entry(id).or_default().push(&bytes);
-                }
-            }
-            Event::Agent(agent, AgentEvent::TerminalExited { id, code, signal }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    let output = a.terminals.entry(id.clone()).or_default();
-                    output.exit = Some((code, signal.clone()));
-                    let ran = crate::model::tool::Ran::new(&id, &output.bytes, code, signal);
-                    a.conversation.record_run(ran);
                 }
             }
             Event::Team(event) => {
@@ -618,34 +230,84 @@ impl AppState {
                     self.arrived(key);
                 }
             }
-            Event::Agent(agent, AgentEvent::Resent { id }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.resent(&id);
-                }
+            Event::Registry(event) => self.registry.apply(event),
+            event @ Event::Workspace { event: WorkspaceEvent::Paths { .. }, .. } => {
+                self.apply_composing_event(&event);
             }
-            Event::Agent(agent, AgentEvent::Retrying { question }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.retry(&question);
-                }
-            }
-            Event::Agent(agent, AgentEvent::UserMessage { text, id, attached }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.conversation.push_user_with(text, attached, Delivery::Queued, Some(id));
-                }
-            }
-            Event::Agent(agent, AgentEvent::RulesChanged { rules }) => {
-                if let Some(a) = self.agent_mut(&agent) {
-                    a.rules = rules;
-                }
-            }
-            Event::Config(ConfigEvent::RecentFiles { files }) => self.recent = files,
-            Event::Config(ConfigEvent::Checked { text, problems }) => self.checked = Some((text, problems)),
+            Event::Workspace { agent, event } => self.workspace_events.push((agent, event)),
+            Event::ShutdownComplete => self.shutdown_complete = true,
+            Event::NotificationClicked { target } => self.clicked = Some(target),
+            Event::SearchResults { query, hits } => self.search = Some((query, hits)),
+            Event::PickInWindow(start) => self.picker = Some(start),
             Event::HistoryNote { note } => self.history_note = Some(note),
-            Event::Agent(_, AgentEvent::ThreadOpened { .. })
-            | Event::Agent(_, AgentEvent::Threads { .. })
-            | Event::Agent(_, AgentEvent::Sessions { .. })
-            | Event::Agent(_, AgentEvent::ThreadWait { .. })
-            | Event::Agent(_, AgentEvent::TranscriptOffer { .. }) => self.apply_thread_event(event),
+        }
+    }
+
+    /// One agent's event: its threads' and the composer's go to their reducers, the rest to the
+    /// agent's view, and what it asks beyond the view (an alert, the inbox, a channel's unread
+    /// mark) is done here.
+    fn apply_agent(&mut self, agent: String, event: AgentEvent) {
+        match event {
+            event @ (AgentEvent::Update { update: Update::Title(_) }
+            | AgentEvent::ThreadOpened { .. }
+            | AgentEvent::Threads { .. }
+            | AgentEvent::Sessions { .. }
+            | AgentEvent::ThreadWait { .. }
+            | AgentEvent::TranscriptOffer { .. }) => self.apply_thread_event(Event::Agent(agent, event)),
+            event @ AgentEvent::Attached { .. } => {
+                self.apply_composing_event(&Event::Agent(agent, event));
+            }
+            event => {
+                let Some(view) = self.agent_mut(&agent) else { return };
+                let Effects { alert, arrived, answered } = view.apply(&agent, event);
+                if answered && let Some(view) = self.agents.iter().find(|a| a.config.name == agent) {
+                    self.channels.answered(view);
+                }
+                if let Some(alert) = alert {
+                    self.alert(alert);
+                }
+                if let Some(key) = arrived {
+                    self.arrived(key);
+                }
+            }
+        }
+    }
+
+    /// The config service's event.
+    fn apply_config_event(&mut self, event: ConfigEvent) {
+        match event {
+            ConfigEvent::Loaded { path, result, language } => {
+                self.config_loads += 1;
+                self.config_path = Some(path);
+                self.config_text = result.text;
+                self.problems = result.problems;
+                if self.config.is_none() {
+                    // No config in force yet: the system's language.
+                    self.language = language;
+                }
+            }
+            ConfigEvent::Applied { config, language } => {
+                self.apply_config(config);
+                self.language = language;
+            }
+            ConfigEvent::Opened { path } => {
+                self.opened += 1;
+                self.agents.clear();
+                self.config = None;
+                self.problems.clear();
+                self.pending_history.clear();
+                self.config_path = Some(path);
+            }
+            ConfigEvent::Saved { error, .. } => {
+                self.last_save = Some(error);
+                self.saves += 1;
+            }
+            ConfigEvent::FilePicked { path } => self.picked_file = Some(path),
+            ConfigEvent::FolderPicked { path } => self.picked_folder = Some(path),
+            ConfigEvent::FolderListed { path, result } => self.listing = Some((path, result)),
+            ConfigEvent::AgentsFound { agents } => self.found_agents = Some(agents),
+            ConfigEvent::RecentFiles { files } => self.recent = files,
+            ConfigEvent::Checked { text, problems } => self.checked = Some((text, problems)),
         }
     }
 
@@ -674,7 +336,6 @@ impl AppState {
             agents.push(AgentView { place: agents.len(), ..view });
         }
         self.agents = agents;
-        self.language = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());
         self.config = Some(config);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::model::config::Config;
+use crate::model::config::{Config, Language};
 use crate::model::config_check::LoadResult;
 
 /// What a door asks of the config service.
@@ -67,11 +67,15 @@ pub enum ConfigEvent {
         path: PathBuf,
         /// How it went.
         result: LoadResult,
+        /// The language to speak while no config is in force (the system's).
+        language: Language,
     },
     /// The config now in force.
     Applied {
         /// The config.
         config: Config,
+        /// The language to speak: the config's, else the system's.
+        language: Language,
     },
     /// Another config file is now open: what was shown of the previous one goes away.
     Opened {

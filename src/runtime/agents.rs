@@ -4,6 +4,7 @@
 //! Enforces `max_running` (stops the least recently used idle agent to make room) and
 //! `idle_stop`; a turn borrows its agent (acquire on send, release on the turn's end).
 
+use crate::model::config::Language;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -518,7 +519,8 @@ impl Manager {
             self.config_path = Some(path.clone());
         }
         let config = result.config.clone();
-        self.events.send(Event::Config(ConfigEvent::Loaded { path, result })).await;
+        let language = Language::pick(None, sys_locale::get_locale().as_deref());
+        self.events.send(Event::Config(ConfigEvent::Loaded { path, result, language })).await;
         if let Some(config) = config {
             self.apply(config).await;
         }
@@ -579,7 +581,8 @@ impl Manager {
         self.slots.retain(|s| !(s.then == Then::Forget && s.running.is_none() && s.state != AgentState::Stopping));
         let names: Vec<String> = config.agents.iter().map(|a| a.name.clone()).collect();
         self.applied.send_replace(Some(config.clone()));
-        self.events.send(Event::Config(ConfigEvent::Applied { config })).await;
+        let language = Language::pick(config.defaults.language, sys_locale::get_locale().as_deref());
+        self.events.send(Event::Config(ConfigEvent::Applied { config, language })).await;
         for name in names {
             self.tell_branch(&name);
             self.send_rules(&name).await;

@@ -268,7 +268,8 @@ pub fn alone(path: &str) -> bool {
     if std::env::var(MARK).is_ok_and(|v| v == name) {
         return true;
     }
-    let exe = std::env::current_exe().unwrap();
+    // This very program, even if a newer build has replaced its file since it started.
+    let exe = std::path::PathBuf::from("/proc/self/exe");
     let out = std::process::Command::new(exe)
         .args([name, "--exact", "--test-threads=1", "--nocapture"])
         .env(MARK, name)

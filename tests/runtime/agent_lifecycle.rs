@@ -172,7 +172,7 @@ async fn members_count_for_max_running_and_end_when_removed() {
     rig.wait_for(
         Duration::from_secs(15),
         "the member in the config",
-        |e| matches!(e, Event::Config(ConfigEvent::Applied { config }) if config.agent("a · t").is_some_and(|m| m.workspace == copy)),
+        |e| matches!(e, Event::Config(ConfigEvent::Applied { config, .. }) if config.agent("a · t").is_some_and(|m| m.workspace == copy)),
     )
     .await;
     rig.send(Command::Agent("a · t".into(), AgentCommand::Start)).await;
