@@ -17,7 +17,7 @@ use sidekicks::model::conversation::TurnEnd;
 use sidekicks::protocol::AgentEvent;
 use sidekicks::runtime::agents::ManagerCommand;
 use sidekicks::runtime::agents::{ManagerSettings, spawn_manager};
-use sidekicks::runtime::config_file::load_file;
+use sidekicks::runtime::config::file::load_file;
 use sidekicks::runtime::events::EventSink;
 
 const N: usize = 200_000;

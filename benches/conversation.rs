@@ -34,7 +34,7 @@ use sidekicks::model::tool::{ToolCall, ToolKind, ToolStatus};
 use sidekicks::protocol::AgentEvent;
 use sidekicks::protocol::ConfigEvent;
 use sidekicks::runtime::agents::{ManagerCommand, ManagerSettings, spawn_manager};
-use sidekicks::runtime::config_file::load_file;
+use sidekicks::runtime::config::file::load_file;
 use sidekicks::runtime::events::EventSink;
 use sidekicks::ui::SidekicksApp;
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use sidekicks::runtime::checkpoint::Checkpoints;
+use sidekicks::runtime::checkpoints::Checkpoints;
 use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, changes, merge};
 
 #[path = "../tests/common/history.rs"]
@@ -283,7 +283,7 @@ fn checkpoints(project: &Path, dir: &Path) {
         root: dir.join("checkpoints"),
         keep: 100,
         max_age: 86_400,
-        max_file: sidekicks::runtime::checkpoint::MAX_FILE,
+        max_file: sidekicks::runtime::checkpoints::MAX_FILE,
     };
     for i in 0..50 {
         let path = project.join(format!("src/mod{}/file{i}.rs", i % 180));

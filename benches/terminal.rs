@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use sidekicks::runtime::terminal::TerminalSession;
 use sidekicks::runtime::workspace::ShellCommand;
-use sidekicks::ui::terminal_view::TerminalView;
+use sidekicks::ui::terminal::view::TerminalView;
 
 const SIZE: usize = 50 * 1024 * 1024;
 const FRAME: Duration = Duration::from_millis(16);

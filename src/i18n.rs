@@ -384,6 +384,19 @@ pub fn ask_text(lang: Language, agent: &str, runtime: &RuntimeConfig, ask: &Ask)
     }
 }
 
+/// A change's kind in words.
+pub fn change_text(lang: Language, kind: &crate::protocol::teams::ChangeKind) -> String {
+    use crate::protocol::teams::ChangeKind;
+    match kind {
+        ChangeKind::Added => tr(lang, Key::ChangeAdded).into(),
+        ChangeKind::Modified => tr(lang, Key::ChangeModified).into(),
+        ChangeKind::Deleted => tr(lang, Key::ChangeDeleted).into(),
+        ChangeKind::Renamed { from } => trf(lang, Key::ChangeRenamed, &[("from", from)]),
+        ChangeKind::Mode => tr(lang, Key::ChangeMode).into(),
+        ChangeKind::Type => tr(lang, Key::ChangeType).into(),
+    }
+}
+
 /// Why a path could not be merged, in words.
 pub fn conflict_text(lang: Language, kind: crate::model::merge::ConflictKind) -> &'static str {
     tr(

@@ -9,10 +9,6 @@
 
 pub mod app;
 pub mod cli;
-mod cli_out;
-pub mod cli_prompt;
-pub mod cli_registry;
-pub mod cli_team;
 pub mod demo_agent;
 pub mod i18n;
 mod i18n_toml;

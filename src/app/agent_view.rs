@@ -103,6 +103,10 @@ pub struct AgentView {
     pub branch: Option<String>,
     /// Its threads and the one shown.
     pub threads: super::threads_state::Threads,
+    /// Its workspace's Files page: the folders read, the open file.
+    pub files: super::files_state::FilesState,
+    /// The terminals open in its workspace.
+    pub shells: super::terminals_state::TerminalsState,
     /// What it can do with sessions, as it said when it last started.
     pub abilities: crate::protocol::threads::SessionAbilities,
     /// What it takes in a prompt besides text, as it said when it last started.
@@ -187,6 +191,8 @@ impl AgentView {
             place: 0,
             branch: None,
             threads: Default::default(),
+            files: Default::default(),
+            shells: Default::default(),
             abilities: Default::default(),
         }
     }
@@ -258,44 +264,11 @@ impl AgentView {
                 effects.answered = true;
             }
             AgentEvent::Notice { notice } => self.conversation.push_notice(notice),
-            AgentEvent::PermissionRequested { request } => {
-                // The card goes under the latest call with that id (agents may reuse ids).
-                let message = self
-                    .conversation
-                    .messages
-                    .iter()
-                    .rposition(|m| m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == request.tool.id)));
-                effects.arrived = Some(InboxKey::Permission { agent: agent.to_string(), id: request.id });
-                let after = self.conversation.messages.len();
-                self.permissions.push(PermissionCard { request, answer: None, message, after });
-            }
-            AgentEvent::ElicitationRequested { request } => {
-                effects.arrived = Some(InboxKey::Question { agent: agent.to_string(), id: request.id });
-                self.elicitations.push(ElicitationCard { request, answer: None, completed: false });
-            }
-            AgentEvent::ElicitationResolved { id, answer } => {
-                if let Some(card) = self.elicitations.iter_mut().find(|c| c.request.id == id) {
-                    card.answer = Some(answer);
-                }
-            }
-            AgentEvent::ElicitationCompleted { elicitation_id } => {
-                for card in &mut self.elicitations {
-                    if matches!(&card.request.kind, crate::model::elicitation::ElicitKind::Url { elicitation_id: e, .. } if *e == elicitation_id)
-                    {
-                        card.completed = true;
-                    }
-                }
-            }
-            AgentEvent::PermissionResolved { id, answer } => {
-                // The card waiting for it (the latest with that id should one be left from before).
-                if let Some(card) = self.permissions.iter_mut().rev().find(|c| c.request.id == id && c.answer.is_none())
-                {
-                    let answered = crate::model::permission::Answered::of(&card.request, &answer);
-                    card.answer = Some(answer);
-                    let tool = card.request.tool.id.clone();
-                    self.conversation.record_answer(&tool, answered);
-                }
-            }
+            event @ (AgentEvent::PermissionRequested { .. }
+            | AgentEvent::PermissionResolved { .. }
+            | AgentEvent::ElicitationRequested { .. }
+            | AgentEvent::ElicitationResolved { .. }
+            | AgentEvent::ElicitationCompleted { .. }) => effects.arrived = self.apply_asked(agent, event),
             AgentEvent::TurnStarted => self.conversation.mark_first_queued_sent(),
             AgentEvent::QueueDropped => self.conversation.drop_queue(),
             AgentEvent::Unqueued { id } => self.conversation.unqueue(&id),
@@ -328,5 +301,60 @@ impl AgentView {
             | AgentEvent::Attached { .. } => {}
         }
         effects
+    }
+
+    /// Folds in what the agent asks the person (a permission, a question) and their answers;
+    /// gives the inbox item that arrived, if one did.
+    fn apply_asked(&mut self, agent: &str, event: AgentEvent) -> Option<InboxKey> {
+        let mut arrived = None;
+        match event {
+            AgentEvent::PermissionRequested { request } => {
+                // The card goes under the latest call with that id (agents may reuse ids).
+                let message = self
+                    .conversation
+                    .messages
+                    .iter()
+                    .rposition(|m| m.parts.iter().any(|p| matches!(p, Part::Tool(t) if t.id == request.tool.id)));
+                arrived = Some(InboxKey::Permission { agent: agent.to_string(), id: request.id });
+                let after = self.conversation.messages.len();
+                self.permissions.push(PermissionCard { request, answer: None, message, after });
+            }
+            AgentEvent::ElicitationRequested { request } => {
+                arrived = Some(InboxKey::Question { agent: agent.to_string(), id: request.id });
+                self.elicitations.push(ElicitationCard { request, answer: None, completed: false });
+            }
+            AgentEvent::ElicitationResolved { id, answer } => {
+                if let Some(card) = self.elicitations.iter_mut().find(|c| c.request.id == id) {
+                    card.answer = Some(answer);
+                }
+            }
+            AgentEvent::ElicitationCompleted { elicitation_id } => {
+                for card in &mut self.elicitations {
+                    if matches!(&card.request.kind, crate::model::elicitation::ElicitKind::Url { elicitation_id: e, .. } if *e == elicitation_id)
+                    {
+                        card.completed = true;
+                    }
+                }
+            }
+            AgentEvent::PermissionResolved { id, answer } => {
+                // The card waiting for it (the latest with that id should one be left from before).
+                if let Some(card) = self.permissions.iter_mut().rev().find(|c| c.request.id == id && c.answer.is_none())
+                {
+                    let answered = crate::model::permission::Answered::of(&card.request, &answer);
+                    card.answer = Some(answer);
+                    let tool = card.request.tool.id.clone();
+                    self.conversation.record_answer(&tool, answered);
+                }
+            }
+            _ => {}
+        }
+        arrived
+    }
+}
+
+impl AgentView {
+    /// The checkpoint its open review compares with.
+    pub fn reviewed(&self) -> Option<String> {
+        self.review.as_ref().map(|r| r.checkpoint.clone())
     }
 }

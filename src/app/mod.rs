@@ -7,11 +7,13 @@ pub mod attention;
 mod bridge;
 pub mod channels_state;
 pub mod composing;
+pub mod files_state;
 pub mod inbox;
 pub mod registry_state;
 pub mod review_state;
 mod state;
 pub mod teams_state;
+pub mod terminals_state;
 pub mod threads_state;
 
 pub use crate::protocol::{

@@ -78,6 +78,100 @@ pub struct TeamState {
 }
 
 impl TeamState {
+    /// Folds in an event about this team.
+    fn apply(&mut self, event: TeamEvent) {
+        match event {
+            TeamEvent::Changes { agent, result, .. } => {
+                self.changes.insert(agent, result);
+            }
+            TeamEvent::Busy { agent, busy, .. } => {
+                match busy {
+                    true => self.busy.insert(agent),
+                    false => self.busy.remove(&agent),
+                };
+            }
+            TeamEvent::Failed { error, .. } => {
+                self.decision_error = Some(error);
+            }
+            TeamEvent::Diff { agent, path, base, member, .. } => {
+                self.diff = Some((agent, path, base, member));
+            }
+            TeamEvent::Merged { agent, result, .. } => {
+                self.changes.remove(&agent);
+                self.info.undoable = crate::protocol::teams::undoable_after(self.info.undoable.take(), &agent, &result);
+                self.undone.clear();
+                self.decision_error = result.as_ref().err().cloned();
+                self.merges.insert(agent, result);
+            }
+            TeamEvent::SetupOutput { agent, text, .. } => {
+                let setup = self.setup.entry(agent).or_insert_with(|| Setup { running: true, ..Default::default() });
+                push_output(setup, &text);
+            }
+            TeamEvent::CheckOutput { agent, text, .. } => {
+                // Empty: a check starts.
+                if text.is_empty() || self.check.as_ref().is_none_or(|(who, _)| *who != agent) {
+                    self.check = Some((agent.clone(), Setup { running: true, ..Default::default() }));
+                }
+                if let Some((_, check)) = &mut self.check {
+                    push_output(check, &text);
+                }
+            }
+            TeamEvent::CheckDone { agent, result, .. } => {
+                let (_, check) = self.check.get_or_insert_with(|| (agent, Setup::default()));
+                check.running = false;
+                check.failed = result.err();
+            }
+            TeamEvent::SetupDone { agent, result, .. } => {
+                let setup = self.setup.entry(agent.clone()).or_default();
+                setup.running = false;
+                match result {
+                    Ok(member) => {
+                        setup.failed = None;
+                        if let Some((_, m)) = self.info.members.iter_mut().find(|(a, _)| *a == agent) {
+                            *m = Ok(member);
+                        }
+                    }
+                    Err(why) => setup.failed = Some(why),
+                }
+            }
+            TeamEvent::Review { agent, result, .. } if self.review.as_ref().is_some_and(|(who, _)| *who == agent) => {
+                self.review = Some((agent, Some(result)));
+                self.review_generation += 1;
+            }
+            TeamEvent::Rejected { agent, result, .. } => {
+                self.changes.remove(&agent);
+                self.decision_error = result.err();
+            }
+            TeamEvent::RecipeRefused { member, commands, .. } => {
+                self.recipe_from = Some(member);
+                self.recipe_commands = commands;
+                self.recipe_accepted = None;
+            }
+            TeamEvent::RecipeAccepted { result, .. } => {
+                if result.is_ok() {
+                    // The check that was refused for it is not a failure to show any more.
+                    self.recipe_from = None;
+                    self.check = None;
+                    // Merges it stopped are not errors to show any more.
+                    self.merges.retain(|_, m| !matches!(m, Err(TeamError::RecipeFromMember { .. })));
+                }
+                self.recipe_accepted = Some(result);
+            }
+            TeamEvent::MergeUndone { agent, result, .. } => {
+                self.changes.remove(&agent);
+                if result.is_ok() {
+                    self.info.undoable = None;
+                    self.merges.remove(&agent);
+                }
+                self.undone.insert(agent, result);
+            }
+            TeamEvent::Branched { agent, branch, result, .. } => {
+                self.branches.insert(agent, (branch, result));
+            }
+            _ => {}
+        }
+    }
+
     /// The copy of member `agent`, if usable.
     pub fn member(&self, agent: &str) -> Option<&MemberCopy> {
         self.info.members.iter().find(|(a, _)| a == agent).and_then(|(_, m)| m.as_ref().ok())
@@ -204,30 +298,7 @@ impl TeamsState {
         match event {
             // At start, and again when another process changed the teams: those gone go, those
             // there keep what the page shows of them.
-            TeamEvent::Loaded { teams, discarded, leftovers } => {
-                self.teams.retain(|t| teams.iter().any(|n| n.record.id == t.info.record.id));
-                for info in teams {
-                    match self.team_mut(&info.record.id) {
-                        Some(t) => {
-                            let gone: Vec<String> = t
-                                .info
-                                .members
-                                .iter()
-                                .map(|(n, _)| n.clone())
-                                .filter(|n| !info.members.iter().any(|(m, _)| m == n))
-                                .collect();
-                            for name in gone {
-                                t.changes.remove(&name);
-                                t.merges.remove(&name);
-                            }
-                            t.info = info;
-                        }
-                        None => self.add(info),
-                    }
-                }
-                self.discarded = discarded;
-                self.leftovers = leftovers;
-            }
+            TeamEvent::Loaded { teams, discarded, leftovers } => self.loaded(teams, discarded, leftovers),
             TeamEvent::Reaped { ids, error } => {
                 self.reaping = false;
                 self.leftovers.retain(|l| !ids.contains(&l.id));
@@ -272,55 +343,6 @@ impl TeamsState {
             // The runtime reads the change list again itself.
             // (Told as it happened by `Merged` and `CheckDone`.)
             TeamEvent::CopyChanged { .. } | TeamEvent::MergeEnded { .. } => {}
-            TeamEvent::Changes { team, agent, result } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.changes.insert(agent, result);
-                }
-            }
-            TeamEvent::Busy { team, agent, busy } => {
-                if let Some(t) = self.team_mut(&team) {
-                    match busy {
-                        true => t.busy.insert(agent),
-                        false => t.busy.remove(&agent),
-                    };
-                }
-            }
-            TeamEvent::Failed { team, error, .. } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.decision_error = Some(error);
-                }
-            }
-            TeamEvent::Diff { team, agent, path, base, member } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.diff = Some((agent, path, base, member));
-                }
-            }
-            TeamEvent::Merged { team, agent, result, .. } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.changes.remove(&agent);
-                    t.info.undoable = crate::protocol::teams::undoable_after(t.info.undoable.take(), &agent, &result);
-                    t.undone.clear();
-                    t.decision_error = result.as_ref().err().cloned();
-                    t.merges.insert(agent, result);
-                }
-            }
-            TeamEvent::SetupOutput { team, agent, text } => {
-                if let Some(t) = self.team_mut(&team) {
-                    let setup = t.setup.entry(agent).or_insert_with(|| Setup { running: true, ..Default::default() });
-                    push_output(setup, &text);
-                }
-            }
-            TeamEvent::CheckOutput { team, agent, text } => {
-                if let Some(t) = self.team_mut(&team) {
-                    // Empty: a check starts.
-                    if text.is_empty() || t.check.as_ref().is_none_or(|(who, _)| *who != agent) {
-                        t.check = Some((agent.clone(), Setup { running: true, ..Default::default() }));
-                    }
-                    if let Some((_, check)) = &mut t.check {
-                        push_output(check, &text);
-                    }
-                }
-            }
             TeamEvent::Interrupted { project, agent, result } => {
                 self.interrupted.insert(project, (agent, result));
             }
@@ -332,96 +354,85 @@ impl TeamsState {
                     self.waiting.remove(&project);
                 }
             },
-            TeamEvent::CheckDone { team, agent, result } => {
-                if let Some(t) = self.team_mut(&team) {
-                    let (_, check) = t.check.get_or_insert_with(|| (agent, Setup::default()));
-                    check.running = false;
-                    check.failed = result.err();
-                }
-            }
-            TeamEvent::SetupDone { team, agent, result } => {
-                if let Some(t) = self.team_mut(&team) {
-                    let setup = t.setup.entry(agent.clone()).or_default();
-                    setup.running = false;
-                    match result {
-                        Ok(member) => {
-                            setup.failed = None;
-                            if let Some((_, m)) = t.info.members.iter_mut().find(|(a, _)| *a == agent) {
-                                *m = Ok(member);
-                            }
-                        }
-                        Err(why) => setup.failed = Some(why),
-                    }
-                }
-            }
-            TeamEvent::Review { team, agent, result } => {
-                if let Some(t) = self.team_mut(&team)
-                    && t.review.as_ref().is_some_and(|(who, _)| *who == agent)
-                {
-                    t.review = Some((agent, Some(result)));
-                    t.review_generation += 1;
-                }
-            }
-            TeamEvent::Rejected { team, agent, result } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.changes.remove(&agent);
-                    t.decision_error = result.err();
-                }
-            }
-            TeamEvent::RecipeRefused { team, member, commands } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.recipe_from = Some(member);
-                    t.recipe_commands = commands;
-                    t.recipe_accepted = None;
-                }
-            }
-            TeamEvent::RecipeAccepted { team, result } => {
-                if let Some(t) = self.team_mut(&team) {
-                    if result.is_ok() {
-                        // The check that was refused for it is not a failure to show any more.
-                        t.recipe_from = None;
-                        t.check = None;
-                        // Merges it stopped are not errors to show any more.
-                        t.merges.retain(|_, m| !matches!(m, Err(TeamError::RecipeFromMember { .. })));
-                    }
-                    t.recipe_accepted = Some(result);
-                }
-            }
-            TeamEvent::MergeUndone { team, agent, result } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.changes.remove(&agent);
-                    if result.is_ok() {
-                        t.info.undoable = None;
-                        t.merges.remove(&agent);
-                    }
-                    t.undone.insert(agent, result);
-                }
-            }
-            TeamEvent::Branched { team, agent, branch, result } => {
-                if let Some(t) = self.team_mut(&team) {
-                    t.branches.insert(agent, (branch, result));
-                }
-            }
             TeamEvent::Discarded { team, agents, whole_team, kept } => {
-                self.discard_error = None;
-                self.last_kept = kept.clone();
-                if let Some(kept) = kept {
-                    self.discarded.insert(0, kept);
-                }
-                if whole_team {
-                    self.teams.retain(|t| t.info.record.id != team);
-                } else if let Some(t) = self.team_mut(&team) {
-                    for agent in agents {
-                        t.busy.remove(&agent);
-                        t.info.members.retain(|(a, _)| *a != agent);
-                        t.info.record.members.retain(|m| m.agent != agent);
-                        t.changes.remove(&agent);
-                        if t.info.undoable.as_ref() == Some(&agent) {
-                            t.info.undoable = None;
-                        }
-                    }
+                self.members_discarded(&team, agents, whole_team, kept)
+            }
+            event => {
+                if let Some(t) = team_of(&event).map(str::to_string).and_then(|id| self.team_mut(&id)) {
+                    t.apply(event);
                 }
             }
         }
+    }
+
+    /// The teams read at start, and again when another process changed them: those gone go, those
+    /// there keep what the page shows of them.
+    fn loaded(&mut self, teams: Vec<TeamInfo>, discarded: Vec<DiscardedWork>, leftovers: Vec<Leftover>) {
+        self.teams.retain(|t| teams.iter().any(|n| n.record.id == t.info.record.id));
+        for info in teams {
+            match self.team_mut(&info.record.id) {
+                Some(t) => {
+                    let gone: Vec<String> = t
+                        .info
+                        .members
+                        .iter()
+                        .map(|(n, _)| n.clone())
+                        .filter(|n| !info.members.iter().any(|(m, _)| m == n))
+                        .collect();
+                    for name in gone {
+                        t.changes.remove(&name);
+                        t.merges.remove(&name);
+                    }
+                    t.info = info;
+                }
+                None => self.add(info),
+            }
+        }
+        self.discarded = discarded;
+        self.leftovers = leftovers;
+    }
+
+    /// Members (or a whole team) discarded, their work kept.
+    fn members_discarded(&mut self, team: &str, agents: Vec<String>, whole_team: bool, kept: Option<DiscardedWork>) {
+        self.discard_error = None;
+        self.last_kept = kept.clone();
+        if let Some(kept) = kept {
+            self.discarded.insert(0, kept);
+        }
+        if whole_team {
+            self.teams.retain(|t| t.info.record.id != *team);
+        } else if let Some(t) = self.team_mut(team) {
+            for agent in agents {
+                t.busy.remove(&agent);
+                t.info.members.retain(|(a, _)| *a != agent);
+                t.info.record.members.retain(|m| m.agent != agent);
+                t.changes.remove(&agent);
+                if t.info.undoable.as_ref() == Some(&agent) {
+                    t.info.undoable = None;
+                }
+            }
+        }
+    }
+}
+
+/// The team an event is about, for those about one team's members.
+fn team_of(event: &TeamEvent) -> Option<&str> {
+    match event {
+        TeamEvent::Changes { team, .. } => Some(team),
+        TeamEvent::Busy { team, .. } => Some(team),
+        TeamEvent::Failed { team, .. } => Some(team),
+        TeamEvent::Diff { team, .. } => Some(team),
+        TeamEvent::Merged { team, .. } => Some(team),
+        TeamEvent::SetupOutput { team, .. } => Some(team),
+        TeamEvent::CheckOutput { team, .. } => Some(team),
+        TeamEvent::CheckDone { team, .. } => Some(team),
+        TeamEvent::SetupDone { team, .. } => Some(team),
+        TeamEvent::Review { team, .. } => Some(team),
+        TeamEvent::Rejected { team, .. } => Some(team),
+        TeamEvent::RecipeRefused { team, .. } => Some(team),
+        TeamEvent::RecipeAccepted { team, .. } => Some(team),
+        TeamEvent::MergeUndone { team, .. } => Some(team),
+        TeamEvent::Branched { team, .. } => Some(team),
+        _ => None,
     }
 }

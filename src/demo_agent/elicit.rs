@@ -8,7 +8,7 @@ use agent_client_protocol::v1::schema::{
     CompleteElicitationNotification, CreateElicitationRequest, ElicitationAction, StopReason,
 };
 
-use super::scenarios::{Outcome, Turn};
+use super::turn::{Outcome, Turn};
 
 /// The id of the page `consent` asks to open.
 pub const CONSENT_ID: &str = "demo-consent-1";

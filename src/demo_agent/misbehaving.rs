@@ -183,16 +183,39 @@ impl Agent {
 
     async fn misbehave(&self, prompt: &str) -> &'static str {
         let words: Vec<&str> = prompt.split_whitespace().collect();
+        if let Some(stop) = self.flood(&words).await {
+            return stop;
+        }
+        if let Some(stop) = self.broken(&words).await {
+            return stop;
+        }
+        if let Some(stop) = self.asks(&words).await {
+            return stop;
+        }
+        match words.first().copied().unwrap_or("") {
+            "help" => {
+                self.say(&help()).await;
+                "end_turn"
+            }
+            _ => {
+                self.say("hello from the misbehaving agent (send `help` for what it does wrong)").await;
+                "end_turn"
+            }
+        }
+    }
+
+    /// Floods: huge chunks, deep nesting, long streams, many tool calls, escape sequences.
+    async fn flood(&self, words: &[&str]) -> Option<&'static str> {
         let number = |default: usize| words.get(1).and_then(|w| w.parse().ok()).unwrap_or(default);
         match words.first().copied().unwrap_or("") {
             "chunk" => {
                 self.say(&filler(number(10) << 20)).await;
-                "end_turn"
+                Some("end_turn")
             }
             "nest" => {
                 // A list N deep on one line (one short message whose layout grows with N).
                 self.say(&format!("{}word", "- ".repeat(number(5_000)))).await;
-                "end_turn"
+                Some("end_turn")
             }
             "stream" => {
                 let total = number(50) << 20;
@@ -203,124 +226,11 @@ impl Agent {
                     sent += piece.len();
                 }
                 self.say("\nend of stream").await;
-                "end_turn"
-            }
-            "mute" => {
-                // Stops talking (closes its output) in the middle of the answer, and keeps running.
-                self.say("I will say no more").await;
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                // SAFETY: closing a descriptor of its own; nothing reads or writes it afterwards
-                // but the writer, whose writes then fail.
-                unsafe { libc::close(1) };
-                loop {
-                    tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
-                }
-            }
-            "die" => {
-                self.say("I was about to").await;
-                eprintln!("misbehaving: step one");
-                eprintln!("misbehaving: step two");
-                eprintln!("misbehaving: giving up");
-                // Let the client read what was written before the pipe closes.
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                std::process::exit(7);
-            }
-            "stopask" => {
-                let cancelled = self.on_cancel();
-                let first = self.ask(SESSION, "first", allow_reject()).await;
-                let _ = cancelled.await;
-                let second = self.ask(SESSION, "second", allow_reject()).await;
-                self.say(&format!("first: {}; second: {}", outcome(&first), outcome(&second))).await;
-                "cancelled"
-            }
-            "askend" => {
-                // N permission requests (one tool call id for all), then the turn ends without
-                // waiting for their answers.
-                for _ in 0..number(1000) {
-                    let agent = self.clone();
-                    tokio::spawn(async move { agent.ask(SESSION, "same-call", allow_reject()).await });
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                self.say("asked, and done").await;
-                "end_turn"
-            }
-            "foreign" => {
-                self.update(
-                    "someone-else",
-                    json!({"sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": "FOREIGN TEXT"}}),
-                )
-                .await;
-                let asked = self.ask("someone-else", "foreign", allow_reject()).await;
-                let read = self
-                    .request("fs/read_text_file", json!({"sessionId": "someone-else", "path": "/etc/hostname"}))
-                    .await;
-                self.say(&format!("foreign permission: {}; foreign read: {}", outcome(&asked), outcome(&read))).await;
-                "end_turn"
-            }
-            "oddkind" => {
-                let options = json!([
-                    {"optionId": "later", "name": "Ask me next week", "kind": "defer_forever"},
-                    {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
-                    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
-                ]);
-                let answer = self.ask(SESSION, "odd", options).await;
-                self.say(&format!("chose: {}", outcome(&answer))).await;
-                "end_turn"
-            }
-            "ghost" => {
-                self.update(
-                    SESSION,
-                    json!({"sessionUpdate": "tool_call_update", "toolCallId": "never-announced",
-                    "status": "completed"}),
-                )
-                .await;
-                self.say("ghost sent").await;
-                "end_turn"
-            }
-            "read" => {
-                let mut params = json!({"sessionId": SESSION, "path": words.get(1).copied().unwrap_or("")});
-                if let Some(line) = words.get(2).and_then(|w| w.parse::<u64>().ok()) {
-                    params["line"] = json!(line);
-                }
-                if let Some(limit) = words.get(3).and_then(|w| w.parse::<u64>().ok()) {
-                    params["limit"] = json!(limit);
-                }
-                let read = self.request("fs/read_text_file", params).await;
-                self.say(&format!("read: {}", outcome(&read))).await;
-                "end_turn"
-            }
-            "write" => {
-                // `write PATH MB`: a file of MB megabytes through the client.
-                let content = "a".repeat(words.get(2).and_then(|w| w.parse::<usize>().ok()).unwrap_or(1) << 20);
-                let params =
-                    json!({"sessionId": SESSION, "path": words.get(1).copied().unwrap_or(""), "content": content});
-                let written = self.request("fs/write_text_file", params).await;
-                let said = match written.get("error") {
-                    Some(error) => {
-                        format!("write: error {}: {}", error["code"], error["message"].as_str().unwrap_or(""))
-                    }
-                    None => "write: written".to_string(),
-                };
-                self.say(&said).await;
-                "end_turn"
+                Some("end_turn")
             }
             "escapes" => {
                 self.say("before\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2Jafter").await;
-                "end_turn"
-            }
-            "byid" | "otherraw" | "editraw" | "bare" => {
-                let said = self.by_id(&words).await;
-                self.say(&said).await;
-                "end_turn"
-            }
-            "leak" => {
-                let secret = std::env::var("SECRET_TOKEN").unwrap_or_default();
-                eprintln!("token is {secret}");
-                let _ = self.out.send(format!("not json: SECRET_TOKEN={secret}")).await;
-                self.say("leaked").await;
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                std::process::exit(9);
+                Some("end_turn")
             }
             "tools" => {
                 // `tools N`: N tool calls, each announced then completed.
@@ -341,7 +251,43 @@ impl Agent {
                     .await;
                 }
                 self.say(&format!("{n} tool calls made")).await;
-                "end_turn"
+                Some("end_turn")
+            }
+            _ => None,
+        }
+    }
+
+    /// A process that breaks: stops talking, dies, leaks a secret, leaves children or commands behind.
+    async fn broken(&self, words: &[&str]) -> Option<&'static str> {
+        let number = |default: usize| words.get(1).and_then(|w| w.parse().ok()).unwrap_or(default);
+        match words.first().copied().unwrap_or("") {
+            "mute" => {
+                // Stops talking (closes its output) in the middle of the answer, and keeps running.
+                self.say("I will say no more").await;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                // SAFETY: closing a descriptor of its own; nothing reads or writes it afterwards
+                // but the writer, whose writes then fail.
+                unsafe { libc::close(1) };
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                }
+            }
+            "die" => {
+                self.say("I was about to").await;
+                eprintln!("misbehaving: step one");
+                eprintln!("misbehaving: step two");
+                eprintln!("misbehaving: giving up");
+                // Let the client read what was written before the pipe closes.
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                std::process::exit(7);
+            }
+            "leak" => {
+                let secret = std::env::var("SECRET_TOKEN").unwrap_or_default();
+                eprintln!("token is {secret}");
+                let _ = self.out.send(format!("not json: SECRET_TOKEN={secret}")).await;
+                self.say("leaked").await;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                std::process::exit(9);
             }
             "terms" => {
                 // `terms N ARG`: N commands `sleep ARG` through the client, then waits (Stop ends it).
@@ -358,23 +304,109 @@ impl Agent {
                 let first = refused.first().cloned().unwrap_or_default();
                 self.say(&format!("created {created}, refused {}: {first}", refused.len())).await;
                 std::future::pending::<()>().await;
-                "end_turn"
+                Some("end_turn")
             }
             "spawn" => {
                 let child = std::process::Command::new("sleep").arg("1000").spawn();
                 let child_pid = child.as_ref().map(|c| c.id()).unwrap_or(0);
                 self.say(&format!("pids {} {child_pid}", std::process::id())).await;
                 std::future::pending::<()>().await;
-                "end_turn"
+                Some("end_turn")
             }
-            "help" => {
-                self.say(&help()).await;
-                "end_turn"
+            _ => None,
+        }
+    }
+
+    /// Requests that bend the protocol: permissions left or cancelled, another session named, odd kinds, unknown calls, reads and writes.
+    async fn asks(&self, words: &[&str]) -> Option<&'static str> {
+        let number = |default: usize| words.get(1).and_then(|w| w.parse().ok()).unwrap_or(default);
+        match words.first().copied().unwrap_or("") {
+            "stopask" => {
+                let cancelled = self.on_cancel();
+                let first = self.ask(SESSION, "first", allow_reject()).await;
+                let _ = cancelled.await;
+                let second = self.ask(SESSION, "second", allow_reject()).await;
+                self.say(&format!("first: {}; second: {}", outcome(&first), outcome(&second))).await;
+                Some("cancelled")
             }
-            _ => {
-                self.say("hello from the misbehaving agent (send `help` for what it does wrong)").await;
-                "end_turn"
+            "askend" => {
+                // N permission requests (one tool call id for all), then the turn ends without
+                // waiting for their answers.
+                for _ in 0..number(1000) {
+                    let agent = self.clone();
+                    tokio::spawn(async move { agent.ask(SESSION, "same-call", allow_reject()).await });
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                self.say("asked, and done").await;
+                Some("end_turn")
             }
+            "foreign" => {
+                self.update(
+                    "someone-else",
+                    json!({"sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": "FOREIGN TEXT"}}),
+                )
+                .await;
+                let asked = self.ask("someone-else", "foreign", allow_reject()).await;
+                let read = self
+                    .request("fs/read_text_file", json!({"sessionId": "someone-else", "path": "/etc/hostname"}))
+                    .await;
+                self.say(&format!("foreign permission: {}; foreign read: {}", outcome(&asked), outcome(&read))).await;
+                Some("end_turn")
+            }
+            "oddkind" => {
+                let options = json!([
+                    {"optionId": "later", "name": "Ask me next week", "kind": "defer_forever"},
+                    {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                ]);
+                let answer = self.ask(SESSION, "odd", options).await;
+                self.say(&format!("chose: {}", outcome(&answer))).await;
+                Some("end_turn")
+            }
+            "ghost" => {
+                self.update(
+                    SESSION,
+                    json!({"sessionUpdate": "tool_call_update", "toolCallId": "never-announced",
+                    "status": "completed"}),
+                )
+                .await;
+                self.say("ghost sent").await;
+                Some("end_turn")
+            }
+            "read" => {
+                let mut params = json!({"sessionId": SESSION, "path": words.get(1).copied().unwrap_or("")});
+                if let Some(line) = words.get(2).and_then(|w| w.parse::<u64>().ok()) {
+                    params["line"] = json!(line);
+                }
+                if let Some(limit) = words.get(3).and_then(|w| w.parse::<u64>().ok()) {
+                    params["limit"] = json!(limit);
+                }
+                let read = self.request("fs/read_text_file", params).await;
+                self.say(&format!("read: {}", outcome(&read))).await;
+                Some("end_turn")
+            }
+            "write" => {
+                // `write PATH MB`: a file of MB megabytes through the client.
+                let content = "a".repeat(words.get(2).and_then(|w| w.parse::<usize>().ok()).unwrap_or(1) << 20);
+                let params =
+                    json!({"sessionId": SESSION, "path": words.get(1).copied().unwrap_or(""), "content": content});
+                let written = self.request("fs/write_text_file", params).await;
+                let said = match written.get("error") {
+                    Some(error) => {
+                        format!("write: error {}: {}", error["code"], error["message"].as_str().unwrap_or(""))
+                    }
+                    None => "write: written".to_string(),
+                };
+                self.say(&said).await;
+                Some("end_turn")
+            }
+            "byid" | "otherraw" | "editraw" | "bare" => {
+                let said = self.by_id(words).await;
+                self.say(&said).await;
+                Some("end_turn")
+            }
+            _ => None,
         }
     }
 }

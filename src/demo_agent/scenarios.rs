@@ -1,32 +1,18 @@
 //! What the demo agent does for each prompt. A word in the prompt picks the scenario; each one
 //! exercises a part of the client (docs/demo-agent.md lists them).
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
-    PlanEntryStatus, ReadTextFileRequest, RequestPermissionOutcome, RequestPermissionRequest, SessionId,
-    SessionNotification, SessionUpdate, StopReason, TextContent, ToolCall, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields, ToolKind, UsageUpdate, WriteTextFileRequest,
+    PlanEntryStatus, ReadTextFileRequest, RequestPermissionOutcome, RequestPermissionRequest, SessionUpdate,
+    StopReason, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind, UsageUpdate,
+    WriteTextFileRequest,
 };
-use agent_client_protocol::{Client, Error};
 
-use super::RawOut;
-
-/// One turn in progress.
-pub(super) struct Turn {
-    pub cx: ConnectionTo<Client>,
-    pub session: SessionId,
-    pub cwd: PathBuf,
-    pub cancel: Arc<AtomicBool>,
-    pub raw: RawOut,
-}
-
-pub(super) type Outcome = Result<StopReason, Error>;
+pub(super) use super::turn::{Outcome, Turn};
+use super::turn::{chunk, chunk_words};
 
 /// The scenarios, each chosen by a word of the prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,66 +276,6 @@ pub fn help() -> String {
 /// The reply chunks of the greeting (used by tests and benchmarks).
 pub fn reply_chunks(prompt: &str) -> Vec<String> {
     chunk_words(&hello(prompt), 3)
-}
-
-fn chunk(text: &str) -> ContentChunk {
-    ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
-}
-
-/// Splits `text` into pieces of about `words` words, keeping every character.
-fn chunk_words(text: &str, words: usize) -> Vec<String> {
-    let mut chunks = Vec::new();
-    let mut current = String::new();
-    let mut count = 0;
-    for piece in text.split_inclusive([' ', '\n']) {
-        current.push_str(piece);
-        count += 1;
-        if count == words {
-            chunks.push(std::mem::take(&mut current));
-            count = 0;
-        }
-    }
-    if !current.is_empty() {
-        chunks.push(current);
-    }
-    chunks
-}
-
-impl Turn {
-    fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
-    }
-
-    fn send(&self, update: SessionUpdate) -> Result<(), Error> {
-        self.cx.send_notification(SessionNotification::new(self.session.clone(), update))
-    }
-
-    pub(super) fn say(&self, text: &str) -> Result<(), Error> {
-        self.send(SessionUpdate::AgentMessageChunk(chunk(text)))
-    }
-
-    pub(super) async fn stream(&self, text: &str, delay: Duration) -> Outcome {
-        self.stream_chunks(&chunk_words(text, 3), delay).await
-    }
-
-    async fn stream_chunks(&self, chunks: &[String], delay: Duration) -> Outcome {
-        for piece in chunks {
-            if self.cancelled() {
-                return Ok(StopReason::Cancelled);
-            }
-            self.say(piece)?;
-            tokio::time::sleep(delay).await;
-        }
-        Ok(if self.cancelled() { StopReason::Cancelled } else { StopReason::EndTurn })
-    }
-
-    pub(super) fn tool(&self, call: ToolCall) -> Result<(), Error> {
-        self.send(SessionUpdate::ToolCall(call))
-    }
-
-    pub(super) fn tool_update(&self, id: &str, fields: ToolCallUpdateFields) -> Result<(), Error> {
-        self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields)))
-    }
 }
 
 async fn diff(t: &Turn) -> Outcome {

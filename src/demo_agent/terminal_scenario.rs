@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
     ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind, WaitForTerminalExitRequest,
 };
 
-use super::scenarios::Turn;
+use super::turn::Turn;
 
 /// The short command: four steps, a line of `é`, exit code 3.
 pub const STEPS: &str = "for i in 1 2 3 4; do echo \"step $i\"; sleep 0.2; done; printf 'ééééé\\n'; exit 3";

@@ -141,118 +141,125 @@ struct Simple {
 /// Splits a command line at `;`, `&&`, `||`, `|`, `&`, newlines, `(`/`)` and `$(`/backticks,
 /// honouring quotes and backslashes. Redirections are noted, not kept as words.
 fn split_commands(line: &str) -> Vec<Simple> {
-    let mut out = Vec::new();
-    let mut words: Vec<String> = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut overwrites = false;
-    let mut redirect: Option<bool> = None; // Some(overwriting) while the next word is a redirect target
     let chars: Vec<char> = line.chars().collect();
+    let mut s = Splitter::default();
     let mut i = 0;
-
-    let end_word = |words: &mut Vec<String>,
-                    word: &mut String,
-                    in_word: &mut bool,
-                    redirect: &mut Option<bool>,
-                    overwrites: &mut bool| {
-        if *in_word {
-            match redirect.take() {
-                Some(over) => {
-                    if over && word != "/dev/null" {
-                        *overwrites = true;
-                    }
-                }
-                None => words.push(std::mem::take(word)),
-            }
-            word.clear();
-            *in_word = false;
-        }
-    };
-
     while i < chars.len() {
         let c = chars[i];
         match c {
             '\'' => {
-                in_word = true;
+                s.in_word = true;
                 i += 1;
                 while i < chars.len() && chars[i] != '\'' {
-                    word.push(chars[i]);
+                    s.word.push(chars[i]);
                     i += 1;
                 }
             }
             '"' => {
-                in_word = true;
+                s.in_word = true;
                 i += 1;
                 while i < chars.len() && chars[i] != '"' {
                     if chars[i] == '\\' && i + 1 < chars.len() {
                         i += 1;
                     }
-                    word.push(chars[i]);
+                    s.word.push(chars[i]);
                     i += 1;
                 }
             }
             '\\' => {
-                in_word = true;
+                s.in_word = true;
                 if i + 1 < chars.len() {
                     i += 1;
-                    word.push(chars[i]);
+                    s.word.push(chars[i]);
                 }
             }
-            ' ' | '\t' => end_word(&mut words, &mut word, &mut in_word, &mut redirect, &mut overwrites),
-            '>' => {
-                // A file-descriptor number just before (`2>`) belongs to the redirection.
-                if in_word && word.chars().all(|c| c.is_ascii_digit()) {
-                    word.clear();
-                    in_word = false;
-                } else {
-                    end_word(&mut words, &mut word, &mut in_word, &mut redirect, &mut overwrites);
-                }
-                let next = chars.get(i + 1).copied();
-                if next == Some('>') {
-                    redirect = Some(false);
-                    i += 1;
-                } else if next == Some('&') {
-                    // `>&2`: duplicates a descriptor, writes no file.
-                    redirect = Some(false);
-                    i += 1;
-                } else {
-                    if next == Some('|') {
-                        i += 1;
-                    }
-                    redirect = Some(true);
-                }
-            }
+            ' ' | '\t' => s.end_word(),
+            '>' => i += s.redirect_out(chars.get(i + 1).copied()),
             '<' => {
-                end_word(&mut words, &mut word, &mut in_word, &mut redirect, &mut overwrites);
-                redirect = Some(false);
+                s.end_word();
+                s.redirect = Some(false);
             }
-            ';' | '&' | '|' | '\n' | '(' | ')' | '`' => {
-                end_word(&mut words, &mut word, &mut in_word, &mut redirect, &mut overwrites);
-                if !words.is_empty() || overwrites {
-                    out.push(Simple { words: std::mem::take(&mut words), overwrites });
-                }
-                overwrites = false;
-            }
+            ';' | '&' | '|' | '\n' | '(' | ')' | '`' => s.end_command(),
             '$' if chars.get(i + 1) == Some(&'(') => {
-                end_word(&mut words, &mut word, &mut in_word, &mut redirect, &mut overwrites);
-                if !words.is_empty() || overwrites {
-                    out.push(Simple { words: std::mem::take(&mut words), overwrites });
-                }
-                overwrites = false;
+                s.end_command();
                 i += 1;
             }
             _ => {
-                in_word = true;
-                word.push(c);
+                s.in_word = true;
+                s.word.push(c);
             }
         }
         i += 1;
     }
-    end_word(&mut words, &mut word, &mut in_word, &mut redirect, &mut overwrites);
-    if !words.is_empty() || overwrites {
-        out.push(Simple { words, overwrites });
+    s.end_command();
+    s.out
+}
+
+/// What `split_commands` holds as it reads: the commands made, the words of the one being read,
+/// the word being read, and whether the next word is a redirection's target.
+#[derive(Default)]
+struct Splitter {
+    out: Vec<Simple>,
+    words: Vec<String>,
+    word: String,
+    in_word: bool,
+    overwrites: bool,
+    /// Some(overwriting) while the next word is a redirect target.
+    redirect: Option<bool>,
+}
+
+impl Splitter {
+    /// The word read ends: it is a word of the command, or the target of a redirection.
+    fn end_word(&mut self) {
+        if self.in_word {
+            match self.redirect.take() {
+                Some(over) => {
+                    if over && self.word != "/dev/null" {
+                        self.overwrites = true;
+                    }
+                }
+                None => self.words.push(std::mem::take(&mut self.word)),
+            }
+            self.word.clear();
+            self.in_word = false;
+        }
     }
-    out
+
+    /// The command read ends (at `;`, `&&`, `|`, a newline, a parenthesis, `$(`, a backtick).
+    fn end_command(&mut self) {
+        self.end_word();
+        if !self.words.is_empty() || self.overwrites {
+            self.out.push(Simple { words: std::mem::take(&mut self.words), overwrites: self.overwrites });
+        }
+        self.overwrites = false;
+    }
+
+    /// A `>` (followed by `next`): the redirection it starts; returns how many characters after
+    /// it belong to it.
+    fn redirect_out(&mut self, next: Option<char>) -> usize {
+        // A file-descriptor number just before (`2>`) belongs to the redirection.
+        if self.in_word && self.word.chars().all(|c| c.is_ascii_digit()) {
+            self.word.clear();
+            self.in_word = false;
+        } else {
+            self.end_word();
+        }
+        match next {
+            // `>>` appends; `>&2` duplicates a descriptor, writes no file.
+            Some('>') | Some('&') => {
+                self.redirect = Some(false);
+                1
+            }
+            Some('|') => {
+                self.redirect = Some(true);
+                1
+            }
+            _ => {
+                self.redirect = Some(true);
+                0
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,22 +2,10 @@
 //! data, the options it offers, and the key under which "always"/"never" answers are remembered.
 
 pub use super::command_dangers::dangers;
+// (The kinds of option and how a call's request was answered are the tool call's: `tool.rs`
+// keeps them with the call, and needs nothing of this file.)
+pub use super::tool::{Answered, OptionKind};
 use super::tool::{ToolCall, ToolKind};
-
-/// The kinds of answer an agent can offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum OptionKind {
-    /// Allow this time.
-    AllowOnce,
-    /// Allow this and the same request from now on.
-    AllowAlways,
-    /// Refuse this time.
-    RejectOnce,
-    /// Refuse this and the same request from now on.
-    RejectAlways,
-    /// A kind this client does not know: shown by the agent's label, never chosen for the person.
-    Other,
-}
 
 impl OptionKind {
     /// The order the card shows them in.
@@ -72,21 +60,6 @@ pub enum PermissionAnswer {
         option_id: String,
         /// What kind it is.
         kind: OptionKind,
-    },
-    /// No answer: the turn was cancelled (or the agent stopped).
-    Cancelled,
-}
-
-/// How a request about a tool call was answered, kept with the call in the conversation (so the
-/// line saying it stays after a restart).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Answered {
-    /// One of the agent's options.
-    Selected {
-        /// Its kind.
-        kind: OptionKind,
-        /// The agent's label for it.
-        label: String,
     },
     /// No answer: the turn was cancelled (or the agent stopped).
     Cancelled,

@@ -112,7 +112,7 @@ pub struct ToolCall {
     pub terminals: Vec<String>,
     /// How the person answered the agent's request to run it, once answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answered: Option<crate::model::permission::Answered>,
+    pub answered: Option<Answered>,
     /// The commands of `terminals` that ended: their output and exit status, kept so the card
     /// shows them after a restart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -283,6 +283,36 @@ pub struct PlanItem {
     pub content: String,
     /// Where it stands.
     pub status: PlanStatus,
+}
+
+/// The kinds of answer an agent can offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum OptionKind {
+    /// Allow this time.
+    AllowOnce,
+    /// Allow this and the same request from now on.
+    AllowAlways,
+    /// Refuse this time.
+    RejectOnce,
+    /// Refuse this and the same request from now on.
+    RejectAlways,
+    /// A kind this client does not know: shown by the agent's label, never chosen for the person.
+    Other,
+}
+
+/// How a request about a tool call was answered, kept with the call in the conversation (so the
+/// line saying it stays after a restart).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Answered {
+    /// One of the agent's options.
+    Selected {
+        /// Its kind.
+        kind: OptionKind,
+        /// The agent's label for it.
+        label: String,
+    },
+    /// No answer: the turn was cancelled (or the agent stopped).
+    Cancelled,
 }
 
 #[cfg(test)]

@@ -34,9 +34,11 @@ use crate::protocol::threads::SessionAbilities;
 
 mod answers;
 mod checkpoints;
+mod commands;
 mod inbox;
 mod lifecycle;
 mod members;
+mod reports;
 mod retry;
 mod shared_thread;
 mod threads;
@@ -128,7 +130,7 @@ enum Internal {
         thread: i64,
         /// The thread has messages (the agent may not remember them).
         had_messages: bool,
-        result: Result<bool, super::acp_client::AcpError>,
+        result: Result<bool, super::acp::client::AcpError>,
     },
     /// The agent listed its sessions.
     Listed {
@@ -157,7 +159,7 @@ struct Slot {
     /// Its stored conversation.
     conversation_id: Option<i64>,
     /// The session to reopen at the next start (its thread's, restored from history).
-    resume: Option<super::acp_client::Reopen>,
+    resume: Option<super::acp::client::Reopen>,
     /// What it can do with sessions, as it last said (in this run or an earlier one).
     abilities: Option<SessionAbilities>,
     /// Its conversation was restored from history and no session has been opened since.
@@ -315,7 +317,7 @@ impl Manager {
         };
         let (events, agent) = (self.events.clone(), agent.to_string());
         tokio::spawn(async move {
-            let read = move || super::git_head::branch(&folder);
+            let read = move || super::git::head::branch(&folder);
             let branch = tokio::task::spawn_blocking(read).await.ok().flatten();
             events.send(Event::Agent(agent, AgentEvent::Branch { branch })).await;
         });
@@ -329,157 +331,6 @@ impl Manager {
         if let Some(slot) = self.slot(name) {
             slot.state = state.clone();
             self.events.send(Event::Agent(name.to_string(), AgentEvent::State { state })).await;
-        }
-    }
-
-    async fn command(&mut self, cmd: ManagerCommand) {
-        match cmd {
-            ManagerCommand::Agent(agent, AgentCommand::Start) => self.start(&agent).await,
-            ManagerCommand::Agent(agent, AgentCommand::Stop) => {
-                self.drop_queue(&agent).await;
-                self.return_waiting(&agent).await;
-                if let Some(slot) = self.slot(&agent) {
-                    slot.no_restart();
-                }
-                self.stop(&agent).await;
-            }
-            ManagerCommand::Agent(agent, AgentCommand::Kill) => {
-                self.drop_queue(&agent).await;
-                self.return_waiting(&agent).await;
-                if let Some(slot) = self.slot(&agent) {
-                    slot.no_restart();
-                }
-                if let Some(pid) = self.slot(&agent).and_then(|s| s.stopping_pid) {
-                    super::process::signal_group(pid, libc::SIGKILL);
-                }
-                self.stop_within(&agent, StopTimeouts { after_eof: Duration::ZERO, after_term: Duration::ZERO }).await;
-            }
-            ManagerCommand::Agent(agent, AgentCommand::Restart) => {
-                let running = self.slot(&agent).is_some_and(|s| s.is_running() || s.state == AgentState::Stopping);
-                if running {
-                    if let Some(slot) = self.slot(&agent) {
-                        slot.then(Then::Restart);
-                    }
-                    self.stop(&agent).await;
-                } else {
-                    self.start(&agent).await;
-                }
-            }
-            ManagerCommand::Agent(agent, AgentCommand::Prompt { text, context, with_transcript, id, attachments }) => {
-                let context = match with_transcript {
-                    true => self.transcript(&agent).await.map(|t| t + context.as_deref().unwrap_or_default()),
-                    false => context,
-                };
-                self.prompt(agent, text, context, id, attachments).await;
-            }
-            ManagerCommand::Agent(agent, AgentCommand::Retry { question }) => self.retry(agent, question).await,
-            ManagerCommand::Agent(agent, AgentCommand::SendAgain { message }) => self.send_again(agent, message).await,
-            ManagerCommand::Agent(agent, AgentCommand::Cancel) => self.cancel(&agent).await,
-            ManagerCommand::Checkpoint(command) => self.checkpoint_command(command).await,
-            ManagerCommand::Agent(agent, AgentCommand::Unqueue { id }) => {
-                let Some(slot) = self.slot(&agent) else { return };
-                let before = slot.queue.len();
-                slot.queue.retain(|(queued, ..)| *queued != id);
-                if slot.queue.len() != before {
-                    self.events.send(Event::Agent(agent, AgentEvent::Unqueued { id })).await;
-                }
-            }
-            ManagerCommand::Agent(agent, AgentCommand::AnswerElicitation { id, answer }) => {
-                let answered = self
-                    .slot(&agent)
-                    .and_then(|s| s.running.as_ref())
-                    .is_some_and(|r| r.conn.answer_elicitation(id, &answer));
-                if answered {
-                    self.events.send(Event::Agent(agent, AgentEvent::ElicitationResolved { id, answer })).await;
-                }
-            }
-            ManagerCommand::Agent(agent, AgentCommand::Attach { source }) => {
-                let Some(slot) = self.slot(&agent) else { return };
-                let (workspace, events) = (slot.config.workspace.clone(), self.events.clone());
-                tokio::spawn(async move {
-                    // No desktop dialog: the window's own picker, in the workspace.
-                    if matches!(source, crate::protocol::attachments::AttachSource::Pick)
-                        && !crate::runtime::dialog::desktop_dialog()
-                    {
-                        let purpose = crate::protocol::picker::PickFor::Attach { agent };
-                        let start = crate::protocol::picker::PickerStart { purpose, folder: workspace };
-                        return events.send(Event::PickInWindow(start)).await;
-                    }
-                    let results = super::attach::read(source, workspace).await;
-                    events.send(Event::Agent(agent, AgentEvent::Attached { results })).await;
-                });
-            }
-            ManagerCommand::Agent(agent, AgentCommand::Thread { op }) => self.thread(&agent, op).await,
-            ManagerCommand::Agent(agent, AgentCommand::SetOption { key, value }) => self.set_option(&agent, key, value),
-            ManagerCommand::Agent(agent, AgentCommand::Login { method, values }) => {
-                let Some(slot) = self.slot(&agent) else { return };
-                slot.auth_env.extend(values);
-                slot.login = method;
-                match slot.state {
-                    AgentState::Idle | AgentState::Busy | AgentState::Starting => {
-                        slot.then(Then::Restart);
-                        self.stop(&agent).await;
-                    }
-                    AgentState::Stopping => slot.then(Then::Restart),
-                    AgentState::Stopped | AgentState::Crashed(_) => self.start(&agent).await,
-                }
-            }
-            ManagerCommand::Agent(agent, AgentCommand::Logout) => {
-                let Some(slot) = self.slot(&agent) else { return };
-                slot.auth_env.clear();
-                slot.login = None;
-                let generation = slot.generation;
-                let Some(conn) = slot.running.as_ref().map(|r| r.conn.clone()) else { return };
-                let internal = self.internal_tx.clone();
-                // The manager never waits on an agent: the answer comes back as a report.
-                tokio::spawn(async move {
-                    if let Err(e) = conn.log_out().await {
-                        tracing::warn!(agent, "logout: {e}");
-                    }
-                    let _ = internal.send(Internal::LoggedOut { agent, generation }).await;
-                });
-            }
-            ManagerCommand::Agent(agent, AgentCommand::AnswerPermission { id, answer }) => {
-                let answered =
-                    self.slot(&agent).and_then(|s| s.running.as_ref()).is_some_and(|r| r.conn.answer(id, &answer));
-                if answered {
-                    let remembered =
-                        matches!(&answer, PermissionAnswer::Selected { kind, .. } if kind.remembered().is_some());
-                    self.events.send(Event::Agent(agent.clone(), AgentEvent::PermissionResolved { id, answer })).await;
-                    if remembered {
-                        self.send_rules(&agent).await;
-                    }
-                }
-            }
-            ManagerCommand::Agent(agent, AgentCommand::ForgetRule { key }) => {
-                if let Some(config) = self.slot(&agent).map(|s| s.config.clone()) {
-                    self.rules_for(&config).forget(&key);
-                    self.send_rules(&agent).await;
-                }
-            }
-            ManagerCommand::ConfigLoaded { path, result } => self.config_loaded(path, result).await,
-            ManagerCommand::OpenConfig { path, result } => {
-                // Every agent of the current file stops first; the loop opens the new one after.
-                self.opening = Some((path, result));
-                let names: Vec<String> = self.slots.iter().map(|s| s.config.name.clone()).collect();
-                for name in names {
-                    self.drop_queue(&name).await;
-                    if let Some(slot) = self.slot(&name) {
-                        slot.no_restart();
-                    }
-                    self.stop(&name).await;
-                }
-            }
-            ManagerCommand::SetMember { name, member } => {
-                match member {
-                    Some(member) => self.members.insert(name, member),
-                    None => self.members.remove(&name),
-                };
-                if let Some(config) = self.loaded.clone() {
-                    self.apply(config).await;
-                }
-            }
-            ManagerCommand::Shutdown => self.begin_shutdown().await,
         }
     }
 
@@ -502,7 +353,7 @@ impl Manager {
                 if !stored.messages.is_empty() {
                     slot.resume = stored
                         .session_id
-                        .map(|session_id| super::acp_client::Reopen { session_id, show_replay: false });
+                        .map(|session_id| super::acp::client::Reopen { session_id, show_replay: false });
                     slot.restored = true;
                 }
                 Some((stored.id, stored.messages))
@@ -614,7 +465,7 @@ impl Manager {
             return;
         }
         let Some(slot) = self.slot(&agent) else { return };
-        let attached = super::acp_content::shown(&attachments, &slot.config.workspace_path());
+        let attached = super::acp::content::shown(&attachments, &slot.config.workspace_path());
         slot.said.note(id.clone(), text.clone(), attachments.clone());
         let said =
             Event::Agent(agent.clone(), AgentEvent::UserMessage { text: text.clone(), id: id.clone(), attached });
@@ -654,136 +505,6 @@ impl Manager {
             let end = prompt.await;
             let _ = internal.send(Internal::TurnDone { agent, turn, end }).await;
         });
-    }
-
-    async fn internal(&mut self, msg: Internal) {
-        match msg {
-            Internal::Started { agent, generation, result } => self.started(&agent, generation, result).await,
-            Internal::TurnDone { agent, turn, end } => {
-                let Some(slot) = self.slot(&agent) else { return };
-                if slot.turn != Some(turn) {
-                    return;
-                }
-                slot.turn = None;
-                slot.last_used = Instant::now();
-                slot.turns_in_session += 1;
-                let stale = slot.then == Then::Renew;
-                let queued = !slot.queue.is_empty();
-                let login = match (&end, &slot.running) {
-                    (TurnEnd::AuthRequired { message }, Some(running)) => {
-                        Some((message.clone(), running.conn.auth_methods.clone()))
-                    }
-                    _ => None,
-                };
-                // Requests of the ended turn that wait still are moot: answered "cancelled".
-                let moot = slot.running.as_ref().map(|r| r.conn.answer_waiting_cancelled()).unwrap_or_default();
-                self.report_cancelled(&agent, (moot, Vec::new())).await;
-                self.events.send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end })).await;
-                self.send_threads_when_saved(&agent);
-                // The agent may have switched branches during the turn, and written files an
-                // open review shows.
-                self.tell_branch(&agent);
-                self.review_again(&agent);
-                self.set_state(&agent, AgentState::Idle).await;
-                if let Some((message, methods)) = login {
-                    // Logged out meanwhile: the person logs in again, then the agent starts anew.
-                    self.events.send(Event::Agent(agent.clone(), AgentEvent::LoginNeeded { message, methods })).await;
-                    self.stop(&agent).await;
-                } else if stale || self.shutting_down {
-                    self.stop(&agent).await;
-                } else if queued {
-                    self.dispatch(&agent).await;
-                }
-            }
-            Internal::Exited { agent, generation, status, stopped_talking } => {
-                let Some(slot) = self.slot(&agent) else { return };
-                if slot.generation != generation {
-                    return;
-                }
-                let running = slot.running.take();
-                slot.forgot |= slot.turns_in_session > 0 || slot.turn.is_some();
-                slot.turns_in_session = 0;
-                let tail = running.as_ref().map(|r| r.process.stderr().tail(CRASH_TAIL)).unwrap_or_default();
-                let turn = slot.turn.take();
-                let dropped = !slot.queue.is_empty();
-                slot.queue.clear();
-                if let Some(running) = running {
-                    let pid = running.process.pid();
-                    if stopped_talking {
-                        // It would not end by itself: ended before it is reported.
-                        super::process::end_group(pid).await;
-                    } else {
-                        tokio::spawn(super::process::end_group(pid));
-                    }
-                    // What it started where it ran (over SSH) ends too, now or at the next connection.
-                    if let Some(teardown) = running.process.teardown() {
-                        tokio::spawn(async move { teardown.sweep().await });
-                    }
-                }
-                let reason = match (stopped_talking, exit_reason(status)) {
-                    (true, _) => CrashReason::StoppedTalking,
-                    // ssh ends with 255 when its connection is lost.
-                    (false, CrashReason::Exited { code: 255 }) if slot.config.runtime.kind == RuntimeKind::Ssh => {
-                        CrashReason::Disconnected { host: slot.config.runtime.host.clone().unwrap_or_default() }
-                    }
-                    (false, reason) => reason,
-                };
-                if turn.is_some() {
-                    self.events
-                        .send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end: TurnEnd::AgentExited }))
-                        .await;
-                }
-                if dropped {
-                    self.events.send(Event::Agent(agent.clone(), AgentEvent::QueueDropped)).await;
-                }
-                self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
-            }
-            Internal::OptionSet { agent, generation, setting, result } => {
-                if self.slot(&agent).is_none_or(|s| s.generation != generation) {
-                    return;
-                }
-                let event = match result {
-                    Ok(update) => Event::Agent(agent, AgentEvent::Update { update }),
-                    Err(message) => {
-                        Event::Agent(agent, AgentEvent::Notice { notice: Notice::SettingRefused { setting, message } })
-                    }
-                };
-                self.events.send(event).await;
-            }
-            Internal::LoggedOut { agent, generation } => {
-                if self.slot(&agent).is_some_and(|s| s.generation == generation) {
-                    self.drop_queue(&agent).await;
-                    self.stop(&agent).await;
-                }
-            }
-            Internal::Switched { agent, generation, thread, had_messages, result } => {
-                self.switched(&agent, generation, thread, had_messages, result).await;
-            }
-            Internal::Listed { agent, result } => self.listed(&agent, result).await,
-            Internal::CancelDeadline { agent, turn } => {
-                if self.slot(&agent).is_some_and(|s| s.turn == Some(turn)) {
-                    self.events
-                        .send(Event::Agent(agent.clone(), AgentEvent::Notice { notice: Notice::Unresponsive }))
-                        .await;
-                    self.stop(&agent).await;
-                }
-            }
-            Internal::Stopped { agent, generation } => {
-                let Some(slot) = self.slot(&agent) else { return };
-                if slot.generation != generation {
-                    return;
-                }
-                let then = std::mem::replace(&mut slot.then, Then::Carry);
-                slot.stopping_pid = None;
-                let (restart, removed) = (then == Then::Restart, then == Then::Forget);
-                self.set_state(&agent, AgentState::Stopped).await;
-                if removed {
-                    self.slots.retain(|s| s.config.name != agent);
-                } else if restart || !self.slot(&agent).is_some_and(|s| s.queue.is_empty()) {
-                    self.start(&agent).await;
-                }
-            }
-        }
     }
 
     /// Switches to another config file: its agents, its conversations.

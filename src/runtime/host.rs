@@ -11,7 +11,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use tokio::sync::mpsc;
 
-use super::config_file::AppDirs;
+use super::config::file::AppDirs;
 use super::events::{EventSink, Waker};
 use super::history::spawn_recorder;
 pub use super::services::Startup;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::process::StopTimeouts;
 
-use super::acp_client::{AcpConnection, AcpError, ClientContext};
+use super::acp::client::{AcpConnection, AcpError, ClientContext};
 use super::agent_fs::AgentFs;
 use super::events::EventSink;
 use super::exec::{ProcessSpec, executor_for};
@@ -114,7 +114,7 @@ pub(super) async fn launch(
         timeout: settings.handshake_timeout,
         replaying: Arc::default(),
         redact,
-        login: super::acp_client::LoginPlan { method: login, env: env_names(config), timeout: LOGIN_TIMEOUT },
+        login: super::acp::client::LoginPlan { method: login, env: env_names(config), timeout: LOGIN_TIMEOUT },
         chosen,
         mcp,
         policy: config.policy,
@@ -161,7 +161,7 @@ pub(super) async fn launch(
 #[derive(Default)]
 pub(super) struct SessionPlan {
     /// An earlier session to reopen (`session/load`).
-    pub resume: Option<super::acp_client::Reopen>,
+    pub resume: Option<super::acp::client::Reopen>,
     /// A way to log in the person chose.
     pub login: Option<String>,
     /// The choices remembered for the agent.
@@ -199,7 +199,7 @@ fn hosted(
         return Ok(spec);
     }
     let program = super::exec::resolve_program(&spec.argv[0]);
-    if !super::config_file::command_exists(&program.to_string_lossy(), &spec.cwd) {
+    if !super::config::file::command_exists(&program.to_string_lossy(), &spec.cwd) {
         return Err(super::exec::ExecError::NotFound { program: spec.argv[0].clone() });
     }
     spec.argv[0] = program.display().to_string();

@@ -21,7 +21,7 @@ pub struct LogFile {
 impl LogFile {
     /// Opens (appends to) `dir/sidekicks.log`, making `dir` private.
     pub fn open(dir: &Path) -> std::io::Result<Self> {
-        super::config_file::private_dir(dir)?;
+        super::config::file::private_dir(dir)?;
         let path = dir.join("sidekicks.log");
         let file = open(&path)?;
         let size = file.metadata()?.len();

@@ -1,31 +1,20 @@
 //! Everything that touches the world, on tokio: starting agent processes, speaking ACP with
 //! them, the config file and its watcher. Never draws: it produces `app::Event`s.
 
-pub mod acp_auth;
-pub mod acp_client;
-pub mod acp_content;
-pub mod acp_convert;
-pub mod acp_elicit;
-pub mod acp_mcp;
-mod acp_permissions;
-pub mod acp_session;
-pub mod acp_sessions;
-pub mod acp_transport;
+pub mod acp;
 pub mod agent_fs;
 pub mod agent_terminals;
 pub mod agents;
 pub mod attach;
-pub mod checkpoint;
-pub mod checkpoint_review;
+pub mod checkpoints;
 pub mod clock;
-pub mod config_file;
-pub mod config_watch;
+pub mod config;
 pub mod dialog;
 pub mod discovery;
 pub mod events;
 pub mod exec;
 pub mod frame_stats;
-pub mod git_head;
+pub mod git;
 pub mod history;
 pub mod host;
 mod launch;

@@ -13,7 +13,7 @@ impl SidekicksApp {
     /// The window's shortcuts: the palette, Alt+1…9 for agents, Ctrl+N for a new thread, Ctrl+F and
     /// Ctrl+Shift+F. None is taken while a terminal has the keyboard (its keys are the shell's).
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
-        if super::terminal_view::has_focus(ctx) {
+        if super::terminal::view::has_focus(ctx) {
             return;
         }
         if palette::opened(ctx) {
@@ -166,9 +166,7 @@ impl SidekicksApp {
         if !notes.is_empty() {
             ctx.send_viewport_cmd(egui::ViewportCommand::RequestUserAttention(egui::UserAttentionType::Informational));
         }
-        for note in notes {
-            self.bridge.send(Command::Notify(Box::new(note)));
-        }
+        self.submit(notes.into_iter().map(|note| Command::Notify(Box::new(note))));
         if let Some(target) = self.state.clicked.take() {
             match target {
                 NoteTarget::Agent(name) => self.run(ctx, palette::Action::Agent(name)),

@@ -89,37 +89,9 @@ pub fn agent_form_ui(
         ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(220.0));
         ui.end_row();
 
-        ui.label(tr(lang, Key::FieldCommand));
-        ui.horizontal(|ui| {
-            ui.add(egui::TextEdit::singleline(&mut form.command).desired_width(160.0));
-            // What is found on this computer fills the command and its arguments.
-            let found = ui.menu_button(tr(lang, Key::FoundAgents), |ui| match &state.found_agents {
-                None => {
-                    ui.spinner();
-                }
-                Some(found) if found.is_empty() => {
-                    ui.label(RichText::new(tr(lang, Key::NoAgentsFound)).weak());
-                }
-                Some(found) => {
-                    for f in found {
-                        let line = format!("{} — {} {}", f.agent.name, f.agent.command, f.agent.args.join(" "));
-                        if ui.button(line).clicked() {
-                            form.command.clone_from(&f.agent.command);
-                            form.args = f.agent.args.join("\n");
-                            if form.name.trim().is_empty() {
-                                form.name.clone_from(&f.agent.name);
-                            }
-                            ui.close();
-                        }
-                    }
-                }
-            });
-            if found.response.clicked() && state.found_agents.is_none() {
-                asked = FormAsked::Discover;
-            }
-        });
-        ui.end_row();
-
+        if command_row(ui, lang, state, form) {
+            asked = FormAsked::Discover;
+        }
         ui.label(tr(lang, Key::FieldArgs));
         ui.add(egui::TextEdit::multiline(&mut form.args).desired_rows(2).desired_width(220.0));
         ui.end_row();
@@ -134,64 +106,7 @@ pub fn agent_form_ui(
         });
         ui.end_row();
 
-        ui.label(tr(lang, Key::FieldRunsOn));
-        egui::ComboBox::from_id_salt("agent-form-runtime")
-            .selected_text(super::i18n::runtime_place(lang, form.runtime.code()))
-            .show_ui(ui, |ui| {
-                for kind in RuntimeKind::ALL {
-                    ui.selectable_value(&mut form.runtime, kind, super::i18n::runtime_place(lang, kind.code()));
-                }
-            });
-        ui.end_row();
-        // Where exactly, and the folder there.
-        if let Some(key) = form.runtime.target_key() {
-            let (label, hint) = match key {
-                "host" => (Key::FieldHost, "gpu-box, me@host:2222"),
-                "sandbox" => (Key::FieldSandbox, ""),
-                "pod" => (Key::FieldPod, ""),
-                _ => (Key::FieldContainer, ""),
-            };
-            ui.label(tr(lang, label));
-            ui.add(egui::TextEdit::singleline(&mut form.target).desired_width(220.0).hint_text(hint));
-            ui.end_row();
-            ui.label(tr(lang, Key::FieldFolderThere));
-            ui.vertical(|ui| {
-                ui.add(
-                    egui::TextEdit::singleline(&mut form.remote_path)
-                        .desired_width(220.0)
-                        .hint_text(tr(lang, Key::FolderThereHint)),
-                );
-                ui.label(RichText::new(tr(lang, Key::FolderThereNote)).small().weak());
-            });
-            ui.end_row();
-        }
-
-        ui.label(tr(lang, Key::FieldEnv));
-        ui.vertical(|ui| {
-            let mut remove = None;
-            for (i, (name, value)) in form.env.iter_mut().enumerate() {
-                ui.horizontal(|ui| {
-                    ui.add(egui::TextEdit::singleline(name).desired_width(110.0).hint_text("NAME"));
-                    ui.add(egui::TextEdit::singleline(value).desired_width(110.0).password(!view.show_values));
-                    if ui.small_button("×").on_hover_text(tr(lang, Key::RemoveVariable)).clicked() {
-                        remove = Some(i);
-                    }
-                });
-            }
-            if let Some(i) = remove {
-                form.env.remove(i);
-            }
-            ui.horizontal(|ui| {
-                if ui.small_button(tr(lang, Key::AddVariable)).clicked() {
-                    form.env.push(Default::default());
-                }
-                if !form.env.is_empty() {
-                    ui.checkbox(&mut view.show_values, tr(lang, Key::ShowValues));
-                }
-            });
-        });
-        ui.end_row();
-
+        where_rows(ui, lang, form, &mut view.show_values);
         ui.label(tr(lang, Key::FieldChannels));
         ui.add(egui::TextEdit::singleline(&mut form.channels).desired_width(220.0).hint_text("design, review"));
         ui.end_row();
@@ -214,4 +129,103 @@ pub fn agent_form_ui(
         }
     });
     asked
+}
+
+/// The command row: the field, and the agents found on this computer to fill it; true when the
+/// search for them should start.
+fn command_row(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut AgentForm) -> bool {
+    let mut discover = false;
+    ui.label(tr(lang, Key::FieldCommand));
+    ui.horizontal(|ui| {
+        ui.add(egui::TextEdit::singleline(&mut form.command).desired_width(160.0));
+        // What is found on this computer fills the command and its arguments.
+        let found = ui.menu_button(tr(lang, Key::FoundAgents), |ui| match &state.found_agents {
+            None => {
+                ui.spinner();
+            }
+            Some(found) if found.is_empty() => {
+                ui.label(RichText::new(tr(lang, Key::NoAgentsFound)).weak());
+            }
+            Some(found) => {
+                for f in found {
+                    let line = format!("{} — {} {}", f.agent.name, f.agent.command, f.agent.args.join(" "));
+                    if ui.button(line).clicked() {
+                        form.command.clone_from(&f.agent.command);
+                        form.args = f.agent.args.join("\n");
+                        if form.name.trim().is_empty() {
+                            form.name.clone_from(&f.agent.name);
+                        }
+                        ui.close();
+                    }
+                }
+            }
+        });
+        if found.response.clicked() && state.found_agents.is_none() {
+            discover = true;
+        }
+    });
+    ui.end_row();
+
+    discover
+}
+
+/// Where the agent runs (and the place and folder there), and its environment.
+fn where_rows(ui: &mut egui::Ui, lang: Language, form: &mut AgentForm, show_values: &mut bool) {
+    ui.label(tr(lang, Key::FieldRunsOn));
+    egui::ComboBox::from_id_salt("agent-form-runtime")
+        .selected_text(super::i18n::runtime_place(lang, form.runtime.code()))
+        .show_ui(ui, |ui| {
+            for kind in RuntimeKind::ALL {
+                ui.selectable_value(&mut form.runtime, kind, super::i18n::runtime_place(lang, kind.code()));
+            }
+        });
+    ui.end_row();
+    // Where exactly, and the folder there.
+    if let Some(key) = form.runtime.target_key() {
+        let (label, hint) = match key {
+            "host" => (Key::FieldHost, "gpu-box, me@host:2222"),
+            "sandbox" => (Key::FieldSandbox, ""),
+            "pod" => (Key::FieldPod, ""),
+            _ => (Key::FieldContainer, ""),
+        };
+        ui.label(tr(lang, label));
+        ui.add(egui::TextEdit::singleline(&mut form.target).desired_width(220.0).hint_text(hint));
+        ui.end_row();
+        ui.label(tr(lang, Key::FieldFolderThere));
+        ui.vertical(|ui| {
+            ui.add(
+                egui::TextEdit::singleline(&mut form.remote_path)
+                    .desired_width(220.0)
+                    .hint_text(tr(lang, Key::FolderThereHint)),
+            );
+            ui.label(RichText::new(tr(lang, Key::FolderThereNote)).small().weak());
+        });
+        ui.end_row();
+    }
+
+    ui.label(tr(lang, Key::FieldEnv));
+    ui.vertical(|ui| {
+        let mut remove = None;
+        for (i, (name, value)) in form.env.iter_mut().enumerate() {
+            ui.horizontal(|ui| {
+                ui.add(egui::TextEdit::singleline(name).desired_width(110.0).hint_text("NAME"));
+                ui.add(egui::TextEdit::singleline(value).desired_width(110.0).password(!*show_values));
+                if ui.small_button("×").on_hover_text(tr(lang, Key::RemoveVariable)).clicked() {
+                    remove = Some(i);
+                }
+            });
+        }
+        if let Some(i) = remove {
+            form.env.remove(i);
+        }
+        ui.horizontal(|ui| {
+            if ui.small_button(tr(lang, Key::AddVariable)).clicked() {
+                form.env.push(Default::default());
+            }
+            if !form.env.is_empty() {
+                ui.checkbox(show_values, tr(lang, Key::ShowValues));
+            }
+        });
+    });
+    ui.end_row();
 }

@@ -11,9 +11,10 @@ use super::message_list::MessageList;
 use super::permission_card::permission_card_ui;
 use super::theme::state_dot;
 use crate::app::AgentCommand;
-use crate::app::channels_state::answer_messages;
+use crate::app::channels_state::{ChannelState, answer_messages};
 use crate::app::{AgentState, AppState, Command, Request};
 use crate::model::channel::Entry;
+use crate::model::config::Language;
 use crate::protocol::teams::TeamCommand;
 
 /// What the window keeps for one channel.
@@ -43,6 +44,20 @@ pub fn channel_ui(
             ui.label(RichText::new(d).weak());
         }
     });
+    members_ui(ui, state, channel, &mut commands);
+    team_ui(ui, state, channel, &mut commands);
+    if channel.members.is_empty() {
+        ui.label(RichText::new(tr(lang, Key::NoChannelMembers)).weak());
+    }
+    ui.separator();
+    composer_ui(ui, lang, channel, name, pane, &mut commands);
+    timeline_ui(ui, state, channel, pane, markdown, &mut commands);
+    commands
+}
+
+/// The members: each one's state, a Stop for each one at work, and Stop all.
+fn members_ui(ui: &mut egui::Ui, state: &AppState, channel: &ChannelState, commands: &mut Vec<Request>) {
+    let lang = state.language;
     ui.horizontal_wrapped(|ui| {
         for member in &channel.members {
             let Some(agent) = state.agent(member) else { continue };
@@ -66,7 +81,11 @@ pub fn channel_ui(
             commands.extend(busy.into_iter().map(|agent| Command::Agent(agent, AgentCommand::Cancel).into()));
         }
     });
-    // A team channel: each member's work, merged from here.
+}
+
+/// A team channel: each member's work, merged from here.
+fn team_ui(ui: &mut egui::Ui, state: &AppState, channel: &ChannelState, commands: &mut Vec<Request>) {
+    let lang = state.language;
     if let Some(team_id) = &channel.team
         && let Some(team) = state.teams.team(team_id)
     {
@@ -101,10 +120,17 @@ pub fn channel_ui(
             }
         });
     }
-    if channel.members.is_empty() {
-        ui.label(RichText::new(tr(lang, Key::NoChannelMembers)).weak());
-    }
-    ui.separator();
+}
+
+/// The composer: `@` completes the members' names; the sending key sends to the channel.
+fn composer_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    channel: &ChannelState,
+    name: &str,
+    pane: &mut ChannelPane,
+    commands: &mut Vec<Request>,
+) {
     egui::Panel::bottom("channel-composer").show(ui, |ui| {
         super::conversation::column(ui, |ui| {
             let send_with = super::send_key::get(ui);
@@ -141,6 +167,19 @@ pub fn channel_ui(
             });
         })
     });
+}
+
+/// The timeline: the person's words, hand-overs, notices and each member's answer, with the
+/// permission cards of members whose message is not in view.
+fn timeline_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    channel: &ChannelState,
+    pane: &mut ChannelPane,
+    markdown: &mut CommonMarkCache,
+    commands: &mut Vec<Request>,
+) {
+    let lang = state.language;
     let mut actions = MessageActions::default();
     let timeline = &channel.timeline;
     // The members' messages in view: their permission cards are drawn with them, not again below.
@@ -207,5 +246,4 @@ pub fn channel_ui(
         })
     });
     commands.extend(actions.commands.into_iter().map(Request::from));
-    commands
 }

@@ -62,7 +62,7 @@ pub fn conversation_ui(
     egui::Panel::bottom("composer").show(ui, |ui| {
         column(ui, |ui| {
             pinned_plan_ui(ui, lang, agent);
-            requests.extend(super::session_settings::settings_ui(ui, lang, agent).into_iter().map(Request::from));
+            requests.extend(super::settings::session::settings_ui(ui, lang, agent).into_iter().map(Request::from));
             let sent = composer_ui(ui, lang, agent, draft);
             // What the person sends shows at the bottom, wherever the list was scrolled to.
             if sent.iter().any(|r| matches!(r, Request::Command(Command::Agent(_, AgentCommand::Prompt { .. })))) {
@@ -224,18 +224,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     let name = agent.config.name.clone();
     let mut requests = Vec::new();
     let id = ui.make_persistent_id(("composer", &name));
-    // The composer has the keyboard when nothing else does (a conversation just opened), or when
-    // asked (the palette).
-    let asked = ui.data_mut(|d| d.remove_temp::<bool>(egui::Id::unique("focus-composer"))).unwrap_or(false);
-    if asked || ui.memory(|m| m.focused().is_none()) {
-        ui.memory_mut(|m| m.request_focus(id));
-    }
-    if ui.data_mut(|d| d.remove_temp::<bool>(egui::Id::unique("composer-cursor-end"))).unwrap_or(false) {
-        let mut state = egui::text_edit::TextEditState::load(ui.ctx(), id).unwrap_or_default();
-        let end = egui::text::CCursor::new(draft.chars().count());
-        state.cursor.set_char_range(Some(egui::text::CCursorRange::one(end)));
-        state.store(ui.ctx(), id);
-    }
+    take_focus(ui, id, draft);
     let focused = ui.memory(|m| m.has_focus(id));
     requests.extend(super::attach_bar::dropped_and_pasted(ui, agent, focused));
     // The `@` and `/` menus take their keys first (Enter completes a path or a name there).
@@ -244,19 +233,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         _ => &[],
     };
     let (mentioning, picked) = super::mention_menu::keys(ui, id, focused, draft, paths);
-    if mentioning
-        && agent.composing.paths.is_none()
-        && !ui.data(|d| d.get_temp::<bool>(id.with("paths-asked"))).unwrap_or(false)
-    {
-        ui.data_mut(|d| d.insert_temp(id.with("paths-asked"), true));
-        let op = crate::protocol::workspace::WorkspaceOp::Paths { limit: crate::app::composing::MENTION_PATHS };
-        requests.push(Command::Workspace(WorkspaceCommand::Op { agent: name.clone(), op }).into());
-    }
-    if !mentioning && ui.data(|d| d.get_temp::<bool>(id.with("paths-asked"))).unwrap_or(false) {
-        // Asked again the next time `@` is typed: the workspace may have changed.
-        ui.data_mut(|d| d.insert_temp(id.with("paths-asked"), false));
-        requests.push(Request::Attachments { agent: name.clone(), op: crate::app::composing::AttachOp::ForgetPaths });
-    }
+    requests.extend(ask_paths(ui, id, agent, mentioning));
     let mut picked = picked;
     let menu = mentioning || super::slash_menu::keys(ui, id, focused, draft, &agent.commands);
     // Tab stays in the composer (it moved to Send, where the next space sent the message).
@@ -272,49 +249,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         && ui.input_mut(|i| i.consume_key(Modifiers::NONE, EguiKey::Escape));
     let mut send = false;
     let mut stop = escape;
-    if agent.threads.offered && !agent.attach_transcript {
-        // Before the person writes: the agent does not remember this thread.
-        ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(trf(lang, Key::NoticeTranscript, &[("agent", &name)])).small().italics());
-            if ui.small_button(tr(lang, Key::SendTranscript)).clicked() {
-                requests.push(Request::AttachTranscript { agent: name.clone(), attach: true });
-            }
-        });
-    }
-    if let Some((holder, waiting)) = &agent.threads.held_elsewhere {
-        // Another Sidekicks answers in this thread: what was sent waits for it.
-        ui.horizontal_wrapped(|ui| {
-            ui.spinner();
-            ui.label(RichText::new(trf(lang, Key::ThreadHeldElsewhere, &[("holder", holder)])).small().italics());
-            let count = waiting.len().to_string();
-            ui.label(RichText::new(trf(lang, Key::MessagesWaiting, &[("count", &count)])).small().weak());
-        });
-    }
-    if !agent.threads.returned.is_empty() {
-        ui.horizontal_wrapped(|ui| {
-            let count = agent.threads.returned.len().to_string();
-            ui.label(RichText::new(trf(lang, Key::MessagesReturned, &[("count", &count)])).small().italics());
-            if ui.small_button(tr(lang, Key::PutBack)).clicked() {
-                let back = agent.threads.returned.join("\n\n");
-                *draft = if draft.trim().is_empty() { back } else { format!("{draft}\n\n{back}") };
-                requests.push(Request::TakeReturned { agent: name.clone() });
-            }
-        });
-    }
-    if agent.attach_transcript {
-        ui.horizontal(|ui| {
-            ui.label(RichText::new(tr(lang, Key::TranscriptAttached)).small().italics());
-            if ui.small_button(tr(lang, Key::DontSendTranscript)).clicked() {
-                requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
-            }
-        });
-    }
-    // Stop drops the queue: said before it is pressed (on the button it wrapped over lines).
-    let queued = agent.conversation.messages.iter().filter(|m| m.delivery == Delivery::Queued).count();
-    if agent.state == AgentState::Busy && queued > 0 {
-        let count = queued.to_string();
-        ui.label(RichText::new(trf(lang, Key::StopDrops, &[("count", &count)])).small().italics());
-    }
+    requests.extend(notes_ui(ui, lang, agent, draft));
     ui.add_space(4.0);
     requests.extend(super::attach_bar::attach_bar_ui(ui, lang, agent));
     let searching = tr(lang, Key::ListingFiles);
@@ -369,6 +304,93 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
         }
         let prompt = AgentCommand::Prompt { text, context: None, with_transcript, id: None, attachments };
         requests.push(Command::Agent(name, prompt).into());
+    }
+    requests
+}
+
+/// The composer takes the keyboard when nothing else has it (a conversation just opened) or when
+/// asked (the palette), with its cursor at the end when asked.
+fn take_focus(ui: &mut egui::Ui, id: egui::Id, draft: &str) {
+    let asked = ui.data_mut(|d| d.remove_temp::<bool>(egui::Id::unique("focus-composer"))).unwrap_or(false);
+    if asked || ui.memory(|m| m.focused().is_none()) {
+        ui.memory_mut(|m| m.request_focus(id));
+    }
+    if ui.data_mut(|d| d.remove_temp::<bool>(egui::Id::unique("composer-cursor-end"))).unwrap_or(false) {
+        let mut state = egui::text_edit::TextEditState::load(ui.ctx(), id).unwrap_or_default();
+        let end = egui::text::CCursor::new(draft.chars().count());
+        state.cursor.set_char_range(Some(egui::text::CCursorRange::one(end)));
+        state.store(ui.ctx(), id);
+    }
+}
+
+/// The workspace's paths for `@`: asked when `@` is typed and none are known, forgotten when the
+/// menu closes (the workspace may have changed by the next `@`).
+fn ask_paths(ui: &mut egui::Ui, id: egui::Id, agent: &AgentView, mentioning: bool) -> Vec<Request> {
+    let name = agent.config.name.clone();
+    let mut requests = Vec::new();
+    if mentioning
+        && agent.composing.paths.is_none()
+        && !ui.data(|d| d.get_temp::<bool>(id.with("paths-asked"))).unwrap_or(false)
+    {
+        ui.data_mut(|d| d.insert_temp(id.with("paths-asked"), true));
+        let op = crate::protocol::workspace::WorkspaceOp::Paths { limit: crate::app::composing::MENTION_PATHS };
+        requests.push(Command::Workspace(WorkspaceCommand::Op { agent: name.clone(), op }).into());
+    }
+    if !mentioning && ui.data(|d| d.get_temp::<bool>(id.with("paths-asked"))).unwrap_or(false) {
+        // Asked again the next time `@` is typed: the workspace may have changed.
+        ui.data_mut(|d| d.insert_temp(id.with("paths-asked"), false));
+        requests.push(Request::Attachments { agent: name.clone(), op: crate::app::composing::AttachOp::ForgetPaths });
+    }
+    requests
+}
+
+/// What the composer says above itself: a transcript offered or attached, the thread held by
+/// another process, messages given back (Put back), what Stop would drop.
+fn notes_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut String) -> Vec<Request> {
+    let name = agent.config.name.clone();
+    let mut requests = Vec::new();
+    if agent.threads.offered && !agent.attach_transcript {
+        // Before the person writes: the agent does not remember this thread.
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(trf(lang, Key::NoticeTranscript, &[("agent", &name)])).small().italics());
+            if ui.small_button(tr(lang, Key::SendTranscript)).clicked() {
+                requests.push(Request::AttachTranscript { agent: name.clone(), attach: true });
+            }
+        });
+    }
+    if let Some((holder, waiting)) = &agent.threads.held_elsewhere {
+        // Another Sidekicks answers in this thread: what was sent waits for it.
+        ui.horizontal_wrapped(|ui| {
+            ui.spinner();
+            ui.label(RichText::new(trf(lang, Key::ThreadHeldElsewhere, &[("holder", holder)])).small().italics());
+            let count = waiting.len().to_string();
+            ui.label(RichText::new(trf(lang, Key::MessagesWaiting, &[("count", &count)])).small().weak());
+        });
+    }
+    if !agent.threads.returned.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            let count = agent.threads.returned.len().to_string();
+            ui.label(RichText::new(trf(lang, Key::MessagesReturned, &[("count", &count)])).small().italics());
+            if ui.small_button(tr(lang, Key::PutBack)).clicked() {
+                let back = agent.threads.returned.join("\n\n");
+                *draft = if draft.trim().is_empty() { back } else { format!("{draft}\n\n{back}") };
+                requests.push(Request::TakeReturned { agent: name.clone() });
+            }
+        });
+    }
+    if agent.attach_transcript {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(tr(lang, Key::TranscriptAttached)).small().italics());
+            if ui.small_button(tr(lang, Key::DontSendTranscript)).clicked() {
+                requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
+            }
+        });
+    }
+    // Stop drops the queue: said before it is pressed (on the button it wrapped over lines).
+    let queued = agent.conversation.messages.iter().filter(|m| m.delivery == Delivery::Queued).count();
+    if agent.state == AgentState::Busy && queued > 0 {
+        let count = queued.to_string();
+        ui.label(RichText::new(trf(lang, Key::StopDrops, &[("count", &count)])).small().italics());
     }
     requests
 }

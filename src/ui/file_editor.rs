@@ -12,42 +12,7 @@ use crate::model::config::Language;
 use crate::model::rel_path::RelPath;
 use crate::protocol::workspace::Version;
 
-/// Largest file opened in the editor.
-pub const MAX_OPEN: u64 = 1024 * 1024;
-
-/// What the editor holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FileState {
-    /// Being read.
-    Loading,
-    /// Text, editable.
-    Text,
-    /// Not text (NUL bytes or not UTF-8).
-    Binary,
-    /// Larger than `MAX_OPEN`.
-    TooLarge(u64),
-    /// It could not be read (why; put into words when drawn).
-    Failed(crate::protocol::workspace::WorkspaceError),
-}
-
-/// The file open in a workspace view.
-#[derive(Clone, Debug)]
-pub struct OpenFile {
-    /// Its path.
-    pub path: RelPath,
-    /// The text being edited.
-    pub text: String,
-    /// The text and version last read or saved.
-    pub base: Option<(String, Version)>,
-    /// What it is.
-    pub state: FileState,
-    /// Their version, when it changed on disk under unsaved edits.
-    pub conflict: Option<(String, Version)>,
-    /// A save is in flight.
-    pub saving: bool,
-    /// The last save failed (why).
-    pub save_error: Option<crate::protocol::workspace::WorkspaceError>,
-}
+pub use crate::app::files_state::{FileState, MAX_OPEN, OpenFile};
 
 /// What the editor asks for.
 pub enum EditorAction {
@@ -58,48 +23,6 @@ pub enum EditorAction {
         /// What was expected.
         expected: Version,
     },
-}
-
-impl OpenFile {
-    /// A file being opened.
-    pub fn loading(path: RelPath) -> Self {
-        Self {
-            path,
-            text: String::new(),
-            base: None,
-            state: FileState::Loading,
-            conflict: None,
-            saving: false,
-            save_error: None,
-        }
-    }
-
-    /// True when the text differs from the file.
-    pub fn is_dirty(&self) -> bool {
-        self.state == FileState::Text && self.base.as_ref().is_some_and(|(t, _)| *t != self.text)
-    }
-
-    /// The file's content arrived (first read, or a re-read after a change on disk).
-    pub fn loaded(&mut self, bytes: Vec<u8>, version: Version) {
-        let text = match String::from_utf8(bytes) {
-            Ok(t) if !t.contains('\0') => t,
-            _ => {
-                self.state = FileState::Binary;
-                return;
-            }
-        };
-        if self.base.as_ref().is_some_and(|(_, v)| *v == version) {
-            return;
-        }
-        if self.is_dirty() {
-            // Changed on disk under unsaved edits: ask, never overwrite.
-            self.conflict = Some((text, version));
-        } else {
-            self.text = text.clone();
-            self.base = Some((text, version));
-            self.state = FileState::Text;
-        }
-    }
 }
 
 fn language(path: &RelPath) -> Option<&'static str> {

@@ -36,7 +36,7 @@ fn coloured(ui: &egui::Ui, line: &str) -> LayoutJob {
     for span in spans(line) {
         let mut color = match span.style.fg {
             Colour::Default => normal,
-            Colour::Indexed(i) => super::terminal_colors::default_color(usize::from(i)),
+            Colour::Indexed(i) => super::terminal::colors::default_color(usize::from(i)),
             Colour::Rgb(r, g, b) => egui::Color32::from_rgb(r, g, b),
         };
         if span.style.dim {

@@ -18,6 +18,7 @@ pub mod find_bar;
 pub mod glyphs;
 pub mod icon;
 pub mod inbox_view;
+mod pages;
 /// The words (English, French) live beside the layers: the command line uses them too.
 pub use crate::i18n;
 pub mod log;
@@ -29,24 +30,15 @@ pub mod palette;
 pub mod permission_card;
 pub mod registry_view;
 pub mod review;
-pub mod review_rows;
 pub mod rules;
 pub mod search_view;
 pub mod send_key;
-pub mod session_settings;
 pub mod settings;
 pub mod sidebar;
 pub mod slash_menu;
 pub mod status;
-pub mod team_branch;
-pub mod team_discarded;
-pub mod team_setup;
-pub mod team_view;
-pub mod terminal_colors;
-pub mod terminal_input;
-mod terminal_picture;
-pub mod terminal_tabs;
-pub mod terminal_view;
+pub mod team;
+pub mod terminal;
 pub mod theme;
 pub mod threads_bar;
 pub mod threads_view;
@@ -61,6 +53,7 @@ use std::time::Duration;
 use crate::app::AgentCommand;
 use crate::app::ConfigCommand;
 use crate::app::WorkspaceCommand;
+use crate::app::terminals_state::TerminalsRequest;
 use crate::app::{AppState, Bridge, Command, Request};
 
 /// Time spent applying events per frame, at most.
@@ -137,7 +130,7 @@ pub struct SidekicksApp {
     /// Each channel's draft and laid-out timeline.
     channels: std::collections::HashMap<String, channel_view::ChannelPane>,
     /// The team views' own state.
-    team_views: team_view::TeamViews,
+    team_views: team::view::TeamViews,
     tab: Tab,
     markdown: egui_commonmark::CommonMarkCache,
     shut_down: bool,
@@ -215,7 +208,7 @@ impl SidekicksApp {
 
     /// The pids of the hosts of every terminal open in `agent`'s workspace.
     pub fn terminal_pids(&self, agent: &str) -> Vec<u32> {
-        self.panes.get(agent).map(|p| p.workspace.terminals.sessions().map(|t| t.pid).collect()).unwrap_or_default()
+        self.state.agent(agent).map(|a| a.shells.open.iter().map(|t| t.pid).collect()).unwrap_or_default()
     }
 
     /// Writes the number of frames drawn so far to `path` after each frame (benchmarks only).
@@ -224,9 +217,9 @@ impl SidekicksApp {
         self
     }
 
-    /// Sends a command to the runtime.
-    pub fn send(&self, command: Command) {
-        self.bridge.send(command);
+    /// Sends a command to the runtime (as a request, like every view's).
+    pub fn send(&mut self, command: Command) {
+        self.submit([command]);
     }
 
     /// The one way views start work: each request is taken by the state (which records what it
@@ -261,8 +254,7 @@ impl SidekicksApp {
         self.panes.retain(|name, pane| {
             let keep = !reopened && state.agent(name).is_some();
             if !keep {
-                pane.workspace.close_terminals();
-                closing.extend(pane.workspace.take_commands());
+                closing.extend(pane.workspace.terminals.close_all());
             }
             keep
         });
@@ -270,32 +262,22 @@ impl SidekicksApp {
         if self.selected.as_ref().is_none_or(|s| self.state.agent(s).is_none()) {
             self.selected = self.state.agents.first().map(|a| a.config.name.clone());
         }
-        // Workspace results go to the view of their agent.
-        for (agent, event) in std::mem::take(&mut self.state.workspace_events) {
-            if let (Some(view), Some(agent)) =
-                (self.panes.get_mut(&agent), self.state.agents.iter().find(|a| a.config.name == agent))
-            {
-                view.workspace.apply(agent, event);
-                let commands = view.workspace.take_commands();
-                self.submit(commands);
-            }
-        }
         // Only the workspace shown is followed, and the copies of the team shown.
         let shown = if self.view == View::Workspace { self.selected.clone() } else { None };
         if shown != self.followed {
             self.followed.clone_from(&shown);
-            self.bridge.send(Command::Workspace(WorkspaceCommand::Follow { agent: shown }));
+            self.submit([Command::Workspace(WorkspaceCommand::Follow { agent: shown })]);
         }
         let team = self.team.clone().filter(|t| self.view == View::Team && self.state.teams.team(t).is_some());
         if team != self.followed_team {
             self.followed_team.clone_from(&team);
-            self.bridge.send(Command::Team(Box::new(crate::protocol::teams::TeamCommand::Follow { team })));
+            self.submit([Command::Team(Box::new(crate::protocol::teams::TeamCommand::Follow { team }))]);
         }
         // The native dialog answered: open what was picked.
         if let Some(picked) = self.state.picked_file.take()
             && let Some(path) = picked
         {
-            self.bridge.send(Command::Config(ConfigCommand::Open { path }));
+            self.submit([Command::Config(ConfigCommand::Open { path })]);
         }
         // The folder dialog answered: the new-team form's project.
         if let Some(folder) = self.state.picked_folder.take() {
@@ -333,7 +315,7 @@ impl SidekicksApp {
         if let Some(start) = self.state.picker.take() {
             let (picker, command) = file_picker::Picker::open(start);
             self.picker = Some(picker);
-            self.bridge.send(command);
+            self.submit([command]);
         }
         let Some(picker) = &mut self.picker else { return };
         let (commands, done) = file_picker::picker_ui(ctx, &self.state, picker);
@@ -354,22 +336,7 @@ impl SidekicksApp {
         if let Some(stats) = &mut self.frame_stats {
             stats.frame();
         }
-        // The inbox's shortcut (not while a terminal has the keyboard: its keys are the shell's).
-        let inbox_key = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::I);
-        if !terminal_view::has_focus(ui.ctx()) && ui.input_mut(|i| i.consume_shortcut(&inbox_key)) {
-            self.view = View::Inbox;
-        }
-        let send_with = self.state.config.as_ref().map(|c| c.defaults.send_with).unwrap_or_default();
-        send_key::set(ui.ctx(), send_with);
-        let theme = self.state.config.as_ref().map(|c| c.defaults.theme).unwrap_or_default();
-        if self.theme != Some(theme) {
-            self.theme = Some(theme);
-            ui.ctx().set_theme(match theme {
-                crate::model::config::Theme::System => egui::ThemePreference::System,
-                crate::model::config::Theme::Light => egui::ThemePreference::Light,
-                crate::model::config::Theme::Dark => egui::ThemePreference::Dark,
-            });
-        }
+        self.look(ui);
         self.shortcuts(ui.ctx());
         self.notifications(ui.ctx());
         let shown = self.selected.clone().filter(|_| matches!(self.view, View::Agent | View::Workspace));
@@ -387,42 +354,7 @@ impl SidekicksApp {
         }
         let shown = self.selected.as_deref().filter(|_| matches!(self.view, View::Agent | View::Workspace));
         egui::Panel::bottom("status").show(ui, |ui| status::status_ui(ui, &self.state, shown));
-        egui::Panel::left("sidebar").resizable(true).default_size(220.0).show(ui, |ui| {
-            let shown = sidebar::Shown {
-                inbox: self.view == View::Inbox,
-                agent: matches!(self.view, View::Agent | View::Workspace),
-                team: self.team.as_deref().filter(|_| self.view == View::Team),
-                search: self.view == View::Search,
-                threads: self.view == View::Threads,
-                settings: self.view == View::Settings,
-                get_agents: self.view == View::GetAgents,
-            };
-            match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown, &mut self.sidebar_filter) {
-                sidebar::SidebarClick::Inbox => self.view = View::Inbox,
-                sidebar::SidebarClick::Agent => self.view = View::Agent,
-                sidebar::SidebarClick::Files => self.view = View::Workspace,
-                sidebar::SidebarClick::Team(id) => {
-                    self.team = Some(id);
-                    self.view = View::Team;
-                }
-                sidebar::SidebarClick::NewTeam => self.view = View::NewTeam,
-                sidebar::SidebarClick::Channel(name) => {
-                    self.channel = Some(name);
-                    self.view = View::Channel;
-                }
-                sidebar::SidebarClick::Settings => self.view = View::Settings,
-                sidebar::SidebarClick::GetAgents => {
-                    self.view = View::GetAgents;
-                    self.registry_page.asked = false;
-                }
-                sidebar::SidebarClick::Threads => self.view = View::Threads,
-                sidebar::SidebarClick::Search => {
-                    self.view = View::Search;
-                    self.search.opened();
-                }
-                sidebar::SidebarClick::None => {}
-            }
-        });
+        egui::Panel::left("sidebar").resizable(true).default_size(220.0).show(ui, |ui| self.sidebar_ui(ui));
         // A team just made opens.
         if let Some(id) = self.state.teams.created.take() {
             self.team = Some(id);
@@ -430,227 +362,7 @@ impl SidekicksApp {
         }
         let channel = self.channel.clone().filter(|_| self.view == View::Channel);
         self.state.channels.show(channel.as_deref());
-        egui::CentralPanel::default().show(ui, |ui| {
-            let lang = self.state.language;
-            if self.view == View::Channel
-                && let Some(name) = self.channel.clone()
-            {
-                let pane = self.channels.entry(name.clone()).or_default();
-                let requests = channel_view::channel_ui(ui, &self.state, &name, pane, &mut self.markdown);
-                self.submit(requests);
-                return;
-            }
-            if self.view == View::Threads {
-                if let Some((agent, thread)) = threads_view::threads_ui(ui, &self.state) {
-                    let current = self.state.agent(&agent).and_then(|a| a.threads.current);
-                    if current != Some(thread) {
-                        let op = crate::protocol::threads::ThreadOp::Open(thread);
-                        self.submit([Command::Agent(agent.clone(), AgentCommand::Thread { op })]);
-                    }
-                    self.selected = Some(agent);
-                    self.view = View::Agent;
-                    self.tab = Tab::Conversation;
-                }
-                return;
-            }
-            if self.view == View::Search {
-                let (command, opened) = search_view::search_ui(ui, &self.state, &mut self.search);
-                self.submit(command);
-                if let Some(hit) = opened {
-                    self.reveal(ui.ctx(), hit);
-                }
-                return;
-            }
-            if self.view == View::Inbox {
-                let (requests, go) = inbox_view::inbox_ui(ui, &self.state);
-                self.submit(requests);
-                match go {
-                    Some(inbox_view::Go::Agent(name)) => {
-                        self.selected = Some(name);
-                        self.tab = Tab::Conversation;
-                        self.view = View::Agent;
-                    }
-                    Some(inbox_view::Go::Team(id)) => {
-                        self.team = Some(id);
-                        self.view = View::Team;
-                    }
-                    None => {}
-                }
-                return;
-            }
-            // A team discarded while shown: its kept work is listed on the new-team page.
-            if self.view == View::Team && self.team.as_ref().is_some_and(|id| self.state.teams.team(id).is_none()) {
-                self.view = View::NewTeam;
-            }
-            if self.view == View::NewTeam {
-                let mut commands = team_view::new_team_ui(ui, lang, &self.state, &mut self.team_views.form);
-                commands.extend(team_discarded::list_ui(ui, lang, &self.state));
-                commands.extend(team_discarded::leftovers_ui(ui, lang, &self.state));
-                self.submit(commands);
-                return;
-            }
-            if self.view == View::Team
-                && let Some(id) = self.team.clone()
-                && self.state.teams.team(&id).is_some()
-            {
-                let commands = team_view::team_ui(ui, lang, &self.state, &id, &mut self.team_views);
-                self.submit(commands);
-                // A review closed is not read again as the member writes.
-                if self.team_views.review.as_ref().is_none_or(|r| r.team != id)
-                    && self.state.teams.team(&id).is_some_and(|t| t.review.is_some())
-                {
-                    self.state.teams.close_review(&id);
-                    let close = crate::protocol::teams::TeamCommand::CloseReview { team: id.clone() };
-                    self.bridge.send(Command::Team(Box::new(close)));
-                }
-                if let Some(agent) = self.team_views.open_agent.take() {
-                    self.selected = Some(agent);
-                    self.tab = Tab::Conversation;
-                    self.view = View::Agent;
-                }
-                return;
-            }
-            if self.view == View::Settings {
-                let lang = self.state.language;
-                let commands = self.settings.ui(ui, lang, &self.state);
-                if self.settings.take_get_agents() {
-                    self.view = View::GetAgents;
-                    self.registry_page.asked = false;
-                }
-                self.submit(commands);
-                return;
-            }
-            if self.view == View::GetAgents {
-                let commands = registry_view::registry_ui(ui, &self.state, &mut self.registry_page);
-                self.submit(commands);
-                return;
-            }
-            if self.view == View::Workspace
-                && let Some(name) = self.selected.clone()
-                && let Some(agent) = self.state.agent(&name)
-            {
-                let lang = self.state.language;
-                let team = self.state.teams.team_of(&name);
-                let shown = match self.panes.entry(name.clone()).or_default().workspace.tab {
-                    workspace_view::WsTab::Files => agent_header::Page::Files,
-                    workspace_view::WsTab::Terminal => agent_header::Page::Terminal,
-                };
-                let mut asked = agent_header::agent_header_ui(ui, lang, agent, shown, team.as_ref());
-                let view = &mut self.panes.entry(name.clone()).or_default().workspace;
-                view.ui(ui, lang, agent);
-                let mut commands = std::mem::take(&mut asked.commands);
-                commands.extend(view.take_commands());
-                self.submit(commands);
-                self.follow_header(ui.ctx(), &name, asked);
-                return;
-            }
-            status::problems_ui(ui, &self.state);
-            let lang = self.state.language;
-            let Some(name) = self.selected.clone() else {
-                // A config that never loaded has agents the problems above hold back.
-                let key = match self.state.config.is_none() && !self.state.problems.is_empty() {
-                    true => i18n::Key::AgentsHeldBack,
-                    false => i18n::Key::NoAgents,
-                };
-                ui.label(i18n::tr(lang, key));
-                return;
-            };
-            let Some(agent) = self.state.agent(&name) else {
-                ui.label(i18n::tr(lang, i18n::Key::PickAgent));
-                return;
-            };
-            let AgentPane { draft, list, workspace, login_values, find, reveal, review } =
-                self.panes.entry(name.clone()).or_default();
-            // A search result: its message, once its thread is shown.
-            if let Some((thread, seq)) = *reveal
-                && agent.threads.current == Some(thread)
-                && agent.conversation.messages.len() > seq
-            {
-                list.jump_to(seq);
-                *reveal = None;
-            }
-            let team = self.state.teams.team_of(&name);
-            let shown = match self.tab {
-                Tab::Conversation => agent_header::Page::Conversation,
-                Tab::Log => agent_header::Page::Log,
-                Tab::Permissions => agent_header::Page::Permissions,
-            };
-            let mut header = agent_header::agent_header_ui(ui, lang, agent, shown, team.as_ref());
-            let mut requests: Vec<Request> =
-                std::mem::take(&mut header.commands).into_iter().map(Request::from).collect();
-            let asked = login_card::login_card_ui(ui, lang, agent, login_values);
-            requests.extend(asked.requests);
-            if asked.terminal {
-                // The login runs in the workspace's terminal: show it there.
-                workspace.tab = workspace_view::WsTab::Terminal;
-                workspace.terminals.expect_one();
-                self.view = View::Workspace;
-            }
-            match self.tab {
-                // Its changes since a checkpoint, while reviewed, in place of the conversation.
-                Tab::Conversation if agent.review.is_some() => {
-                    let view = review.get_or_insert_with(|| review::ReviewView::new("", &name));
-                    let (asked, close) = review::workspace_review_ui(ui, lang, agent, view);
-                    requests.extend(asked);
-                    if close {
-                        *review = None;
-                    }
-                }
-                Tab::Conversation => {
-                    *review = None;
-                    if agent.read != agent.conversation.messages.len() {
-                        requests.push(Request::Seen { agent: name.clone() });
-                    }
-                    requests.extend(conversation::conversation_ui(
-                        ui,
-                        lang,
-                        agent,
-                        draft,
-                        list,
-                        &mut self.markdown,
-                        find,
-                    ))
-                }
-                Tab::Log => log::log_ui(ui, lang, agent),
-                Tab::Permissions => requests.extend(rules::rules_ui(ui, lang, agent).into_iter().map(Request::from)),
-            }
-            self.submit(requests);
-            self.follow_header(ui.ctx(), &name, header);
-        });
-    }
-
-    /// Follows a click in the agent header: to its team's page, a channel, or another page of the
-    /// agent.
-    fn follow_header(&mut self, ctx: &egui::Context, agent: &str, asked: agent_header::HeaderAsked) {
-        if asked.team.is_some() || asked.channel.is_some() || asked.page.is_some() {
-            // Drawn already this frame: the next one shows where the click leads, at once.
-            ctx.request_repaint();
-        }
-        if let Some(id) = asked.team {
-            self.team = Some(id);
-            self.view = View::Team;
-        } else if let Some(name) = asked.channel {
-            self.channel = Some(name);
-            self.view = View::Channel;
-        } else if let Some(page) = asked.page {
-            self.show_page(agent, page);
-        }
-    }
-
-    /// Shows page `page` of `agent`.
-    fn show_page(&mut self, agent: &str, page: agent_header::Page) {
-        use agent_header::Page;
-        let workspace = &mut self.panes.entry(agent.to_string()).or_default().workspace;
-        (self.view, self.tab) = match page {
-            Page::Conversation => (View::Agent, Tab::Conversation),
-            Page::Log => (View::Agent, Tab::Log),
-            Page::Permissions => (View::Agent, Tab::Permissions),
-            Page::Files | Page::Terminal => {
-                workspace.tab =
-                    if page == Page::Files { workspace_view::WsTab::Files } else { workspace_view::WsTab::Terminal };
-                (View::Workspace, self.tab)
-            }
-        };
+        egui::CentralPanel::default().show(ui, |ui| self.page_ui(ui));
     }
 
     /// The agent shown, if any (tests).
@@ -663,8 +375,7 @@ impl SidekicksApp {
     pub fn shutdown(&mut self) {
         // The runtime ends them (Shutdown); the window lets go of their screens.
         for pane in self.panes.values_mut() {
-            pane.workspace.close_terminals();
-            pane.workspace.take_commands();
+            pane.workspace.terminals.close_all();
         }
         if !self.shut_down {
             self.shut_down = true;

@@ -7,7 +7,7 @@ use super::i18n::{Key, tr, trf};
 use crate::app::AgentCommand;
 use crate::app::{AgentState, AgentView, Command};
 use crate::model::config::Language;
-use crate::protocol::threads::{ListError, ThreadOp, ThreadSummary};
+use crate::protocol::threads::{ListError, ThreadId, ThreadOp, ThreadSummary};
 
 /// What the bar is doing besides showing: renaming (the text being typed), asking before a
 /// delete, showing the agent's sessions. Kept in egui's memory, per agent.
@@ -36,18 +36,7 @@ pub fn threads_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> V
         let heading = ui.label(RichText::new(tr(lang, Key::Threads)).small().weak());
         match (&mut state.renaming, shown) {
             // Renamed in place: the name is typed where the list was, nothing else moves.
-            (Some(text), Some(thread)) => {
-                let edit = ui.add(egui::TextEdit::singleline(text).desired_width(260.0));
-                if !edit.has_focus() && !edit.lost_focus() {
-                    edit.request_focus();
-                }
-                let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-                if enter || ui.button(tr(lang, Key::SaveName)).clicked() {
-                    renamed = Some(Some((thread.id, text.trim().to_string())));
-                } else if ui.button(tr(lang, Key::Cancel)).clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-                    renamed = Some(None);
-                }
-            }
+            (Some(text), Some(thread)) => renamed = rename_ui(ui, lang, text, thread.id),
             _ => {
                 ui.add_enabled_ui(settled, |ui| {
                     let list = egui::ComboBox::from_id_salt(("thread-list", name.as_str()))
@@ -120,6 +109,27 @@ pub fn threads_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> V
     }
     ui.data_mut(|d| d.insert_temp(id, state));
     ops.into_iter().map(|op| Command::Agent(name.clone(), AgentCommand::Thread { op })).collect()
+}
+
+/// The thread's name being typed: `Some(Some(new name))` when saved, `Some(None)` when cancelled.
+fn rename_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    text: &mut String,
+    thread: ThreadId,
+) -> Option<Option<(ThreadId, String)>> {
+    let edit = ui.add(egui::TextEdit::singleline(text).desired_width(260.0));
+    if !edit.has_focus() && !edit.lost_focus() {
+        edit.request_focus();
+    }
+    let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+    if enter || ui.button(tr(lang, Key::SaveName)).clicked() {
+        Some(Some((thread, text.trim().to_string())))
+    } else if ui.button(tr(lang, Key::Cancel)).clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+        Some(None)
+    } else {
+        None
+    }
 }
 
 /// The agent's own sessions, each openable as a thread.

@@ -104,7 +104,7 @@ fn body_ui(
     }
     for id in &call.terminals {
         let Some(output) = terminals.get(id) else { continue };
-        super::terminal_view::output_ui(ui, (call.id.as_str(), id.as_str()), output);
+        super::terminal::view::output_ui(ui, (call.id.as_str(), id.as_str()), output);
     }
     let id = ("tool", call.id.as_str());
     if let Some(input) = &call.input {

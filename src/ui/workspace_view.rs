@@ -1,20 +1,20 @@
 //! The workspace view of an agent, under the agent's header (`agent_header`): its Files and
 //! Terminal pages. Files: a lazy tree (folders listed when opened),
 //! the open file in the editor, new file / new folder / rename / delete with the right confirmation.
-//! Only the workspace shown is followed; a change reloads the open folders and the open file.
-
-use std::collections::{BTreeMap, BTreeSet};
+//! What the tree and the open file hold is the app's (`app::files_state`, results folded there);
+//! this view draws it and asks for work with requests. Only the workspace shown is followed; a
+//! change reads the open folders and the open file again.
 
 use egui::RichText;
 
-use super::file_editor::{EditorAction, FileState, MAX_OPEN, OpenFile, file_editor_ui};
+use super::file_editor::{EditorAction, file_editor_ui};
 use super::i18n::{Key, tr, trf, workspace_error_text};
 use super::theme::error_color;
-use crate::app::WorkspaceCommand;
-use crate::app::{AgentView, Command, WorkspaceEvent};
-use crate::model::config::{Language, RuntimeKind};
+use crate::app::Request;
+use crate::app::files_state::{FilesRequest, FilesState};
+use crate::model::config::{AgentConfig, Language, RuntimeKind};
 use crate::model::rel_path::RelPath;
-use crate::protocol::workspace::{Entry, EntryKind, WorkspaceError, WorkspaceOp};
+use crate::protocol::workspace::{EntryKind, WorkspaceOp};
 
 /// The tabs of the workspace view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,156 +40,60 @@ enum Dialog {
 pub struct WorkspaceView {
     /// The tab shown.
     pub tab: WsTab,
-    dirs: BTreeMap<RelPath, Result<Vec<Entry>, WorkspaceError>>,
-    expanded: BTreeSet<RelPath>,
-    /// The open file.
-    pub file: Option<OpenFile>,
-    /// Files left with unsaved edits for another one, by path: back as they were when reopened.
-    unsaved: std::collections::HashMap<RelPath, OpenFile>,
     dialog: Option<Dialog>,
-    error: Option<WorkspaceError>,
-    started: bool,
     /// The terminals of this workspace, kept while another tab is shown.
-    pub terminals: super::terminal_tabs::Terminals,
+    pub terminals: super::terminal::tabs::Terminals,
     /// The tab shown on the previous frame (the terminal takes the keyboard when its tab opens).
     last_tab: Option<WsTab>,
-    /// Commands for the runtime, taken by the window after each frame.
-    outbox: Vec<Command>,
-    /// The folder the tree shows (an agent put to work in its team copy moves).
-    root: Option<std::path::PathBuf>,
-    /// What was deleted last (to the trash), for Undo.
-    removed: Option<RelPath>,
+    /// What the page asked for this frame.
+    asked: Vec<Request>,
 }
 
 impl WorkspaceView {
-    /// The commands the view asked for since the last call.
-    pub fn take_commands(&mut self) -> Vec<Command> {
-        std::mem::take(&mut self.outbox)
+    fn files(&mut self, agent: &AgentConfig, request: FilesRequest) {
+        self.asked.push(Request::Files { agent: agent.name.clone(), request });
     }
 
-    /// Applies a workspace result.
-    pub fn apply(&mut self, agent: &AgentView, event: WorkspaceEvent) {
-        match event {
-            WorkspaceEvent::TerminalOpened { result } => self.terminals.opened(result),
-            // The composer's, for `@` (the app state keeps them).
-            WorkspaceEvent::Paths { .. } => {}
-            WorkspaceEvent::Listed { dir, result } => {
-                self.dirs.insert(dir, result);
-            }
-            WorkspaceEvent::Read { path, result } => {
-                if let Some(file) = self.file.as_mut().filter(|f| f.path == path) {
-                    match result {
-                        Ok((bytes, version)) => file.loaded(bytes, version),
-                        Err(e) => file.state = FileState::Failed(e),
-                    }
-                }
-            }
-            WorkspaceEvent::Written { path, result } => {
-                if let Some(file) = self.file.as_mut().filter(|f| f.path == path) {
-                    file.saving = false;
-                    match result {
-                        Ok(version) => {
-                            file.base = Some((file.text.clone(), version));
-                            file.save_error = None;
-                        }
-                        // Someone wrote meanwhile: fetch theirs, the conflict bar asks.
-                        Err(WorkspaceError::Conflict { .. }) => self.read(agent, &path),
-                        Err(e) => file.save_error = Some(e),
-                    }
-                }
-                self.refresh(agent);
-            }
-            WorkspaceEvent::Done { result } => {
-                self.error = result.err();
-                self.refresh(agent);
-            }
-            WorkspaceEvent::Removed { path, result } => {
-                // On this computer it is in the trash: offered back until the next delete.
-                let local = agent.config.runtime.kind == RuntimeKind::Local;
-                self.removed = result.is_ok().then_some(path).filter(|_| local);
-                self.error = result.err();
-                self.refresh(agent);
-            }
-            WorkspaceEvent::Changed => {
-                self.refresh(agent);
-                if let Some(path) = self.file.as_ref().filter(|f| f.state == FileState::Text).map(|f| f.path.clone()) {
-                    self.read(agent, &path);
-                }
-            }
-        }
-    }
-
-    /// Asks the runtime for `op` on `agent`'s workspace.
-    fn ask(&mut self, agent: &AgentView, op: WorkspaceOp) {
-        self.outbox.push(Command::Workspace(WorkspaceCommand::Op { agent: agent.config.name.clone(), op }));
-    }
-
-    fn list(&mut self, agent: &AgentView, dir: &RelPath) {
-        self.ask(agent, WorkspaceOp::List { dir: dir.clone() });
-    }
-
-    fn read(&mut self, agent: &AgentView, path: &RelPath) {
-        self.ask(agent, WorkspaceOp::Read { path: path.clone() });
-    }
-
-    /// Lists again the root and every open folder.
-    fn refresh(&mut self, agent: &AgentView) {
-        self.list(agent, &RelPath::root());
-        for dir in self.expanded.clone() {
-            self.list(agent, &dir);
-        }
-    }
-
-    /// Draws the page shown (its requests for the runtime are in `take_commands`).
-    pub fn ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
-        if !self.started {
-            self.started = true;
-            self.root = Some(agent.config.workspace_path());
-            self.refresh(agent);
-        }
-        // The agent works elsewhere now (its team copy, or back): the tree and the open file are
-        // read again from there.
-        let root = agent.config.workspace_path();
-        if self.root.as_ref() != Some(&root) {
-            self.root = Some(root);
-            self.dirs.clear();
-            self.apply(agent, WorkspaceEvent::Changed);
-        }
+    /// Draws the page shown over `agent`'s files and terminals; returns what it asks for.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        lang: Language,
+        agent: &AgentConfig,
+        files: &mut FilesState,
+        terminals: &crate::app::terminals_state::TerminalsState,
+    ) -> Vec<Request> {
+        // The agent may work elsewhere now (its team copy, or back): what is due is read from where.
+        self.files(agent, FilesRequest::Show { root: agent.workspace_path() });
         let tab = self.tab;
         let mut terminal_drawn = false;
         match self.tab {
-            WsTab::Files => self.files_ui(ui, lang, agent),
-            WsTab::Terminal => terminal_drawn = self.terminal_tab_ui(ui, lang, agent),
+            WsTab::Files => self.files_ui(ui, lang, agent, files),
+            WsTab::Terminal => {
+                let grab = self.last_tab != Some(WsTab::Terminal);
+                let (drawn, asked) = self.terminals.ui(ui, lang, terminals, grab);
+                terminal_drawn = drawn;
+                let name = &agent.name;
+                self.asked.extend(asked.into_iter().map(|request| Request::Terminals { agent: name.clone(), request }));
+            }
         }
         // The terminal's tab counts as seen once the terminal was drawn (and took the keyboard).
         self.last_tab = if tab == WsTab::Terminal && !terminal_drawn { None } else { Some(tab) };
+        std::mem::take(&mut self.asked)
     }
 
-    /// The Terminal tab; true when a terminal was drawn.
-    fn terminal_tab_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> bool {
-        let grab = self.last_tab != Some(WsTab::Terminal);
-        self.terminals.ui(ui, lang, &agent.config.name, grab, &mut self.outbox)
-    }
-
-    /// Ends the terminals and everything they started.
-    pub fn close_terminals(&mut self) {
-        let commands = self.terminals.close_all();
-        self.outbox.extend(commands);
-    }
-
-    fn files_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
-        if let Some(error) = &self.error {
+    fn files_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentConfig, files: &mut FilesState) {
+        if let Some(error) = &files.error {
             ui.label(
                 RichText::new(trf(lang, Key::WorkspaceError, &[("message", &workspace_error_text(lang, error))]))
                     .color(error_color()),
             );
         }
-        if let Some(path) = self.removed.clone() {
+        if let Some(path) = files.removed.clone() {
             ui.horizontal(|ui| {
                 ui.label(RichText::new(trf(lang, Key::MovedToTrash, &[("path", path.as_str())])).weak());
                 if ui.button(tr(lang, Key::UndoDelete)).clicked() {
-                    self.removed = None;
-                    self.ask(agent, WorkspaceOp::Restore { path });
+                    self.files(agent, FilesRequest::UndoDelete);
                 }
             });
         }
@@ -204,32 +108,29 @@ impl WorkspaceView {
             });
             ui.separator();
             egui::ScrollArea::vertical().id_salt("ws-tree-scroll").show(ui, |ui| {
-                self.tree_ui(ui, lang, agent, &RelPath::root());
+                self.tree_ui(ui, lang, agent, files, &RelPath::root());
             });
         });
         let mut save = None;
-        egui::CentralPanel::default().show(ui, |ui| match &mut self.file {
+        // The editor's text is the person's, typed into the open file in place.
+        egui::CentralPanel::default().show(ui, |ui| match &mut files.file {
             None => {
                 ui.label(RichText::new(tr(lang, Key::OpenAFile)).weak());
             }
             Some(file) => {
                 if let Some(EditorAction::Save { text, expected }) = file_editor_ui(ui, lang, file) {
-                    save = Some(WorkspaceOp::Write {
-                        path: file.path.clone(),
-                        bytes: text.into_bytes(),
-                        expected: Some(expected),
-                    });
+                    save = Some(FilesRequest::Save { text, expected });
                 }
             }
         });
-        if let Some(op) = save {
-            self.ask(agent, op);
+        if let Some(request) = save {
+            self.files(agent, request);
         }
         self.dialog_ui(ui, lang, agent);
     }
 
-    fn tree_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView, dir: &RelPath) {
-        let entries = match self.dirs.get(dir) {
+    fn tree_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentConfig, files: &FilesState, dir: &RelPath) {
+        let entries = match files.dirs.get(dir) {
             None => {
                 ui.spinner();
                 return;
@@ -238,7 +139,7 @@ impl WorkspaceView {
                 ui.label(RichText::new(workspace_error_text(lang, e)).color(error_color()));
                 return;
             }
-            Some(Ok(entries)) => entries.clone(),
+            Some(Ok(entries)) => entries,
         };
         if entries.is_empty() {
             ui.label(RichText::new(tr(lang, Key::EmptyFolder)).weak());
@@ -248,7 +149,7 @@ impl WorkspaceView {
             match entry.kind {
                 EntryKind::Dir => {
                     let id = ui.make_persistent_id(("ws-dir", path.as_str()));
-                    let open = self.expanded.contains(&path);
+                    let open = files.expanded.contains(&path);
                     let mut state =
                         egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, open);
                     state.set_open(open);
@@ -257,46 +158,22 @@ impl WorkspaceView {
                         self.context_menu(lang, &label, &path, true);
                         label
                     });
-                    let (toggle, label, _) = header.body(|ui| self.tree_ui(ui, lang, agent, &path));
+                    let (toggle, label, _) = header.body(|ui| self.tree_ui(ui, lang, agent, files, &path));
                     if toggle.clicked() || label.inner.clicked() {
-                        if open {
-                            self.expanded.remove(&path);
-                        } else {
-                            self.expanded.insert(path.clone());
-                            self.list(agent, &path);
-                        }
+                        let request = if open { FilesRequest::Collapse(path) } else { FilesRequest::Expand(path) };
+                        self.files(agent, request);
                     }
                 }
                 _ => {
-                    let selected = self.file.as_ref().is_some_and(|f| f.path == path);
+                    let selected = files.file.as_ref().is_some_and(|f| f.path == path);
                     let label = ui.selectable_label(selected, &entry.name);
                     self.context_menu(lang, &label, &path, false);
                     if label.clicked() && !selected {
-                        self.open(agent, path, entry.size);
+                        self.files(agent, FilesRequest::Open { path, size: entry.size });
                     }
                 }
             }
         }
-    }
-
-    fn open(&mut self, agent: &AgentView, path: RelPath, size: u64) {
-        // Unsaved edits are kept while another file is open, and come back with their file (they
-        // were dropped silently); a change on disk meanwhile shows the conflict bar.
-        if let Some(left) = self.file.take().filter(OpenFile::is_dirty) {
-            self.unsaved.insert(left.path.clone(), left);
-        }
-        if let Some(kept) = self.unsaved.remove(&path) {
-            self.read(agent, &path);
-            self.file = Some(kept);
-            return;
-        }
-        let mut file = OpenFile::loading(path.clone());
-        if size > MAX_OPEN {
-            file.state = FileState::TooLarge(size);
-        } else {
-            self.read(agent, &path);
-        }
-        self.file = Some(file);
     }
 
     fn context_menu(&mut self, lang: Language, response: &egui::Response, path: &RelPath, is_dir: bool) {
@@ -316,10 +193,10 @@ impl WorkspaceView {
         });
     }
 
-    fn dialog_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
+    fn dialog_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentConfig) {
         let Some(dialog) = &mut self.dialog else { return };
         // On this computer a removal goes to the trash; in a container it is for good.
-        let final_removal = agent.config.runtime.kind != RuntimeKind::Local;
+        let final_removal = agent.runtime.kind != RuntimeKind::Local;
         let mut close = false;
         let mut run: Option<Dialog> = None;
         egui::Window::new(tr(lang, Key::Files))
@@ -365,9 +242,10 @@ impl WorkspaceView {
             Dialog::Rename { path, name } => path.parent().join(&name).map(|to| WorkspaceOp::Rename { from: path, to }),
             Dialog::Delete { path } => Ok(WorkspaceOp::Remove { path }),
         };
-        match op {
-            Ok(op) => self.ask(agent, op),
-            Err(e) => self.error = Some(e.into()),
-        }
+        let request = match op {
+            Ok(op) => FilesRequest::Op(op),
+            Err(e) => FilesRequest::Failed(e.into()),
+        };
+        self.files(agent, request);
     }
 }

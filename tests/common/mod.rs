@@ -142,7 +142,7 @@ pub fn config_text(defaults: &str, agents: &[(&str, &str, &[&str])], workspace: 
 pub async fn load_config(rig: &Rig, dir: &Path, text: &str) {
     let path = dir.join("sidekicks.toml");
     std::fs::write(&path, text).unwrap();
-    let result = sidekicks::runtime::config_file::load_file(&path, None);
+    let result = sidekicks::runtime::config::file::load_file(&path, None);
     assert!(result.config.is_some(), "config problems: {:?}", result.problems);
     rig.send(ManagerCommand::ConfigLoaded { path, result }).await;
 }

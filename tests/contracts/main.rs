@@ -12,5 +12,6 @@ mod merge_corpus;
 mod merge_props;
 mod review_corpus;
 mod scenarios;
+mod shape;
 mod ts_agent;
 mod workspace_contract;

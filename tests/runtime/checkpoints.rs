@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use sidekicks::runtime::checkpoint::{CheckpointError, Checkpoints};
+use sidekicks::runtime::checkpoints::{CheckpointError, Checkpoints};
 
 use crate::common;
 use crate::common::write;
@@ -251,7 +251,7 @@ fn a_git_checkpoint_reads_a_file_as_it_was() {
 /// The changes since a checkpoint, for review: listed with their diffs; one hunk, then a whole
 /// file, put back as they were (in a git project and in a plain folder).
 fn review_and_revert(dir: &Path, data: &Path) {
-    use sidekicks::runtime::checkpoint_review::{revert, review_since};
+    use sidekicks::runtime::checkpoints::review::{revert, review_since};
     let numbered: String = (1..=30).map(|i| format!("line {i}\n")).collect();
     write(dir, "long.txt", &numbered);
     let cps = checkpoints(data);

@@ -9,7 +9,7 @@ use sidekicks::model::config_check::{
     AGENT_KEYS, DEFAULTS_KEYS, LoadContext, LoadResult, MCP_KEYS, RUNTIME_KEYS, load_str,
 };
 use sidekicks::model::problem::{ProblemKind, Severity, ValueType};
-use sidekicks::runtime::config_file::{AppDirs, ConfigSource, Preferences, load_file, resolve_config_path};
+use sidekicks::runtime::config::file::{AppDirs, ConfigSource, Preferences, load_file, resolve_config_path};
 use sidekicks::ui::i18n::problem_text;
 
 use crate::common;

@@ -571,7 +571,7 @@ async fn env_values_never_reach_the_log_or_the_crash_report() {
     let dir = tempfile::tempdir().unwrap();
     let config = leaky_config(dir.path());
     let rig = Rig::new(fast_settings());
-    let result = sidekicks::runtime::config_file::load_file(&config, None);
+    let result = sidekicks::runtime::config::file::load_file(&config, None);
     rig.send(sidekicks::runtime::agents::ManagerCommand::ConfigLoaded { path: config, result }).await;
     let mut rig = rig;
     rig.send(Command::prompt("bad", "leak")).await;

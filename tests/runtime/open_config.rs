@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use sidekicks::app::ConfigCommand;
 use sidekicks::app::{AgentState, AppState, Bridge, Command, Startup, start};
 use sidekicks::model::conversation::TurnEnd;
-use sidekicks::runtime::config_file::{AppDirs, Preferences};
+use sidekicks::runtime::config::file::{AppDirs, Preferences};
 use sidekicks::runtime::store::Store;
 
 use crate::common;

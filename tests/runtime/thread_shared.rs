@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use sidekicks::runtime::config_file::AppDirs;
+use sidekicks::runtime::config::file::AppDirs;
 use sidekicks::runtime::store::Store;
 
 use crate::common;

@@ -198,7 +198,7 @@ fn a_window_open_finishes_a_merge_another_process_left_half_done() {
     const LONG: std::time::Duration = std::time::Duration::from_secs(30);
     let p = Person::new();
     let user = p.root.join("user");
-    let dirs = sidekicks::runtime::config_file::AppDirs {
+    let dirs = sidekicks::runtime::config::file::AppDirs {
         config_dir: user.join("config/sidekicks"),
         data_dir: user.join("data/sidekicks"),
         state_dir: user.join("state/sidekicks"),
@@ -240,7 +240,7 @@ fn a_window_open_finishes_a_merge_another_process_left_half_done() {
 #[test]
 fn a_window_open_shows_what_the_command_line_did_and_the_reverse() {
     use common::window::{runtime, step_until, window_of};
-    use sidekicks::runtime::config_file::AppDirs;
+    use sidekicks::runtime::config::file::AppDirs;
     const LONG: std::time::Duration = std::time::Duration::from_secs(30);
     let p = Person::new();
     let user = p.root.join("user");

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
 use sidekicks::app::Startup;
-use sidekicks::runtime::config_file::AppDirs;
+use sidekicks::runtime::config::file::AppDirs;
 
 use crate::common;
 use common::BIN;

@@ -8,8 +8,8 @@ use super::Manager;
 use crate::model::config::RuntimeKind;
 use crate::protocol::checkpoints::{CheckpointCommand, CheckpointEvent};
 use crate::protocol::{AgentState, Event};
-use crate::runtime::checkpoint::Checkpoints;
-use crate::runtime::checkpoint_review::{revert, review_since};
+use crate::runtime::checkpoints::Checkpoints;
+use crate::runtime::checkpoints::review::{revert, review_since};
 
 impl Manager {
     /// Where and how `agent`'s workspace is checkpointed; `None` when checkpoints are off or the
@@ -28,7 +28,7 @@ impl Manager {
             root,
             keep: config.keep as usize,
             max_age: u64::from(config.max_age_days) * 86_400,
-            max_file: crate::runtime::checkpoint::MAX_FILE,
+            max_file: crate::runtime::checkpoints::MAX_FILE,
         };
         Some((checkpoints, slot.config.workspace_path()))
     }

@@ -140,90 +140,98 @@ impl Manager {
                 self.set_state(name, AgentState::Crashed(report)).await;
             }
             Ok(running) => {
-                let mut exit = running.process.exit_watch();
-                let mut hung_up = running.conn.hung_up();
-                let internal = self.internal_tx.clone();
-                let agent = name.to_string();
-                let grace = self.settings.hangup_grace;
-                tokio::spawn(async move {
-                    // An agent that closes its output is done talking: it ends, or it is ended
-                    // after a grace (the turn would wait for it forever).
-                    let talking = async {
-                        let _ = hung_up.wait_for(|h| *h).await;
-                        tokio::time::sleep(grace).await;
-                    };
-                    let (status, stopped_talking) = tokio::select! {
-                        status = exit.wait_for(Option::is_some) => (status.ok().and_then(|s| *s), false),
-                        () = talking => (None, true),
-                    };
-                    if stopped_talking {
-                        tracing::warn!(agent, "closed its output but kept running: stopping it");
-                    }
-                    let _ = internal.send(Internal::Exited { agent, generation, status, stopped_talking }).await;
-                });
-                let (resumed, abilities) = (running.conn.resumed, running.conn.abilities);
-                let settings = Event::Agent(
-                    name.to_string(),
-                    AgentEvent::SessionSettings { options: running.conn.options(), modes: running.conn.modes() },
-                );
-                self.events.send(settings).await;
-                let info = Event::Agent(
-                    name.to_string(),
-                    AgentEvent::Info {
-                        auth_methods: running.conn.auth_methods.clone(),
-                        can_logout: running.conn.can_logout,
-                        sessions: abilities,
-                        prompts: running.conn.prompts,
-                        mcp: running.conn.mcp().1,
-                        implementation: running.conn.implementation.clone(),
-                    },
-                );
-                self.events.send(info).await;
-                let session_id = running.conn.session_id();
-                let Some(slot) = self.slot(name) else { return };
-                slot.abilities = Some(abilities);
-                slot.running = Some(running);
-                slot.last_used = Instant::now();
-                let queued = !slot.queue.is_empty();
-                let stale = slot.then == Then::Renew;
-                let forgot = std::mem::take(&mut slot.forgot);
-                let restored = std::mem::take(&mut slot.restored);
-                let conversation_id = slot.conversation_id;
-                if let (Some(store), Some(id)) = (&self.store, conversation_id)
-                    && let Err(e) = store.set_session(id, Some(&session_id))
-                {
-                    tracing::warn!("{e}");
-                }
-                if let (Some(store), Some(path)) = (&self.store, &self.config_path)
-                    && let Err(e) = store.save_abilities(path, name, &abilities)
-                {
-                    tracing::warn!("{e}");
-                }
-                // A thread restored from history that the agent could not reopen gets the offer
-                // of a transcript (withdrawn if it did reopen it); within a run, the person is
-                // told the agent forgot.
-                if restored {
-                    self.events
-                        .send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered: !resumed }))
-                        .await;
-                } else if forgot && !resumed {
-                    self.events
-                        .send(Event::Agent(name.to_string(), AgentEvent::Notice { notice: Notice::NewSession }))
-                        .await;
-                }
-                self.set_state(name, AgentState::Idle).await;
-                if stale {
-                    // Its config changed while it started: start again with the new entry.
-                    if let Some(slot) = self.slot(name)
-                        && queued
-                    {
-                        slot.then(Then::Restart);
-                    }
-                    self.stop(name).await;
-                } else if queued {
-                    self.dispatch(name).await;
-                }
+                self.watch_exit(name, generation, &running);
+                self.took(name, running).await;
             }
+        }
+    }
+
+    /// Reports when the agent's process exits, or stops talking (closes its output and keeps
+    /// running past a grace).
+    fn watch_exit(&self, name: &str, generation: u64, running: &Running) {
+        let mut exit = running.process.exit_watch();
+        let mut hung_up = running.conn.hung_up();
+        let internal = self.internal_tx.clone();
+        let agent = name.to_string();
+        let grace = self.settings.hangup_grace;
+        tokio::spawn(async move {
+            // An agent that closes its output is done talking: it ends, or it is ended
+            // after a grace (the turn would wait for it forever).
+            let talking = async {
+                let _ = hung_up.wait_for(|h| *h).await;
+                tokio::time::sleep(grace).await;
+            };
+            let (status, stopped_talking) = tokio::select! {
+                status = exit.wait_for(Option::is_some) => (status.ok().and_then(|s| *s), false),
+                () = talking => (None, true),
+            };
+            if stopped_talking {
+                tracing::warn!(agent, "closed its output but kept running: stopping it");
+            }
+            let _ = internal.send(Internal::Exited { agent, generation, status, stopped_talking }).await;
+        });
+    }
+
+    /// The agent is up: its settings and what it can do are told, its session remembered, a
+    /// transcript offered where it forgot, and what waited is sent.
+    async fn took(&mut self, name: &str, running: Box<Running>) {
+        let (resumed, abilities) = (running.conn.resumed, running.conn.abilities);
+        let settings = Event::Agent(
+            name.to_string(),
+            AgentEvent::SessionSettings { options: running.conn.options(), modes: running.conn.modes() },
+        );
+        self.events.send(settings).await;
+        let info = Event::Agent(
+            name.to_string(),
+            AgentEvent::Info {
+                auth_methods: running.conn.auth_methods.clone(),
+                can_logout: running.conn.can_logout,
+                sessions: abilities,
+                prompts: running.conn.prompts,
+                mcp: running.conn.mcp().1,
+                implementation: running.conn.implementation.clone(),
+            },
+        );
+        self.events.send(info).await;
+        let session_id = running.conn.session_id();
+        let Some(slot) = self.slot(name) else { return };
+        slot.abilities = Some(abilities);
+        slot.running = Some(running);
+        slot.last_used = Instant::now();
+        let queued = !slot.queue.is_empty();
+        let stale = slot.then == Then::Renew;
+        let forgot = std::mem::take(&mut slot.forgot);
+        let restored = std::mem::take(&mut slot.restored);
+        let conversation_id = slot.conversation_id;
+        if let (Some(store), Some(id)) = (&self.store, conversation_id)
+            && let Err(e) = store.set_session(id, Some(&session_id))
+        {
+            tracing::warn!("{e}");
+        }
+        if let (Some(store), Some(path)) = (&self.store, &self.config_path)
+            && let Err(e) = store.save_abilities(path, name, &abilities)
+        {
+            tracing::warn!("{e}");
+        }
+        // A thread restored from history that the agent could not reopen gets the offer
+        // of a transcript (withdrawn if it did reopen it); within a run, the person is
+        // told the agent forgot.
+        if restored {
+            self.events.send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered: !resumed })).await;
+        } else if forgot && !resumed {
+            self.events.send(Event::Agent(name.to_string(), AgentEvent::Notice { notice: Notice::NewSession })).await;
+        }
+        self.set_state(name, AgentState::Idle).await;
+        if stale {
+            // Its config changed while it started: start again with the new entry.
+            if let Some(slot) = self.slot(name)
+                && queued
+            {
+                slot.then(Then::Restart);
+            }
+            self.stop(name).await;
+        } else if queued {
+            self.dispatch(name).await;
         }
     }
 

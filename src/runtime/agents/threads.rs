@@ -8,7 +8,7 @@ use crate::model::conversation::Notice;
 use crate::protocol::AgentEvent;
 use crate::protocol::threads::{AgentSession, ListError, ThreadId, ThreadOp, ThreadSummary, title};
 use crate::protocol::{AgentState, Event};
-use crate::runtime::acp_client::{AcpError, Reopen};
+use crate::runtime::acp::client::{AcpError, Reopen};
 use crate::runtime::store::Store;
 
 impl Manager {

@@ -7,10 +7,13 @@
 mod local;
 mod remote;
 mod ssh;
+mod teardown;
 
 pub use local::{LocalExecutor, resolve_program};
-pub use remote::{REMOTE_ENV_PASSTHROUGH, RemoteExecutor, RemoteKind, RemoteTeardown};
-pub use ssh::{SshExecutor, classify as classify_ssh_failure, env_header, launch_fault, quote, remote_command};
+pub use remote::{REMOTE_ENV_PASSTHROUGH, RemoteExecutor, RemoteKind};
+pub use ssh::{SshExecutor, classify as classify_ssh_failure, env_header, launch_fault};
+pub use teardown::RemoteTeardown;
+pub use teardown::{quote, remote_command};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

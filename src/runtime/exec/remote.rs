@@ -11,6 +11,7 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::local::run_command;
+use super::teardown::{RemoteTeardown, TEARDOWN, alive, unique};
 use super::{ExecError, Executor, Launched, Output, ProcessSpec, spawn_error};
 
 /// Variables of this computer's environment that reach an agent in a container, sandbox or pod
@@ -25,34 +26,6 @@ cd "$cwd" || { echo "sidekicks: the folder $cwd does not exist in this container
 if [ -n "$pidfile" ]; then (read -r l < /proc/$$/stat; r=${l##*) }; set -- $r; echo "$$ ${20}") > "$pidfile"; fi
 exec "$@""#;
 
-/// Sends signal `$2` to the process whose pid is in file `$1` and to all its descendants (found
-/// through /proc, busybox-compatible).
-pub(super) const TEARDOWN: &str = r#"pidfile=$1; sig=$2
-[ -r "$pidfile" ] || exit 0
-read -r root start < "$pidfile"
-# The pid must still be the process that was started (same start time), not a reused one.
-if [ -n "$start" ]; then
-  read -r l < /proc/$root/stat 2>/dev/null || { rm -f "$pidfile"; exit 0; }
-  r=${l##*) }; set -- $r
-  [ "${20}" = "$start" ] || { rm -f "$pidfile"; exit 0; }
-fi
-all=$root; level=$root
-while [ -n "$level" ]; do
-  next=
-  for stat in /proc/[0-9]*/stat; do
-    read -r line < "$stat" 2>/dev/null || continue
-    rest=${line##*) }
-    set -- $rest
-    for p in $level; do
-      if [ "$2" = "$p" ]; then c=${stat#/proc/}; c=${c%/stat}; next="$next $c"; all="$all $c"; fi
-    done
-  done
-  level=$next
-done
-kill -s "$sig" $all 2>/dev/null
-[ "$sig" = KILL ] && rm -f "$pidfile"
-exit 0"#;
-
 /// Ends, with `TEARDOWN` and KILL, the agents of the pid files given after the teardown script,
 /// and removes the files.
 pub(super) const REAP: &str = r#"t=$1; shift
@@ -61,13 +34,6 @@ for f; do sh -c "$t" sidekicks "$f" KILL; rm -f -- "$f"; done"#;
 /// The Sidekicks process that started the agent of a pid file named `/tmp/sidekicks-PID-N.pid`.
 fn owner(file: &str) -> Option<i32> {
     file.strip_prefix("/tmp/sidekicks-")?.split('-').next()?.parse().ok()
-}
-
-/// Whether process `pid` exists on this computer.
-pub(super) fn alive(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 only checks; no memory-safety preconditions.
-    pid > 0
-        && (unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
 }
 
 /// Kinds of remote runtime.
@@ -245,7 +211,7 @@ impl Executor for RemoteExecutor {
         cmd.envs(self.client_env(spec));
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let child = cmd.spawn().map_err(|e| self.spawn_failure(e))?;
-        let teardown = RemoteTeardown { prefix: self.exec_prefix(false), pidfile, ssh: None };
+        let teardown = RemoteTeardown::in_target(self.exec_prefix(false), pidfile);
         Ok(Launched { child, teardown: Some(teardown) })
     }
 
@@ -305,70 +271,6 @@ impl RemoteExecutor {
         reap.extend(dead);
         if let Err(e) = run_command(self.command(&reap), &self.program, None).await {
             tracing::warn!("ending leftovers in {}: {e}", self.target);
-        }
-    }
-}
-
-pub(super) fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// Ends an agent inside its target: signals the pid recorded by the launch script and its
-/// descendants, through /proc in the target.
-#[derive(Clone, Debug)]
-pub struct RemoteTeardown {
-    prefix: Vec<String>,
-    pidfile: String,
-    /// Over SSH, the host: the script's words travel as one quoted string, and a teardown that
-    /// cannot reach the machine is done at the next connection.
-    ssh: Option<String>,
-}
-
-impl RemoteTeardown {
-    /// A teardown through `prefix` (`ssh … -- dest`) on `host`.
-    pub(super) fn over_ssh(prefix: Vec<String>, pidfile: String, host: String) -> Self {
-        Self { prefix, pidfile, ssh: Some(host) }
-    }
-
-    /// After the agent ended (stopped, or its connection lost): over SSH, ends whatever it left
-    /// running there (a machine out of reach is swept at its next connection). Nothing for
-    /// containers, whose engine keeps their processes.
-    pub async fn sweep(&self) {
-        if self.ssh.is_some() {
-            self.signal("KILL").await;
-        }
-    }
-
-    /// Sends `signal` (`TERM`, `KILL`) inside the target.
-    pub async fn signal(&self, signal: &str) {
-        // Over SSH, KILL ends everything the agent started (its mark), not only its tree.
-        let words: Vec<String> = if self.ssh.is_some() && signal == "KILL" {
-            ["sh", "-c", super::ssh::SWEEP, "sidekicks", &self.pidfile].into_iter().map(String::from).collect()
-        } else {
-            ["sh", "-c", TEARDOWN, "sidekicks", &self.pidfile, signal].into_iter().map(String::from).collect()
-        };
-        let mut argv = self.prefix.clone();
-        match &self.ssh {
-            Some(_) => argv.push(super::ssh::remote_command(&words)),
-            None => argv.extend(words),
-        }
-        let mut cmd = Command::new(&argv[0]);
-        cmd.args(&argv[1..]);
-        let run = run_command(cmd, &argv[0], None);
-        let result = tokio::time::timeout(std::time::Duration::from_secs(10), run)
-            .await
-            .map_err(|_| ExecError::Remote { tool: argv[0].clone(), message: "teardown timed out".into() });
-        let reached = matches!(&result, Ok(Ok(out)) if out.code == Some(0));
-        if let Ok(Err(e)) | Err(e) = result {
-            tracing::warn!("teardown in {}: {e}", argv.get(2).or(argv.get(3)).cloned().unwrap_or_default());
-        }
-        if let Some(host) = &self.ssh
-            && !reached
-        {
-            // The machine is out of reach: its agent is ended at the next connection.
-            super::ssh::pending_add(host, self.pidfile.clone());
         }
     }
 }

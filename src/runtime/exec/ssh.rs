@@ -18,6 +18,7 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::local::run_command;
+use super::teardown::{SWEEP, pending_add, pending_take, quote, remote_command};
 use super::{ExecError, Executor, Launched, Output, ProcessSpec, REMOTE_ENV_PASSTHROUGH, RemoteTeardown};
 use crate::model::ssh_host::{Destination, HostProblem, parse};
 use crate::protocol::SshFault;
@@ -38,19 +39,6 @@ cd "$cwd" 2>/dev/null || { echo "sidekicks: the folder $cwd does not exist on $(
 if [ -n "$pidfile" ]; then (read -r l < /proc/$$/stat; r=${l##*) }; set -- $r; echo "$$ ${20}") > "$pidfile" 2>/dev/null; fi
 command -v "$1" >/dev/null 2>&1 || { echo "sidekicks: $1 is not installed on $(uname -n) (PATH=$PATH)" >&2; exit 127; }
 exec "$@""#;
-
-/// Ends everything an agent started there (`$1` its pid file): every process whose environment
-/// carries its mark, even one its agent left behind when it ended (busybox-compatible). TERM
-/// first, then KILL to what is left.
-pub(super) const SWEEP: &str = r#"mark="SIDEKICKS_AGENT=$1"
-marked() { grep -ls "$mark" /proc/[0-9]*/environ 2>/dev/null | sed 's|/proc/||; s|/environ||'; }
-pids=$(marked); [ -n "$pids" ] && kill -TERM $pids 2>/dev/null
-for i in 1 2 3 4 5 6 7 8 9 10; do
-  pids=$(marked); [ -z "$pids" ] && break
-  sleep 0.1 2>/dev/null || sleep 1; kill -KILL $pids 2>/dev/null
-done
-rm -f "$1"
-exit 0"#;
 
 /// Sweeps (`SWEEP`, given as `$1`) the agents of the pid files that follow.
 const SWEEP_ALL: &str = r#"s=$1; shift
@@ -247,7 +235,7 @@ impl SshExecutor {
     async fn end_leftovers(&self, listed: Vec<String>) {
         let prefix = pidfile_prefix();
         let mut dead: Vec<String> = pending_take(&self.host);
-        dead.extend(listed.into_iter().filter(|f| owner(f, &prefix).is_some_and(|pid| !super::remote::alive(pid))));
+        dead.extend(listed.into_iter().filter(|f| owner(f, &prefix).is_some_and(|pid| !super::teardown::alive(pid))));
         dead.sort();
         dead.dedup();
         if dead.is_empty() {
@@ -303,7 +291,7 @@ impl Executor for SshExecutor {
                 fault: SshFault::Other { message: "the agent's env is over 60 kB".into() },
             });
         }
-        let pidfile = format!("{}{}-{}.pid", pidfile_prefix(), std::process::id(), super::remote::unique());
+        let pidfile = format!("{}{}-{}.pid", pidfile_prefix(), std::process::id(), super::teardown::unique());
         let argv = self.argv(&self.launch_words(spec, &pidfile, env.len()), false);
         let mut cmd = self.command(&argv);
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -388,27 +376,6 @@ fn write_now(child: &tokio::process::Child, bytes: &[u8]) -> std::io::Result<()>
     let stdin = child.stdin.as_ref().ok_or_else(|| std::io::Error::other("no stdin"))?;
     let mut pipe = std::fs::File::from(stdin.as_fd().try_clone_to_owned()?);
     pipe.write_all(bytes)
-}
-
-/// `word` as the remote shell reads it back: itself when it has only safe characters, else in
-/// single quotes (a quote inside as `'\''`).
-pub fn quote(word: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./=:@%+,".contains(c);
-    if !word.is_empty() && word.chars().all(safe) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// The one string ssh sends: `exec` and every word quoted.
-pub fn remote_command(words: &[String]) -> String {
-    let mut line = String::from("exec");
-    for word in words {
-        line.push(' ');
-        line.push_str(&quote(word));
-    }
-    line
 }
 
 /// Whether ssh's stderr tells a failure of ssh itself (rather than the program's own exit 255).
@@ -547,25 +514,6 @@ fn host_gate(host: &str) -> Arc<tokio::sync::Mutex<()>> {
     static GATES: Mutex<Option<HashMap<String, Arc<tokio::sync::Mutex<()>>>>> = Mutex::new(None);
     let mut gates = GATES.lock().unwrap_or_else(|e| e.into_inner());
     gates.get_or_insert_with(HashMap::new).entry(host.to_string()).or_default().clone()
-}
-
-/// Pid files whose teardown could not reach their machine (the connection was lost): ended at
-/// the next connection.
-static PENDING: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
-
-/// Remembers that the agent of `pidfile` on `host` may still run.
-pub(super) fn pending_add(host: &str, pidfile: String) {
-    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-    if !pending.iter().any(|(h, f)| h == host && *f == pidfile) {
-        pending.push((host.to_string(), pidfile));
-    }
-}
-
-fn pending_take(host: &str) -> Vec<String> {
-    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-    let (mine, rest): (Vec<_>, Vec<_>) = pending.drain(..).partition(|(h, _)| h == host);
-    *pending = rest;
-    mine.into_iter().map(|(_, f)| f).collect()
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub fn load(data_dir: &Path, id: &str, url: &str) -> Result<String, String> {
     let text = String::from_utf8(bytes).map_err(|_| format!("{url}: not an SVG (not text)"))?;
     if let Some(dir) = kept.parent() {
         let _ = std::fs::create_dir_all(dir);
-        let _ = crate::runtime::config_file::save_atomic(&kept, &text);
+        let _ = crate::runtime::config::file::save_atomic(&kept, &text);
     }
     Ok(text)
 }

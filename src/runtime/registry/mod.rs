@@ -84,7 +84,7 @@ pub fn load(data_dir: &Path, url: &str) -> Result<Listing, String> {
             // A copy that cannot be kept is no reason not to show the list.
             if let Ok(text) = serde_json::to_string(&cached) {
                 let _ = std::fs::create_dir_all(folder(data_dir));
-                let _ = crate::runtime::config_file::save_atomic(&cache_path(data_dir), &text);
+                let _ = crate::runtime::config::file::save_atomic(&cache_path(data_dir), &text);
             }
             let fetched = SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
             Ok(Listing { index: cached.index, url: url.to_string(), fetched, stale: None })

@@ -8,7 +8,7 @@ use crate::model::config::Config;
 use crate::model::config_edit::{NewAgent, unique_name};
 use crate::model::registry::{Entry, Installed, compare_versions};
 use crate::model::registry_edit::{add_installed, remove_agent, update_installed};
-use crate::runtime::config_file::{edit_lock, save_atomic};
+use crate::runtime::config::file::{edit_lock, save_atomic};
 
 /// An agent added.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,13 +73,13 @@ pub fn add(
 ) -> Result<Added, String> {
     let entry = entry(listing, id)?;
     // Checked before downloading: a text that cannot be edited wastes no download.
-    let text = crate::runtime::config_file::read_text(path).unwrap_or_default();
+    let text = crate::runtime::config::file::read_text(path).unwrap_or_default();
     text.parse::<toml_edit::DocumentMut>().map_err(|e| format!("{}: {e}", path.display()))?;
     let made = prepare(entry, data_dir, progress)?;
     let installed = Installed { id: entry.id.clone(), version: entry.version.clone() };
     // Read again once downloaded, and held until saved: the file may have changed meanwhile.
     let _edit = edit_lock();
-    let text = crate::runtime::config_file::read_text(path).unwrap_or_default();
+    let text = crate::runtime::config::file::read_text(path).unwrap_or_default();
     let undo = |why: String| {
         // Not when another agent runs the same download (this entry added twice).
         if made.kind == "binary" && !marked(&text).iter().any(|(_, i)| *i == installed) {
@@ -91,7 +91,7 @@ pub fn add(
     let name = unique_name(&text, &wanted).map_err(|e| undo(format!("{}: {e}", path.display())))?;
     let workspace = match workspace {
         Some(w) => w.to_path_buf(),
-        None => crate::runtime::services::default_workspace(path, &name),
+        None => crate::runtime::config::file::default_workspace(path, &name),
     };
     std::fs::create_dir_all(&workspace).map_err(|e| undo(format!("{}: {e}", workspace.display())))?;
     let agent = NewAgent { name, command: made.command.clone(), args: made.args.clone(), env: made.env.clone() };
@@ -132,7 +132,7 @@ pub fn update(
         let made = prepare(entry, data_dir, |got, total| progress(name, got, total))?;
         let new = Installed { id: entry.id.clone(), version: entry.version.clone() };
         let _edit = edit_lock();
-        let text = crate::runtime::config_file::read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = crate::runtime::config::file::read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let edited = update_installed(&text, name, &made.command, &made.args, &made.env, &new)
             .map_err(|e| e.to_string())
             .and_then(|t| save_atomic(path, &t).map_err(|e| format!("{}: {e}", path.display())));
@@ -143,7 +143,7 @@ pub fn update(
             return Err(why);
         }
         let still_used =
-            marked(&crate::runtime::config_file::read_text(path).unwrap_or_default()).iter().any(|(_, i)| i == old);
+            marked(&crate::runtime::config::file::read_text(path).unwrap_or_default()).iter().any(|(_, i)| i == old);
         if !still_used {
             let _ = remove_files(data_dir, &old.id, &old.version);
         }
@@ -168,7 +168,7 @@ pub fn remove(path: &Path, data_dir: &Path, config: &Config, name: &str) -> Resu
         format!("\"{name}\" was not added from the registry: remove it in Settings or the config file instead")
     })?;
     let _edit = edit_lock();
-    let text = crate::runtime::config_file::read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::runtime::config::file::read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let edited = remove_agent(&text, name).map_err(|e| e.to_string())?;
     save_atomic(path, &edited).map_err(|e| format!("{}: {e}", path.display()))?;
     let shared = marked(&edited).iter().any(|(_, i)| *i == mark);

@@ -13,8 +13,8 @@ use crate::model::config_edit::{NewAgent, add_agent, unique_name};
 use crate::protocol::ConfigEvent;
 use crate::protocol::Event;
 use crate::protocol::picker::{PickFor, PickerStart};
-use crate::runtime::config_file::{AppDirs, Preferences, command_exists, edit_lock, load_file, save_atomic};
-use crate::runtime::config_watch::{ConfigWatcher, watch_config};
+use crate::runtime::config::file::{AppDirs, Preferences, command_exists, edit_lock, load_file, save_atomic};
+use crate::runtime::config::watch::{ConfigWatcher, watch_config};
 use crate::runtime::events::EventSink;
 
 /// The config file followed, and the work around it.
@@ -107,7 +107,7 @@ impl ConfigFile {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             // Named after the name the agent gets: a second "codex" works in `codex-2`.
             let name = unique_name(&text, &agent.name).map_err(|e| e.to_string())?;
-            let workspace = default_workspace(&path, &name);
+            let workspace = crate::runtime::config::file::default_workspace(&path, &name);
             std::fs::create_dir_all(&workspace).map_err(|e| format!("{}: {e}", workspace.display()))?;
             let edited = add_agent(&text, &NewAgent { name, ..agent }, &workspace).map_err(|e| e.to_string())?;
             save_atomic(&path, &edited).map_err(|e| e.to_string())
@@ -215,11 +215,4 @@ async fn checker(mut pending: watch::Receiver<Option<(PathBuf, String)>>, home: 
         .unwrap_or_default();
         sink.send(Event::Config(ConfigEvent::Checked { text, problems })).await;
     }
-}
-
-/// Where an added agent works until the person chooses: a folder of its own next to the config
-/// file (`workspaces/<name>`).
-pub(crate) fn default_workspace(config: &Path, name: &str) -> PathBuf {
-    let slug: String = name.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
-    config.parent().unwrap_or(Path::new(".")).join("workspaces").join(slug)
 }

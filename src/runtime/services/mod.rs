@@ -9,13 +9,12 @@ mod channels;
 mod config;
 mod registry;
 mod team_book;
+mod team_commands;
 mod team_ops;
 mod team_setup;
 mod teams;
 mod terminals;
 mod workspaces;
-
-pub(crate) use config::default_workspace;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,7 +22,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 use super::agents::{ManagerCommand, ManagerSettings, spawn_manager_watched};
-use super::config_file::AppDirs;
+use super::config::file::AppDirs;
 use super::events::EventSink;
 use super::store::Store;
 use crate::model::config::Config;

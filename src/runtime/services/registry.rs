@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::protocol::Event;
 use crate::protocol::registry::{RegistryCommand, RegistryDone, RegistryEvent};
-use crate::runtime::config_file::load_file;
+use crate::runtime::config::file::load_file;
 use crate::runtime::events::EventSink;
 use crate::runtime::registry::{self, ops};
 
@@ -125,7 +125,7 @@ fn config_of(config: &Path, home: Option<&Path>) -> Result<crate::model::config:
 /// The index's address for the config file at `config`.
 fn url_of(config: &Path) -> String {
     // (Only a regular file is read: a named pipe would wait for ever for a writer.)
-    let text = crate::runtime::config_file::read_text(config).unwrap_or_default();
+    let text = crate::runtime::config::file::read_text(config).unwrap_or_default();
     registry::index_url(registry::configured_url(&text).as_deref())
 }
 

@@ -13,17 +13,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
 
-use super::Services;
 use super::team_book::TeamBook;
-use super::team_ops::{
-    KEEP_DISCARDED, create_placed, diff, discard, new_members, ready_members, restore, running, set_member,
-};
+use super::team_ops::{diff, ready_members, set_member};
 use crate::model::conversation::MessageId;
 use crate::protocol::AgentCommand;
-use crate::protocol::teams::{TeamCommand, Told};
-use crate::protocol::{Event, TeamEvent, TeamInfo};
+use crate::protocol::teams::Told;
+use crate::protocol::{Event, TeamEvent};
 use crate::runtime::events::EventSink;
-use crate::runtime::teams::{self, ConflictText, MemberCopy, MergeReport, TeamError, reattach_team};
+use crate::runtime::teams::{self, ConflictText, MemberCopy, MergeReport, TeamError};
 
 /// What the team service's tasks share.
 #[derive(Clone)]
@@ -31,7 +28,7 @@ pub(super) struct TeamCtx {
     book: Arc<Mutex<TeamBook>>,
     sink: EventSink,
     manager: mpsc::Sender<ManagerCommand>,
-    notes: mpsc::Sender<TeamNote>,
+    pub(super) notes: mpsc::Sender<TeamNote>,
     channels: mpsc::Sender<super::channels::ChannelCommand>,
     /// The teams' folder: its `.changed` mark tells other processes the teams changed.
     teams_dir: PathBuf,
@@ -111,7 +108,7 @@ pub(super) enum TeamNote {
 
 /// What a write does once it is done, besides reading its member's change list again.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum After {
+pub(super) enum After {
     /// Nothing more.
     Nothing,
     /// A merge: tell the member about conflicts, run the recipe's check.
@@ -179,7 +176,7 @@ impl TeamCtx {
     }
 
     /// Tells other processes the teams changed.
-    async fn mark_changed(&self) {
+    pub(super) async fn mark_changed(&self) {
         let dir = self.teams_dir.join(CHANGED);
         let _ = tokio::task::spawn_blocking(move || {
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -195,12 +192,12 @@ impl TeamCtx {
         .await;
     }
 
-    fn book(&self) -> MutexGuard<'_, TeamBook> {
+    pub(super) fn book(&self) -> MutexGuard<'_, TeamBook> {
         self.book.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records `event`, then sends it; the channel service follows the teams.
-    async fn tell(&self, event: TeamEvent) {
+    pub(super) async fn tell(&self, event: TeamEvent) {
         self.book().apply(&event);
         let teams_changed = matches!(event, TeamEvent::Loaded { .. }) || changes_teams(&event);
         self.sink.send(Event::Team(event)).await;
@@ -211,7 +208,7 @@ impl TeamCtx {
 
     /// Runs `op` on a blocking thread and tells its event, with what it starts (members working
     /// in their copies, setups) and ends. A change of the teams is told apart from readings.
-    fn op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
+    pub(super) fn op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
         let ctx = self.clone();
         tokio::spawn(async move {
             let Some(event) = ctx.blocking(op).await else { return };
@@ -227,7 +224,7 @@ impl TeamCtx {
 
     /// Runs `load` (a reading of the stored teams) like [`op`](Self::op), unless a reading that
     /// began after it was told first; again when the teams changed while it ran.
-    fn load(&self, load: impl Fn() -> TeamEvent + Send + Sync + 'static) {
+    pub(super) fn load(&self, load: impl Fn() -> TeamEvent + Send + Sync + 'static) {
         use std::sync::atomic::Ordering::SeqCst;
         let ctx = self.clone();
         let began = self.loads.fetch_add(1, SeqCst) + 1;
@@ -263,7 +260,7 @@ impl TeamCtx {
 
     /// Tells `event`, and carries out what it means for members: ready members become agents of
     /// their own (their setup first when they need one), discarded ones end.
-    async fn finish(&self, event: TeamEvent) {
+    pub(super) async fn finish(&self, event: TeamEvent) {
         // A merge stopped by a recipe a member wrote: the page offers to accept it, showing it.
         if let TeamEvent::Merged { team, result: Err(TeamError::RecipeFromMember { member }), .. } = &event {
             let project = self.book().team(team).map(|t| t.record.project.clone());
@@ -339,7 +336,7 @@ impl TeamCtx {
     /// Runs `op` on member `agent` of `team`, which writes its copy or the project: the member
     /// is busy meanwhile; after, its change list, and the diff and review shown of it, are read
     /// again.
-    fn write(
+    pub(super) fn write(
         &self,
         team: String,
         agent: String,
@@ -459,7 +456,7 @@ impl TeamCtx {
 
     /// Reads member `agent`'s change list and tells it; a copy that changed during the read is
     /// read again before anything is told.
-    fn read_changes(&self, team: String, agent: String) {
+    pub(super) fn read_changes(&self, team: String, agent: String) {
         let key = (team.clone(), agent.clone());
         {
             let mut book = self.book();
@@ -488,7 +485,7 @@ impl TeamCtx {
     }
 
     /// The diff and the review the window shows, read again if they are `agent`'s.
-    fn reshow(&self, team: &str, agent: &str) {
+    pub(super) fn reshow(&self, team: &str, agent: &str) {
         let is_theirs = |(t, a): &(String, String)| t == team && a == agent;
         let (diff, review) = {
             let book = self.book();
@@ -502,12 +499,12 @@ impl TeamCtx {
         }
     }
 
-    fn diff(&self, team: String, agent: String, path: String) {
+    pub(super) fn diff(&self, team: String, agent: String, path: String) {
         self.book().diff = Some(((team.clone(), agent.clone()), path.clone()));
         self.read(team, agent, move |team, member| diff(team, member, path));
     }
 
-    fn review(&self, team: String, agent: String) {
+    pub(super) fn review(&self, team: String, agent: String) {
         self.book().review = Some((team.clone(), agent.clone()));
         self.read(team, agent, |team, member| {
             let agent = member.name.clone();
@@ -516,7 +513,12 @@ impl TeamCtx {
     }
 
     /// Runs `op`, which only reads member `agent`, and tells its event.
-    fn read(&self, team: String, agent: String, op: impl FnOnce(String, MemberCopy) -> TeamEvent + Send + 'static) {
+    pub(super) fn read(
+        &self,
+        team: String,
+        agent: String,
+        op: impl FnOnce(String, MemberCopy) -> TeamEvent + Send + 'static,
+    ) {
         let member = self.book().member(&team, &agent);
         let ctx = self.clone();
         tokio::spawn(async move {
@@ -532,7 +534,7 @@ impl TeamCtx {
 
     /// Runs a member's setup: its output and end go to the window; once it succeeds the member
     /// becomes an agent of its own in its copy.
-    fn setup(&self, team: String, member: MemberCopy) {
+    pub(super) fn setup(&self, team: String, member: MemberCopy) {
         let ctx = self.clone();
         tokio::spawn(async move {
             let done = super::team_setup::run_setup(&ctx.sink, &team, member).await;
@@ -565,254 +567,5 @@ fn scratch_check(event: &TeamEvent) -> Option<(String, Result<(), String>)> {
             Some((output.clone(), Err(why.clone())))
         }
         _ => None,
-    }
-}
-
-impl Services {
-    /// Follows the copies of team `team`'s members, and no other team's (`None`: none); reads
-    /// their change lists now (what changed before the watch began). A copy that cannot be
-    /// watched is left unfollowed (its change list is read after each operation all the same).
-    pub(super) fn follow_team(&mut self, team: Option<String>) {
-        self.team_followed = None;
-        let Some(id) = team else {
-            let mut book = self.team.book();
-            book.diff = None;
-            book.review = None;
-            return;
-        };
-        let copies: Vec<(String, PathBuf)> = match self.team.book().team(&id) {
-            Some(info) => {
-                info.members.iter().filter_map(|(a, m)| Some((a.clone(), m.as_ref().ok()?.copy.clone()))).collect()
-            }
-            None => return,
-        };
-        let mut followers = Vec::new();
-        for (agent, copy) in copies {
-            let (notes, team) = (self.team.notes.clone(), id.clone());
-            // Called from the watcher's own thread.
-            let on_change = Arc::new(move || {
-                let _ = notes.blocking_send(TeamNote::CopyChanged { team: team.clone(), agent: agent.clone() });
-            });
-            match crate::runtime::workspace::watch_dir(&copy, on_change) {
-                Ok(follower) => followers.push(follower),
-                Err(e) => tracing::warn!("cannot follow the copy {}: {e}", copy.display()),
-            }
-        }
-        let names: Vec<String> =
-            self.team.book().team(&id).map(|t| t.members.iter().map(|(a, _)| a.clone()).collect()).unwrap_or_default();
-        for agent in names {
-            self.team.read_changes(id.clone(), agent);
-        }
-        self.team_followed = Some((id, followers));
-    }
-
-    /// A note of the team service's tasks.
-    pub(super) fn team_note(&mut self, note: TeamNote) {
-        match note {
-            TeamNote::CopyChanged { team, agent } => {
-                self.team.read_changes(team.clone(), agent.clone());
-                self.team.reshow(&team, &agent);
-            }
-            TeamNote::Members { team } => {
-                if self.team_followed.as_ref().is_some_and(|(id, _)| *id == team) {
-                    self.follow_team(Some(team));
-                }
-            }
-        }
-    }
-
-    /// The names of the agents in force (the config's and the members').
-    fn agent_names(&self) -> Vec<String> {
-        self.applied.borrow().as_ref().map(|c| c.agents.iter().map(|a| a.name.clone()).collect()).unwrap_or_default()
-    }
-
-    /// The configs of `agents` as they work now (those in the config).
-    fn agent_configs(&self, agents: &[String]) -> Vec<crate::model::config::AgentConfig> {
-        agents.iter().filter_map(|a| self.agent(a)).collect()
-    }
-
-    /// Loads the stored teams and reattaches their members (at start).
-    pub(super) fn load_teams(&self) {
-        let Some(store) = self.store.clone() else { return };
-        let dir = self.teams_dir.clone();
-        let taken = self.agent_names();
-        self.team.load(move || {
-            let records = store.teams().unwrap_or_else(|e| {
-                tracing::warn!("cannot read the teams: {e}");
-                Vec::new()
-            });
-            // Teams of earlier versions, whose members were the person's own agents: each member
-            // becomes an agent of its own (ADR 0028).
-            let mut taken = taken.clone();
-            taken.extend(records.iter().flat_map(|r| r.members.iter().map(|m| m.agent.clone())));
-            let records: Vec<teams::TeamRecord> = records
-                .into_iter()
-                .map(|r| match teams::migrate::members_of_their_own(r.clone(), &mut taken) {
-                    Some(migrated) => {
-                        if let Err(e) = store.save_team(&migrated) {
-                            tracing::warn!("cannot remember the team: {e}");
-                        }
-                        migrated
-                    }
-                    None => r,
-                })
-                .collect();
-            let teams = records
-                .iter()
-                .map(|r| TeamInfo {
-                    record: r.clone(),
-                    members: reattach_team(r).into_iter().map(|(agent, m)| (agent, m.and_then(running))).collect(),
-                    channel: store.team_channel(&r.id).ok().flatten(),
-                    undoable: teams::undoable(r),
-                    bytes: Some(teams::reap::disk_use(&dir.join(&r.id))),
-                })
-                .collect();
-            let leftovers = teams::reap::leftovers(&dir, &records, &teams::container::labelled(&dir));
-            TeamEvent::Loaded { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
-        });
-    }
-
-    /// Serves one team command.
-    pub(super) fn team(&mut self, command: TeamCommand) {
-        let (dir, store) = (self.teams_dir.clone(), self.store.clone());
-        match command {
-            TeamCommand::Follow { team } => self.follow_team(team),
-            TeamCommand::Create { name, project, provider, agents, lead } => {
-                let configs = self.agent_configs(&agents);
-                let taken = self.agent_names();
-                self.team.op(move || {
-                    let members = new_members(&name, &agents, taken, store.as_deref());
-                    let result = create_placed(&dir, &name, &project, provider, &members, lead, &configs).map(
-                        |(record, members)| {
-                            if let Some(store) = &store
-                                && let Err(e) = store.save_team(&record)
-                            {
-                                tracing::warn!("cannot remember the team: {e}");
-                            }
-                            TeamInfo {
-                                bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
-                                record,
-                                members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
-                                channel: None,
-                                undoable: None,
-                            }
-                        },
-                    );
-                    TeamEvent::Created { result }
-                });
-            }
-            TeamCommand::Changes { team, member } => self.team.read_changes(team, member),
-            TeamCommand::Diff { team, member, path } => self.team.diff(team, member, path),
-            TeamCommand::Review { team, member } => self.team.review(team, member),
-            TeamCommand::CloseReview { team } => {
-                let mut book = self.team.book();
-                if book.review.as_ref().is_some_and(|(t, _)| *t == team) {
-                    book.review = None;
-                }
-            }
-            TeamCommand::Merge { team: id, member, selected } => {
-                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::merge_as_recipe_says(&member, selected.as_deref()),
-                    told: None,
-                });
-            }
-            TeamCommand::DecideHunk { team: id, member, path, hunk, accept: true } => {
-                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::review::accept_hunk(&member, &path, &hunk),
-                    told: None,
-                });
-            }
-            TeamCommand::DecideHunk { team: id, member, path, hunk, accept: false } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::review::reject_hunk(&member, &path, &hunk),
-                });
-            }
-            TeamCommand::RejectFiles { team: id, member, changes } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::review::reject_files(&member, &changes),
-                });
-            }
-            TeamCommand::AcceptRecipe { team } => {
-                let Some(project) = self.team.book().team(&team).map(|t| t.record.project.clone()) else { return };
-                self.team.op(move || TeamEvent::RecipeAccepted { team, result: teams::recipe::accept(&project) });
-            }
-            TeamCommand::UndoMerge { team: id, member } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::MergeUndone {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::undo_merge(&member),
-                });
-            }
-            TeamCommand::CommitBranch { team: id, member, branch, message } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| {
-                    let result = teams::commit_as_branch(&member, &branch, &message);
-                    TeamEvent::Branched { team: id, agent: member.name.clone(), branch, result }
-                });
-            }
-            TeamCommand::Discard { team, member } => {
-                let Some(record) = self.team.book().team(&team).map(|t| t.record.clone()) else {
-                    tracing::warn!("discard of team {team}, which is gone");
-                    return;
-                };
-                match member {
-                    Some(name) => self.team.write(team, name, After::Nothing, move |member| {
-                        discard(&dir, store.as_deref(), record, Some(member))
-                    }),
-                    None => self.team.op(move || discard(&dir, store.as_deref(), record, None)),
-                }
-            }
-            TeamCommand::Setup { team, member } => match self.team.book().member(&team, &member) {
-                Ok(copy) => self.team.setup(team, copy),
-                Err(e) => tracing::warn!("setup of {member}: {e}"),
-            },
-            TeamCommand::RestoreDiscarded { id } => {
-                let definitions = teams::discarded::definitions(&dir, &id);
-                let configs = self.agent_configs(&definitions);
-                let taken = self.agent_names();
-                // Into its team if it is still there.
-                let team = {
-                    let book = self.team.book();
-                    let kept = book.discarded.iter().find(|w| w.id == id).map(|w| w.team.clone());
-                    kept.and_then(|t| book.team(&t).map(|t| t.record.clone()))
-                };
-                self.team.op(move || {
-                    let result = restore(&dir, store.as_deref(), &id, team, &configs, &taken);
-                    TeamEvent::WorkRestored { id, result }
-                });
-            }
-            TeamCommand::Reap { ids } => {
-                self.team.op(move || {
-                    let mut done = Vec::new();
-                    let labelled = teams::container::labelled(&dir);
-                    for id in ids {
-                        if let Err(error) = teams::reap::reap(&dir, &id, &labelled) {
-                            return TeamEvent::Reaped { ids: done, error: Some(error) };
-                        }
-                        // A stored team whose project is gone is forgotten with its folder.
-                        if let Some(store) = &store {
-                            let _ = store.delete_team(&id);
-                        }
-                        done.push(id);
-                    }
-                    TeamEvent::Reaped { ids: done, error: None }
-                });
-            }
-            TeamCommand::ForgetDiscarded { id } => {
-                self.team.op(move || {
-                    if let Err(e) = teams::discarded::forget(&dir, &id) {
-                        tracing::warn!("removing kept work {id}: {e}");
-                    }
-                    TeamEvent::WorkForgotten { id }
-                });
-            }
-        }
     }
 }

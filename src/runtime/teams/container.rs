@@ -312,7 +312,9 @@ fn git_file(member: &MemberCopy) -> Result<Option<PathBuf>, TeamError> {
         return Ok(None);
     }
     // Found from the project, not from the copy's `.git` file (the member's to change).
-    let Some((gitdir, _)) = super::git_index::member_git_dirs(&member.project, &member.copy) else { return Ok(None) };
+    let Some((gitdir, _)) = crate::runtime::git::index::member_git_dirs(&member.project, &member.copy) else {
+        return Ok(None);
+    };
     let Ok(rest) = gitdir.strip_prefix(member.project.join(".git")) else { return Ok(None) };
     let file = member.state.join("container-git");
     let inside = Path::new(GIT_INSIDE).join(rest);
@@ -324,7 +326,9 @@ fn git_file(member: &MemberCopy) -> Result<Option<PathBuf>, TeamError> {
 /// member's container: the repository's settings and hooks, and the member's worktree's settings
 /// and `commondir` (made empty when missing, so that a member cannot make one).
 fn git_read_only(member: &MemberCopy) -> Vec<(PathBuf, String)> {
-    let Some((dir, common)) = super::git_index::member_git_dirs(&member.project, &member.copy) else { return vec![] };
+    let Some((dir, common)) = crate::runtime::git::index::member_git_dirs(&member.project, &member.copy) else {
+        return vec![];
+    };
     let worktree_settings = dir.join("config.worktree");
     if std::fs::symlink_metadata(&worktree_settings).is_err() {
         let _ = std::fs::write(&worktree_settings, "");

@@ -3,8 +3,8 @@
 //! parent is the member's base, so the branch holds exactly the member's changes); the branch is
 //! made with `git branch`, which never touches the person's checkout, index or files.
 
-use super::git_snapshot::{commit_with, git, head_with};
 use super::{MemberCopy, ProviderKind, TeamError};
+use crate::runtime::git::snapshot::{commit_with, git, head_with};
 
 /// Makes branch `branch` of the project from `member`'s copy as it is now, with `message`.
 /// Returns the commit. Refused for copies that are not git worktrees, for a name git refuses and
@@ -22,7 +22,7 @@ pub fn commit_as_branch(member: &MemberCopy, branch: &str, message: &str) -> Res
         return Err(refused(format!("a branch “{branch}” exists already")));
     }
     // The copy's git folders as the project knows them, never as its `.git` file says.
-    let (dir, common) = super::git::copy_git_dirs(member)?;
+    let (dir, common) = super::worktree::copy_git_dirs(member)?;
     let env =
         [("GIT_DIR", dir.as_path()), ("GIT_COMMON_DIR", common.as_path()), ("GIT_WORK_TREE", member.copy.as_path())];
     let head = head_with(&member.copy, &env)?;

@@ -9,19 +9,11 @@ mod copy;
 mod deps;
 pub mod discarded;
 mod export;
-mod git;
-mod git_checkout;
 #[cfg(unix)]
-pub(crate) mod git_commit;
-mod git_config;
-mod git_index;
-pub(crate) mod git_snapshot;
-mod git_tree;
 pub mod journal;
 pub mod lock;
 mod merge;
 pub mod migrate;
-mod odb;
 pub mod reap;
 pub mod recipe;
 pub mod review;
@@ -29,6 +21,7 @@ pub mod scratch;
 mod sides;
 mod team;
 mod undo;
+mod worktree;
 
 use std::path::Path;
 
@@ -40,11 +33,11 @@ pub use crate::protocol::teams::{
 };
 pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
 pub use export::commit_as_branch;
-pub use git::GitWorktreeProvider;
 pub use merge::{ConflictText, merge, merge_as_recipe_says, merge_checked};
 pub use sides::read_side;
 pub use team::{add_members, create_team, reattach_team};
 pub use undo::{undo_merge, undoable};
+pub use worktree::GitWorktreeProvider;
 
 impl ProviderKind {
     /// The provider of this kind.

@@ -108,7 +108,7 @@ mod from_members {
     }
 
     fn file(project: &Path) -> Option<PathBuf> {
-        let dirs = crate::runtime::config_file::AppDirs::from_system()?;
+        let dirs = crate::runtime::config::file::AppDirs::from_system()?;
         Some(dirs.state_dir.join("member-recipes").join(format!("{}.json", super::super::lock::name_of(project))))
     }
 

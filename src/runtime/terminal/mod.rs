@@ -81,63 +81,14 @@ impl TerminalSession {
         drop(pty.slave);
         let host_pid = child.process_id().unwrap_or(0);
         let screen = TerminalScreen::new(cols as usize, rows as usize);
-        let mut reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
-        let mut writer = pty.master.take_writer().map_err(std::io::Error::other)?;
+        let reader = pty.master.try_clone_reader().map_err(std::io::Error::other)?;
+        let writer = pty.master.take_writer().map_err(std::io::Error::other)?;
         let master = pty.master;
         let (input, inbox) = mpsc::channel::<TerminalInput>();
         let closed = Arc::new(AtomicBool::new(false));
         let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| std::thread::Builder::new().name(name.into()).spawn(f);
-        let stop = closed.clone();
-        let writer_thread = spawn(
-            "sidekicks-pty-in",
-            Box::new(move || {
-                while let Ok(message) = inbox.recv() {
-                    if stop.load(Ordering::Acquire) {
-                        break;
-                    }
-                    match message {
-                        TerminalInput::Bytes(bytes) => {
-                            let _ = writer.write_all(&bytes).and_then(|()| writer.flush());
-                        }
-                        TerminalInput::Resize { cols, rows } => {
-                            let _ = master.resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 });
-                        }
-                    }
-                }
-            }),
-        )?;
-        // One kick waiting at most: the applier takes everything queued when it wakes.
-        let (kick, kicked) = mpsc::sync_channel::<()>(1);
-        let (target, notify) = (screen.clone(), on_output.clone());
-        let applier_thread = spawn(
-            "sidekicks-pty-apply",
-            Box::new(move || {
-                yield_to_the_window();
-                while kicked.recv().is_ok() {
-                    target.apply_pending();
-                    notify();
-                }
-            }),
-        )?;
-        let (target, notify) = (screen.clone(), on_output.clone());
-        let reader_thread = spawn(
-            "sidekicks-pty",
-            Box::new(move || {
-                yield_to_the_window();
-                let mut buf = vec![0u8; 64 * 1024];
-                loop {
-                    match reader.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => {
-                            if target.queue(&buf[..n]) {
-                                let _ = kick.try_send(());
-                            }
-                            notify();
-                        }
-                    }
-                }
-            }),
-        )?;
+        let writer_thread = input_thread(writer, master, inbox, closed.clone())?;
+        let (reader_thread, applier_thread) = output_threads(reader, &screen, &on_output)?;
         let (target, notify) = (screen.clone(), on_output);
         let waiter = spawn(
             "sidekicks-pty-wait",
@@ -220,6 +171,65 @@ impl TerminalSession {
             let _ = applier.join();
         }
     }
+}
+
+/// The thread that writes the person's input and resizes into the PTY, until the terminal closes.
+fn input_thread(
+    mut writer: Box<dyn Write + Send>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
+    inbox: mpsc::Receiver<TerminalInput>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("sidekicks-pty-in".into()).spawn(move || {
+        while let Ok(message) = inbox.recv() {
+            if stop.load(Ordering::Acquire) {
+                break;
+            }
+            match message {
+                TerminalInput::Bytes(bytes) => {
+                    let _ = writer.write_all(&bytes).and_then(|()| writer.flush());
+                }
+                TerminalInput::Resize { cols, rows } => {
+                    let _ = master.resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 });
+                }
+            }
+        }
+    })
+}
+
+/// The threads that read the PTY's output into the screen's queue, and apply the queue when the
+/// window is behind (one kick waiting at most: the applier takes everything queued when it wakes).
+fn output_threads(
+    mut reader: Box<dyn Read + Send>,
+    screen: &Arc<TerminalScreen>,
+    on_output: &Arc<dyn Fn() + Send + Sync>,
+) -> std::io::Result<(std::thread::JoinHandle<()>, std::thread::JoinHandle<()>)> {
+    let (kick, kicked) = mpsc::sync_channel::<()>(1);
+    let (target, notify) = (screen.clone(), on_output.clone());
+    let applier = std::thread::Builder::new().name("sidekicks-pty-apply".into()).spawn(move || {
+        yield_to_the_window();
+        while kicked.recv().is_ok() {
+            target.apply_pending();
+            notify();
+        }
+    })?;
+    let (target, notify) = (screen.clone(), on_output.clone());
+    let reader = std::thread::Builder::new().name("sidekicks-pty".into()).spawn(move || {
+        yield_to_the_window();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if target.queue(&buf[..n]) {
+                        let _ = kick.try_send(());
+                    }
+                    notify();
+                }
+            }
+        }
+    })?;
+    Ok((reader, applier))
 }
 
 /// Lowers the calling thread's priority (Linux: nice 5), so that during a flood the window's

@@ -1,0 +1,142 @@
+//! What a door asks of the team service.
+
+use std::path::PathBuf;
+
+use super::*;
+
+/// A team operation asked of the runtime's team service (the answer is a `TeamEvent`). Teams and
+/// members are named by id and name: the service holds the records.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TeamCommand {
+    /// Follow the copies of this team's members (their change lists come as `TeamEvent::Changes`
+    /// as they work), and no other team's; `None` follows none.
+    Follow {
+        /// The team (its id).
+        team: Option<String>,
+    },
+    /// Make a team of `agents` on `project`.
+    Create {
+        /// The name.
+        name: String,
+        /// The project folder.
+        project: PathBuf,
+        /// How copies are made.
+        provider: ProviderKind,
+        /// The agents (their names).
+        agents: Vec<String>,
+        /// The lead, if any.
+        lead: Option<String>,
+    },
+    /// List a member's changes.
+    Changes {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+    },
+    /// Read a changed file's base and member versions.
+    Diff {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+        /// The path it is about.
+        path: String,
+    },
+    /// Merge a member's work (all, or the `selected` paths) into the project.
+    Merge {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+        /// The paths chosen (`None`: all).
+        selected: Option<Vec<String>>,
+    },
+    /// The person accepts the project's team recipe as it is now (one a member's merged work
+    /// wrote is not used until then).
+    AcceptRecipe {
+        /// The team (its id).
+        team: String,
+    },
+    /// Undo the team's last merge, which was this member's.
+    UndoMerge {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+    },
+    /// Discard one member's copy (`Some`) or the whole team.
+    Discard {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: Option<String>,
+    },
+    /// Read every changed file of a member with its diff, for the review panel.
+    Review {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+    },
+    /// Accept (merge into the project) or reject (take out of the member's copy) one hunk.
+    DecideHunk {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+        /// The file.
+        path: String,
+        /// The hunk as the person saw it.
+        hunk: crate::model::review::Hunk,
+        /// Accept (true) or reject.
+        accept: bool,
+    },
+    /// Put these files of the member's copy back as in its base.
+    RejectFiles {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+        /// The changes to take back.
+        changes: Vec<Change>,
+    },
+    /// Run the recipe's setup command in a member's copy again (after it failed).
+    Setup {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+    },
+    /// Bring kept work back into its team, or a team made again when the team is gone.
+    RestoreDiscarded {
+        /// The kept work (its id).
+        id: String,
+    },
+    /// The review of a member of team `team` is closed: it is not read again as the member works.
+    CloseReview {
+        /// The team (its id).
+        team: String,
+    },
+    /// Remove leftover team folders (found at start and shown first).
+    Reap {
+        /// Their ids.
+        ids: Vec<String>,
+    },
+    /// Remove kept work for good.
+    ForgetDiscarded {
+        /// The kept work (its id).
+        id: String,
+    },
+    /// Make branch `branch` of the project from the member's work, with `message`.
+    CommitBranch {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+        /// The branch's name.
+        branch: String,
+        /// The commit's message.
+        message: String,
+    },
+}

@@ -1,0 +1,281 @@
+//! The team service's doors: following a team's copies, its notes, loading the teams at start,
+//! and serving each `TeamCommand` (ADR 0028; the service's workings are in `teams.rs`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::Services;
+use super::team_ops::{KEEP_DISCARDED, create_placed, discard, new_members, restore, running};
+use super::teams::*;
+use crate::protocol::teams::TeamCommand;
+use crate::protocol::{TeamEvent, TeamInfo};
+use crate::runtime::teams::{self, reattach_team};
+
+impl Services {
+    /// Follows the copies of team `team`'s members, and no other team's (`None`: none); reads
+    /// their change lists now (what changed before the watch began). A copy that cannot be
+    /// watched is left unfollowed (its change list is read after each operation all the same).
+    pub(super) fn follow_team(&mut self, team: Option<String>) {
+        self.team_followed = None;
+        let Some(id) = team else {
+            let mut book = self.team.book();
+            book.diff = None;
+            book.review = None;
+            return;
+        };
+        let copies: Vec<(String, PathBuf)> = match self.team.book().team(&id) {
+            Some(info) => {
+                info.members.iter().filter_map(|(a, m)| Some((a.clone(), m.as_ref().ok()?.copy.clone()))).collect()
+            }
+            None => return,
+        };
+        let mut followers = Vec::new();
+        for (agent, copy) in copies {
+            let (notes, team) = (self.team.notes.clone(), id.clone());
+            // Called from the watcher's own thread.
+            let on_change = Arc::new(move || {
+                let _ = notes.blocking_send(TeamNote::CopyChanged { team: team.clone(), agent: agent.clone() });
+            });
+            match crate::runtime::workspace::watch_dir(&copy, on_change) {
+                Ok(follower) => followers.push(follower),
+                Err(e) => tracing::warn!("cannot follow the copy {}: {e}", copy.display()),
+            }
+        }
+        let names: Vec<String> =
+            self.team.book().team(&id).map(|t| t.members.iter().map(|(a, _)| a.clone()).collect()).unwrap_or_default();
+        for agent in names {
+            self.team.read_changes(id.clone(), agent);
+        }
+        self.team_followed = Some((id, followers));
+    }
+
+    /// A note of the team service's tasks.
+    pub(super) fn team_note(&mut self, note: TeamNote) {
+        match note {
+            TeamNote::CopyChanged { team, agent } => {
+                self.team.read_changes(team.clone(), agent.clone());
+                self.team.reshow(&team, &agent);
+            }
+            TeamNote::Members { team } => {
+                if self.team_followed.as_ref().is_some_and(|(id, _)| *id == team) {
+                    self.follow_team(Some(team));
+                }
+            }
+        }
+    }
+
+    /// The names of the agents in force (the config's and the members').
+    fn agent_names(&self) -> Vec<String> {
+        self.applied.borrow().as_ref().map(|c| c.agents.iter().map(|a| a.name.clone()).collect()).unwrap_or_default()
+    }
+
+    /// The configs of `agents` as they work now (those in the config).
+    fn agent_configs(&self, agents: &[String]) -> Vec<crate::model::config::AgentConfig> {
+        agents.iter().filter_map(|a| self.agent(a)).collect()
+    }
+
+    /// Loads the stored teams and reattaches their members (at start).
+    pub(super) fn load_teams(&self) {
+        let Some(store) = self.store.clone() else { return };
+        let dir = self.teams_dir.clone();
+        let taken = self.agent_names();
+        self.team.load(move || {
+            let records = store.teams().unwrap_or_else(|e| {
+                tracing::warn!("cannot read the teams: {e}");
+                Vec::new()
+            });
+            // Teams of earlier versions, whose members were the person's own agents: each member
+            // becomes an agent of its own (ADR 0028).
+            let mut taken = taken.clone();
+            taken.extend(records.iter().flat_map(|r| r.members.iter().map(|m| m.agent.clone())));
+            let records: Vec<teams::TeamRecord> = records
+                .into_iter()
+                .map(|r| match teams::migrate::members_of_their_own(r.clone(), &mut taken) {
+                    Some(migrated) => {
+                        if let Err(e) = store.save_team(&migrated) {
+                            tracing::warn!("cannot remember the team: {e}");
+                        }
+                        migrated
+                    }
+                    None => r,
+                })
+                .collect();
+            let teams = records
+                .iter()
+                .map(|r| TeamInfo {
+                    record: r.clone(),
+                    members: reattach_team(r).into_iter().map(|(agent, m)| (agent, m.and_then(running))).collect(),
+                    channel: store.team_channel(&r.id).ok().flatten(),
+                    undoable: teams::undoable(r),
+                    bytes: Some(teams::reap::disk_use(&dir.join(&r.id))),
+                })
+                .collect();
+            let leftovers = teams::reap::leftovers(&dir, &records, &teams::container::labelled(&dir));
+            TeamEvent::Loaded { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
+        });
+    }
+
+    /// Serves one team command.
+    pub(super) fn team(&mut self, command: TeamCommand) {
+        let (dir, store) = (self.teams_dir.clone(), self.store.clone());
+        match command {
+            TeamCommand::Follow { team } => self.follow_team(team),
+            TeamCommand::Create { name, project, provider, agents, lead } => {
+                self.create_team(name, project, provider, agents, lead);
+            }
+            TeamCommand::Changes { team, member } => self.team.read_changes(team, member),
+            TeamCommand::Diff { team, member, path } => self.team.diff(team, member, path),
+            TeamCommand::Review { team, member } => self.team.review(team, member),
+            TeamCommand::CloseReview { team } => {
+                let mut book = self.team.book();
+                if book.review.as_ref().is_some_and(|(t, _)| *t == team) {
+                    book.review = None;
+                }
+            }
+            TeamCommand::Merge { team: id, member, selected } => {
+                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
+                    team: id,
+                    agent: member.name.clone(),
+                    result: teams::merge_as_recipe_says(&member, selected.as_deref()),
+                    told: None,
+                });
+            }
+            TeamCommand::DecideHunk { team: id, member, path, hunk, accept: true } => {
+                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
+                    team: id,
+                    agent: member.name.clone(),
+                    result: teams::review::accept_hunk(&member, &path, &hunk),
+                    told: None,
+                });
+            }
+            TeamCommand::DecideHunk { team: id, member, path, hunk, accept: false } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
+                    team: id,
+                    agent: member.name.clone(),
+                    result: teams::review::reject_hunk(&member, &path, &hunk),
+                });
+            }
+            TeamCommand::RejectFiles { team: id, member, changes } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
+                    team: id,
+                    agent: member.name.clone(),
+                    result: teams::review::reject_files(&member, &changes),
+                });
+            }
+            TeamCommand::AcceptRecipe { team } => {
+                let Some(project) = self.team.book().team(&team).map(|t| t.record.project.clone()) else { return };
+                self.team.op(move || TeamEvent::RecipeAccepted { team, result: teams::recipe::accept(&project) });
+            }
+            TeamCommand::UndoMerge { team: id, member } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::MergeUndone {
+                    team: id,
+                    agent: member.name.clone(),
+                    result: teams::undo_merge(&member),
+                });
+            }
+            TeamCommand::CommitBranch { team: id, member, branch, message } => {
+                self.team.write(id.clone(), member, After::Nothing, move |member| {
+                    let result = teams::commit_as_branch(&member, &branch, &message);
+                    TeamEvent::Branched { team: id, agent: member.name.clone(), branch, result }
+                });
+            }
+            TeamCommand::Discard { team, member } => {
+                let Some(record) = self.team.book().team(&team).map(|t| t.record.clone()) else {
+                    tracing::warn!("discard of team {team}, which is gone");
+                    return;
+                };
+                match member {
+                    Some(name) => self.team.write(team, name, After::Nothing, move |member| {
+                        discard(&dir, store.as_deref(), record, Some(member))
+                    }),
+                    None => self.team.op(move || discard(&dir, store.as_deref(), record, None)),
+                }
+            }
+            TeamCommand::Setup { team, member } => match self.team.book().member(&team, &member) {
+                Ok(copy) => self.team.setup(team, copy),
+                Err(e) => tracing::warn!("setup of {member}: {e}"),
+            },
+            TeamCommand::RestoreDiscarded { id } => self.restore_discarded(id),
+            TeamCommand::Reap { ids } => self.reap(ids),
+            TeamCommand::ForgetDiscarded { id } => {
+                self.team.op(move || {
+                    if let Err(e) = teams::discarded::forget(&dir, &id) {
+                        tracing::warn!("removing kept work {id}: {e}");
+                    }
+                    TeamEvent::WorkForgotten { id }
+                });
+            }
+        }
+    }
+
+    /// Makes a team of new members (agents of their own) from `agents`' definitions.
+    fn create_team(
+        &mut self,
+        name: String,
+        project: PathBuf,
+        provider: teams::ProviderKind,
+        agents: Vec<String>,
+        lead: Option<String>,
+    ) {
+        let (dir, store) = (self.teams_dir.clone(), self.store.clone());
+        let configs = self.agent_configs(&agents);
+        let taken = self.agent_names();
+        self.team.op(move || {
+            let members = new_members(&name, &agents, taken, store.as_deref());
+            let result =
+                create_placed(&dir, &name, &project, provider, &members, lead, &configs).map(|(record, members)| {
+                    if let Some(store) = &store
+                        && let Err(e) = store.save_team(&record)
+                    {
+                        tracing::warn!("cannot remember the team: {e}");
+                    }
+                    TeamInfo {
+                        bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
+                        record,
+                        members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
+                        channel: None,
+                        undoable: None,
+                    }
+                });
+            TeamEvent::Created { result }
+        });
+    }
+
+    /// Brings discarded work back, into its team if it is still there.
+    fn restore_discarded(&mut self, id: String) {
+        let (dir, store) = (self.teams_dir.clone(), self.store.clone());
+        let definitions = teams::discarded::definitions(&dir, &id);
+        let configs = self.agent_configs(&definitions);
+        let taken = self.agent_names();
+        // Into its team if it is still there.
+        let team = {
+            let book = self.team.book();
+            let kept = book.discarded.iter().find(|w| w.id == id).map(|w| w.team.clone());
+            kept.and_then(|t| book.team(&t).map(|t| t.record.clone()))
+        };
+        self.team.op(move || {
+            let result = restore(&dir, store.as_deref(), &id, team, &configs, &taken);
+            TeamEvent::WorkRestored { id, result }
+        });
+    }
+
+    /// Removes what teams left behind (folders, containers), forgetting their records.
+    fn reap(&mut self, ids: Vec<String>) {
+        let (dir, store) = (self.teams_dir.clone(), self.store.clone());
+        self.team.op(move || {
+            let mut done = Vec::new();
+            let labelled = teams::container::labelled(&dir);
+            for id in ids {
+                if let Err(error) = teams::reap::reap(&dir, &id, &labelled) {
+                    return TeamEvent::Reaped { ids: done, error: Some(error) };
+                }
+                // A stored team whose project is gone is forgotten with its folder.
+                if let Some(store) = &store {
+                    let _ = store.delete_team(&id);
+                }
+                done.push(id);
+            }
+            TeamEvent::Reaped { ids: done, error: None }
+        });
+    }
+}

@@ -1,0 +1,493 @@
+//! Teams: the form that makes one (name, project folder, kind of copy, member agents), and a
+//! team's page — per member: where it works, its changed files (tick to select, click for the
+//! diff), Merge all / Merge selected, the last merge's result or conflicts, Discard (confirmed);
+//! a spinner while copies are made or a merge runs.
+
+use std::collections::{BTreeSet, HashMap};
+
+use egui::RichText;
+
+use crate::app::ConfigCommand;
+use crate::app::{AppState, Command};
+use crate::model::config::{Language, RuntimeKind};
+use crate::model::tool::FileDiff;
+use crate::protocol::teams::{MemberCopy, ProviderKind, TeamCommand, TeamError, TeamRecord};
+use crate::ui::i18n::{Key, team_error_text, tr, trf};
+use crate::ui::theme::{error_color, ok_color};
+
+/// The new-team form.
+pub struct NewTeamForm {
+    name: String,
+    /// The project folder, as typed, picked or prefilled.
+    pub(in crate::ui) project: String,
+    provider: ProviderKind,
+    members: BTreeSet<String>,
+    lead: Option<String>,
+}
+
+impl Default for NewTeamForm {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            project: String::new(),
+            provider: ProviderKind::GitWorktree,
+            members: BTreeSet::new(),
+            lead: None,
+        }
+    }
+}
+
+/// What the team views remember between frames.
+#[derive(Default)]
+pub struct TeamViews {
+    /// The form.
+    pub form: NewTeamForm,
+    /// Ticked files per (team, member).
+    selected: HashMap<(String, String), BTreeSet<String>>,
+    /// A discard waiting for confirmation: (team, member or none for the whole team).
+    confirm: Option<(String, Option<String>)>,
+    /// A member whose conversation the person asked for (its name), for the window to show.
+    pub open_agent: Option<String>,
+    /// The "Commit as branch…" form, when open.
+    branch: Option<crate::ui::team::branch::BranchForm>,
+    /// The review panel, when open.
+    pub review: Option<crate::ui::review::ReviewView>,
+}
+
+use crate::i18n::conflict_text;
+
+/// "Undo merge"; true when clicked.
+fn undo_merge_button(ui: &mut egui::Ui, lang: Language, busy: bool) -> bool {
+    let button = ui.add_enabled(!busy, egui::Button::new(tr(lang, Key::UndoMerge)));
+    button.on_hover_text(tr(lang, Key::UndoMergeHint)).clicked()
+}
+
+/// The new-team form; returns the commands to send (the created team opens when the runtime
+/// reports it).
+pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) -> Vec<Command> {
+    let mut commands = Vec::new();
+    ui.heading(tr(lang, Key::NewTeamTitle));
+    ui.add_space(6.0);
+    egui::Grid::new("new-team").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
+        ui.label(tr(lang, Key::TeamName));
+        let name = ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
+        // The form takes the keyboard when it opens (nothing else has it): type the name, Tab on.
+        if ui.memory(|m| m.focused().is_none()) {
+            name.request_focus();
+        }
+        ui.end_row();
+        ui.label(tr(lang, Key::ProjectFolder));
+        ui.horizontal(|ui| {
+            ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
+            if ui.button(tr(lang, Key::ChooseFolder)).clicked() {
+                let start_in = Some(form.project.trim()).filter(|p| !p.is_empty()).map(Into::into);
+                commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));
+            }
+        });
+        ui.end_row();
+        ui.label(tr(lang, Key::IsolationKind));
+        ui.vertical(|ui| {
+            for (kind, key) in [
+                (ProviderKind::GitWorktree, Key::ProviderGit),
+                (ProviderKind::Copy, Key::ProviderCopy),
+                (ProviderKind::Clone, Key::ProviderClone),
+            ] {
+                ui.radio_value(&mut form.provider, kind, tr(lang, key));
+            }
+        });
+        ui.end_row();
+        ui.label(tr(lang, Key::TeamMembers));
+        ui.vertical(|ui| members_ui(ui, lang, state, form));
+        ui.end_row();
+        ui.label(tr(lang, Key::TeamLead));
+        egui::ComboBox::from_id_salt("team-lead")
+            .selected_text(form.lead.clone().unwrap_or_else(|| tr(lang, Key::NoLead).to_string()))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut form.lead, None, tr(lang, Key::NoLead));
+                let own = |a: &&crate::app::AgentView| state.teams.team_of(&a.config.name).is_none();
+                for agent in state.agents.iter().filter(own).filter(|a| !form.members.contains(&a.config.name)) {
+                    let name = agent.config.name.clone();
+                    ui.selectable_value(&mut form.lead, Some(name.clone()), name);
+                }
+            });
+        ui.end_row();
+    });
+    ui.add_space(8.0);
+    let teams = &state.teams;
+    if teams.creating {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(tr(lang, Key::CreatingTeam));
+        });
+    } else {
+        let ready = !form.name.trim().is_empty() && !form.project.trim().is_empty() && !form.members.is_empty();
+        let create = ui.add_enabled(ready, egui::Button::new(tr(lang, Key::CreateTeam)));
+        if !ready {
+            // What is missing, said beside the greyed button.
+            let missing: Vec<&str> = [
+                (form.name.trim().is_empty(), Key::TeamNeedsName),
+                (form.project.trim().is_empty(), Key::TeamNeedsProject),
+                (form.members.is_empty(), Key::TeamNeedsMember),
+            ]
+            .into_iter()
+            .filter(|(m, _)| *m)
+            .map(|(_, key)| tr(lang, key))
+            .collect();
+            ui.label(RichText::new(trf(lang, Key::TeamNeeds, &[("what", &missing.join(", "))])).small().weak());
+        }
+        if create.clicked() {
+            commands.push(Command::Team(Box::new(TeamCommand::Create {
+                name: form.name.trim().to_string(),
+                project: form.project.trim().into(),
+                provider: form.provider,
+                agents: form.members.iter().cloned().collect(),
+                lead: form.lead.clone().filter(|l| !form.members.contains(l)),
+            })));
+        }
+    }
+    if let Some(e) = &teams.create_error {
+        ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+    }
+    commands
+}
+
+/// The agents a team can be made of, each with why it cannot be chosen where it cannot.
+fn members_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) {
+    // Members are made from the person's agents (not from other teams' members).
+    for agent in state.agents.iter().filter(|a| state.teams.team_of(&a.config.name).is_none()) {
+        let name = agent.config.name.clone();
+        let mut on = form.members.contains(&name);
+        // Members get a copy of their own on this computer, bound into a container of
+        // their own for an agent in a container; sandboxes and pods cannot have one.
+        let kind = agent.config.runtime.kind;
+        let placeable = matches!(kind, RuntimeKind::Local | RuntimeKind::Container | RuntimeKind::Podman);
+        let why = match kind {
+            RuntimeKind::Ssh => tr(lang, Key::NotInTeamSsh).to_string(),
+            _ => trf(lang, Key::NotInTeamKind, &[("kind", &crate::ui::i18n::runtime_place(lang, kind.code()))]),
+        };
+        // Why one cannot be chosen is said beside it, not only on hover.
+        let checkbox = ui
+            .horizontal(|ui| {
+                let checkbox = ui.add_enabled(placeable, egui::Checkbox::new(&mut on, &name));
+                if !placeable {
+                    ui.label(RichText::new(&why).small().weak());
+                }
+                checkbox
+            })
+            .inner;
+        if checkbox.changed() {
+            if on {
+                // The project is where the first member chosen works, until changed.
+                if form.project.trim().is_empty() {
+                    form.project = agent.config.workspace.display().to_string();
+                }
+                form.members.insert(name);
+            } else {
+                form.members.remove(&name);
+            }
+        }
+    }
+}
+
+/// A team's page; returns the commands to send.
+pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, views: &mut TeamViews) -> Vec<Command> {
+    let mut commands = Vec::new();
+    let Some(team) = state.teams.team(id) else { return commands };
+    if let Some(view) = views.review.as_mut().filter(|v| v.team == id) {
+        let (asked, close) = crate::ui::review::team_review_ui(ui, lang, state, view);
+        if close {
+            views.review = None;
+        }
+        return asked;
+    }
+    let record = team.info.record.clone();
+    ui.horizontal(|ui| {
+        ui.heading(&record.name);
+        ui.label(RichText::new(trf(lang, Key::TeamProject, &[("path", &record.project.display().to_string())])).weak());
+        if let Some(bytes) = team.info.bytes {
+            let size = crate::i18n::size_text(lang, bytes as usize);
+            ui.label(RichText::new(trf(lang, Key::TeamDisk, &[("size", &size)])).weak());
+        }
+        if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
+            views.confirm = Some((id.to_string(), None));
+        }
+    });
+    if views.confirm == Some((id.to_string(), None)) {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(tr(lang, Key::DiscardTeamQuestion)).color(error_color()));
+            if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
+                let discard = TeamCommand::Discard { team: record.id.clone(), member: None };
+                commands.push(Command::Team(Box::new(discard)));
+                views.confirm = None;
+            }
+            if ui.button(tr(lang, Key::Cancel)).clicked() {
+                views.confirm = None;
+            }
+        });
+    }
+    if let Some(holder) = state.teams.waiting.get(&record.project) {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(trf(lang, Key::WaitingForProject, &[("holder", holder)]));
+        });
+    }
+    if let Some((agent, result)) = state.teams.interrupted.get(&record.project) {
+        // A merge another process left half-done, found and mended (or not) while this one runs.
+        let (text, color) = match result {
+            Ok(true) => (trf(lang, Key::InterruptedFinished, &[("agent", agent)]), crate::ui::theme::warning_color()),
+            Ok(false) => {
+                (trf(lang, Key::InterruptedRolledBack, &[("agent", agent)]), crate::ui::theme::warning_color())
+            }
+            Err(e) => {
+                let why = team_error_text(lang, e);
+                (trf(lang, Key::InterruptedFailed, &[("agent", agent), ("error", &why)]), error_color())
+            }
+        };
+        ui.label(RichText::new(text).color(color));
+    }
+    commands.extend(crate::ui::team::discarded::kept_notice(ui, lang, state, id));
+    commands.extend(crate::ui::team::setup::check_ui(ui, lang, team));
+    ui.separator();
+    let members = team.info.members.clone();
+    egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {
+        // Side by side when the page is wide (it was one column, 85 % of a wide page empty).
+        let columns = ((ui.available_width() / MEMBER_WIDTH).floor() as usize).clamp(1, members.len().max(1));
+        if columns == 1 {
+            for (agent, copy) in &members {
+                member_ui(ui, lang, state, (id, &record, team), views, (agent, copy), &mut commands);
+            }
+        } else {
+            ui.columns(columns, |cols| {
+                for (i, (agent, copy)) in members.iter().enumerate() {
+                    member_ui(
+                        &mut cols[i % columns],
+                        lang,
+                        state,
+                        (id, &record, team),
+                        views,
+                        (agent, copy),
+                        &mut commands,
+                    );
+                }
+            });
+        }
+    });
+    commands
+}
+
+/// The narrowest a member's column gets before members go one under the other.
+const MEMBER_WIDTH: f32 = 460.0;
+
+/// One member of the team: its name (to its conversation), where it works, its setup, buttons,
+/// merges, changes and the diff asked for.
+#[allow(clippy::too_many_arguments)]
+fn member_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &AppState,
+    (id, record, team): (&str, &TeamRecord, &crate::app::teams_state::TeamState),
+    views: &mut TeamViews,
+    (agent, copy): (&String, &Result<MemberCopy, TeamError>),
+    commands: &mut Vec<Command>,
+) {
+    ui.add_space(4.0);
+    // The member's name goes to its conversation.
+    if ui.link(RichText::new(agent).strong()).on_hover_text(tr(lang, Key::Conversation)).clicked() {
+        views.open_agent = Some(agent.clone());
+    }
+    let member = match copy {
+        Ok(member) => member.clone(),
+        Err(e) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+            return;
+        }
+    };
+    ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak());
+    if let Some(command) = crate::ui::team::setup::setup_ui(ui, lang, team, &member) {
+        commands.push(command);
+    }
+    let busy = team.busy.contains(agent);
+    // The change list comes from the runtime as the member works (the team is followed).
+    let team_id = id.to_string();
+    let mut ask = |command: TeamCommand| commands.push(Command::Team(Box::new(command)));
+    let selected = views.selected.entry((id.to_string(), agent.clone())).or_default();
+    ui.horizontal(|ui| {
+        if busy {
+            ui.spinner();
+        }
+        ui.add_enabled_ui(!busy, |ui| {
+            if ui.button(tr(lang, Key::Refresh)).clicked() {
+                ask(TeamCommand::Changes { team: team_id.clone(), member: agent.clone() });
+            }
+            if ui.button(tr(lang, Key::Review)).on_hover_text(tr(lang, Key::ReviewHint)).clicked() {
+                views.review = Some(crate::ui::review::ReviewView::new(id, agent));
+                ask(TeamCommand::Review { team: team_id.clone(), member: agent.clone() });
+            }
+            // Nothing to merge: not offered (a merge of 0 files said nothing useful).
+            let nothing = matches!(team.changes.get(agent), Some(Ok(c)) if c.is_empty());
+            if ui.add_enabled(!nothing, egui::Button::new(tr(lang, Key::MergeAll))).clicked() {
+                ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: None });
+                selected.clear();
+            }
+            let some = !selected.is_empty();
+            if ui.add_enabled(some, egui::Button::new(tr(lang, Key::MergeSelected))).clicked() {
+                let paths = Some(selected.iter().cloned().collect());
+                ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: paths });
+                selected.clear();
+            }
+            if ui.button(tr(lang, Key::Discard)).clicked() {
+                views.confirm = Some((id.to_string(), Some(agent.clone())));
+            }
+            if ui.button(tr(lang, Key::CommitAsBranch)).on_hover_text(tr(lang, Key::CommitAsBranchHint)).clicked() {
+                views.branch = Some(crate::ui::team::branch::BranchForm::new(state, id, agent));
+            }
+        });
+    });
+    if let Some(command) = crate::ui::team::branch::form_ui(ui, lang, &mut views.branch, &member, id) {
+        ask(command);
+    }
+    crate::ui::team::branch::result_ui(ui, lang, team, agent);
+    if views.confirm == Some((id.to_string(), Some(agent.clone()))) {
+        ui.horizontal(|ui| {
+            // Work not merged is kept, and the question says so.
+            let unmerged = team.changes.get(agent).and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
+            let question = match unmerged {
+                0 => trf(lang, Key::DiscardMemberQuestion, &[("member", agent)]),
+                n => trf(lang, Key::DiscardMemberUnmerged, &[("member", agent), ("count", &n.to_string())]),
+            };
+            ui.label(RichText::new(question).color(error_color()));
+            if ui.button(tr(lang, Key::Discard)).clicked() {
+                ask(TeamCommand::Discard { team: record.id.clone(), member: Some(agent.clone()) });
+                views.confirm = None;
+            }
+            if ui.button(tr(lang, Key::Cancel)).clicked() {
+                views.confirm = None;
+            }
+        });
+    }
+    if let Some(command) = merges_ui(ui, lang, team, &team_id, agent, busy) {
+        ask(command);
+    }
+    if let Some(command) = changes_ui(ui, lang, team, &team_id, agent, selected) {
+        ask(command);
+    }
+    ui.separator();
+}
+
+/// What the member's last merge and undo did, with Undo while it can be.
+fn merges_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    team: &crate::app::teams_state::TeamState,
+    team_id: &str,
+    agent: &String,
+    busy: bool,
+) -> Option<TeamCommand> {
+    let mut asked = None;
+    match team.merges.get(agent) {
+        Some(Ok(report)) if report.conflicts.is_empty() => {
+            let applied = report.applied.len().to_string();
+            ui.horizontal(|ui| {
+                let words = match report.applied.len() {
+                    0 => RichText::new(tr(lang, Key::NothingMerged)).weak(),
+                    _ => RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(ok_color()),
+                };
+                ui.label(words);
+                let undoable = team.info.undoable.as_ref() == Some(agent);
+                if undoable && undo_merge_button(ui, lang, busy) {
+                    asked = Some(TeamCommand::UndoMerge { team: team_id.to_string(), member: agent.clone() });
+                }
+            });
+            if !report.refused.is_empty() {
+                let paths = report.refused.join(", ");
+                let text = trf(lang, Key::StillConflicted, &[("member", agent), ("paths", &paths)]);
+                ui.label(RichText::new(text).color(error_color()));
+            }
+            if !report.unreadable_names.is_empty() {
+                let paths = report.unreadable_names.join(", ");
+                ui.label(RichText::new(trf(lang, Key::NamesNotUtf8, &[("paths", &paths)])).color(error_color()));
+            }
+        }
+        Some(Ok(report)) => {
+            ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(error_color()));
+            for (path, kind) in &report.conflicts {
+                ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(error_color()));
+            }
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+        }
+        // After a restart the report is gone, but the last merge can still be undone.
+        None if team.info.undoable.as_ref() == Some(agent) && undo_merge_button(ui, lang, busy) => {
+            asked = Some(TeamCommand::UndoMerge { team: team_id.to_string(), member: agent.clone() });
+        }
+        None => {}
+    }
+    match team.undone.get(agent) {
+        Some(Ok(paths)) => {
+            let count = paths.len().to_string();
+            ui.label(RichText::new(trf(lang, Key::MergeUndone, &[("count", &count)])).color(ok_color()));
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+        }
+        None => {}
+    }
+    asked
+}
+
+/// The member's changed files (each chosen for a merge, or its diff asked for), and the diff shown.
+fn changes_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    team: &crate::app::teams_state::TeamState,
+    team_id: &str,
+    agent: &String,
+    selected: &mut std::collections::BTreeSet<String>,
+) -> Option<TeamCommand> {
+    let mut asked = None;
+    match team.changes.get(agent) {
+        Some(Ok(changes)) if changes.is_empty() => {
+            ui.label(RichText::new(tr(lang, Key::NoChanges)).weak());
+        }
+        Some(Ok(changes)) => {
+            for change in changes {
+                ui.horizontal(|ui| {
+                    let mut on = selected.contains(&change.path);
+                    if ui.checkbox(&mut on, "").changed() {
+                        if on {
+                            selected.insert(change.path.clone());
+                        } else {
+                            selected.remove(&change.path);
+                        }
+                    }
+                    if ui.link(&change.path).clicked() {
+                        let path = change.path.clone();
+                        asked = Some(TeamCommand::Diff { team: team_id.to_string(), member: agent.clone(), path });
+                    }
+                    ui.label(RichText::new(crate::i18n::change_text(lang, &change.kind)).weak());
+                });
+            }
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
+        }
+        None => {}
+    }
+    if let Some((who, path, base, mine)) = &team.diff
+        && who == agent
+    {
+        ui.separator();
+        match mine {
+            Some(new_text) => crate::ui::tool_card::diff_ui(
+                ui,
+                path,
+                &FileDiff { path: path.clone(), old_text: base.clone(), new_text: new_text.clone() },
+            ),
+            None => {
+                ui.label(format!("{path} {}", tr(lang, Key::NoDiff)));
+            }
+        }
+    }
+    asked
+}
