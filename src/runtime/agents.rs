@@ -152,34 +152,55 @@ struct Slot {
     next_turn: u64,
     /// What happens once the current turn, start or stop ends.
     then: Then,
+    /// Its stored conversation.
+    conversation_id: Option<i64>,
+    /// What its sessions remember and were told.
+    memory: SessionMemory,
+    /// The process group of a process being stopped (a `Kill` ends it at once).
+    stopping_pid: Option<i32>,
+    /// How it logs in.
+    login: Login,
+    /// The person's last messages in its thread: what Retry and Send again name.
+    said: retry::Said,
+    /// The checkpoint its open review compares with (read again after each turn).
+    reviewed: Option<String>,
+    /// Its thread as shared with other processes (see `shared_thread`).
+    shared: SharedThread,
+}
+
+/// What an agent's sessions remember across its starts.
+#[derive(Default)]
+struct SessionMemory {
     /// Turns answered by the current session.
     turns_in_session: u32,
     /// An earlier session had turns: the next session starts without them.
     forgot: bool,
-    /// Its stored conversation.
-    conversation_id: Option<i64>,
     /// The session to reopen at the next start (its thread's, restored from history).
     resume: Option<super::acp::client::Reopen>,
     /// What it can do with sessions, as it last said (in this run or an earlier one).
     abilities: Option<SessionAbilities>,
     /// Its conversation was restored from history and no session has been opened since.
     restored: bool,
-    /// The process group of a process being stopped (a `Kill` ends it at once).
-    stopping_pid: Option<i32>,
-    /// Variables the person gave to log in (kept for this run only; hidden in logs).
-    auth_env: std::collections::BTreeMap<String, String>,
-    /// The way to log in the person chose, used at the next start.
-    login: Option<String>,
     /// The person's choices of model, mode, … given to each new session.
     chosen: Vec<Chosen>,
-    /// Its thread's lock, while it answers there (see `shared_thread`).
+}
+
+/// How an agent logs in.
+#[derive(Default)]
+struct Login {
+    /// Variables the person gave to log in (kept for this run only; hidden in logs).
+    env: std::collections::BTreeMap<String, String>,
+    /// The way to log in the person chose, used at the next start.
+    method: Option<String>,
+}
+
+/// An agent's thread as shared with other processes (ADR 0029).
+#[derive(Default)]
+struct SharedThread {
+    /// Its thread's lock, while it answers there.
     answering: Option<super::thread_lock::ThreadLock>,
     /// Who holds its thread, while messages wait for it.
     held_by: Option<String>,
-    /// The person's last messages in its thread: what Retry and Send again name.
-    said: retry::Said,
-    /// The checkpoint its open review compares with (read again after each turn).
-    reviewed: Option<String>,
     /// Messages waiting for another process to let go of its thread.
     waiting: Vec<shared_thread::Waiting>,
     /// When another process had last written its thread, as it was read here.
@@ -225,22 +246,13 @@ impl Slot {
             turn: None,
             next_turn: 0,
             then: Then::Carry,
-            turns_in_session: 0,
-            forgot: false,
             conversation_id: None,
-            resume: None,
-            abilities: None,
-            restored: false,
+            memory: SessionMemory::default(),
             stopping_pid: None,
-            auth_env: Default::default(),
-            login: None,
-            chosen: Vec::new(),
-            answering: None,
-            held_by: None,
+            login: Login::default(),
             said: retry::Said::default(),
             reviewed: None,
-            waiting: Vec::new(),
-            seen_others: None,
+            shared: SharedThread::default(),
         }
     }
 
@@ -339,22 +351,22 @@ impl Manager {
     fn restore(&self, slot: &mut Slot) -> Option<(i64, Vec<crate::model::conversation::Message>)> {
         let (store, path) = (self.store.as_ref()?, self.config_path.as_ref()?);
         match store.choices(path, &slot.config.name) {
-            Ok(chosen) => slot.chosen = chosen,
+            Ok(chosen) => slot.memory.chosen = chosen,
             Err(e) => tracing::warn!("{e}"),
         }
         match store.abilities(path, &slot.config.name) {
-            Ok(abilities) => slot.abilities = abilities,
+            Ok(abilities) => slot.memory.abilities = abilities,
             Err(e) => tracing::warn!("{e}"),
         }
         match store.conversation(path, &slot.config.name) {
             Ok(stored) => {
                 slot.conversation_id = Some(stored.id);
-                slot.seen_others = self.others_wrote(stored.id);
+                slot.shared.seen_others = self.others_wrote(stored.id);
                 if !stored.messages.is_empty() {
-                    slot.resume = stored
+                    slot.memory.resume = stored
                         .session_id
                         .map(|session_id| super::acp::client::Reopen { session_id, show_replay: false });
-                    slot.restored = true;
+                    slot.memory.restored = true;
                 }
                 Some((stored.id, stored.messages))
             }
@@ -404,7 +416,7 @@ impl Manager {
             if !self.slots.iter().any(|s| s.config.name == agent.name) {
                 let mut slot = Slot::new(agent.clone());
                 let restored = self.restore(&mut slot);
-                let offer = slot.restored && slot.abilities.is_some_and(|a| !a.reopens());
+                let offer = slot.memory.restored && slot.memory.abilities.is_some_and(|a| !a.reopens());
                 self.slots.push(slot);
                 if let Some((thread, messages)) = restored {
                     if let Some(slot) = self.slot(&agent.name) {
@@ -456,9 +468,9 @@ impl Manager {
         }
         if !self.hold_thread(&agent).await {
             let Some(slot) = self.slot(&agent) else { return };
-            slot.waiting.push(shared_thread::Waiting { id, text, context, attachments });
-            let holder = slot.held_by.clone();
-            let waiting = slot.waiting.iter().map(|w| w.text.clone()).collect();
+            slot.shared.waiting.push(shared_thread::Waiting { id, text, context, attachments });
+            let holder = slot.shared.held_by.clone();
+            let waiting = slot.shared.waiting.iter().map(|w| w.text.clone()).collect();
             self.events
                 .send(Event::Agent(agent, AgentEvent::ThreadWait { holder, waiting, returned: Vec::new() }))
                 .await;

@@ -9,9 +9,9 @@ impl Manager {
     /// (the answer comes back as a report; the manager never waits on an agent).
     pub(super) fn set_option(&mut self, name: &str, key: OptionKey, value: OptionValue) {
         let Some(slot) = self.slot(name) else { return };
-        slot.chosen.retain(|c| c.key != key);
-        slot.chosen.push(Chosen { key: key.clone(), value: value.clone() });
-        let chosen = slot.chosen.clone();
+        slot.memory.chosen.retain(|c| c.key != key);
+        slot.memory.chosen.push(Chosen { key: key.clone(), value: value.clone() });
+        let chosen = slot.memory.chosen.clone();
         if let (Some(store), Some(path)) = (&self.store, &self.config_path)
             && let Err(e) = store.save_choices(path, name, &chosen)
         {

@@ -145,8 +145,8 @@ impl Manager {
             }
             AgentCommand::Login { method, values } => {
                 let Some(slot) = self.slot(&agent) else { return };
-                slot.auth_env.extend(values);
-                slot.login = method;
+                slot.login.env.extend(values);
+                slot.login.method = method;
                 match slot.state {
                     AgentState::Idle | AgentState::Busy | AgentState::Starting => {
                         slot.then(Then::Restart);
@@ -158,8 +158,8 @@ impl Manager {
             }
             AgentCommand::Logout => {
                 let Some(slot) = self.slot(&agent) else { return };
-                slot.auth_env.clear();
-                slot.login = None;
+                slot.login.env.clear();
+                slot.login.method = None;
                 let generation = slot.generation;
                 let Some(conn) = slot.running.as_ref().map(|r| r.conn.clone()) else { return };
                 let internal = self.internal_tx.clone();

@@ -18,10 +18,10 @@ impl Manager {
         let generation = slot.generation;
         let mut config = slot.config.clone();
         // What the person gave to log in goes to the agent's environment (and to the redactor).
-        config.env.extend(slot.auth_env.clone());
-        let login = slot.login.clone();
-        let chosen = slot.chosen.clone();
-        let resume = slot.resume.take();
+        config.env.extend(slot.login.env.clone());
+        let login = slot.login.method.clone();
+        let chosen = slot.memory.chosen.clone();
+        let resume = slot.memory.resume.take();
         let mcp = self.loaded.as_ref().map(|c| c.mcp_for(name)).unwrap_or_default();
         let rules = self.rules_for(&config);
         self.make_room(name).await;
@@ -78,8 +78,8 @@ impl Manager {
         let turn = slot.turn.take();
         slot.generation += 1;
         let generation = slot.generation;
-        slot.forgot |= slot.turns_in_session > 0 || turn.is_some();
-        slot.turns_in_session = 0;
+        slot.memory.forgot |= slot.memory.turns_in_session > 0 || turn.is_some();
+        slot.memory.turns_in_session = 0;
         let running = slot.running.take();
         if let Some(running) = &running {
             slot.stopping_pid = Some(running.process.pid());
@@ -123,7 +123,7 @@ impl Manager {
             return;
         }
         if let Some(slot) = self.slot(name) {
-            slot.login = None;
+            slot.login.method = None;
         }
         match result {
             // It asks to log in: not a crash. What the person sent waits for the login.
@@ -195,13 +195,13 @@ impl Manager {
         self.events.send(info).await;
         let session_id = running.conn.session_id();
         let Some(slot) = self.slot(name) else { return };
-        slot.abilities = Some(abilities);
+        slot.memory.abilities = Some(abilities);
         slot.running = Some(running);
         slot.last_used = Instant::now();
         let queued = !slot.queue.is_empty();
         let stale = slot.then == Then::Renew;
-        let forgot = std::mem::take(&mut slot.forgot);
-        let restored = std::mem::take(&mut slot.restored);
+        let forgot = std::mem::take(&mut slot.memory.forgot);
+        let restored = std::mem::take(&mut slot.memory.restored);
         let conversation_id = slot.conversation_id;
         if let (Some(store), Some(id)) = (&self.store, conversation_id)
             && let Err(e) = store.set_session(id, Some(&session_id))

@@ -54,7 +54,7 @@ impl Manager {
         }
         slot.turn = None;
         slot.last_used = Instant::now();
-        slot.turns_in_session += 1;
+        slot.memory.turns_in_session += 1;
         let stale = slot.then == Then::Renew;
         let queued = !slot.queue.is_empty();
         let login = match (&end, &slot.running) {
@@ -98,8 +98,8 @@ impl Manager {
             return;
         }
         let running = slot.running.take();
-        slot.forgot |= slot.turns_in_session > 0 || slot.turn.is_some();
-        slot.turns_in_session = 0;
+        slot.memory.forgot |= slot.memory.turns_in_session > 0 || slot.turn.is_some();
+        slot.memory.turns_in_session = 0;
         let tail = running.as_ref().map(|r| r.process.stderr().tail(CRASH_TAIL)).unwrap_or_default();
         let turn = slot.turn.take();
         let dropped = !slot.queue.is_empty();

@@ -24,8 +24,8 @@ pub(super) struct Waiting {
 impl Slot {
     /// Lets go of its thread once nothing of it runs or waits.
     pub(super) fn let_go_if_done(&mut self) {
-        if self.answering.is_some() && self.turn.is_none() && self.queue.is_empty() {
-            self.answering = None;
+        if self.shared.answering.is_some() && self.turn.is_none() && self.queue.is_empty() {
+            self.shared.answering = None;
         }
     }
 }
@@ -43,7 +43,7 @@ impl Manager {
 
     /// Whether another process wrote `name`'s thread since it was read here.
     fn written_elsewhere(&mut self, name: &str) -> bool {
-        let Some((id, seen)) = self.slot(name).and_then(|s| Some((s.conversation_id?, s.seen_others))) else {
+        let Some((id, seen)) = self.slot(name).and_then(|s| Some((s.conversation_id?, s.shared.seen_others))) else {
             return false;
         };
         self.others_wrote(id).is_some_and(|at| Some(at) > seen)
@@ -54,15 +54,15 @@ impl Manager {
     pub(super) async fn hold_thread(&mut self, name: &str) -> bool {
         let db = self.store.as_ref().and_then(|s| s.path().map(std::path::Path::to_path_buf));
         let Some(slot) = self.slot(name) else { return false };
-        if slot.answering.is_some() {
+        if slot.shared.answering.is_some() {
             return true;
         }
         let (Some(db), Some(thread)) = (db, slot.conversation_id) else { return true };
         let what = format!("answering in {name}'s thread");
         match ThreadLock::try_take(&db, thread, &what) {
             Ok(Taken::Lock(lock)) => {
-                slot.answering = Some(lock);
-                let was_waiting = slot.held_by.take().is_some();
+                slot.shared.answering = Some(lock);
+                let was_waiting = slot.shared.held_by.take().is_some();
                 if self.written_elsewhere(name) {
                     tracing::info!(agent = name, "the thread was written by another process: read again");
                     self.enter(name, thread, false).await;
@@ -73,8 +73,8 @@ impl Manager {
                 true
             }
             Ok(Taken::Busy(holder)) => {
-                if slot.held_by.as_deref() != Some(holder.as_str()) {
-                    slot.held_by = Some(holder);
+                if slot.shared.held_by.as_deref() != Some(holder.as_str()) {
+                    slot.shared.held_by = Some(holder);
                     self.tell_waiting(name, Vec::new()).await;
                 }
                 false
@@ -89,19 +89,19 @@ impl Manager {
     /// Tells what waits for `name`'s thread (and what is given back).
     async fn tell_waiting(&mut self, name: &str, returned: Vec<String>) {
         let Some(slot) = self.slot(name) else { return };
-        let holder = slot.held_by.clone().filter(|_| !slot.waiting.is_empty());
-        let waiting = slot.waiting.iter().map(|w| w.text.clone()).collect();
+        let holder = slot.shared.held_by.clone().filter(|_| !slot.shared.waiting.is_empty());
+        let waiting = slot.shared.waiting.iter().map(|w| w.text.clone()).collect();
         self.events.send(Event::Agent(name.to_string(), AgentEvent::ThreadWait { holder, waiting, returned })).await;
     }
 
     /// Gives back the messages waiting for `name`'s thread (Stop, another thread).
     pub(super) async fn return_waiting(&mut self, name: &str) {
         let Some(slot) = self.slot(name) else { return };
-        if slot.waiting.is_empty() {
+        if slot.shared.waiting.is_empty() {
             return;
         }
-        let returned = slot.waiting.drain(..).map(|w| w.text).collect();
-        slot.held_by = None;
+        let returned = slot.shared.waiting.drain(..).map(|w| w.text).collect();
+        slot.shared.held_by = None;
         self.tell_waiting(name, returned).await;
     }
 
@@ -118,10 +118,10 @@ impl Manager {
         let names: Vec<String> = self.slots.iter().map(|s| s.config.name.clone()).collect();
         for name in names {
             let Some(slot) = self.slot(&name) else { continue };
-            if !slot.waiting.is_empty() {
+            if !slot.shared.waiting.is_empty() {
                 if self.hold_thread(&name).await {
                     let waiting: Vec<Waiting> =
-                        self.slot(&name).map(|s| s.waiting.drain(..).collect()).unwrap_or_default();
+                        self.slot(&name).map(|s| s.shared.waiting.drain(..).collect()).unwrap_or_default();
                     self.tell_waiting(&name, Vec::new()).await;
                     for w in waiting {
                         self.prompt(name.clone(), w.text, w.context, Some(w.id), w.attachments).await;
@@ -129,7 +129,7 @@ impl Manager {
                 }
                 continue;
             }
-            let quiet = slot.answering.is_none()
+            let quiet = slot.shared.answering.is_none()
                 && slot.turn.is_none()
                 && slot.queue.is_empty()
                 && matches!(slot.state, AgentState::Idle | AgentState::Stopped | AgentState::Crashed(_));

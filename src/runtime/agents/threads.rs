@@ -105,7 +105,7 @@ impl Manager {
         if self.slot(name).is_some_and(|s| s.conversation_id != Some(id)) {
             self.return_waiting(name).await;
             if let Some(slot) = self.slot(name) {
-                slot.answering = None;
+                slot.shared.answering = None;
             }
         }
         let had_messages = !stored.messages.is_empty();
@@ -120,10 +120,10 @@ impl Manager {
         let seen = self.others_wrote(id);
         let Some(slot) = self.slot(name) else { return };
         slot.conversation_id = Some(id);
-        slot.seen_others = seen;
-        slot.turns_in_session = 0;
-        slot.forgot = false;
-        let chosen = slot.chosen.clone();
+        slot.shared.seen_others = seen;
+        slot.memory.turns_in_session = 0;
+        slot.memory.forgot = false;
+        let chosen = slot.memory.chosen.clone();
         let generation = slot.generation;
         match (&slot.running, &slot.state) {
             (Some(running), AgentState::Idle | AgentState::Busy) => {
@@ -138,10 +138,10 @@ impl Manager {
                 });
             }
             _ => {
-                slot.restored = had_messages;
-                slot.resume = reopen;
+                slot.memory.restored = had_messages;
+                slot.memory.resume = reopen;
                 // Known not to remember: offered now, before the person writes.
-                let offer = had_messages && slot.abilities.is_some_and(|a| !a.reopens());
+                let offer = had_messages && slot.memory.abilities.is_some_and(|a| !a.reopens());
                 self.events.send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered: offer })).await;
             }
         }
@@ -202,7 +202,7 @@ impl Manager {
                 let notice = Notice::ThreadFailed { message: e.to_string() };
                 self.events.send(Event::Agent(name.to_string(), AgentEvent::Notice { notice })).await;
                 if let Some(slot) = self.slot(name) {
-                    slot.restored = had_messages;
+                    slot.memory.restored = had_messages;
                 }
                 self.stop(name).await;
             }
