@@ -17,7 +17,7 @@ pub mod terminals_state;
 pub mod threads_state;
 
 pub use crate::protocol::{
-    AgentCommand, AgentEvent, AgentState, ChannelCommand, ChannelEvent, Command, ConfigCommand, ConfigEvent,
+    AgentCommand, AgentEvent, AgentId, AgentState, ChannelCommand, ChannelEvent, Command, ConfigCommand, ConfigEvent,
     CrashReason, CrashReport, Event, HandshakeFailure, LogEntry, SpawnFailure, SshFault, TeamEvent, TeamInfo,
     WorkspaceCommand, WorkspaceEvent,
 };

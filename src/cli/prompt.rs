@@ -126,7 +126,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         }
         if let Some(wanted) = &thread {
             match find_thread(threads.as_deref().unwrap_or_default(), &agent, wanted) {
-                Ok(op) => commands.send(Command::Agent(agent.clone(), AgentCommand::Thread { op })).await?,
+                Ok(op) => commands.send(Command::Agent(agent.clone().into(), AgentCommand::Thread { op })).await?,
                 Err(why) => {
                     errln!("{why}");
                     shut_down(&commands, &mut events).await;
@@ -142,12 +142,12 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         // Choices first: the session opens with them, before the message is sent.
         for c in chosen.clone() {
             commands
-                .send(Command::Agent(agent.clone(), AgentCommand::SetOption { key: c.key, value: c.value }))
+                .send(Command::Agent(agent.clone().into(), AgentCommand::SetOption { key: c.key, value: c.value }))
                 .await?;
         }
         commands
             .send(Command::Agent(
-                agent.clone(),
+                agent.clone().into(),
                 AgentCommand::Prompt { text, context: None, with_transcript: transcript, id: None, attachments },
             ))
             .await?;
@@ -359,12 +359,12 @@ async fn interrupt(
     interrupted: &mut bool,
 ) -> anyhow::Result<()> {
     if *interrupted {
-        commands.send(Command::Agent(agent.to_string(), AgentCommand::Kill)).await?;
+        commands.send(Command::Agent(agent.into(), AgentCommand::Kill)).await?;
         commands.send(Command::Shutdown).await?;
     } else {
         *interrupted = true;
         errln!("\n[{}]", tr(lang, Key::PromptCancelling));
-        commands.send(Command::Agent(agent.to_string(), AgentCommand::Cancel)).await?;
+        commands.send(Command::Agent(agent.into(), AgentCommand::Cancel)).await?;
     }
     Ok(())
 }
@@ -381,7 +381,7 @@ async fn cancel_question(
     }
     errln!("\n[{a} asks: {} — `sidekicks prompt` cannot answer it: cancelled]", request.message);
     let answer = crate::model::elicitation::ElicitAnswer::Cancel;
-    commands.send(Command::Agent(a, AgentCommand::AnswerElicitation { id: request.id, answer })).await?;
+    commands.send(Command::Agent(a.into(), AgentCommand::AnswerElicitation { id: request.id, answer })).await?;
     Ok(())
 }
 

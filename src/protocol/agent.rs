@@ -286,3 +286,96 @@ pub enum AgentEvent {
         modes: Option<crate::model::session_config::Modes>,
     },
 }
+
+/// An agent's name as the doors and the runtime address it (`Command::Agent`, `Event::Agent`): the
+/// name of its config entry, or a team member's (`Agent · team`). It reads as a `str`, compares
+/// with one, and is made from one.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct AgentId(pub String);
+
+impl AgentId {
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for AgentId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for AgentId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for AgentId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for AgentId {
+    fn from(name: String) -> Self {
+        Self(name)
+    }
+}
+
+impl From<&str> for AgentId {
+    fn from(name: &str) -> Self {
+        Self(name.to_string())
+    }
+}
+
+impl From<&String> for AgentId {
+    fn from(name: &String) -> Self {
+        Self(name.clone())
+    }
+}
+
+impl From<AgentId> for String {
+    fn from(id: AgentId) -> Self {
+        id.0
+    }
+}
+
+impl PartialEq<str> for AgentId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for AgentId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for AgentId {
+    fn eq(&self, other: &String) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<AgentId> for String {
+    fn eq(&self, other: &AgentId) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialEq<AgentId> for &str {
+    fn eq(&self, other: &AgentId) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialEq<AgentId> for str {
+    fn eq(&self, other: &AgentId) -> bool {
+        self == other.0
+    }
+}

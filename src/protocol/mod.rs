@@ -19,7 +19,7 @@ pub mod workspace;
 
 use std::path::PathBuf;
 
-pub use self::agent::{AgentCommand, AgentEvent};
+pub use self::agent::{AgentCommand, AgentEvent, AgentId};
 pub use self::channels::{ChannelCommand, ChannelEvent};
 pub use self::config::{ConfigCommand, ConfigEvent};
 pub use self::ssh::SshFault;
@@ -241,7 +241,7 @@ pub enum LogEntry {
 pub enum Command {
     /// To one agent (its name): its process, its turns, its sessions and threads, its
     /// permissions and logins — the agent service (the manager) serves it.
-    Agent(String, agent::AgentCommand),
+    Agent(AgentId, agent::AgentCommand),
     /// An agent's workspace, its branch, and the terminals there.
     Workspace(workspace::WorkspaceCommand),
     /// The config file: open, save, check, pick, find and add agents.
@@ -271,7 +271,7 @@ pub enum Command {
 impl Command {
     /// The person's `text` to `agent`, nothing attached, nothing said before it, an id of the
     /// runtime's choosing: what the composer sends most of the time.
-    pub fn prompt(agent: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn prompt(agent: impl Into<AgentId>, text: impl Into<String>) -> Self {
         let prompt = AgentCommand::Prompt {
             text: text.into(),
             context: None,
@@ -288,7 +288,7 @@ impl Command {
 pub enum Event {
     /// About one agent (its name): its state, its turns, its sessions and threads, its
     /// permissions and logins — what the agent service (the manager) tells.
-    Agent(String, agent::AgentEvent),
+    Agent(AgentId, agent::AgentEvent),
     /// About the config file: read, applied, opened, saved, checked; dialogs; agents found.
     Config(config::ConfigEvent),
     /// About the team channels.

@@ -235,7 +235,10 @@ impl AgentTerminals {
                             lock(&terminal.output).push(&buf[..n]);
                             let bytes = buf[..n].to_vec();
                             events
-                                .send(Event::Agent(agent.clone(), AgentEvent::Terminal { id: id.clone(), bytes }))
+                                .send(Event::Agent(
+                                    agent.clone().into(),
+                                    AgentEvent::Terminal { id: id.clone(), bytes },
+                                ))
                                 .await;
                         }
                     }
@@ -266,7 +269,7 @@ impl AgentTerminals {
             let _ = exit_tx.send(Some(exit.clone()));
             events
                 .send(Event::Agent(
-                    agent,
+                    agent.into(),
                     AgentEvent::TerminalExited { id: terminal_id, code: exit.code, signal: exit.signal },
                 ))
                 .await;

@@ -331,7 +331,7 @@ impl Manager {
         tokio::spawn(async move {
             let read = move || super::git::head::branch(&folder);
             let branch = tokio::task::spawn_blocking(read).await.ok().flatten();
-            events.send(Event::Agent(agent, AgentEvent::Branch { branch })).await;
+            events.send(Event::Agent(agent.into(), AgentEvent::Branch { branch })).await;
         });
     }
 
@@ -342,7 +342,7 @@ impl Manager {
     async fn set_state(&mut self, name: &str, state: AgentState) {
         if let Some(slot) = self.slot(name) {
             slot.state = state.clone();
-            self.events.send(Event::Agent(name.to_string(), AgentEvent::State { state })).await;
+            self.events.send(Event::Agent(name.into(), AgentEvent::State { state })).await;
         }
     }
 
@@ -424,14 +424,14 @@ impl Manager {
                     }
                     // Sent before ConfigApplied, so the UI has the history when it lists the agent.
                     self.events
-                        .send(Event::Agent(agent.name.clone(), AgentEvent::ThreadOpened { thread, messages }))
+                        .send(Event::Agent(agent.name.clone().into(), AgentEvent::ThreadOpened { thread, messages }))
                         .await;
                     self.send_threads(&agent.name).await;
                 }
                 if offer {
                     // Known not to remember: offered before the person's next message.
                     self.events
-                        .send(Event::Agent(agent.name.clone(), AgentEvent::TranscriptOffer { offered: true }))
+                        .send(Event::Agent(agent.name.clone().into(), AgentEvent::TranscriptOffer { offered: true }))
                         .await;
                 }
             }
@@ -472,15 +472,17 @@ impl Manager {
             let holder = slot.shared.held_by.clone();
             let waiting = slot.shared.waiting.iter().map(|w| w.text.clone()).collect();
             self.events
-                .send(Event::Agent(agent, AgentEvent::ThreadWait { holder, waiting, returned: Vec::new() }))
+                .send(Event::Agent(agent.into(), AgentEvent::ThreadWait { holder, waiting, returned: Vec::new() }))
                 .await;
             return;
         }
         let Some(slot) = self.slot(&agent) else { return };
         let attached = super::acp::content::shown(&attachments, &slot.config.workspace_path());
         slot.said.note(id.clone(), text.clone(), attachments.clone());
-        let said =
-            Event::Agent(agent.clone(), AgentEvent::UserMessage { text: text.clone(), id: id.clone(), attached });
+        let said = Event::Agent(
+            agent.clone().into(),
+            AgentEvent::UserMessage { text: text.clone(), id: id.clone(), attached },
+        );
         self.events.send(said).await;
         let Some(slot) = self.slot(&agent) else { return };
         let text = match context {
@@ -508,7 +510,7 @@ impl Manager {
         slot.turn = Some(turn);
         slot.last_used = Instant::now();
         self.set_state(name, AgentState::Busy).await;
-        self.events.send(Event::Agent(name.to_string(), AgentEvent::TurnStarted)).await;
+        self.events.send(Event::Agent(name.into(), AgentEvent::TurnStarted)).await;
         let internal = self.internal_tx.clone();
         let agent = name.to_string();
         tokio::spawn(async move {

@@ -67,17 +67,17 @@ impl Said {
         use crate::model::conversation::Update;
         Some(match event {
             Event::Agent(agent, AgentEvent::UserMessage { id, .. }) => {
-                Said::Queued { agent: agent.clone(), id: id.clone() }
+                Said::Queued { agent: agent.clone().0, id: id.clone() }
             }
             Event::Agent(agent, AgentEvent::Unqueued { id }) => {
-                Said::Dropped { agent: agent.clone(), id: Some(id.clone()) }
+                Said::Dropped { agent: agent.clone().0, id: Some(id.clone()) }
             }
-            Event::Agent(agent, AgentEvent::QueueDropped) => Said::Dropped { agent: agent.clone(), id: None },
-            Event::Agent(agent, AgentEvent::TurnStarted) => Said::Started { agent: agent.clone() },
+            Event::Agent(agent, AgentEvent::QueueDropped) => Said::Dropped { agent: agent.clone().0, id: None },
+            Event::Agent(agent, AgentEvent::TurnStarted) => Said::Started { agent: agent.clone().0 },
             Event::Agent(agent, AgentEvent::Update { update: Update::Text(text) }) => {
-                Said::Text { agent: agent.clone(), text: text.clone() }
+                Said::Text { agent: agent.clone().0, text: text.clone() }
             }
-            Event::Agent(agent, AgentEvent::TurnEnded { .. }) => Said::Ended { agent: agent.clone() },
+            Event::Agent(agent, AgentEvent::TurnEnded { .. }) => Said::Ended { agent: agent.clone().0 },
             _ => return None,
         })
     }

@@ -152,11 +152,11 @@ impl Recorder {
             Event::Agent(agent, AgentEvent::ThreadOpened { thread, messages }) => {
                 // What was pending for the thread left is saved first, in that thread.
                 self.flush();
-                self.conversations.insert(agent, (thread, Conversation::restored(messages)));
+                self.conversations.insert(agent.0, (thread, Conversation::restored(messages)));
             }
             Event::Agent(agent, AgentEvent::Update { update: crate::model::conversation::Update::Title(title) }) => {
                 if self.conversation(&agent).is_some()
-                    && let Some((id, _)) = self.conversations.get(&agent)
+                    && let Some((id, _)) = self.conversations.get(agent.as_str())
                     && let Err(e) = self.store.set_agent_title(*id, title.as_deref())
                 {
                     tracing::warn!("{e}");
@@ -213,24 +213,24 @@ impl Recorder {
                 }
             }
             Event::Agent(agent, AgentEvent::PermissionRequested { request }) => {
-                self.requests.insert((agent, request.id), request);
+                self.requests.insert((agent.0, request.id), request);
             }
             Event::Agent(agent, AgentEvent::PermissionResolved { id, answer }) => {
-                if let Some(request) = self.requests.remove(&(agent.clone(), id))
+                if let Some(request) = self.requests.remove(&(agent.clone().0, id))
                     && let Some(c) = self.conversation(&agent)
                 {
                     c.record_answer(&request.tool.id, Answered::of(&request, &answer));
                 }
             }
             Event::Agent(agent, AgentEvent::Terminal { id, bytes }) => {
-                let kept = self.outputs.entry((agent, id)).or_default();
+                let kept = self.outputs.entry((agent.0, id)).or_default();
                 kept.extend_from_slice(&bytes);
                 if kept.len() > 2 * Ran::KEPT {
                     kept.drain(..kept.len() - Ran::KEPT);
                 }
             }
             Event::Agent(agent, AgentEvent::TerminalExited { id, code, signal }) => {
-                let bytes = self.outputs.remove(&(agent.clone(), id.clone())).unwrap_or_default();
+                let bytes = self.outputs.remove(&(agent.clone().0, id.clone())).unwrap_or_default();
                 if let Some(c) = self.conversation(&agent) {
                     c.record_run(Ran::new(&id, &bytes, code, signal));
                 }

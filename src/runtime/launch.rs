@@ -88,7 +88,7 @@ pub(super) async fn launch(
     let mut process = AgentProcess::new(launched.child, redact.clone(), move |line| {
         let events = log_events.clone();
         let agent = agent.clone();
-        async move { events.send(Event::Agent(agent, AgentEvent::Log { entry: LogEntry::Stderr(line) })).await }
+        async move { events.send(Event::Agent(agent.into(), AgentEvent::Log { entry: LogEntry::Stderr(line) })).await }
     })
     .with_teardown(launched.teardown);
     let (stdin, stdout) = process.take_stdio().ok_or_else(|| {

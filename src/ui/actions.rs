@@ -95,12 +95,14 @@ impl SidekicksApp {
                 None
             }
             Action::Thread(id) => {
-                shown.map(|agent| Command::Agent(agent, AgentCommand::Thread { op: ThreadOp::Open(id) }))
+                shown.map(|agent| Command::Agent(agent.into(), AgentCommand::Thread { op: ThreadOp::Open(id) }))
             }
-            Action::NewThread => shown.map(|agent| Command::Agent(agent, AgentCommand::Thread { op: ThreadOp::New })),
-            Action::Start => command(|agent| Command::Agent(agent, AgentCommand::Start)),
-            Action::Stop => command(|agent| Command::Agent(agent, AgentCommand::Stop)),
-            Action::Restart => command(|agent| Command::Agent(agent, AgentCommand::Restart)),
+            Action::NewThread => {
+                shown.map(|agent| Command::Agent(agent.into(), AgentCommand::Thread { op: ThreadOp::New }))
+            }
+            Action::Start => command(|agent| Command::Agent(agent.into(), AgentCommand::Start)),
+            Action::Stop => command(|agent| Command::Agent(agent.into(), AgentCommand::Stop)),
+            Action::Restart => command(|agent| Command::Agent(agent.into(), AgentCommand::Restart)),
             Action::NewTeam => {
                 self.view = View::NewTeam;
                 None
@@ -184,7 +186,10 @@ impl SidekicksApp {
             Place::Thread { agent, thread, seq, .. } => {
                 let current = self.state.agent(&agent).and_then(|a| a.threads.current);
                 if current != Some(thread) {
-                    self.submit([Command::Agent(agent.clone(), AgentCommand::Thread { op: ThreadOp::Open(thread) })]);
+                    self.submit([Command::Agent(
+                        agent.clone().into(),
+                        AgentCommand::Thread { op: ThreadOp::Open(thread) },
+                    )]);
                 }
                 self.panes.entry(agent.clone()).or_default().reveal = Some((thread, seq));
                 self.selected = Some(agent);

@@ -71,13 +71,13 @@ pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> O
     let (running, name) = (agent.state.is_running(), agent.config.name.clone());
     let mut command = None;
     if ui.add_enabled(!running, egui::Button::new(tr(lang, Key::Start))).clicked() {
-        command = Some(Command::Agent(name.clone(), AgentCommand::Start));
+        command = Some(Command::Agent(name.clone().into(), AgentCommand::Start));
     }
     if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
-        command = Some(Command::Agent(name.clone(), AgentCommand::Stop));
+        command = Some(Command::Agent(name.clone().into(), AgentCommand::Stop));
     }
     if ui.button(tr(lang, Key::Restart)).clicked() {
-        command = Some(Command::Agent(name, AgentCommand::Restart));
+        command = Some(Command::Agent(name.into(), AgentCommand::Restart));
     }
     command
 }
@@ -161,7 +161,7 @@ pub fn agent_header_ui(
         ui.separator();
         asked.commands.extend(run_buttons_ui(ui, lang, agent));
         if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
-            asked.commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::Logout));
+            asked.commands.push(Command::Agent(agent.config.name.clone().into(), AgentCommand::Logout));
         }
     });
     // The pages on a line of their own: always in the same place, whatever the first line holds.

@@ -57,7 +57,8 @@ pub fn attach_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Ve
     ui.horizontal(|ui| {
         let attach = ui.small_button(tr(lang, Key::AttachFiles)).on_hover_text(tr(lang, Key::AttachHint));
         if attach.clicked() {
-            requests.push(Command::Agent(name.clone(), AgentCommand::Attach { source: AttachSource::Pick }).into());
+            requests
+                .push(Command::Agent(name.clone().into(), AgentCommand::Attach { source: AttachSource::Pick }).into());
         }
         if !composing.errors.is_empty() && ui.small_button(tr(lang, Key::Dismiss)).clicked() {
             requests.push(op(AttachOp::DismissErrors));
@@ -91,9 +92,12 @@ pub fn dropped_and_pasted(ui: &egui::Ui, agent: &AgentView, focused: bool) -> Ve
     });
     let mut requests = Vec::new();
     if !files.is_empty() {
-        requests.push(Command::Agent(name.clone(), AgentCommand::Attach { source: AttachSource::Files(files) }).into());
+        requests.push(
+            Command::Agent(name.clone().into(), AgentCommand::Attach { source: AttachSource::Files(files) }).into(),
+        );
     }
-    requests
-        .extend(pasted.into_iter().map(|source| Command::Agent(name.clone(), AgentCommand::Attach { source }).into()));
+    requests.extend(
+        pasted.into_iter().map(|source| Command::Agent(name.clone().into(), AgentCommand::Attach { source }).into()),
+    );
     requests
 }

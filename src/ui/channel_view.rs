@@ -67,7 +67,7 @@ fn members_ui(ui: &mut egui::Ui, state: &AppState, channel: &ChannelState, comma
             if agent.state == AgentState::Busy
                 && ui.small_button(tr(lang, Key::StopTurn)).on_hover_text(member.as_str()).clicked()
             {
-                commands.push(Command::Agent(member.clone(), AgentCommand::Cancel).into());
+                commands.push(Command::Agent(member.clone().into(), AgentCommand::Cancel).into());
             }
             ui.add_space(8.0);
         }
@@ -78,7 +78,7 @@ fn members_ui(ui: &mut egui::Ui, state: &AppState, channel: &ChannelState, comma
             .cloned()
             .collect();
         if ui.add_enabled(!busy.is_empty(), egui::Button::new(tr(lang, Key::StopAll))).clicked() {
-            commands.extend(busy.into_iter().map(|agent| Command::Agent(agent, AgentCommand::Cancel).into()));
+            commands.extend(busy.into_iter().map(|agent| Command::Agent(agent.into(), AgentCommand::Cancel).into()));
         }
     });
 }

@@ -198,7 +198,7 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
             if matches!(report.reason, CrashReason::Disconnected { .. })
                 && ui.button(tr(lang, Key::Reconnect)).clicked()
             {
-                actions.commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::Restart));
+                actions.commands.push(Command::Agent(agent.config.name.clone().into(), AgentCommand::Restart));
             }
             // The command to run in a terminal about a host key, ready to paste.
             if let CrashReason::Spawn(SpawnFailure::Ssh {
@@ -286,7 +286,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     });
     ui.add_space(4.0);
     if stop {
-        requests.push(Command::Agent(name, AgentCommand::Cancel).into());
+        requests.push(Command::Agent(name.into(), AgentCommand::Cancel).into());
         return requests;
     }
     let text = draft.trim().to_string();
@@ -303,7 +303,7 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
             requests.push(Request::AttachTranscript { agent: name.clone(), attach: false });
         }
         let prompt = AgentCommand::Prompt { text, context: None, with_transcript, id: None, attachments };
-        requests.push(Command::Agent(name, prompt).into());
+        requests.push(Command::Agent(name.into(), prompt).into());
     }
     requests
 }

@@ -77,7 +77,7 @@ pub fn elicitation_card_ui(ui: &mut egui::Ui, lang: Language, agent: &str, card:
             }
         }
     });
-    answer.map(|answer| Command::Agent(agent.to_string(), AgentCommand::AnswerElicitation { id: request.id, answer }))
+    answer.map(|answer| Command::Agent(agent.into(), AgentCommand::AnswerElicitation { id: request.id, answer }))
 }
 
 fn decline_cancel(ui: &mut egui::Ui, lang: Language, answer: &mut Option<ElicitAnswer>) {

@@ -154,7 +154,7 @@ fn chosen(picker: &Picker) -> Picked {
     let files: Vec<PathBuf> = picker.selected.iter().map(|name| picker.folder.join(name)).collect();
     match &picker.purpose {
         PickFor::Attach { agent } => Picked::Commands(vec![Command::Agent(
-            agent.clone(),
+            agent.clone().into(),
             AgentCommand::Attach { source: AttachSource::Files(files) },
         )]),
         PickFor::ConfigFile => {

@@ -53,7 +53,7 @@ pub fn login_card_ui(
                 AuthKind::Agent => {
                     if ui.button(trf(lang, Key::LoginWith, &[("method", &method.name)])).clicked() {
                         let login = Command::Agent(
-                            name.clone(),
+                            name.clone().into(),
                             AgentCommand::Login { method: Some(method.id.clone()), values: Vec::new() },
                         );
                         asked.requests.push(login.into());
@@ -79,7 +79,7 @@ pub fn login_card_ui(
                             .filter(|(_, v)| !v.is_empty())
                             .collect();
                         let login = Command::Agent(
-                            name.clone(),
+                            name.clone().into(),
                             AgentCommand::Login { method: Some(method.id.clone()), values: given },
                         );
                         asked.requests.push(login.into());

@@ -116,7 +116,9 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             let queued = message.delivery == Delivery::Queued;
             let take_back = |actions: &mut MessageActions| {
                 if let Some(id) = message.id.clone() {
-                    actions.commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::Unqueue { id }));
+                    actions
+                        .commands
+                        .push(Command::Agent(agent.config.name.clone().into(), AgentCommand::Unqueue { id }));
                 }
             };
             if queued && small_action(ui, tr(lang, Key::CancelQueued)).clicked() {
@@ -212,7 +214,7 @@ fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index
         // message without an id is sent again as a new one.
         let agent_name = agent.config.name.clone();
         actions.commands.push(match asked.id.clone() {
-            Some(question) => Command::Agent(agent_name, AgentCommand::Retry { question }),
+            Some(question) => Command::Agent(agent_name.into(), AgentCommand::Retry { question }),
             None => Command::prompt(agent_name, asked.text()),
         });
     }
@@ -458,7 +460,7 @@ fn notice_ui(
                         .color(warning_color()),
                 );
                 if live && ui.button(tr(lang, Key::StopTurn)).clicked() {
-                    actions.commands.push(Command::Agent(agent.to_string(), AgentCommand::Cancel));
+                    actions.commands.push(Command::Agent(agent.into(), AgentCommand::Cancel));
                 }
             });
         }

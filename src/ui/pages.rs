@@ -78,7 +78,7 @@ impl SidekicksApp {
                 let current = self.state.agent(&agent).and_then(|a| a.threads.current);
                 if current != Some(thread) {
                     let op = crate::protocol::threads::ThreadOp::Open(thread);
-                    self.submit([Command::Agent(agent.clone(), AgentCommand::Thread { op })]);
+                    self.submit([Command::Agent(agent.clone().into(), AgentCommand::Thread { op })]);
                 }
                 self.selected = Some(agent);
                 self.view = View::Agent;

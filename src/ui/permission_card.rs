@@ -108,13 +108,13 @@ pub fn permission_card_ui(
                 if button.clicked() {
                     let answer = PermissionAnswer::Selected { option_id: option.id.clone(), kind: option.kind };
                     command = Some(Command::Agent(
-                        agent.to_string(),
+                        agent.into(),
                         AgentCommand::AnswerPermission { id: card.request.id, answer },
                     ));
                 }
             }
             if ui.button(RichText::new(tr(lang, Key::StopAgent)).color(error_color())).clicked() {
-                command = Some(Command::Agent(agent.to_string(), AgentCommand::Stop));
+                command = Some(Command::Agent(agent.into(), AgentCommand::Stop));
             }
         });
     });

@@ -32,7 +32,10 @@ pub fn rules_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<Com
             let (kind, target) = key.split_once(':').unwrap_or(("", key));
             ui.label(RichText::new(format!("{kind}  {target}")).monospace());
             if ui.button(tr(lang, Key::Forget)).clicked() {
-                commands.push(Command::Agent(agent.config.name.clone(), AgentCommand::ForgetRule { key: key.clone() }));
+                commands.push(Command::Agent(
+                    agent.config.name.clone().into(),
+                    AgentCommand::ForgetRule { key: key.clone() },
+                ));
             }
             ui.end_row();
         }

@@ -108,7 +108,7 @@ pub fn threads_bar_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> V
         sessions_ui(ui, lang, agent, settled, &mut state, &mut ops);
     }
     ui.data_mut(|d| d.insert_temp(id, state));
-    ops.into_iter().map(|op| Command::Agent(name.clone(), AgentCommand::Thread { op })).collect()
+    ops.into_iter().map(|op| Command::Agent(name.clone().into(), AgentCommand::Thread { op })).collect()
 }
 
 /// The thread's name being typed: `Some(Some(new name))` when saved, `Some(None)` when cancelled.

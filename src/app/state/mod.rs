@@ -181,7 +181,7 @@ impl AppState {
                 let Some((message, ..)) = self.agent(&agent).and_then(|a| a.conversation.dropped(index)) else {
                     return Vec::new();
                 };
-                vec![Command::Agent(agent, AgentCommand::SendAgain { message })]
+                vec![Command::Agent(agent.into(), AgentCommand::SendAgain { message })]
             }
             Request::NotNow(key) => {
                 self.not_now(key);
@@ -239,7 +239,7 @@ impl AppState {
     /// Applies one runtime event.
     pub fn apply(&mut self, event: Event) {
         match event {
-            Event::Agent(agent, event) => self.apply_agent(agent, event),
+            Event::Agent(agent, event) => self.apply_agent(agent.0, event),
             Event::Config(event) => self.apply_config_event(event),
             Event::Channel(ChannelEvent::Listed { channels }) => self.channels.all(channels),
             Event::Channel(ChannelEvent::Updated { channel }) => self.channels.updated(channel),
@@ -296,9 +296,9 @@ impl AppState {
             | AgentEvent::Threads { .. }
             | AgentEvent::Sessions { .. }
             | AgentEvent::ThreadWait { .. }
-            | AgentEvent::TranscriptOffer { .. }) => self.apply_thread_event(Event::Agent(agent, event)),
+            | AgentEvent::TranscriptOffer { .. }) => self.apply_thread_event(Event::Agent(agent.into(), event)),
             event @ AgentEvent::Attached { .. } => {
-                self.apply_composing_event(&Event::Agent(agent, event));
+                self.apply_composing_event(&Event::Agent(agent.into(), event));
             }
             event => {
                 let Some(view) = self.agent_mut(&agent) else { return };

@@ -233,7 +233,7 @@ impl Door {
         while config.is_none() || loaded.is_none() {
             match events.recv().await.context("the runtime ended")? {
                 Event::Agent(agent, AgentEvent::Threads { threads: listed }) => {
-                    threads.insert(agent, listed);
+                    threads.insert(agent.0, listed);
                 }
                 Event::Config(ConfigEvent::Loaded { result, .. }) if result.config.is_none() => {
                     bail!("{} has problems: `sidekicks check` lists them", config_path.display())
@@ -252,7 +252,7 @@ impl Door {
         match event {
             Event::Config(ConfigEvent::Applied { config, .. }) => self.config = config.clone(),
             Event::Agent(agent, AgentEvent::Threads { threads }) => {
-                self.threads.insert(agent.clone(), threads.clone());
+                self.threads.insert(agent.clone().0, threads.clone());
             }
             _ => {}
         }

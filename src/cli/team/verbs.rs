@@ -309,18 +309,18 @@ impl Door {
             let threads = self.threads.get(&name).cloned().unwrap_or_default();
             let op = crate::cli::prompt::find_thread(&threads, &name, &wanted).map_err(anyhow::Error::msg)?;
             self.commands
-                .send(Command::Agent(name.clone(), AgentCommand::Thread { op }))
+                .send(Command::Agent(name.clone().into(), AgentCommand::Thread { op }))
                 .await
                 .context("the runtime ended")?;
         }
         // Choices first: the session opens with them, before the message is sent.
         for c in chosen.clone() {
-            let set = Command::Agent(name.clone(), AgentCommand::SetOption { key: c.key, value: c.value });
+            let set = Command::Agent(name.clone().into(), AgentCommand::SetOption { key: c.key, value: c.value });
             self.commands.send(set).await.context("the runtime ended")?;
         }
         let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
         let prompt = Command::Agent(
-            name.clone(),
+            name.clone().into(),
             AgentCommand::Prompt { text, context: None, with_transcript: transcript, id: None, attachments },
         );
         self.commands.send(prompt).await.context("the runtime ended")?;

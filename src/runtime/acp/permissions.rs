@@ -75,10 +75,10 @@ pub(super) async fn served(
     let waiting = Pending::new(Asker::Own(tx), key, &request);
     let unattended = ctx.unattended.and_then(|u| unattended_answer(&request, u));
     pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, waiting);
-    ctx.events.send(Event::Agent(ctx.agent.clone(), AgentEvent::PermissionRequested { request })).await;
+    ctx.events.send(Event::Agent(ctx.agent.clone().into(), AgentEvent::PermissionRequested { request })).await;
     if let Some(answer) = unattended {
         answer_pending(pending, &*ctx.rules, id, &answer);
-        ctx.events.send(Event::Agent(ctx.agent.clone(), AgentEvent::PermissionResolved { id, answer })).await;
+        ctx.events.send(Event::Agent(ctx.agent.clone().into(), AgentEvent::PermissionResolved { id, answer })).await;
     }
     let allowed = matches!(rx.await, Ok(RequestPermissionOutcome::Selected(s)) if s.option_id.0.as_ref() == "allow" || s.option_id.0.as_ref() == "always");
     if allowed { Served::Yes } else { Served::Refused }
@@ -144,7 +144,7 @@ pub(super) async fn denied(
         false => format!("Sidekicks does not let {} {word} through it (policy.{key} = \"deny\"): {what}", ctx.agent),
     };
     let notice = Notice::PolicyDenied { writes, what: what.to_string(), by_allow_reject };
-    ctx.events.send(Event::Agent(ctx.agent.clone(), AgentEvent::Notice { notice })).await;
+    ctx.events.send(Event::Agent(ctx.agent.clone().into(), AgentEvent::Notice { notice })).await;
     let mut error = agent_client_protocol::Error::invalid_params();
     error.message = message;
     error

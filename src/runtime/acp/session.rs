@@ -116,7 +116,7 @@ async fn send(state: &mut State, agent: &str, events: &EventSink, update: Update
         Update::ToolCallPatch(patch) if !state.tools.contains_key(&patch.id) => {
             tracing::warn!(agent, tool_call = patch.id, "ignored an update for a tool call never announced");
             let entry = LogEntry::UnknownToolCall { id: patch.id.clone() };
-            events.send(Event::Agent(agent.to_string(), AgentEvent::Log { entry })).await;
+            events.send(Event::Agent(agent.into(), AgentEvent::Log { entry })).await;
             return;
         }
         Update::ToolCallPatch(patch) => {
@@ -128,7 +128,7 @@ async fn send(state: &mut State, agent: &str, events: &EventSink, update: Update
         }
         _ => {}
     }
-    events.send(Event::Agent(agent.to_string(), AgentEvent::Update { update })).await;
+    events.send(Event::Agent(agent.into(), AgentEvent::Update { update })).await;
 }
 
 /// What is kept of an announced call for the permission requests about it (no output).
@@ -139,5 +139,5 @@ fn kept(call: &ToolCall) -> ToolCall {
 async fn foreign(agent: &str, events: &EventSink, session: &str, method: &str) {
     tracing::warn!(agent, session, method, "ignored a message for a session that is not the agent's");
     let entry = LogEntry::OtherSession { session: session.to_string(), method: method.to_string() };
-    events.send(Event::Agent(agent.to_string(), AgentEvent::Log { entry })).await;
+    events.send(Event::Agent(agent.into(), AgentEvent::Log { entry })).await;
 }

@@ -61,7 +61,7 @@ pub fn lines_transport(
                         redact.apply(String::from_utf8_lossy(&buf[..(4 * LOG_PREFIX).min(buf.len())]).into_owned());
                     let start: String = head.chars().take(LOG_PREFIX).collect();
                     let entry = LogEntry::LongLine { megabytes: MAX_LINE >> 20, start };
-                    events.send(Event::Agent(agent.clone(), AgentEvent::Log { entry })).await;
+                    events.send(Event::Agent(agent.clone().into(), AgentEvent::Log { entry })).await;
                     // A request gets its answer: refused, in words (the agent would wait forever).
                     if let Some(answer) = too_long_answer(&buf[..buf.len().min(4096)]) {
                         let _ = refuse.send(answer).await;
@@ -95,7 +95,7 @@ pub fn lines_transport(
                         shown.push('…');
                     }
                     let entry = LogEntry::NotAcp(shown);
-                    events.send(Event::Agent(agent.clone(), AgentEvent::Log { entry })).await;
+                    events.send(Event::Agent(agent.clone().into(), AgentEvent::Log { entry })).await;
                 }
             }
         }

@@ -58,7 +58,7 @@ impl Manager {
             return;
         }
         slot.queue.clear();
-        self.events.send(Event::Agent(name.to_string(), AgentEvent::QueueDropped)).await;
+        self.events.send(Event::Agent(name.into(), AgentEvent::QueueDropped)).await;
     }
 
     /// Cancels the turn of `name`: session/cancel, waiting permission requests answered
@@ -81,15 +81,13 @@ impl Manager {
 
     pub(super) async fn report_cancelled(&self, name: &str, ids: (Vec<u64>, Vec<u64>)) {
         for id in ids.0 {
-            let event = Event::Agent(
-                name.to_string(),
-                AgentEvent::PermissionResolved { id, answer: PermissionAnswer::Cancelled },
-            );
+            let event =
+                Event::Agent(name.into(), AgentEvent::PermissionResolved { id, answer: PermissionAnswer::Cancelled });
             self.events.send(event).await;
         }
         for id in ids.1 {
             let answer = crate::model::elicitation::ElicitAnswer::Cancel;
-            self.events.send(Event::Agent(name.to_string(), AgentEvent::ElicitationResolved { id, answer })).await;
+            self.events.send(Event::Agent(name.into(), AgentEvent::ElicitationResolved { id, answer })).await;
         }
     }
 
@@ -97,7 +95,7 @@ impl Manager {
     pub(super) async fn send_rules(&mut self, name: &str) {
         let Some(config) = self.slot(name).map(|s| s.config.clone()) else { return };
         let rules = self.rules_for(&config).list();
-        self.events.send(Event::Agent(name.to_string(), AgentEvent::RulesChanged { rules })).await;
+        self.events.send(Event::Agent(name.into(), AgentEvent::RulesChanged { rules })).await;
     }
 
     pub(super) fn rules_for(&mut self, agent: &AgentConfig) -> Arc<dyn PermissionRules> {

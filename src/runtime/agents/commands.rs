@@ -58,7 +58,7 @@ impl Manager {
                 let before = slot.queue.len();
                 slot.queue.retain(|(queued, ..)| *queued != id);
                 if slot.queue.len() != before {
-                    self.events.send(Event::Agent(agent, AgentEvent::Unqueued { id })).await;
+                    self.events.send(Event::Agent(agent.into(), AgentEvent::Unqueued { id })).await;
                 }
             }
             AgentCommand::AnswerElicitation { id, answer } => {
@@ -67,7 +67,7 @@ impl Manager {
                     .and_then(|s| s.running.as_ref())
                     .is_some_and(|r| r.conn.answer_elicitation(id, &answer));
                 if answered {
-                    self.events.send(Event::Agent(agent, AgentEvent::ElicitationResolved { id, answer })).await;
+                    self.events.send(Event::Agent(agent.into(), AgentEvent::ElicitationResolved { id, answer })).await;
                 }
             }
             AgentCommand::Attach { source } => {
@@ -83,7 +83,7 @@ impl Manager {
                         return events.send(Event::PickInWindow(start)).await;
                     }
                     let results = crate::runtime::attach::read(source, workspace).await;
-                    events.send(Event::Agent(agent, AgentEvent::Attached { results })).await;
+                    events.send(Event::Agent(agent.into(), AgentEvent::Attached { results })).await;
                 });
             }
             AgentCommand::Thread { op } => self.thread(&agent, op).await,
@@ -94,7 +94,9 @@ impl Manager {
                 if answered {
                     let remembered =
                         matches!(&answer, PermissionAnswer::Selected { kind, .. } if kind.remembered().is_some());
-                    self.events.send(Event::Agent(agent.clone(), AgentEvent::PermissionResolved { id, answer })).await;
+                    self.events
+                        .send(Event::Agent(agent.clone().into(), AgentEvent::PermissionResolved { id, answer }))
+                        .await;
                     if remembered {
                         self.send_rules(&agent).await;
                     }

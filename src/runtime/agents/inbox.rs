@@ -47,7 +47,7 @@ impl ManagerCommand {
     /// The manager's part of a door's `command`; `None` when another service serves it.
     pub fn from_door(command: Command) -> Option<Self> {
         match command {
-            Command::Agent(agent, command) => Some(ManagerCommand::Agent(agent, command)),
+            Command::Agent(agent, command) => Some(ManagerCommand::Agent(agent.0, command)),
             Command::Checkpoint(command) => Some(ManagerCommand::Checkpoint(command)),
             Command::Shutdown => Some(ManagerCommand::Shutdown),
             _ => None,

@@ -89,7 +89,7 @@ impl Manager {
             self.report_cancelled(name, ids).await;
         }
         if turn.is_some() {
-            self.events.send(Event::Agent(name.to_string(), AgentEvent::TurnEnded { end: TurnEnd::Cancelled })).await;
+            self.events.send(Event::Agent(name.into(), AgentEvent::TurnEnded { end: TurnEnd::Cancelled })).await;
         }
         self.set_state(name, AgentState::Stopping).await;
         let internal = self.internal_tx.clone();
@@ -132,7 +132,7 @@ impl Manager {
                 ..
             }) => {
                 self.set_state(name, AgentState::Stopped).await;
-                self.events.send(Event::Agent(name.to_string(), AgentEvent::LoginNeeded { message, methods })).await;
+                self.events.send(Event::Agent(name.into(), AgentEvent::LoginNeeded { message, methods })).await;
             }
             Err(report) => {
                 // What was sent for it is not sent: said so (not left queued).
@@ -177,12 +177,12 @@ impl Manager {
     async fn took(&mut self, name: &str, running: Box<Running>) {
         let (resumed, abilities) = (running.conn.resumed, running.conn.abilities);
         let settings = Event::Agent(
-            name.to_string(),
+            name.into(),
             AgentEvent::SessionSettings { options: running.conn.options(), modes: running.conn.modes() },
         );
         self.events.send(settings).await;
         let info = Event::Agent(
-            name.to_string(),
+            name.into(),
             AgentEvent::Info {
                 auth_methods: running.conn.auth_methods.clone(),
                 can_logout: running.conn.can_logout,
@@ -217,9 +217,9 @@ impl Manager {
         // of a transcript (withdrawn if it did reopen it); within a run, the person is
         // told the agent forgot.
         if restored {
-            self.events.send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered: !resumed })).await;
+            self.events.send(Event::Agent(name.into(), AgentEvent::TranscriptOffer { offered: !resumed })).await;
         } else if forgot && !resumed {
-            self.events.send(Event::Agent(name.to_string(), AgentEvent::Notice { notice: Notice::NewSession })).await;
+            self.events.send(Event::Agent(name.into(), AgentEvent::Notice { notice: Notice::NewSession })).await;
         }
         self.set_state(name, AgentState::Idle).await;
         if stale {

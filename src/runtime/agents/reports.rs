@@ -16,10 +16,11 @@ impl Manager {
                     return;
                 }
                 let event = match result {
-                    Ok(update) => Event::Agent(agent, AgentEvent::Update { update }),
-                    Err(message) => {
-                        Event::Agent(agent, AgentEvent::Notice { notice: Notice::SettingRefused { setting, message } })
-                    }
+                    Ok(update) => Event::Agent(agent.into(), AgentEvent::Update { update }),
+                    Err(message) => Event::Agent(
+                        agent.into(),
+                        AgentEvent::Notice { notice: Notice::SettingRefused { setting, message } },
+                    ),
                 };
                 self.events.send(event).await;
             }
@@ -36,7 +37,7 @@ impl Manager {
             Internal::CancelDeadline { agent, turn } => {
                 if self.slot(&agent).is_some_and(|s| s.turn == Some(turn)) {
                     self.events
-                        .send(Event::Agent(agent.clone(), AgentEvent::Notice { notice: Notice::Unresponsive }))
+                        .send(Event::Agent(agent.clone().into(), AgentEvent::Notice { notice: Notice::Unresponsive }))
                         .await;
                     self.stop(&agent).await;
                 }
@@ -66,7 +67,7 @@ impl Manager {
         // Requests of the ended turn that wait still are moot: answered "cancelled".
         let moot = slot.running.as_ref().map(|r| r.conn.answer_waiting_cancelled()).unwrap_or_default();
         self.report_cancelled(&agent, (moot, Vec::new())).await;
-        self.events.send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end })).await;
+        self.events.send(Event::Agent(agent.clone().into(), AgentEvent::TurnEnded { end })).await;
         self.send_threads_when_saved(&agent);
         // The agent may have switched branches during the turn, and written files an
         // open review shows.
@@ -75,7 +76,7 @@ impl Manager {
         self.set_state(&agent, AgentState::Idle).await;
         if let Some((message, methods)) = login {
             // Logged out meanwhile: the person logs in again, then the agent starts anew.
-            self.events.send(Event::Agent(agent.clone(), AgentEvent::LoginNeeded { message, methods })).await;
+            self.events.send(Event::Agent(agent.clone().into(), AgentEvent::LoginNeeded { message, methods })).await;
             self.stop(&agent).await;
         } else if stale || self.shutting_down {
             self.stop(&agent).await;
@@ -126,10 +127,12 @@ impl Manager {
             (false, reason) => reason,
         };
         if turn.is_some() {
-            self.events.send(Event::Agent(agent.clone(), AgentEvent::TurnEnded { end: TurnEnd::AgentExited })).await;
+            self.events
+                .send(Event::Agent(agent.clone().into(), AgentEvent::TurnEnded { end: TurnEnd::AgentExited }))
+                .await;
         }
         if dropped {
-            self.events.send(Event::Agent(agent.clone(), AgentEvent::QueueDropped)).await;
+            self.events.send(Event::Agent(agent.clone().into(), AgentEvent::QueueDropped)).await;
         }
         self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
     }

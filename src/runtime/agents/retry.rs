@@ -78,7 +78,7 @@ impl Manager {
         if !idle || !self.hold_thread(&agent).await {
             return self.prompt(agent, text, None, None, attachments).await;
         }
-        self.events.send(Event::Agent(agent.clone(), AgentEvent::Retrying { question: question.clone() })).await;
+        self.events.send(Event::Agent(agent.clone().into(), AgentEvent::Retrying { question: question.clone() })).await;
         let Some(slot) = self.slot(&agent) else { return };
         slot.queue.push_back((question, text, attachments));
         match slot.state {
@@ -95,7 +95,7 @@ impl Manager {
         let Some((text, attachments)) = self.slot(&agent).and_then(|s| s.said.get(&message)) else {
             return tracing::warn!("send again: no message {message:?} of the person in {agent}'s thread");
         };
-        self.events.send(Event::Agent(agent.clone(), AgentEvent::Resent { id: message })).await;
+        self.events.send(Event::Agent(agent.clone().into(), AgentEvent::Resent { id: message })).await;
         self.prompt(agent, text, None, None, attachments).await;
     }
 }

@@ -91,7 +91,7 @@ impl Manager {
         let Some(slot) = self.slot(name) else { return };
         let holder = slot.shared.held_by.clone().filter(|_| !slot.shared.waiting.is_empty());
         let waiting = slot.shared.waiting.iter().map(|w| w.text.clone()).collect();
-        self.events.send(Event::Agent(name.to_string(), AgentEvent::ThreadWait { holder, waiting, returned })).await;
+        self.events.send(Event::Agent(name.into(), AgentEvent::ThreadWait { holder, waiting, returned })).await;
     }
 
     /// Gives back the messages waiting for `name`'s thread (Stop, another thread).

@@ -113,7 +113,7 @@ impl Manager {
             slot.said.thread(&stored.messages);
         }
         self.events
-            .send(Event::Agent(name.to_string(), AgentEvent::ThreadOpened { thread: id, messages: stored.messages }))
+            .send(Event::Agent(name.into(), AgentEvent::ThreadOpened { thread: id, messages: stored.messages }))
             .await;
         self.send_threads(name).await;
         let reopen = stored.session_id.map(|session_id| Reopen { session_id, show_replay });
@@ -142,7 +142,7 @@ impl Manager {
                 slot.memory.resume = reopen;
                 // Known not to remember: offered now, before the person writes.
                 let offer = had_messages && slot.memory.abilities.is_some_and(|a| !a.reopens());
-                self.events.send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered: offer })).await;
+                self.events.send(Event::Agent(name.into(), AgentEvent::TranscriptOffer { offered: offer })).await;
             }
         }
     }
@@ -156,7 +156,7 @@ impl Manager {
         slot.turn = None;
         self.report_cancelled(name, ids).await;
         let end = crate::model::conversation::TurnEnd::Cancelled;
-        self.events.send(Event::Agent(name.to_string(), AgentEvent::TurnEnded { end })).await;
+        self.events.send(Event::Agent(name.into(), AgentEvent::TurnEnded { end })).await;
     }
 
     /// The switch to another thread's session ended.
@@ -176,7 +176,7 @@ impl Manager {
         match result {
             Ok(resumed) => {
                 let settings = Event::Agent(
-                    name.to_string(),
+                    name.into(),
                     AgentEvent::SessionSettings { options: conn.options(), modes: conn.modes() },
                 );
                 self.events.send(settings).await;
@@ -186,21 +186,21 @@ impl Manager {
                     tracing::warn!("{e}");
                 }
                 let offered = had_messages && !resumed;
-                self.events.send(Event::Agent(name.to_string(), AgentEvent::TranscriptOffer { offered })).await;
+                self.events.send(Event::Agent(name.into(), AgentEvent::TranscriptOffer { offered })).await;
                 self.set_state(name, AgentState::Idle).await;
                 if self.slot(name).is_some_and(|s| !s.queue.is_empty()) {
                     self.dispatch(name).await;
                 }
             }
             Err(AcpError::AuthRequired { message, methods, .. }) => {
-                self.events.send(Event::Agent(name.to_string(), AgentEvent::LoginNeeded { message, methods })).await;
+                self.events.send(Event::Agent(name.into(), AgentEvent::LoginNeeded { message, methods })).await;
                 self.stop(name).await;
             }
             Err(e) => {
                 // The agent is left in a state of its own: stopped, the next message starts it
                 // afresh in this thread.
                 let notice = Notice::ThreadFailed { message: e.to_string() };
-                self.events.send(Event::Agent(name.to_string(), AgentEvent::Notice { notice })).await;
+                self.events.send(Event::Agent(name.into(), AgentEvent::Notice { notice })).await;
                 if let Some(slot) = self.slot(name) {
                     slot.memory.restored = had_messages;
                 }
@@ -284,14 +284,14 @@ impl Manager {
             }
             sessions
         });
-        self.events.send(Event::Agent(name.to_string(), AgentEvent::Sessions { sessions })).await;
+        self.events.send(Event::Agent(name.into(), AgentEvent::Sessions { sessions })).await;
     }
 
     /// Tells the window the threads of `name`, most recently used first.
     pub(super) async fn send_threads(&mut self, name: &str) {
         let (Some(store), Some(path)) = (&self.store, &self.config_path) else { return };
         let Some(threads) = listed(store, path, name) else { return };
-        self.events.send(Event::Agent(name.to_string(), AgentEvent::Threads { threads })).await;
+        self.events.send(Event::Agent(name.into(), AgentEvent::Threads { threads })).await;
     }
 
     /// Tells the window the threads of `name` again once what its turn said is saved (the title
@@ -305,7 +305,7 @@ impl Manager {
             let agent = name.clone();
             let read = tokio::task::spawn_blocking(move || listed(&store, &path, &agent)).await;
             if let Ok(Some(threads)) = read {
-                events.send(Event::Agent(name, AgentEvent::Threads { threads })).await;
+                events.send(Event::Agent(name.into(), AgentEvent::Threads { threads })).await;
             }
         });
     }

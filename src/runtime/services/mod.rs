@@ -262,7 +262,7 @@ impl Services {
             Command::Channel(ChannelCommand::Say { channel, text }) => {
                 let _ = self.channels.send(channels::ChannelCommand::Say { channel, text }).await;
             }
-            Command::Agent(agent, command) => self.forward(ManagerCommand::Agent(agent, command)).await,
+            Command::Agent(agent, command) => self.forward(ManagerCommand::Agent(agent.0, command)).await,
             Command::Checkpoint(command) => self.forward(ManagerCommand::Checkpoint(command)).await,
         }
     }

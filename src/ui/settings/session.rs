@@ -17,8 +17,9 @@ pub fn settings_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> Vec<
         return commands;
     }
     let name = &agent.config.name;
-    let choose =
-        |key: OptionKey, value: OptionValue| Command::Agent(name.clone(), AgentCommand::SetOption { key, value });
+    let choose = |key: OptionKey, value: OptionValue| {
+        Command::Agent(name.clone().into(), AgentCommand::SetOption { key, value })
+    };
     ui.horizontal_wrapped(|ui| {
         for option in &agent.options {
             let salt = ("option", name.as_str(), option.id.as_str());

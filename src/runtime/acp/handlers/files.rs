@@ -52,7 +52,7 @@ impl Handlers {
             Ok(before) => {
                 // What the agent wrote through Sidekicks shows in the conversation.
                 let update = Update::ToolCall(crate::runtime::agent_fs::written(&req.path, before, &req.content));
-                ctx.events.send(Event::Agent(ctx.agent.clone(), AgentEvent::Update { update })).await;
+                ctx.events.send(Event::Agent(ctx.agent.clone().into(), AgentEvent::Update { update })).await;
                 responder.respond(WriteTextFileResponse::new())
             }
             Err(e) => responder.respond_with_error(fs_error(e)),

@@ -50,19 +50,19 @@ impl Handlers {
             let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.id.clone()));
             responder.respond(RequestPermissionResponse::new(outcome))?;
             let answer = PermissionAnswer::Selected { option_id: option.id, kind: option.kind };
-            ctx.events.send(Event::Agent(agent.clone(), AgentEvent::PermissionRequested { request })).await;
-            ctx.events.send(Event::Agent(agent, AgentEvent::PermissionResolved { id, answer })).await;
+            ctx.events.send(Event::Agent(agent.clone().into(), AgentEvent::PermissionRequested { request })).await;
+            ctx.events.send(Event::Agent(agent.into(), AgentEvent::PermissionResolved { id, answer })).await;
             return Ok(());
         }
         let responder = Asker::Agent(Box::new(responder));
         let waiting = Pending::new(responder, key, &request);
         let unattended = ctx.unattended.and_then(|u| unattended_answer(&request, u));
         self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, waiting);
-        ctx.events.send(Event::Agent(agent.clone(), AgentEvent::PermissionRequested { request })).await;
+        ctx.events.send(Event::Agent(agent.clone().into(), AgentEvent::PermissionRequested { request })).await;
         // No person at this door: its `--allow` answers, here, the same at every door.
         if let Some(answer) = unattended {
             answer_pending(&self.pending, &*ctx.rules, id, &answer);
-            ctx.events.send(Event::Agent(agent, AgentEvent::PermissionResolved { id, answer })).await;
+            ctx.events.send(Event::Agent(agent.into(), AgentEvent::PermissionResolved { id, answer })).await;
         }
         Ok(())
     }
@@ -90,7 +90,7 @@ impl Handlers {
             return responder.respond(elicit::response(&ElicitAnswer::Decline));
         };
         self.elicits.lock().unwrap_or_else(|e| e.into_inner()).insert(id, responder);
-        ctx.events.send(Event::Agent(agent, AgentEvent::ElicitationRequested { request })).await;
+        ctx.events.send(Event::Agent(agent.into(), AgentEvent::ElicitationRequested { request })).await;
         Ok(())
     }
 }

@@ -20,7 +20,7 @@ impl Handlers {
             );
             if let Ok(done) = done {
                 let (agent, elicitation_id) = (ctx.agent.clone(), done.elicitation_id.0.to_string());
-                ctx.events.send(Event::Agent(agent, AgentEvent::ElicitationCompleted { elicitation_id })).await;
+                ctx.events.send(Event::Agent(agent.into(), AgentEvent::ElicitationCompleted { elicitation_id })).await;
             }
             return Ok(());
         }
@@ -39,7 +39,7 @@ impl Handlers {
                 tracing::warn!(agent, "skipped a session/update that does not parse: {e}");
                 let update = ctx.redact.apply(n.params().to_string());
                 let entry = LogEntry::BadUpdate { error: ctx.redact.apply(e.to_string()), update };
-                ctx.events.send(Event::Agent(agent, AgentEvent::Log { entry })).await;
+                ctx.events.send(Event::Agent(agent.into(), AgentEvent::Log { entry })).await;
             }
         }
         Ok(())
