@@ -11,6 +11,7 @@ mod registry;
 mod team_book;
 mod team_commands;
 mod team_ops;
+mod team_outcome;
 mod team_setup;
 mod teams;
 mod terminals;

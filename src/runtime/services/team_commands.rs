@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::Services;
 use super::team_ops::{KEEP_DISCARDED, create_placed, discard, new_members, restore, running};
+use super::team_outcome::Outcome;
 use super::teams::*;
 use crate::protocol::teams::TeamCommand;
 use crate::protocol::{TeamEvent, TeamInfo};
@@ -111,7 +112,7 @@ impl Services {
                 })
                 .collect();
             let leftovers = teams::reap::leftovers(&dir, &records, &teams::container::labelled(&dir));
-            TeamEvent::Loaded { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
+            Read { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
         });
     }
 
@@ -133,50 +134,48 @@ impl Services {
                 }
             }
             TeamCommand::Merge { team: id, member, selected } => {
-                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::merge_as_recipe_says(&member, selected.as_deref()),
-                    told: None,
+                self.team.write(id.clone(), member, move |member| {
+                    let result = teams::merge_as_recipe_says(&member, selected.as_deref());
+                    Outcome::merged(id, member.name.clone(), result)
                 });
             }
             TeamCommand::DecideHunk { team: id, member, path, hunk, accept: true } => {
-                self.team.write(id.clone(), member, After::Merge, move |member| TeamEvent::Merged {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::review::accept_hunk(&member, &path, &hunk),
-                    told: None,
+                self.team.write(id.clone(), member, move |member| {
+                    let result = teams::review::accept_hunk(&member, &path, &hunk);
+                    Outcome::merged(id, member.name.clone(), result)
                 });
             }
             TeamCommand::DecideHunk { team: id, member, path, hunk, accept: false } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::review::reject_hunk(&member, &path, &hunk),
+                self.team.write(id.clone(), member, move |member| {
+                    let result = teams::review::reject_hunk(&member, &path, &hunk);
+                    let wrote = result.is_ok();
+                    Outcome::wrote(TeamEvent::Rejected { team: id, agent: member.name.clone(), result }, wrote)
                 });
             }
             TeamCommand::RejectFiles { team: id, member, changes } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::Rejected {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::review::reject_files(&member, &changes),
+                self.team.write(id.clone(), member, move |member| {
+                    let result = teams::review::reject_files(&member, &changes);
+                    let wrote = result.is_ok();
+                    Outcome::wrote(TeamEvent::Rejected { team: id, agent: member.name.clone(), result }, wrote)
                 });
             }
             TeamCommand::AcceptRecipe { team } => {
                 let Some(project) = self.team.book().team(&team).map(|t| t.record.project.clone()) else { return };
-                self.team.op(move || TeamEvent::RecipeAccepted { team, result: teams::recipe::accept(&project) });
+                self.team.op(move || {
+                    Outcome::told(TeamEvent::RecipeAccepted { team, result: teams::recipe::accept(&project) })
+                });
             }
             TeamCommand::UndoMerge { team: id, member } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| TeamEvent::MergeUndone {
-                    team: id,
-                    agent: member.name.clone(),
-                    result: teams::undo_merge(&member),
+                self.team.write(id.clone(), member, move |member| {
+                    let result = teams::undo_merge(&member);
+                    let wrote = result.is_ok();
+                    Outcome::wrote(TeamEvent::MergeUndone { team: id, agent: member.name.clone(), result }, wrote)
                 });
             }
             TeamCommand::CommitBranch { team: id, member, branch, message } => {
-                self.team.write(id.clone(), member, After::Nothing, move |member| {
+                self.team.write(id.clone(), member, move |member| {
                     let result = teams::commit_as_branch(&member, &branch, &message);
-                    TeamEvent::Branched { team: id, agent: member.name.clone(), branch, result }
+                    Outcome::told(TeamEvent::Branched { team: id, agent: member.name.clone(), branch, result })
                 });
             }
             TeamCommand::Discard { team, member } => {
@@ -185,9 +184,9 @@ impl Services {
                     return;
                 };
                 match member {
-                    Some(name) => self.team.write(team, name, After::Nothing, move |member| {
-                        discard(&dir, store.as_deref(), record, Some(member))
-                    }),
+                    Some(name) => {
+                        self.team.write(team, name, move |member| discard(&dir, store.as_deref(), record, Some(member)))
+                    }
                     None => self.team.op(move || discard(&dir, store.as_deref(), record, None)),
                 }
             }
@@ -202,7 +201,7 @@ impl Services {
                     if let Err(e) = teams::discarded::forget(&dir, &id) {
                         tracing::warn!("removing kept work {id}: {e}");
                     }
-                    TeamEvent::WorkForgotten { id }
+                    Outcome::told(TeamEvent::WorkForgotten { id })
                 });
             }
         }
@@ -237,7 +236,7 @@ impl Services {
                         undoable: None,
                     }
                 });
-            TeamEvent::Created { result }
+            Outcome::made(result, |result| TeamEvent::Created { result })
         });
     }
 
@@ -255,7 +254,7 @@ impl Services {
         };
         self.team.op(move || {
             let result = restore(&dir, store.as_deref(), &id, team, &configs, &taken);
-            TeamEvent::WorkRestored { id, result }
+            Outcome::made(result, |result| TeamEvent::WorkRestored { id, result })
         });
     }
 
@@ -267,7 +266,7 @@ impl Services {
             let labelled = teams::container::labelled(&dir);
             for id in ids {
                 if let Err(error) = teams::reap::reap(&dir, &id, &labelled) {
-                    return TeamEvent::Reaped { ids: done, error: Some(error) };
+                    return Outcome::reaped(done, Some(error));
                 }
                 // A stored team whose project is gone is forgotten with its folder.
                 if let Some(store) = &store {
@@ -275,7 +274,7 @@ impl Services {
                 }
                 done.push(id);
             }
-            TeamEvent::Reaped { ids: done, error: None }
+            Outcome::reaped(done, None)
         });
     }
 }

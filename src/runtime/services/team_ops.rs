@@ -3,11 +3,10 @@
 //! work, a file's two sides for the diff, a merge with the recipe's scratch check; and the
 //! commands that make members agents of their own.
 
-use crate::runtime::agents::ManagerCommand;
+use super::team_outcome::Outcome;
 use std::path::Path;
 
 use crate::model::config::AgentConfig;
-use crate::protocol::teams::MemberAgent;
 use crate::protocol::{TeamEvent, TeamInfo};
 use crate::runtime::store::Store;
 use crate::runtime::teams::{self, MemberCopy, TeamError, TeamRecord, create_team, reattach_team};
@@ -22,7 +21,7 @@ pub(super) fn discard(
     store: Option<&Store>,
     mut record: TeamRecord,
     member: Option<MemberCopy>,
-) -> TeamEvent {
+) -> Outcome {
     let members: Vec<MemberCopy> = match &member {
         Some(m) => vec![m.clone()],
         None => reattach_team(&record).into_iter().filter_map(|(_, m)| m.ok()).collect(),
@@ -31,11 +30,11 @@ pub(super) fn discard(
     let what = format!("discarding {}", names.join(", "));
     let _lock = match teams::lock::ProjectLock::acquire(&record.project, &what) {
         Ok(lock) => lock,
-        Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
+        Err(error) => return Outcome::told(TeamEvent::DiscardRefused { team: record.id, error }),
     };
     let kept = match teams::discarded::keep(dir, &record, &members) {
         Ok(kept) => kept,
-        Err(error) => return TeamEvent::DiscardRefused { team: record.id, error },
+        Err(error) => return Outcome::told(TeamEvent::DiscardRefused { team: record.id, error }),
     };
     for m in &members {
         teams::container::remove(m);
@@ -49,7 +48,7 @@ pub(super) fn discard(
             if let Some(store) = store {
                 let _ = store.save_team(&record);
             }
-            TeamEvent::Discarded { team: record.id, agents: vec![m.name], whole_team: false, kept }
+            Outcome::discarded(record.id, vec![m.name], false, kept)
         }
         None => {
             let agents = record.members.iter().map(|m| m.agent.clone()).collect();
@@ -64,7 +63,7 @@ pub(super) fn discard(
             {
                 tracing::warn!("removing {}: {e}", folder.display());
             }
-            TeamEvent::Discarded { team: record.id, agents, whole_team: true, kept }
+            Outcome::discarded(record.id, agents, true, kept)
         }
     }
 }
@@ -126,27 +125,6 @@ pub(super) fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent 
     let base = teams::read_bases(&member, std::slice::from_ref(&path)).ok().and_then(|mut b| b.pop()).and_then(text);
     let mine = teams::read_side(&member.copy, &path).ok().and_then(text);
     TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
-}
-
-/// The command that makes `m`, member of team `team`, an agent of its own in its copy.
-pub(super) fn set_member(team: &str, m: &MemberCopy) -> ManagerCommand {
-    let member = MemberAgent {
-        from: m.agent.clone(),
-        team: team.to_string(),
-        workspace: m.copy.clone(),
-        env: m.env.clone(),
-        container: m.container.as_ref().map(|c| c.name.clone()),
-    };
-    ManagerCommand::SetMember { name: m.name.clone(), member: Some(member) }
-}
-
-/// The members of `team` that can work (those whose setup has not succeeded wait for it).
-pub(super) fn ready_members(team: &TeamInfo) -> Vec<ManagerCommand> {
-    team.members
-        .iter()
-        .filter_map(|(_, m)| m.as_ref().ok().filter(|m| m.ready))
-        .map(|m| set_member(&team.record.id, m))
-        .collect()
 }
 
 /// The names and definitions of the members of a new team `team` made from `agents`: names no

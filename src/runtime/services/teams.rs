@@ -14,13 +14,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 
 use super::team_book::TeamBook;
-use super::team_ops::{diff, ready_members, set_member};
+use super::team_ops::diff;
+use super::team_outcome::{Merge, Outcome};
+use super::team_outcome::{ready_members, set_member};
 use crate::model::conversation::MessageId;
 use crate::protocol::AgentCommand;
 use crate::protocol::teams::Told;
 use crate::protocol::{Event, TeamEvent};
 use crate::runtime::events::EventSink;
-use crate::runtime::teams::{self, ConflictText, MemberCopy, MergeReport, TeamError};
+use crate::runtime::teams::{self, ConflictText, MemberCopy, TeamError};
 
 /// What the team service's tasks share.
 #[derive(Clone)]
@@ -51,17 +53,6 @@ pub(super) struct TeamCtx {
 /// each other's. A process that sees another's marks move reads the teams again.
 const CHANGED: &str = ".changed";
 
-/// Whether `event` is a change of which teams there are (or of their members).
-fn changes_teams(event: &TeamEvent) -> bool {
-    matches!(
-        event,
-        TeamEvent::Created { result: Ok(_) }
-            | TeamEvent::WorkRestored { result: Ok(_), .. }
-            | TeamEvent::Discarded { .. }
-            | TeamEvent::Reaped { .. }
-    )
-}
-
 /// The marks of the other processes as they are now (empty when there are none). Marks older
 /// than a week are removed on the way.
 pub(super) fn others_marks(teams_dir: &Path) -> String {
@@ -90,6 +81,13 @@ pub(super) fn others_marks(teams_dir: &Path) -> String {
     marks.join(" ")
 }
 
+/// The stored teams as read: the teams, the work kept of discarded members, what teams left.
+pub(super) struct Read {
+    pub teams: Vec<crate::protocol::TeamInfo>,
+    pub discarded: Vec<crate::protocol::teams::DiscardedWork>,
+    pub leftovers: Vec<crate::protocol::teams::Leftover>,
+}
+
 /// What the service's tasks tell the front door.
 pub(super) enum TeamNote {
     /// A followed member's copy changed.
@@ -104,15 +102,6 @@ pub(super) enum TeamNote {
         /// The team.
         team: String,
     },
-}
-
-/// What a write does once it is done, besides reading its member's change list again.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum After {
-    /// Nothing more.
-    Nothing,
-    /// A merge: tell the member about conflicts, run the recipe's check.
-    Merge,
 }
 
 impl TeamCtx {
@@ -196,35 +185,38 @@ impl TeamCtx {
         self.book.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records `event`, then sends it; the channel service follows the teams.
+    /// Records `event`, then sends it.
     pub(super) async fn tell(&self, event: TeamEvent) {
         self.book().apply(&event);
-        let teams_changed = matches!(event, TeamEvent::Loaded { .. }) || changes_teams(&event);
         self.sink.send(Event::Team(event)).await;
-        if teams_changed {
-            let _ = self.channels.send(super::channels::ChannelCommand::Teams).await;
-        }
     }
 
-    /// Runs `op` on a blocking thread and tells its event, with what it starts (members working
-    /// in their copies, setups) and ends. A change of the teams is told apart from readings.
-    pub(super) fn op(&self, op: impl FnOnce() -> TeamEvent + Send + 'static) {
+    /// [`tell`](Self::tell) of an event that changes the teams: the channel service follows.
+    async fn tell_teams_changed(&self, event: TeamEvent) {
+        self.tell(event).await;
+        let _ = self.channels.send(super::channels::ChannelCommand::Teams).await;
+    }
+
+    /// Runs `op` on a blocking thread and carries out its outcome: its event told, with what it
+    /// starts (members working in their copies, setups) and ends. A change of the teams is ordered
+    /// with the readings of the stored teams.
+    pub(super) fn op(&self, op: impl FnOnce() -> Outcome + Send + 'static) {
         let ctx = self.clone();
         tokio::spawn(async move {
-            let Some(event) = ctx.blocking(op).await else { return };
-            if changes_teams(&event) {
+            let Some(outcome) = ctx.blocking(op).await else { return };
+            if outcome.teams_changed {
                 let _order = ctx.told_load.lock().await;
                 ctx.changes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                ctx.finish(event).await;
+                ctx.finish(outcome).await;
             } else {
-                ctx.finish(event).await;
+                ctx.finish(outcome).await;
             }
         });
     }
 
     /// Runs `load` (a reading of the stored teams) like [`op`](Self::op), unless a reading that
     /// began after it was told first; again when the teams changed while it ran.
-    pub(super) fn load(&self, load: impl Fn() -> TeamEvent + Send + Sync + 'static) {
+    pub(super) fn load(&self, load: impl Fn() -> Read + Send + Sync + 'static) {
         use std::sync::atomic::Ordering::SeqCst;
         let ctx = self.clone();
         let began = self.loads.fetch_add(1, SeqCst) + 1;
@@ -233,7 +225,7 @@ impl TeamCtx {
             loop {
                 let changes = ctx.changes.load(SeqCst);
                 let read = load.clone();
-                let Some(event) = ctx.blocking(move || read()).await else { return };
+                let Some(read) = ctx.blocking(move || read()).await else { return };
                 let mut told = ctx.told_load.lock().await;
                 if began < *told {
                     return;
@@ -242,7 +234,7 @@ impl TeamCtx {
                     continue;
                 }
                 *told = began;
-                ctx.finish(event).await;
+                ctx.loaded(read).await;
                 return;
             }
         });
@@ -258,91 +250,65 @@ impl TeamCtx {
         tokio::task::spawn_blocking(move || teams::lock::reporting_busy(report, op)).await.ok()
     }
 
-    /// Tells `event`, and carries out what it means for members: ready members become agents of
-    /// their own (their setup first when they need one), discarded ones end.
-    pub(super) async fn finish(&self, event: TeamEvent) {
-        // A merge stopped by a recipe a member wrote: the page offers to accept it, showing it.
-        if let TeamEvent::Merged { team, result: Err(TeamError::RecipeFromMember { member }), .. } = &event {
+    /// Carries out what an operation did: a recipe a member wrote shown, members made agents of
+    /// their own or ended, other processes told the teams changed (before the event: the command
+    /// line ends once told), the event told, the team's copies followed again, setups started
+    /// (once the window knows the team: their output would find no team).
+    pub(super) async fn finish(&self, outcome: Outcome) {
+        if let Some((team, member)) = &outcome.recipe_refused {
             let project = self.book().team(team).map(|t| t.record.project.clone());
             if let Some(project) = project {
                 super::team_setup::tell_refused(&self.sink, team, &project, member).await;
             }
         }
-        let (mut members, mut setups, mut changed) = (Vec::new(), Vec::new(), None);
-        let marked = matches!(
-            &event,
-            TeamEvent::Created { result: Ok(_) }
-                | TeamEvent::WorkRestored { result: Ok(_), .. }
-                | TeamEvent::Discarded { .. }
-                | TeamEvent::Reaped { .. }
-                | TeamEvent::SetupDone { result: Ok(_), .. }
-                | TeamEvent::Merged { result: Ok(_), .. }
-                | TeamEvent::MergeUndone { result: Ok(_), .. }
-                | TeamEvent::Rejected { result: Ok(_), .. }
-        );
-        match &event {
-            TeamEvent::Loaded { teams, .. } => {
-                members = teams.iter().flat_map(ready_members).collect();
-                // Members gone since the teams were last read (another process discarded them) end.
-                let gone: Vec<String> = {
-                    let book = self.book();
-                    let now: Vec<&String> = teams.iter().flat_map(|t| t.members.iter().map(|(n, _)| n)).collect();
-                    book.teams
-                        .iter()
-                        .flat_map(|t| t.members.iter().map(|(n, _)| n.clone()))
-                        .filter(|n| !now.contains(&n))
-                        .collect()
-                };
-                members.extend(gone.into_iter().map(|name| ManagerCommand::SetMember { name, member: None }));
-                let followed: Vec<String> = teams.iter().map(|t| t.record.id.clone()).collect();
-                for team in followed {
-                    let _ = self.notes.send(TeamNote::Members { team }).await;
-                }
-            }
-            TeamEvent::Created { result: Ok(team) } | TeamEvent::WorkRestored { result: Ok(team), .. } => {
-                members = ready_members(team);
-                setups = team
-                    .members
-                    .iter()
-                    .filter_map(|(_, m)| m.as_ref().ok().filter(|m| !m.ready).cloned())
-                    .map(|m| (team.record.id.clone(), m))
-                    .collect();
-                changed = Some(team.record.id.clone());
-            }
-            TeamEvent::Discarded { team, agents, .. } => {
-                members = agents.iter().map(|a| ManagerCommand::SetMember { name: a.clone(), member: None }).collect();
-                changed = Some(team.clone());
-            }
-            _ => {}
-        }
-        for command in members {
+        for command in outcome.members {
             let _ = self.manager.send(command).await;
         }
-        // Marked before it is told: the command line ends once told (seen: a team made by
-        // `team new` never reached an open window, the process gone before its mark).
-        if marked {
+        if outcome.stored {
             self.mark_changed().await;
         }
-        self.tell(event).await;
-        if let Some(team) = changed {
+        match outcome.teams_changed {
+            true => self.tell_teams_changed(outcome.event).await,
+            false => self.tell(outcome.event).await,
+        }
+        if let Some(team) = outcome.members_of {
             let _ = self.notes.send(TeamNote::Members { team }).await;
         }
-        // Started only once the window knows the team: their output would find no team.
-        for (team, member) in setups {
+        for (team, member) in outcome.setups {
             self.setup(team, member);
         }
     }
 
+    /// The stored teams read (at start, or when another process changed them): their ready members
+    /// become agents, those gone since end, and each team's copies are followed again if shown.
+    async fn loaded(&self, read: Read) {
+        let Read { teams, discarded, leftovers } = read;
+        let mut members: Vec<ManagerCommand> = teams.iter().flat_map(ready_members).collect();
+        let gone: Vec<String> = {
+            let book = self.book();
+            let now: Vec<&String> = teams.iter().flat_map(|t| t.members.iter().map(|(n, _)| n)).collect();
+            book.teams
+                .iter()
+                .flat_map(|t| t.members.iter().map(|(n, _)| n.clone()))
+                .filter(|n| !now.contains(&n))
+                .collect()
+        };
+        members.extend(gone.into_iter().map(|name| ManagerCommand::SetMember { name, member: None }));
+        let followed: Vec<String> = teams.iter().map(|t| t.record.id.clone()).collect();
+        for team in followed {
+            let _ = self.notes.send(TeamNote::Members { team }).await;
+        }
+        for command in members {
+            let _ = self.manager.send(command).await;
+        }
+        self.tell_teams_changed(TeamEvent::Loaded { teams, discarded, leftovers }).await;
+    }
+
     /// Runs `op` on member `agent` of `team`, which writes its copy or the project: the member
     /// is busy meanwhile; after, its change list, and the diff and review shown of it, are read
-    /// again.
-    pub(super) fn write(
-        &self,
-        team: String,
-        agent: String,
-        after: After,
-        op: impl FnOnce(MemberCopy) -> TeamEvent + Send + 'static,
-    ) {
+    /// again. A merge's conflicts are told to the member, then its check runs and it ends in
+    /// `MergeEnded`.
+    pub(super) fn write(&self, team: String, agent: String, op: impl FnOnce(MemberCopy) -> Outcome + Send + 'static) {
         let member = self.book().member(&team, &agent);
         let ctx = self.clone();
         tokio::spawn(async move {
@@ -352,40 +318,36 @@ impl TeamCtx {
             };
             ctx.tell(TeamEvent::Busy { team: team.clone(), agent: agent.clone(), busy: true }).await;
             let checked = member.clone();
-            let Some(mut event) = ctx.blocking(move || op(member)).await else { return };
-            if after == After::Merge {
-                ctx.tell_conflicts(&mut event).await;
-            }
-            let scratch = scratch_check(&event);
-            let applied = matches!(&event, TeamEvent::Merged { result: Ok(r), .. } if r.conflicts.is_empty() && !r.applied.is_empty());
-            let merged = match &event {
-                TeamEvent::Merged { result, told, .. } => Some((result.clone(), told.clone())),
-                _ => None,
+            let Some(mut outcome) = ctx.blocking(move || op(member)).await else { return };
+            let mut merge = outcome.merge.take();
+            let told = match &merge {
+                Some(merge) => ctx.tell_conflicts(merge).await,
+                None => None,
             };
-            ctx.finish(event).await;
+            if let Some(message) = &told {
+                outcome.told_member(message.clone());
+            }
+            ctx.finish(outcome).await;
             ctx.tell(TeamEvent::Busy { team: team.clone(), agent: agent.clone(), busy: false }).await;
             // (Unless it was discarded.)
             if ctx.book().member(&team, &agent).is_ok() {
                 ctx.read_changes(team.clone(), agent.clone());
                 ctx.reshow(&team, &agent);
             }
-            if let (After::Merge, Some((result, told))) = (after, merged) {
-                let check = ctx.check(&team, &checked, scratch, applied).await;
-                ctx.tell(TeamEvent::MergeEnded { team, agent, result, told, check }).await;
+            if let Some(merge) = merge.take() {
+                let check = ctx.check(&team, &checked, merge.scratch(), merge.applied()).await;
+                ctx.tell(TeamEvent::MergeEnded { team, agent, result: merge.result, told, check }).await;
             }
         });
     }
 
     /// A merge with conflicts, or with files still holding markers: the member is told in its
-    /// conversation, and the event says with which message.
-    async fn tell_conflicts(&self, event: &mut TeamEvent) {
-        let TeamEvent::Merged { agent, result: Ok(report), .. } = event else { return };
-        if !ConflictText::new(report).needed() {
-            return;
-        }
+    /// conversation (and the team's channel); gives the message it was told.
+    async fn tell_conflicts(&self, merge: &Merge) -> Option<Told> {
+        let report = merge.conflicts()?;
         let message = Told { id: MessageId::by_sidekicks(), text: ConflictText::new(report).to_string() };
         let prompt = ManagerCommand::Agent(
-            agent.clone(),
+            merge.agent.clone(),
             AgentCommand::Prompt {
                 text: message.text.clone(),
                 context: None,
@@ -395,15 +357,10 @@ impl TeamCtx {
             },
         );
         let _ = self.manager.send(prompt).await;
-        let (team, agent) = match event {
-            TeamEvent::Merged { team, agent, .. } => (team.clone(), agent.clone()),
-            _ => return,
-        };
+        let (team, agent) = (merge.team.clone(), merge.agent.clone());
         let note = super::channels::ChannelCommand::Told { team, agent, told: message.clone() };
         let _ = self.channels.send(note).await;
-        if let TeamEvent::Merged { told, .. } = event {
-            *told = Some(message);
-        }
+        Some(message)
     }
 
     /// The recipe's check of `member`'s merge: its result when it ran in a scratch copy before
@@ -555,17 +512,4 @@ impl TeamCtx {
 /// The error of an operation whose thread ended without an answer.
 fn gone(agent: &str) -> TeamError {
     TeamError::Io { path: agent.to_string(), message: "the operation ended without an answer".into() }
-}
-
-/// The scratch check's output and result, when the merge ran one.
-fn scratch_check(event: &TeamEvent) -> Option<(String, Result<(), String>)> {
-    match event {
-        TeamEvent::Merged { result: Ok(MergeReport { checked: Some(output), .. }), .. } => {
-            Some((output.clone(), Ok(())))
-        }
-        TeamEvent::Merged { result: Err(TeamError::CheckFailed { why, output }), .. } => {
-            Some((output.clone(), Err(why.clone())))
-        }
-        _ => None,
-    }
 }
