@@ -44,33 +44,9 @@ pub enum CliCommand {
         /// The agent's name in the config.
         #[arg(long)]
         agent: String,
-        /// How permission requests are answered (default: reject).
-        #[arg(long, value_enum, default_value = "reject")]
-        allow: crate::cli::prompt::Allow,
-        /// JSON lines instead of text.
-        #[arg(long)]
-        json: bool,
-        /// The model to answer with (one the agent offers; remembered like a choice in the window).
-        #[arg(long)]
-        model: Option<String>,
-        /// The session mode (one the agent offers).
-        #[arg(long)]
-        mode: Option<String>,
-        /// The thread to speak in: `new`, a thread's number or its title (default: the agent's
-        /// current thread, as the window last showed it).
-        #[arg(long)]
-        thread: Option<String>,
-        /// A file to send with the message: an image (PNG, JPEG, GIF, WebP), or a file or folder of
-        /// the agent's workspace (sent as a link, or with its text when the agent takes it).
-        /// Repeatable.
-        #[arg(long)]
-        attach: Vec<PathBuf>,
-        /// Say the thread's transcript first, for an agent that no longer remembers it (one that
-        /// cannot reopen its session says so when asked in its thread).
-        #[arg(long)]
-        transcript: bool,
-        /// The message.
-        text: String,
+        /// What to say, and how.
+        #[command(flatten)]
+        args: crate::cli::prompt::PromptArgs,
     },
     /// Teams: make one, list them, see a member's work, talk to a member, merge, undo, discard,
     /// restore — the same teams the window shows.
@@ -188,14 +164,9 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Check) => check(cli.config),
-        Some(CliCommand::Prompt { agent, allow, json, model, mode, thread, attach, transcript, text }) => {
-            use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
+        Some(CliCommand::Prompt { agent, args }) => {
             let (path, dirs) = config_path(cli.config)?;
-            let choose = |category, value: Option<String>| {
-                value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
-            };
-            let chosen = [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
-            let asked = crate::cli::prompt::Asked { agent, allow, json, chosen, thread, attach, transcript, text };
+            let asked = args.asked(agent);
             let code = crate::cli::prompt::run(path, dirs, asked)?;
             Ok(std::process::ExitCode::from(code))
         }

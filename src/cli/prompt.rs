@@ -34,6 +34,51 @@ pub enum Allow {
     Reject,
 }
 
+/// What `sidekicks prompt` and `sidekicks team prompt` take besides whom they speak to.
+#[derive(Debug, clap::Args)]
+pub struct PromptArgs {
+    /// How permission requests are answered (default: reject).
+    #[arg(long, value_enum, default_value = "reject")]
+    pub allow: Allow,
+    /// JSON lines instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The model to answer with (one the agent offers; remembered like a choice in the window).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The session mode (one the agent offers).
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// The thread to speak in: `new`, a thread's number or its title (default: the agent's
+    /// current thread, as the window last showed it).
+    #[arg(long)]
+    pub thread: Option<String>,
+    /// A file to send with the message: an image (PNG, JPEG, GIF, WebP), or a file or folder of
+    /// the agent's workspace (sent as a link, or with its text when the agent takes it).
+    /// Repeatable.
+    #[arg(long)]
+    pub attach: Vec<PathBuf>,
+    /// Say the thread's transcript first, for an agent that no longer remembers it (one that
+    /// cannot reopen its session says so when asked in its thread).
+    #[arg(long)]
+    pub transcript: bool,
+    /// The message.
+    pub text: String,
+}
+
+impl PromptArgs {
+    /// What is asked of `agent`.
+    pub fn asked(self, agent: String) -> Asked {
+        use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
+        let Self { allow, json, model, mode, thread, attach, transcript, text } = self;
+        let choose = |category, value: Option<String>| {
+            value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
+        };
+        let chosen = [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
+        Asked { agent, allow, json, chosen, thread, attach, transcript, text }
+    }
+}
+
 /// What `sidekicks prompt` is asked.
 pub struct Asked {
     /// The agent's name.

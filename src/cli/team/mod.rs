@@ -82,31 +82,9 @@ pub enum TeamCli {
         team: String,
         /// The member: its name, or the agent it was made from.
         member: String,
-        /// How permission requests are answered (default: reject).
-        #[arg(long, value_enum, default_value = "reject")]
-        allow: Allow,
-        /// JSON lines instead of text.
-        #[arg(long)]
-        json: bool,
-        /// The model to answer with (one the agent offers).
-        #[arg(long)]
-        model: Option<String>,
-        /// The session mode (one the agent offers).
-        #[arg(long)]
-        mode: Option<String>,
-        /// The thread to speak in: `new`, a thread's number or its title (default: the member's
-        /// current thread).
-        #[arg(long)]
-        thread: Option<String>,
-        /// A file to send with the message (an image, or a file or folder of the member's copy).
-        /// Repeatable.
-        #[arg(long)]
-        attach: Vec<PathBuf>,
-        /// Say the thread's transcript first, for a member that no longer remembers it.
-        #[arg(long)]
-        transcript: bool,
-        /// The message.
-        text: String,
+        /// What to say, and how.
+        #[command(flatten)]
+        args: crate::cli::prompt::PromptArgs,
     },
     /// A member's changes against its base, as a unified diff.
     Diff {
@@ -178,7 +156,8 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::
     rt.block_on(async move {
         // The door's `--allow`, carried out by the runtime (the same as `sidekicks prompt`'s).
         let unattended = match &command {
-            TeamCli::Prompt { allow, .. } | TeamCli::Merge { allow, .. } => *allow,
+            TeamCli::Prompt { args, .. } => args.allow,
+            TeamCli::Merge { allow, .. } => *allow,
             _ => Allow::Reject,
         };
         let mut door = Door::open(config, dirs, unattended.into()).await?;
@@ -346,17 +325,7 @@ impl Door {
                 Ok(0)
             }
             TeamCli::Status { team, json } => self.status(&team, json).await,
-            TeamCli::Prompt { team, member, allow, json, model, mode, thread, attach, transcript, text } => {
-                use crate::model::session_config::{Category, Chosen, OptionKey, OptionValue};
-                let choose = |category, value: Option<String>| {
-                    value.map(|v| Chosen { key: OptionKey::Category(category), value: OptionValue::Choice(v) })
-                };
-                let chosen =
-                    [choose(Category::Model, model), choose(Category::Mode, mode)].into_iter().flatten().collect();
-                let asked =
-                    crate::cli::prompt::Asked { agent: member, allow, json, chosen, thread, attach, transcript, text };
-                self.prompt(&team, asked).await
-            }
+            TeamCli::Prompt { team, member, args } => self.prompt(&team, args.asked(member)).await,
             TeamCli::Diff { team, member, json } => self.diff(&team, &member, json).await,
             TeamCli::Merge { team, members, paths, allow, json } => {
                 self.merge(&team, &members, &paths, allow, json).await
