@@ -75,6 +75,8 @@ pub struct TeamState {
     pub check: Option<(String, Setup)>,
     /// Why the last review decision (accept or reject) was not carried out.
     pub decision_error: Option<TeamError>,
+    /// The team's tasks, oldest first (given by the person or the lead; ADR 0035).
+    pub tasks: Vec<crate::protocol::teams::Task>,
 }
 
 impl TeamState {
@@ -168,8 +170,18 @@ impl TeamState {
             TeamEvent::Branched { agent, branch, result, .. } => {
                 self.branches.insert(agent, (branch, result));
             }
+            TeamEvent::Tasks { tasks, .. } => self.tasks = tasks,
+            TeamEvent::Task { task } => match self.tasks.iter_mut().find(|t| t.id == task.id) {
+                Some(t) => *t = task,
+                None => self.tasks.push(task),
+            },
             _ => {}
         }
+    }
+
+    /// Member `agent`'s latest task, if it has one.
+    pub fn task_of(&self, agent: &str) -> Option<&crate::protocol::teams::Task> {
+        self.tasks.iter().rev().find(|t| t.member == agent)
     }
 
     /// The copy of member `agent`, if usable.
@@ -244,6 +256,8 @@ impl TeamsState {
     }
 
     fn add(&mut self, info: TeamInfo) {
+        // The tasks stay (they are told only when they change).
+        let tasks = self.teams.iter().find(|t| t.info.record.id == info.record.id).map(|t| t.tasks.clone());
         self.teams.retain(|t| t.info.record.id != info.record.id);
         self.teams.push(TeamState {
             info,
@@ -261,6 +275,7 @@ impl TeamsState {
             check: None,
             review_generation: 0,
             decision_error: None,
+            tasks: tasks.unwrap_or_default(),
         });
     }
 
@@ -433,6 +448,9 @@ fn team_of(event: &TeamEvent) -> Option<&str> {
         TeamEvent::RecipeAccepted { team, .. } => Some(team),
         TeamEvent::MergeUndone { team, .. } => Some(team),
         TeamEvent::Branched { team, .. } => Some(team),
+        TeamEvent::Tasks { team, .. } => Some(team),
+        TeamEvent::Task { task } => Some(&task.team),
+        TeamEvent::Patch { team, .. } => Some(team),
         _ => None,
     }
 }

@@ -7,6 +7,8 @@ mod stream;
 pub mod team;
 
 use std::io::Write;
+
+use crate::cli::out::errln;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -75,6 +77,10 @@ pub enum CliCommand {
     /// Run the demo MCP server on stdin/stdout (tools `echo` and `add`).
     #[command(hide = true)]
     DemoMcp,
+    /// The team lead's MCP server (`sidekicks-team`), started by the lead: a pipe to the
+    /// Sidekicks that runs its team (ADR 0035).
+    #[command(hide = true)]
+    TeamTools,
     /// Run the built-in demo agent on stdin/stdout (ACP).
     DemoAgent {
         /// Advertise `loadSession` and reopen earlier sessions.
@@ -115,6 +121,13 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::from(code.clamp(0, 255) as u8))
         }
         Some(CliCommand::TeamMerge { state }) => Ok(std::process::ExitCode::from(team_merge(&state))),
+        Some(CliCommand::TeamTools) => match crate::runtime::services::lead::run_bridge() {
+            Ok(()) => Ok(std::process::ExitCode::SUCCESS),
+            Err(e) => {
+                errln!("sidekicks team-tools: {e:#}");
+                Ok(std::process::ExitCode::from(2))
+            }
+        },
         Some(CliCommand::DemoMcp) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(crate::demo_agent::mcp::run_server())?;

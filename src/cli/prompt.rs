@@ -196,12 +196,12 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
                 AgentCommand::Prompt { text, context: None, with_transcript: transcript, id: None, attachments },
             ))
             .await?;
-        let mut out = Output { json, stdout: std::io::stdout(), lang, agent: agent.clone(), runtime };
+        let mut out = Output::new(json, lang, agent.clone(), runtime);
         // The thread opened with the config, unless another is asked (it says so when it opens).
         if let (None, Some(opened)) = (&thread, opened) {
             out.thread(opened)?;
         }
-        let (code, shut) = follow_turn(&commands, &mut events, out, allow, &chosen).await?;
+        let (code, shut) = follow_turn(&commands, &mut events, out, allow, &chosen, &mut Default::default()).await?;
         if !shut {
             shut_down(&commands, &mut events).await;
         }
@@ -309,6 +309,7 @@ pub(crate) async fn follow_turn(
     mut out: Output,
     allow: Allow,
     chosen: &[crate::model::session_config::Chosen],
+    others: &mut std::collections::HashMap<String, Output>,
 ) -> anyhow::Result<(u8, bool)> {
     let (agent, json) = (out.agent.clone(), out.json);
     let mut shut = false;
@@ -329,6 +330,24 @@ pub(crate) async fn follow_turn(
         };
         match event {
             Event::Agent(a, AgentEvent::Update { update }) if a == agent => out.update(&update)?,
+            // Others streamed beside it (a lead's members), each line named.
+            Event::Agent(a, AgentEvent::Update { update }) if others.contains_key(a.as_str()) => {
+                if let Some(o) = others.get_mut(a.as_str()) {
+                    o.update(&update)?;
+                }
+            }
+            Event::Agent(a, AgentEvent::TurnEnded { end }) if others.contains_key(a.as_str()) => {
+                if let Some(o) = others.get_mut(a.as_str()) {
+                    o.end(&end)?;
+                }
+            }
+            Event::Agent(a, AgentEvent::PermissionRequested { request }) if others.contains_key(a.as_str()) => {
+                if let Some(o) = others.get_mut(a.as_str()) {
+                    o.permission(&request)?;
+                }
+                let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
+                commands.send(Command::Agent(a, AgentCommand::AnswerPermission { id: request.id, answer })).await?;
+            }
             Event::Agent(a, AgentEvent::ThreadOpened { thread, .. }) if a == agent => out.thread(thread)?,
             Event::Agent(a, AgentEvent::PermissionRequested { request }) if a == agent => {
                 out.permission(&request)?;

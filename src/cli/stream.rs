@@ -26,6 +26,11 @@ pub(crate) struct Output {
     pub(crate) lang: crate::model::config::Language,
     pub(crate) agent: String,
     pub(crate) runtime: crate::model::config::RuntimeConfig,
+    /// Streamed beside another agent's turn: each line of text starts with the agent's name, and
+    /// each JSON line carries it (`"agent"`).
+    named: bool,
+    /// The last text written ended its line.
+    at_line_start: bool,
 }
 
 impl Output {
@@ -36,10 +41,41 @@ impl Output {
         agent: String,
         runtime: crate::model::config::RuntimeConfig,
     ) -> Self {
-        Self { json, stdout: std::io::stdout(), lang, agent, runtime }
+        Self { json, stdout: std::io::stdout(), lang, agent, runtime, named: false, at_line_start: true }
     }
 
-    pub(crate) fn line(&mut self, value: serde_json::Value) -> std::io::Result<()> {
+    /// What streams a member's answers beside its lead's (`sidekicks team lead`).
+    pub(crate) fn for_member(
+        json: bool,
+        lang: crate::model::config::Language,
+        agent: String,
+        runtime: crate::model::config::RuntimeConfig,
+    ) -> Self {
+        Self { named: true, ..Self::new(json, lang, agent, runtime) }
+    }
+
+    /// `text` with each line begun by the agent's name (when named).
+    fn named_text(&mut self, text: &str) -> String {
+        if !self.named {
+            return text.to_string();
+        }
+        let mut out = String::new();
+        for piece in text.split_inclusive('\n') {
+            if self.at_line_start {
+                out.push_str(&format!("[{}] ", self.agent));
+            }
+            out.push_str(piece);
+            self.at_line_start = piece.ends_with('\n');
+        }
+        out
+    }
+
+    pub(crate) fn line(&mut self, mut value: serde_json::Value) -> std::io::Result<()> {
+        if self.named
+            && let Some(object) = value.as_object_mut()
+        {
+            object.insert("agent".into(), serde_json::json!(self.agent));
+        }
         let mut out = self.stdout.lock();
         writeln!(out, "{value}")?;
         out.flush()
@@ -49,8 +85,9 @@ impl Output {
         use serde_json::json;
         if !self.json {
             if let Update::Text(text) = update {
+                let text = self.named_text(&crate::model::ansi::for_terminal(text));
                 let mut out = self.stdout.lock();
-                write!(out, "{}", crate::model::ansi::for_terminal(text))?;
+                write!(out, "{text}")?;
                 out.flush()?;
             }
             return Ok(());
@@ -191,7 +228,10 @@ impl Output {
             };
             return self.line(serde_json::json!({"type": "end", "stop_reason": stop, "error": error}));
         }
-        writeln!(self.stdout.lock())?;
+        if !self.named || !self.at_line_start {
+            writeln!(self.stdout.lock())?;
+            self.at_line_start = true;
+        }
         let words = crate::i18n::turn_end_text(self.lang, end);
         if !words.is_empty() {
             errln!("{words}");

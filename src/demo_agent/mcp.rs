@@ -122,3 +122,106 @@ async fn tools(
     let _ = child.kill().await;
     Ok((names, host))
 }
+
+/// `call SERVER TOOL {json}` lines: starts each named stdio server of the session once, calls
+/// the tools in order and says what each answered (the demo's way to drive MCP tools, e.g. a
+/// team's `sidekicks-team` as its lead).
+pub async fn call(servers: Vec<McpServer>, asked: &str) -> String {
+    let mut said = Vec::new();
+    let mut started: HashMap<String, Session> = HashMap::new();
+    for line in asked.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let mut words = line.splitn(4, ' ');
+        let (_, server, tool, args) = (words.next(), words.next(), words.next(), words.next());
+        let (Some(server), Some(tool)) = (server, tool) else {
+            said.push(format!("{line}: say `call SERVER TOOL {{json}}`"));
+            continue;
+        };
+        let args: Value = match serde_json::from_str(args.unwrap_or("{}")) {
+            Ok(args) => args,
+            Err(e) => {
+                said.push(format!("{tool}: the arguments are not JSON ({e})"));
+                continue;
+            }
+        };
+        if !started.contains_key(server) {
+            let found = servers.iter().find_map(|s| match s {
+                McpServer::Stdio(s) if s.name == server => Some(s.clone()),
+                _ => None,
+            });
+            let Some(stdio) = found else {
+                said.push(format!("{tool}: I was given no stdio MCP server named {server}"));
+                continue;
+            };
+            let env: Vec<(String, String)> = stdio.env.iter().map(|e| (e.name.clone(), e.value.clone())).collect();
+            match Session::start(&stdio.command, &stdio.args, &env).await {
+                Ok(session) => started.insert(server.to_string(), session),
+                Err(e) => {
+                    said.push(format!("{tool}: {server} did not start: {e}"));
+                    continue;
+                }
+            };
+        }
+        let Some(session) = started.get_mut(server) else { continue };
+        let answer = session.ask("tools/call", json!({"name": tool, "arguments": args})).await;
+        said.push(match answer {
+            Ok(answer) if answer.get("error").is_some() => format!("{tool} → error {}", answer["error"]),
+            Ok(answer) => {
+                let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
+                let failed = answer["result"]["isError"].as_bool().unwrap_or(false);
+                format!("{tool} →{} {text}", if failed { " failed:" } else { "" })
+            }
+            Err(e) => format!("{tool} → {e}"),
+        });
+    }
+    said.join("\n\n")
+}
+
+/// A stdio MCP server started and initialised.
+struct Session {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    out: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    next: u64,
+}
+
+impl Session {
+    async fn start(command: &std::path::Path, args: &[String], env: &[(String, String)]) -> anyhow::Result<Self> {
+        let mut child = tokio::process::Command::new(command)
+            .args(args)
+            .envs(env.iter().cloned())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdin = child.stdin.take().ok_or_else(|| anyhow::anyhow!("no stdin"))?;
+        let out = BufReader::new(child.stdout.take().ok_or_else(|| anyhow::anyhow!("no stdout"))?).lines();
+        let mut session = Self { child, stdin, out, next: 0 };
+        let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "sidekicks-demo-agent", "version": env!("CARGO_PKG_VERSION")}});
+        session.ask("initialize", init).await?;
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        session.stdin.write_all(format!("{note}\n").as_bytes()).await?;
+        Ok(session)
+    }
+
+    async fn ask(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
+        self.next += 1;
+        let id = self.next;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.stdin.write_all(format!("{request}\n").as_bytes()).await?;
+        loop {
+            let line = self.out.next_line().await?.ok_or_else(|| anyhow::anyhow!("it exited"))?;
+            let answer: Value = serde_json::from_str(&line)?;
+            if answer["id"] == json!(id) {
+                return Ok(answer);
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}

@@ -259,6 +259,7 @@ pub const WORDS: &[(&str, &str)] = &[
     ("flood", "10,000 fragments as fast as it can"),
     ("usage", "a malformed usage update, then a good one"),
     ("mcp", "lists the tools of the session's MCP servers"),
+    ("call SERVER TOOL {json}", "calls a tool of one of them (a line each)"),
     ("delegate to NAME", "hands a task over to @NAME (in a team's channel)"),
     ("settings", "says its session settings; `switch` changes its mode"),
 ];
@@ -426,7 +427,7 @@ mod help_tests {
         for (word, _) in WORDS {
             let first = word.split_whitespace().next().unwrap();
             // Answered outside the scenarios (by the session) or by a scenario other than the greeting.
-            let elsewhere = ["mcp", "settings"].contains(&first);
+            let elsewhere = ["mcp", "call", "settings"].contains(&first);
             assert!(elsewhere || Scenario::pick(first) != Scenario::Hello, "{word} is not answered");
         }
         assert_eq!(Scenario::pick("help"), Scenario::Help);

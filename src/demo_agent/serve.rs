@@ -337,6 +337,14 @@ impl Demo {
                 responder.respond(PromptResponse::new(StopReason::EndTurn))
             });
         }
+        // `call SERVER TOOL {json}` lines: the demo drives MCP tools (a team's lead, in tests).
+        if asked_now.starts_with("call ") {
+            let servers = lock(&self.mcp).get(&session).cloned().unwrap_or_default();
+            return cx.spawn(async move {
+                say(&turn.cx, &session, mcp::call(servers, &asked_now).await)?;
+                responder.respond(PromptResponse::new(StopReason::EndTurn))
+            });
+        }
         if asked_now == "settings" || asked_now == "switch" {
             self.settings_said(&cx, &session, asked_now == "switch")?;
             return responder.respond(PromptResponse::new(StopReason::EndTurn));

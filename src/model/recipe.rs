@@ -13,6 +13,8 @@
 //! step = 10
 //! names = ["PORT", "API_PORT"]
 //!
+//! lead_merges = "allow"  # the team's lead merges without asking (default "ask")
+//!
 //! [check]             # after each merge
 //! command = "npm test"
 //! where = "scratch"   # before applying, in a scratch copy ("project": after, in the project)
@@ -42,6 +44,20 @@ pub struct Recipe {
     /// The check run in the project after each merge.
     #[serde(default)]
     pub check: Option<Check>,
+    /// Whether the team's lead may merge members' work without asking the person (ADR 0035).
+    #[serde(default)]
+    pub lead_merges: LeadMerges,
+}
+
+/// Whether a team's lead may merge without asking.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LeadMerges {
+    /// The person is asked (the default).
+    #[default]
+    Ask,
+    /// The lead merges.
+    Allow,
 }
 
 /// A command run in the project after each merge (build, tests, lints).

@@ -75,6 +75,7 @@ pub fn spawn_manager_watched(
         config_path: None,
         opening: None,
         members: Default::default(),
+        lead_tools: Default::default(),
         loaded: None,
         applied,
         data_version: 0,
@@ -277,6 +278,8 @@ struct Manager {
     opening: Option<(PathBuf, crate::model::config_check::LoadResult)>,
     /// Team members, by name: agents of their own, each an instance of an agent of the config.
     members: std::collections::BTreeMap<String, crate::protocol::teams::MemberAgent>,
+    /// The `sidekicks-team` server of each team lead (ADR 0035).
+    lead_tools: std::collections::BTreeMap<String, crate::model::config::McpConfig>,
     /// The config as loaded, before the members are added.
     loaded: Option<Config>,
     /// The config in force, members added, for whoever follows it.

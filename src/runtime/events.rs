@@ -23,6 +23,8 @@ pub struct EventSink {
     history: Option<super::history::History>,
     /// Where the channel service hears what agents say (see [`Said`]).
     said: Option<mpsc::Sender<Said>>,
+    /// A copy of the team and agent events for doors inside the runtime (the lead's tools).
+    tap: Option<tokio::sync::broadcast::Sender<Event>>,
 }
 
 /// What the channel service hears of the agents' conversations, to keep each member's answer.
@@ -58,6 +60,8 @@ pub enum Said {
     Ended {
         /// The agent.
         agent: String,
+        /// Why it did not finish its answer (failed, cancelled, the agent ended), if so.
+        failed: Option<String>,
     },
 }
 
@@ -77,7 +81,16 @@ impl Said {
             Event::Agent(agent, AgentEvent::Update { update: Update::Text(text) }) => {
                 Said::Text { agent: agent.clone().0, text: text.clone() }
             }
-            Event::Agent(agent, AgentEvent::TurnEnded { .. }) => Said::Ended { agent: agent.clone().0 },
+            Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
+                use crate::model::conversation::TurnEnd;
+                let failed = match end {
+                    TurnEnd::Failed { message } | TurnEnd::AuthRequired { message } => Some(message.clone()),
+                    TurnEnd::Cancelled => Some("the turn was cancelled".to_string()),
+                    TurnEnd::AgentExited => Some("the agent ended during the turn".to_string()),
+                    _ => None,
+                };
+                Said::Ended { agent: agent.clone().0, failed }
+            }
             _ => return None,
         })
     }
@@ -87,7 +100,7 @@ impl EventSink {
     /// A sink and the receiver the UI drains.
     pub fn new(waker: Waker) -> (Self, mpsc::Receiver<Event>) {
         let (tx, rx) = mpsc::channel(EVENT_CAPACITY);
-        (Self { tx, waker, history: None, said: None }, rx)
+        (Self { tx, waker, history: None, said: None, tap: None }, rx)
     }
 
     /// Copies conversation events to `history` from now on.
@@ -140,6 +153,13 @@ impl EventSink {
         self
     }
 
+    /// The same sink, also copying team and agent events (but their streamed fragments and
+    /// logs) to `tap`, for a door inside the runtime.
+    pub fn with_tap(mut self, tap: tokio::sync::broadcast::Sender<Event>) -> Self {
+        self.tap = Some(tap);
+        self
+    }
+
     /// Sends an event, waiting if the UI is behind (back-pressure instead of dropping).
     pub async fn send(&self, event: Event) {
         if let Some(history) = &self.history
@@ -153,8 +173,30 @@ impl EventSink {
         {
             let _ = said.send(heard).await;
         }
+        if let Some(tap) = &self.tap
+            && tapped(&event)
+            && tap.receiver_count() > 0
+        {
+            let _ = tap.send(event.clone());
+        }
         if self.tx.send(event).await.is_ok() {
             (self.waker)();
         }
+    }
+}
+
+/// What a door inside the runtime hears: team events, and agents' states, turns and questions.
+fn tapped(event: &Event) -> bool {
+    match event {
+        Event::Team(_) => true,
+        Event::Agent(_, e) => matches!(
+            e,
+            AgentEvent::State { .. }
+                | AgentEvent::TurnStarted
+                | AgentEvent::TurnEnded { .. }
+                | AgentEvent::PermissionRequested { .. }
+                | AgentEvent::PermissionResolved { .. }
+        ),
+        _ => false,
     }
 }

@@ -12,16 +12,16 @@ use crate::common;
 use common::{BIN, config_text, git};
 
 /// A user's folders of their own (history, teams, logs) and a config with agents ada and bob.
-struct Person {
+pub(crate) struct Person {
     _dir: tempfile::TempDir,
-    root: PathBuf,
-    config: PathBuf,
-    project: PathBuf,
-    home: PathBuf,
+    pub(crate) root: PathBuf,
+    pub(crate) config: PathBuf,
+    pub(crate) project: PathBuf,
+    pub(crate) home: PathBuf,
 }
 
 impl Person {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let project = root.join("project");
@@ -40,7 +40,7 @@ impl Person {
     }
 
     /// Runs `sidekicks --config C team ARGS`: exit code, stdout, stderr.
-    fn team(&self, args: &[&str]) -> (i32, String, String) {
+    pub(crate) fn team(&self, args: &[&str]) -> (i32, String, String) {
         let out = Command::new(BIN)
             .arg("--config")
             .arg(&self.config)
@@ -57,7 +57,7 @@ impl Person {
         (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
     }
 
-    fn json(&self, args: &[&str]) -> serde_json::Value {
+    pub(crate) fn json(&self, args: &[&str]) -> serde_json::Value {
         let (code, out, err) = self.team(args);
         assert_eq!(code, 0, "{args:?}: {out}{err}");
         serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))

@@ -23,6 +23,7 @@ use crate::runtime::config::file::AppDirs;
 use crate::runtime::events::EventSink;
 use crate::runtime::host::{Host, Startup};
 
+mod lead;
 mod verbs;
 use verbs::team_json;
 
@@ -139,6 +140,46 @@ pub enum TeamCli {
         #[arg(long)]
         json: bool,
     },
+    /// A team's tasks: each member's work given by the person or the lead, and where it is.
+    Tasks {
+        /// The team (its name or id).
+        team: String,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Give a member a task (sent in the team's channel, followed until merged) and stream its
+    /// answer. Exit codes as `sidekicks prompt`.
+    Assign {
+        /// The team (its name or id).
+        team: String,
+        /// The member: its name, or the agent it was made from.
+        member: String,
+        /// The task.
+        task: String,
+        /// How the member's permission requests are answered.
+        #[arg(long, value_enum, default_value = "reject")]
+        allow: Allow,
+        /// JSON lines instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the team's lead on a goal with its team tools (members, assign, wait, diff, message,
+    /// merge): its turn and the members' turns it starts stream (each line named), then the
+    /// tasks are printed. `--allow` answers every permission request and lets the lead merge.
+    /// Exit codes as `sidekicks prompt`.
+    Lead {
+        /// The team (its name or id).
+        team: String,
+        /// The goal.
+        goal: String,
+        /// How permission requests are answered (and whether the lead may merge).
+        #[arg(long, value_enum, default_value = "reject")]
+        allow: Allow,
+        /// JSON lines instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Bring back the work last discarded from a team (the team too, if it was discarded).
     Restore {
         /// The team (its name or id).
@@ -157,10 +198,17 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::
         // The door's `--allow`, carried out by the runtime (the same as `sidekicks prompt`'s).
         let unattended = match &command {
             TeamCli::Prompt { args, .. } => args.allow,
-            TeamCli::Merge { allow, .. } => *allow,
+            TeamCli::Merge { allow, .. } | TeamCli::Assign { allow, .. } | TeamCli::Lead { allow, .. } => *allow,
             _ => Allow::Reject,
         };
-        let mut door = Door::open(config, dirs, unattended.into()).await?;
+        // The lead may merge when its run allows what it asks.
+        let lead_merges = match &command {
+            TeamCli::Lead { allow: Allow::Once | Allow::Always, .. } => {
+                crate::runtime::services::lead::MergePolicy::Allow
+            }
+            _ => crate::runtime::services::lead::MergePolicy::Ask,
+        };
+        let mut door = Door::open(config, dirs, unattended.into(), lead_merges).await?;
         let code = match door.serve(command).await {
             Ok(code) => code,
             Err(e) => {
@@ -194,6 +242,7 @@ impl Door {
         config_path: PathBuf,
         dirs: AppDirs,
         unattended: crate::model::permission::Unattended,
+        lead_merges: crate::runtime::services::lead::MergePolicy,
     ) -> anyhow::Result<Self> {
         let (store, note) = crate::runtime::host::open_history(&dirs)?;
         if let Some(note) = note {
@@ -204,6 +253,7 @@ impl Door {
             store: Some(store),
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             settings: crate::runtime::agents::ManagerSettings { unattended: Some(unattended), ..Default::default() },
+            lead_merges,
             ..Startup::new(config_path.clone())
         };
         let Host { commands, mut events, history: sink } = Host::start(startup, Arc::new(|| {}));
@@ -386,6 +436,9 @@ impl Door {
                 }
             }
             TeamCli::Restore { team, json } => self.restore(&team, json).await,
+            TeamCli::Tasks { team, json } => self.tasks(&team, json).await,
+            TeamCli::Assign { team, member, task, allow, json } => self.assign(&team, &member, task, allow, json).await,
+            TeamCli::Lead { team, goal, allow, json } => self.lead(&team, goal, allow, json).await,
         }
     }
 }

@@ -208,7 +208,8 @@ impl Door {
             }
             let runtime = self.config.agent(&name).map(|a| a.runtime.clone()).unwrap_or_default();
             let out = Output::new(json, self.lang, name.clone(), runtime);
-            let (_, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &[]).await?;
+            let (_, shut) =
+                follow_turn(&self.commands, &mut self.events, out, allow, &[], &mut Default::default()).await?;
             self.shut |= shut;
         }
         Ok(code)
@@ -325,7 +326,8 @@ impl Door {
         );
         self.commands.send(prompt).await.context("the runtime ended")?;
         let out = Output::new(json, self.lang, name, runtime);
-        let (code, shut) = follow_turn(&self.commands, &mut self.events, out, allow, &chosen).await?;
+        let (code, shut) =
+            follow_turn(&self.commands, &mut self.events, out, allow, &chosen, &mut Default::default()).await?;
         self.shut |= shut;
         Ok(code)
     }

@@ -139,4 +139,35 @@ pub enum TeamCommand {
         /// The commit's message.
         message: String,
     },
+    /// Give `member` a task: it is sent as a message of the team's channel (with its
+    /// catch-up) and followed until its work is merged (`TeamEvent::Task`).
+    Assign {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+        /// What to do.
+        text: String,
+        /// Who asks: the lead's name, or `None` for the person.
+        by: Option<String>,
+        /// The task's id, made by the door (`Task::new_id`).
+        id: String,
+    },
+    /// The tasks of team `team` (`TeamEvent::Tasks`).
+    Tasks {
+        /// The team (its id).
+        team: String,
+    },
+    /// A member's changed files as patches (`TeamEvent::Patch`): all, or those of `paths`; the
+    /// diffs of the first `limit` are read, the rest only listed.
+    Patch {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+        /// Only these paths.
+        paths: Option<Vec<String>>,
+        /// How many files' diffs to read.
+        limit: usize,
+    },
 }

@@ -244,4 +244,25 @@ pub enum TeamEvent {
         /// The kept work (its id).
         id: String,
     },
+    /// A task was assigned or changed state.
+    Task {
+        /// The task as it is now.
+        task: Task,
+    },
+    /// The tasks of a team, oldest first (asked with `TeamCommand::Tasks`, or read again).
+    Tasks {
+        /// The team (its id).
+        team: String,
+        /// Its tasks.
+        tasks: Vec<Task>,
+    },
+    /// A member's changed files as patches.
+    Patch {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        agent: String,
+        /// The patches, or why not.
+        result: Result<Vec<FilePatch>, TeamError>,
+    },
 }

@@ -10,9 +10,11 @@ use crate::model::merge::ConflictKind;
 
 mod command;
 mod event;
+mod tasks;
 
 pub use command::TeamCommand;
 pub use event::TeamEvent;
+pub use tasks::{Task, TaskState};
 
 /// The kinds of isolation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -420,5 +422,55 @@ pub fn undoable_after(before: Option<String>, agent: &str, result: &Result<Merge
         Ok(r) if r.conflicts.is_empty() && !r.applied.is_empty() => Some(agent.to_string()),
         Ok(r) if r.conflicts.is_empty() => before,
         _ => before.filter(|b| b != agent),
+    }
+}
+
+/// One changed file of a member as a patch: its lines added and removed, the base lines its
+/// hunks replace (for the radar), and its unified diff.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilePatch {
+    /// The path (its new name when renamed).
+    pub path: String,
+    /// Lines added.
+    pub added: usize,
+    /// Lines removed.
+    pub removed: usize,
+    /// The ranges of base lines the hunks replace (`[start, end)`, 0-based; empty: the whole
+    /// file — added, binary, a link).
+    pub base_lines: Vec<(usize, usize)>,
+    /// The unified diff (`None`: not read, past the limit asked).
+    pub text: Option<String>,
+}
+
+impl FilePatch {
+    /// The patch of `change`, from its base and its version (`None`: absent, or not text).
+    pub fn of(change: &Change, base: Option<&str>, mine: Option<&str>) -> Self {
+        let path = change.path.clone();
+        let (a, b) = match &change.kind {
+            ChangeKind::Renamed { from } => (from.clone(), path.clone()),
+            _ => (path.clone(), path.clone()),
+        };
+        if base.is_none() && mine.is_none() {
+            let text = Some(format!("Binary or special file {path} differs\n"));
+            return Self { path, text, ..Self::default() };
+        }
+        let (old, new) = (base.unwrap_or_default(), mine.unwrap_or_default());
+        let diff = similar::TextDiff::from_lines(old, new);
+        let (mut added, mut removed, mut base_lines) = (0, 0, Vec::new());
+        for op in diff.ops() {
+            let (tag, before, after) = op.as_tag_tuple();
+            if tag == similar::DiffTag::Equal {
+                continue;
+            }
+            added += after.len();
+            removed += before.len();
+            if base.is_some() {
+                base_lines.push((before.start, before.end));
+            }
+        }
+        let a = if base.is_some() { format!("a/{a}") } else { "/dev/null".into() };
+        let b = if mine.is_some() { format!("b/{b}") } else { "/dev/null".into() };
+        let text = Some(diff.unified_diff().header(&a, &b).to_string());
+        Self { path, added, removed, base_lines, text }
     }
 }

@@ -30,7 +30,28 @@ impl Manager {
                     self.apply(config).await;
                 }
             }
+            ManagerCommand::SetLeadTools { servers } => self.set_lead_tools(servers).await,
             ManagerCommand::Shutdown => self.begin_shutdown().await,
+        }
+    }
+
+    /// The team leads' tools changed: a lead whose server changed gets it at its next start (an
+    /// idle one is stopped now and starts again with its next message; a busy one after its turn).
+    async fn set_lead_tools(&mut self, servers: std::collections::BTreeMap<String, crate::model::config::McpConfig>) {
+        let changed: Vec<String> = servers
+            .keys()
+            .chain(self.lead_tools.keys())
+            .filter(|name| servers.get(*name) != self.lead_tools.get(*name))
+            .cloned()
+            .collect();
+        self.lead_tools = servers;
+        for name in changed {
+            let Some(slot) = self.slot(&name) else { continue };
+            match slot.state {
+                AgentState::Idle => self.stop(&name).await,
+                AgentState::Busy | AgentState::Starting => slot.then(Then::Renew),
+                _ => {}
+            }
         }
     }
 

@@ -39,6 +39,12 @@ pub enum ManagerCommand {
         /// Where and as what it works (`None`: it is gone).
         member: Option<MemberAgent>,
     },
+    /// The `sidekicks-team` MCP server each team lead gets (by the lead's name; ADR 0035): added
+    /// to its sessions. A lead whose server changed restarts when idle, a busy one after its turn.
+    SetLeadTools {
+        /// The servers.
+        servers: std::collections::BTreeMap<String, crate::model::config::McpConfig>,
+    },
     /// Stop every agent and end.
     Shutdown,
 }

@@ -22,7 +22,13 @@ impl Manager {
         let login = slot.login.method.clone();
         let chosen = slot.memory.chosen.clone();
         let resume = slot.memory.resume.take();
-        let mcp = self.loaded.as_ref().map(|c| c.mcp_for(name)).unwrap_or_default();
+        let mut mcp = self.loaded.as_ref().map(|c| c.mcp_for(name)).unwrap_or_default();
+        // A lead's team tools: its stdio program is this binary, reached on this computer only.
+        match self.lead_tools.get(name) {
+            Some(tools) if config.runtime.kind == crate::model::config::RuntimeKind::Local => mcp.push(tools.clone()),
+            Some(_) => tracing::warn!("{name} leads a team but does not run on this computer: no team tools"),
+            None => {}
+        }
         let rules = self.rules_for(&config);
         self.make_room(name).await;
         self.set_state(name, AgentState::Starting).await;

@@ -13,13 +13,15 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
+use super::tasks::{Tasks, now};
 use super::team_book::TeamBook;
 use crate::model::channel::{Entry, Timeline, recipients};
 use crate::model::config::Config;
 use crate::model::conversation::MessageId;
 use crate::protocol::AgentCommand;
 use crate::protocol::ChannelEvent;
-use crate::protocol::teams::Told;
+use crate::protocol::TeamEvent;
+use crate::protocol::teams::{Task, TaskState, Told};
 use crate::protocol::{ChannelInfo, Event};
 use crate::runtime::events::{EventSink, Said};
 use crate::runtime::store::Store;
@@ -36,6 +38,33 @@ pub(super) enum ChannelCommand {
         channel: String,
         /// What is said.
         text: String,
+    },
+    /// Give a member a task (`TeamCommand::Assign`).
+    Assign {
+        /// The team.
+        team: String,
+        /// The member.
+        member: String,
+        /// What to do.
+        text: String,
+        /// The lead that asks, or the person.
+        by: Option<String>,
+        /// The task's id.
+        id: String,
+    },
+    /// Tell the tasks of team `team`.
+    Tasks {
+        /// The team.
+        team: String,
+    },
+    /// A merge of a member's work ended (`conflicts`: it met some, and the member was told).
+    Merged {
+        /// The team.
+        team: String,
+        /// The member.
+        agent: String,
+        /// It met conflicts.
+        conflicts: bool,
     },
     /// A member of team `team` was told about its merge's conflicts.
     Told {
@@ -67,6 +96,10 @@ struct Channels {
     /// The config file whose channels these are.
     path: Option<PathBuf>,
     answering: HashMap<String, Answering>,
+    /// The teams' tasks.
+    tasks: Tasks,
+    /// The teams' folder (a task's change marks it for other processes).
+    teams_dir: PathBuf,
 }
 
 /// Starts the channel service, hearing what agents say from `heard` (the event sink's `Said`);
@@ -77,10 +110,21 @@ pub(super) fn spawn(
     store: Option<Arc<Store>>,
     book: Arc<Mutex<TeamBook>>,
     mut heard: mpsc::Receiver<Said>,
+    teams_dir: PathBuf,
 ) -> mpsc::Sender<ChannelCommand> {
     let (commands, mut rx) = mpsc::channel(256);
-    let mut service =
-        Channels { sink, manager, store, book, channels: Vec::new(), path: None, answering: HashMap::new() };
+    let tasks = Tasks::new(store.clone());
+    let mut service = Channels {
+        sink,
+        manager,
+        store,
+        book,
+        channels: Vec::new(),
+        path: None,
+        answering: HashMap::new(),
+        tasks,
+        teams_dir,
+    };
     tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -101,6 +145,16 @@ impl Channels {
             ChannelCommand::Config(config, path) => self.config(config, path).await,
             ChannelCommand::Teams => self.teams().await,
             ChannelCommand::Say { channel, text } => self.say(&channel, &text).await,
+            ChannelCommand::Assign { team, member, text, by, id } => self.assign(team, member, text, by, id).await,
+            ChannelCommand::Tasks { team } => {
+                let tasks = self.tasks.of(&team);
+                self.sink.send(Event::Team(TeamEvent::Tasks { team, tasks })).await;
+            }
+            ChannelCommand::Merged { team, agent, conflicts } => {
+                for task in self.tasks.merged(&team, &agent, conflicts).await {
+                    self.tell_task(task).await;
+                }
+            }
             ChannelCommand::Told { team, agent, told } => {
                 let Some(c) = self.channels.iter_mut().find(|c| c.team.as_deref() == Some(team.as_str())) else {
                     return;
@@ -179,6 +233,12 @@ impl Channels {
                 })
                 .collect()
         };
+        let ids: Vec<String> = teams.iter().filter_map(|t| t.team.clone()).collect();
+        for team in self.tasks.reload(ids.clone()).await {
+            let tasks = self.tasks.of(&team);
+            self.sink.send(Event::Team(TeamEvent::Tasks { team, tasks })).await;
+        }
+        self.tasks.keep_teams(&ids);
         self.channels.retain(|c| c.team.is_none() || teams.iter().any(|t| t.team == c.team));
         for team in teams {
             match self.channels.iter_mut().find(|c| c.team == team.team) {
@@ -224,12 +284,13 @@ impl Channels {
 
     /// Records `text` of `from` (the person, or a lead) to `to` in channel `i` and sends each its
     /// prompt with its catch-up.
-    async fn send_to(&mut self, i: usize, from: Option<&str>, text: &str, to: &[String]) {
+    async fn send_to(&mut self, i: usize, from: Option<&str>, text: &str, to: &[String]) -> Vec<MessageId> {
         let c = &mut self.channels[i];
         let title = c.title.clone();
         let catch_ups: Vec<Option<String>> =
             to.iter().map(|agent| c.timeline.catch_up(&title, agent, |_, _, _| String::new())).collect();
         let prompts = c.timeline.say_as(from, &title, text, to);
+        let ids = prompts.iter().map(|p| p.id.clone()).collect();
         let commands: Vec<ManagerCommand> = prompts
             .into_iter()
             .zip(catch_ups)
@@ -255,6 +316,39 @@ impl Channels {
         });
         let c = self.channels[i].clone();
         self.changed(c).await;
+        ids
+    }
+
+    /// Gives `member` of `team` a task: sent in the team's channel, recorded, told.
+    async fn assign(&mut self, team: String, member: String, text: String, by: Option<String>, id: String) {
+        let at = now();
+        let mut task = Task {
+            id,
+            team: team.clone(),
+            member: member.clone(),
+            text: text.clone(),
+            by: by.clone(),
+            state: TaskState::Assigned,
+            assigned_at: at,
+            updated_at: at,
+            answer: None,
+            message: None,
+        };
+        let channel = self.channels.iter().position(|c| c.team.as_deref() == Some(team.as_str()));
+        let Some(i) = channel.filter(|i| self.channels[*i].members.contains(&member) && by.as_ref() != Some(&member))
+        else {
+            task.state = TaskState::Failed { why: format!("{member} is not a member of this team") };
+            return self.sink.send(Event::Team(TeamEvent::Task { task })).await;
+        };
+        let message = self.send_to(i, by.as_deref(), &text, std::slice::from_ref(&member)).await.pop();
+        let task = self.tasks.add(task, message).await;
+        self.tell_task(task).await;
+    }
+
+    /// A task changed: other processes read the teams again, and it is told.
+    async fn tell_task(&self, task: Task) {
+        super::teams::mark_teams_changed(self.teams_dir.clone()).await;
+        self.sink.send(Event::Team(TeamEvent::Task { task })).await;
     }
 
     /// What an agent said.
@@ -263,22 +357,37 @@ impl Channels {
             Said::Queued { agent, id } => self.answering.entry(agent).or_default().queued.push_back(id),
             Said::Dropped { agent, id } => {
                 let a = self.answering.entry(agent).or_default();
-                match id {
-                    Some(id) => a.queued.retain(|q| *q != id),
-                    None => a.queued.clear(),
+                let dropped: Vec<MessageId> = match id {
+                    Some(id) => a.queued.iter().filter(|q| **q == id).cloned().collect(),
+                    None => a.queued.iter().cloned().collect(),
+                };
+                a.queued.retain(|q| !dropped.contains(q));
+                for id in dropped {
+                    if let Some(task) = self.tasks.dropped(&id).await {
+                        self.tell_task(task).await;
+                    }
                 }
             }
             Said::Started { agent } => {
                 let a = self.answering.entry(agent).or_default();
                 a.current = a.queued.pop_front().map(|id| (id, String::new()));
+                let current = a.current.as_ref().map(|(id, _)| id.clone());
+                if let Some(id) = current
+                    && let Some(task) = self.tasks.started(&id).await
+                {
+                    self.tell_task(task).await;
+                }
             }
             Said::Text { agent, text } => {
                 if let Some((_, so_far)) = self.answering.get_mut(&agent).and_then(|a| a.current.as_mut()) {
                     so_far.push_str(&text);
                 }
             }
-            Said::Ended { agent } => {
+            Said::Ended { agent, failed } => {
                 let Some((id, text)) = self.answering.get_mut(&agent).and_then(|a| a.current.take()) else { return };
+                if let Some(task) = self.tasks.ended(&id, &text, failed).await {
+                    self.tell_task(task).await;
+                }
                 self.ended(&agent, &id, &text).await;
             }
         }

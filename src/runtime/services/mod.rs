@@ -7,7 +7,9 @@
 
 mod channels;
 mod config;
+pub mod lead;
 mod registry;
+mod tasks;
 mod team_book;
 mod team_commands;
 mod team_ops;
@@ -49,6 +51,8 @@ pub struct Startup {
     pub terminal_host: PathBuf,
     /// What to tell about the history as it was opened (damaged and kept aside, not available).
     pub history_note: Option<crate::protocol::HistoryNote>,
+    /// Whether a team's lead may merge without asking (`sidekicks team lead --allow`).
+    pub lead_merges: lead::MergePolicy,
 }
 
 impl Startup {
@@ -62,6 +66,7 @@ impl Startup {
             store: None,
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             history_note: None,
+            lead_merges: lead::MergePolicy::Ask,
         }
     }
 }
@@ -96,9 +101,11 @@ struct Services {
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
 /// config file and reattaches the stored teams. Returns where to send commands.
 pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command> {
-    // The channel service hears what agents say through the sink.
+    // The channel service hears what agents say through the sink; the lead's tools, what the
+    // runtime tells of teams and agents.
     let (said, heard) = mpsc::channel(1024);
-    let sink = sink.with_said(said);
+    let (tap, _) = tokio::sync::broadcast::channel(1024);
+    let sink = sink.with_said(said).with_tap(tap.clone());
     if let Some(note) = startup.history_note.clone() {
         let sink = sink.clone();
         tokio::spawn(async move { sink.send(Event::HistoryNote { note }).await });
@@ -115,8 +122,12 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
     };
     let (tx, rx) = mpsc::channel(256);
     let book: Arc<std::sync::Mutex<team_book::TeamBook>> = Arc::default();
-    let channels = channels::spawn(sink.clone(), manager.clone(), startup.store.clone(), book.clone(), heard);
-    let (team, notes) = teams::TeamCtx::new(sink.clone(), manager.clone(), book, channels.clone(), teams_dir.clone());
+    let channels =
+        channels::spawn(sink.clone(), manager.clone(), startup.store.clone(), book.clone(), heard, teams_dir.clone());
+    let door = lead::Door::new(tx.clone(), tap, book.clone(), startup.lead_merges);
+    let lead_tools = lead::LeadTools::start(door, startup.terminal_host.clone());
+    let (team, notes) =
+        teams::TeamCtx::new(sink.clone(), manager.clone(), book, channels.clone(), teams_dir.clone(), lead_tools);
     let services = Services {
         team,
         channels,
@@ -207,7 +218,15 @@ impl Services {
                 let config = agent.and_then(|a| self.agent(&a));
                 self.workspaces.follow(config.as_ref());
             }
-            Command::Team(command) => self.team(*command),
+            Command::Team(command) => match *command {
+                crate::protocol::teams::TeamCommand::Assign { team, member, text, by, id } => {
+                    let _ = self.channels.send(channels::ChannelCommand::Assign { team, member, text, by, id }).await;
+                }
+                crate::protocol::teams::TeamCommand::Tasks { team } => {
+                    let _ = self.channels.send(channels::ChannelCommand::Tasks { team }).await;
+                }
+                command => self.team(command),
+            },
             Command::Workspace(WorkspaceCommand::OpenTerminal { agent }) => match self.agent(&agent) {
                 Some(config) => {
                     let workspace = self.workspaces.workspace(&config);

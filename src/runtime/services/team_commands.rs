@@ -127,6 +127,11 @@ impl Services {
             TeamCommand::Changes { team, member } => self.team.read_changes(team, member),
             TeamCommand::Diff { team, member, path } => self.team.diff(team, member, path),
             TeamCommand::Review { team, member } => self.team.review(team, member),
+            TeamCommand::Patch { team, member, paths, limit } => {
+                self.team.read(team, member, move |team, member| super::team_ops::patch(team, member, paths, limit));
+            }
+            // Served by the channel service (the front door hands them over).
+            TeamCommand::Assign { .. } | TeamCommand::Tasks { .. } => {}
             TeamCommand::CloseReview { team } => {
                 let mut book = self.team.book();
                 if book.review.as_ref().is_some_and(|(t, _)| *t == team) {

@@ -127,6 +127,42 @@ pub(super) fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent 
     TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
 }
 
+/// A member's changed files as patches (those of `paths`, or all): the diffs of the first
+/// `limit` read in one go (their bases together), the rest only listed.
+pub(super) fn patch(team: String, member: MemberCopy, paths: Option<Vec<String>>, limit: usize) -> TeamEvent {
+    use crate::protocol::teams::{ChangeKind, FilePatch};
+    let read = || -> Result<Vec<FilePatch>, TeamError> {
+        let mut changes = teams::changes(&member)?;
+        if let Some(paths) = &paths {
+            changes.retain(|c| c.paths().iter().any(|p| paths.contains(p)));
+        }
+        let counted = &changes[..changes.len().min(limit)];
+        let base_paths: Vec<String> = counted
+            .iter()
+            .map(|c| match &c.kind {
+                ChangeKind::Renamed { from } => from.clone(),
+                _ => c.path.clone(),
+            })
+            .collect();
+        let bases = teams::read_bases(&member, &base_paths)?;
+        let text = |side: teams::Side| match side {
+            teams::Side::File { content, .. } if !crate::model::merge::is_binary(&content) => {
+                Some(String::from_utf8_lossy(&content).into_owned())
+            }
+            teams::Side::Symlink { target } => Some(format!("-> {target}")),
+            _ => None,
+        };
+        let mut out = Vec::with_capacity(changes.len());
+        for (change, base) in counted.iter().zip(bases) {
+            let mine = teams::read_side(&member.copy, &change.path).ok().and_then(text);
+            out.push(FilePatch::of(change, text(base).as_deref(), mine.as_deref()));
+        }
+        out.extend(changes[counted.len()..].iter().map(|c| FilePatch { path: c.path.clone(), ..FilePatch::default() }));
+        Ok(out)
+    };
+    TeamEvent::Patch { team, agent: member.name.clone(), result: read() }
+}
+
 /// The names and definitions of the members of a new team `team` made from `agents`: names no
 /// agent in force (`taken`) nor any stored team's member has.
 pub(super) fn new_members(

@@ -46,6 +46,8 @@ pub(super) struct TeamCtx {
     changes: Arc<std::sync::atomic::AtomicU64>,
     /// A look for interrupted merges runs.
     looking: Arc<std::sync::atomic::AtomicBool>,
+    /// The leads' tools (none when no socket could be made).
+    lead_tools: Option<Arc<super::lead::LeadTools>>,
 }
 
 /// The marks, in the teams' folder, of the processes that changed a team: one file per process
@@ -81,6 +83,23 @@ pub(super) fn others_marks(teams_dir: &Path) -> String {
     marks.join(" ")
 }
 
+/// Tells other processes the teams (or their tasks) changed: this process's mark in `teams_dir`.
+pub(super) async fn mark_teams_changed(teams_dir: PathBuf) {
+    let dir = teams_dir.join(CHANGED);
+    let _ = tokio::task::spawn_blocking(move || {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let pid = std::process::id();
+        let (tmp, mark) = (dir.join(format!("{pid}.tmp")), dir.join(pid.to_string()));
+        let written = std::fs::create_dir_all(&dir)
+            .and_then(|_| std::fs::write(&tmp, now.as_nanos().to_string()))
+            .and_then(|_| std::fs::rename(&tmp, &mark));
+        if let Err(e) = written {
+            tracing::warn!("cannot mark the teams changed in {}: {e}", dir.display());
+        }
+    })
+    .await;
+}
+
 /// The stored teams as read: the teams, the work kept of discarded members, what teams left.
 pub(super) struct Read {
     pub teams: Vec<crate::protocol::TeamInfo>,
@@ -112,10 +131,13 @@ impl TeamCtx {
         book: Arc<Mutex<TeamBook>>,
         channels: mpsc::Sender<super::channels::ChannelCommand>,
         teams_dir: PathBuf,
+        lead_tools: Option<Arc<super::lead::LeadTools>>,
     ) -> (Self, mpsc::Receiver<TeamNote>) {
         let (notes, rx) = mpsc::channel(256);
         let (loads, told_load, changes, looking) = (Arc::default(), Arc::default(), Arc::default(), Arc::default());
-        (Self { book, sink, manager, notes, channels, teams_dir, loads, told_load, changes, looking }, rx)
+        let ctx =
+            Self { book, sink, manager, notes, channels, teams_dir, loads, told_load, changes, looking, lead_tools };
+        (ctx, rx)
     }
 
     /// Looks for merges a crash interrupted (in another process: this one holds the lock while
@@ -166,19 +188,7 @@ impl TeamCtx {
 
     /// Tells other processes the teams changed.
     pub(super) async fn mark_changed(&self) {
-        let dir = self.teams_dir.join(CHANGED);
-        let _ = tokio::task::spawn_blocking(move || {
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-            let pid = std::process::id();
-            let (tmp, mark) = (dir.join(format!("{pid}.tmp")), dir.join(pid.to_string()));
-            let written = std::fs::create_dir_all(&dir)
-                .and_then(|_| std::fs::write(&tmp, now.as_nanos().to_string()))
-                .and_then(|_| std::fs::rename(&tmp, &mark));
-            if let Err(e) = written {
-                tracing::warn!("cannot mark the teams changed in {}: {e}", dir.display());
-            }
-        })
-        .await;
+        mark_teams_changed(self.teams_dir.clone()).await;
     }
 
     pub(super) fn book(&self) -> MutexGuard<'_, TeamBook> {
@@ -192,9 +202,22 @@ impl TeamCtx {
     }
 
     /// [`tell`](Self::tell) of an event that changes the teams: the channel service follows.
+    /// The leads get their tools first (before a door that waits for the teams prompts one).
     async fn tell_teams_changed(&self, event: TeamEvent) {
-        self.tell(event).await;
+        self.book().apply(&event);
+        self.give_lead_tools().await;
+        self.sink.send(Event::Team(event)).await;
         let _ = self.channels.send(super::channels::ChannelCommand::Teams).await;
+    }
+
+    /// Gives each team's lead its `sidekicks-team` server (the manager adds it to its sessions).
+    async fn give_lead_tools(&self) {
+        let Some(tools) = &self.lead_tools else { return };
+        let mut leads: Vec<String> = self.book().teams.iter().filter_map(|t| t.record.lead.clone()).collect();
+        leads.sort();
+        leads.dedup();
+        let servers = tools.servers(&leads);
+        let _ = self.manager.send(ManagerCommand::SetLeadTools { servers }).await;
     }
 
     /// Runs `op` on a blocking thread and carries out its outcome: its event told, with what it
@@ -336,6 +359,11 @@ impl TeamCtx {
             }
             if let Some(merge) = merge.take() {
                 let check = ctx.check(&team, &checked, merge.scratch(), merge.applied()).await;
+                if let Ok(report) = &merge.result {
+                    let conflicts = !report.conflicts.is_empty() || !report.refused.is_empty();
+                    let (team, agent) = (team.clone(), agent.clone());
+                    let _ = ctx.channels.send(super::channels::ChannelCommand::Merged { team, agent, conflicts }).await;
+                }
                 ctx.tell(TeamEvent::MergeEnded { team, agent, result: merge.result, told, check }).await;
             }
         });

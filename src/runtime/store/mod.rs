@@ -114,6 +114,12 @@ CREATE TABLE IF NOT EXISTS teams (
     id TEXT PRIMARY KEY,
     body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS team_tasks (
+    id TEXT PRIMARY KEY,
+    team TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS team_tasks_by_team ON team_tasks (team);
 CREATE TABLE IF NOT EXISTS thread_writers (
     thread INTEGER NOT NULL,
     writer TEXT NOT NULL,

@@ -39,6 +39,30 @@ impl Store {
     /// Forgets a team.
     pub fn delete_team(&self, id: &str) -> Result<(), StoreError> {
         self.conn().execute("DELETE FROM teams WHERE id = ?1", params![id])?;
+        self.conn().execute("DELETE FROM team_tasks WHERE team = ?1", params![id])?;
         Ok(())
+    }
+
+    /// Saves (or replaces) a team's task.
+    pub fn save_task(&self, task: &crate::protocol::teams::Task) -> Result<(), StoreError> {
+        let body = serde_json::to_string(task)?;
+        self.conn().execute(
+            "INSERT INTO team_tasks (id, team, body) VALUES (?1, ?2, ?3)
+             ON CONFLICT (id) DO UPDATE SET body = excluded.body",
+            params![task.id, task.team, body],
+        )?;
+        Ok(())
+    }
+
+    /// The tasks of team `team`, oldest first.
+    pub fn team_tasks(&self, team: &str) -> Result<Vec<crate::protocol::teams::Task>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached("SELECT body FROM team_tasks WHERE team = ?1 ORDER BY rowid")?;
+        let rows = stmt.query_map(params![team], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(serde_json::from_str(&row?)?);
+        }
+        Ok(out)
     }
 }

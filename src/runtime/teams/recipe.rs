@@ -23,6 +23,12 @@ pub fn load(project: &Path) -> Result<Option<Recipe>, TeamError> {
     }
 }
 
+/// Whether `project`'s recipe lets the team's lead merge without asking (a recipe a member
+/// wrote and the person has not accepted does not).
+pub fn lead_merges(project: &Path) -> bool {
+    matches!(load(project), Ok(Some(r)) if r.lead_merges == crate::model::recipe::LeadMerges::Allow)
+}
+
 /// Copies the files of `project` matching `patterns` into `copy` (where the copy has none
 /// already), ignored files included, `.git` and dependency folders left out; returns their paths.
 pub fn copy_files(project: &Path, copy: &Path, patterns: &[String], skip: &[String]) -> Result<Vec<String>, TeamError> {
