@@ -77,6 +77,8 @@ pub struct TeamState {
     pub decision_error: Option<TeamError>,
     /// The team's tasks, oldest first (given by the person or the lead; ADR 0035).
     pub tasks: Vec<crate::protocol::teams::Task>,
+    /// Where the members' changes meet (the radar), as last read.
+    pub overlaps: Vec<crate::model::radar::Overlap>,
 }
 
 impl TeamState {
@@ -171,6 +173,7 @@ impl TeamState {
                 self.branches.insert(agent, (branch, result));
             }
             TeamEvent::Tasks { tasks, .. } => self.tasks = tasks,
+            TeamEvent::Radar { overlaps, .. } => self.overlaps = overlaps,
             TeamEvent::Task { task } => match self.tasks.iter_mut().find(|t| t.id == task.id) {
                 Some(t) => *t = task,
                 None => self.tasks.push(task),
@@ -276,6 +279,7 @@ impl TeamsState {
             review_generation: 0,
             decision_error: None,
             tasks: tasks.unwrap_or_default(),
+            overlaps: Vec::new(),
         });
     }
 
@@ -449,6 +453,7 @@ fn team_of(event: &TeamEvent) -> Option<&str> {
         TeamEvent::MergeUndone { team, .. } => Some(team),
         TeamEvent::Branched { team, .. } => Some(team),
         TeamEvent::Tasks { team, .. } => Some(team),
+        TeamEvent::Radar { team, .. } => Some(team),
         TeamEvent::Task { task } => Some(&task.team),
         TeamEvent::Patch { team, .. } => Some(team),
         _ => None,

@@ -328,26 +328,10 @@ pub(crate) async fn follow_turn(
                 continue;
             }
         };
+        // Others streamed beside it (a lead's members), each line named.
+        let Some(event) = beside(commands, others, event, allow, interrupted).await? else { continue };
         match event {
             Event::Agent(a, AgentEvent::Update { update }) if a == agent => out.update(&update)?,
-            // Others streamed beside it (a lead's members), each line named.
-            Event::Agent(a, AgentEvent::Update { update }) if others.contains_key(a.as_str()) => {
-                if let Some(o) = others.get_mut(a.as_str()) {
-                    o.update(&update)?;
-                }
-            }
-            Event::Agent(a, AgentEvent::TurnEnded { end }) if others.contains_key(a.as_str()) => {
-                if let Some(o) = others.get_mut(a.as_str()) {
-                    o.end(&end)?;
-                }
-            }
-            Event::Agent(a, AgentEvent::PermissionRequested { request }) if others.contains_key(a.as_str()) => {
-                if let Some(o) = others.get_mut(a.as_str()) {
-                    o.permission(&request)?;
-                }
-                let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
-                commands.send(Command::Agent(a, AgentCommand::AnswerPermission { id: request.id, answer })).await?;
-            }
             Event::Agent(a, AgentEvent::ThreadOpened { thread, .. }) if a == agent => out.thread(thread)?,
             Event::Agent(a, AgentEvent::PermissionRequested { request }) if a == agent => {
                 out.permission(&request)?;
@@ -412,6 +396,30 @@ pub(crate) async fn follow_turn(
         }
     }
     Ok((code.unwrap_or(1), shut))
+}
+
+/// An event of an agent streamed beside the one followed (`others`): printed, its permission
+/// requests answered with `allow`; gives back every other event.
+async fn beside(
+    commands: &tokio::sync::mpsc::Sender<Command>,
+    others: &mut std::collections::HashMap<String, Output>,
+    event: Event,
+    allow: Allow,
+    interrupted: bool,
+) -> anyhow::Result<Option<Event>> {
+    let Event::Agent(a, agent_event) = event else { return Ok(Some(event)) };
+    let Some(o) = others.get_mut(a.as_str()) else { return Ok(Some(Event::Agent(a, agent_event))) };
+    match agent_event {
+        AgentEvent::Update { update } => o.update(&update)?,
+        AgentEvent::TurnEnded { end } => o.end(&end)?,
+        AgentEvent::PermissionRequested { request } => {
+            o.permission(&request)?;
+            let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
+            commands.send(Command::Agent(a, AgentCommand::AnswerPermission { id: request.id, answer })).await?;
+        }
+        other => return Ok(Some(Event::Agent(a, other))),
+    }
+    Ok(None)
 }
 
 /// Ctrl+C during a turn: the first cancels the turn; a second kills the agent and shuts the

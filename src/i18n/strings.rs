@@ -75,6 +75,13 @@ strings! {
     CreatingTeam => ("Making the members' copies…", "Création des copies des membres…"),
     TeamProject => ("Project: {path}", "Projet : {path}"),
     MemberWorksIn => ("works in {path}", "travaille dans {path}"),
+    RadarTitle => (
+        "Members changing the same lines (these will not merge on their own):",
+        "Des membres modifient les mêmes lignes (cela ne fusionnera pas tout seul) :"
+    ),
+    RadarAnd => ("{some} and {last}", "{some} et {last}"),
+    RadarLines => ("{members} change {path}, lines {from}–{to}", "{members} modifient {path}, lignes {from} à {to}"),
+    RadarFile => ("{members} change {path}", "{members} modifient {path}"),
     MemberTask => ("Task: {text} — {state}", "Tâche : {text} — {state}"),
     MemberTaskBy => ("Task from {by}: {text} — {state}", "Tâche de {by} : {text} — {state}"),
     TaskAssigned => ("assigned", "confiée"),

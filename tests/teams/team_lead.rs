@@ -108,3 +108,29 @@ fn a_lead_merges_only_when_allowed_and_only_the_lead_has_the_tools() {
     assert_eq!(bridge.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bridge.stderr).contains("only a team's lead"), "{bridge:?}");
 }
+
+#[test]
+fn the_radar_names_members_changing_the_same_lines_before_they_merge() {
+    let p = squad();
+    let status = p.json(&["status", "squad", "--json"]);
+    let copy = |i: usize| std::path::PathBuf::from(status["members"][i]["copy"].as_str().unwrap());
+    assert_eq!(status["overlaps"], serde_json::json!([]), "no changes, no overlap");
+    // Ada changes line 2 and line 1; Bob changes line 2 again: they meet at line 2 only... and
+    // line 1 is next to it, so the span is lines 1–2. A third file each changes apart.
+    std::fs::write(copy(0).join("notes.txt"), "FIRST\nsecond by ada\nthird\n").unwrap();
+    std::fs::write(copy(1).join("notes.txt"), "first\nsecond by bob\nthird\n").unwrap();
+    std::fs::write(copy(0).join("a.txt"), "ada's\n").unwrap();
+    std::fs::write(copy(1).join("b.txt"), "bob's\n").unwrap();
+    let status = p.json(&["status", "squad", "--json"]);
+    let said: Vec<&str> = status["overlaps"].as_array().unwrap().iter().map(|o| o["said"].as_str().unwrap()).collect();
+    assert_eq!(said, ["ada and bob both change notes.txt (lines 1–2)"], "{status}");
+    // Changes apart do not meet.
+    std::fs::write(copy(0).join("notes.txt"), "FIRST\nsecond\nthird\n").unwrap();
+    std::fs::write(copy(1).join("notes.txt"), "first\nsecond\nTHIRD\n").unwrap();
+    let (code, out, _) = p.team(&["status", "squad"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("overlap:"), "lines 1 and 3 of three are apart: {out}");
+    std::fs::write(copy(1).join("notes.txt"), "first\nSECOND\nthird\n").unwrap();
+    let (_, out, _) = p.team(&["status", "squad"]);
+    assert!(out.contains("overlap: ada and bob both change notes.txt (lines 1–2)"), "next lines meet: {out}");
+}

@@ -94,9 +94,19 @@ impl Door {
             members.push(json!({"name": name, "agent": member.agent, "copy": member.copy, "state": state,
                 "container": member.container.as_ref().map(|c| &c.name), "changes": changes}));
         }
+        // Where their changes meet (the radar), read now.
+        let id = team.record.id.clone();
+        self.send(TeamCommand::Radar { team: id.clone() }).await?;
+        let event = self.team_event(|e| matches!(e, TeamEvent::Radar { team, .. } if *team == id)).await?;
+        let TeamEvent::Radar { overlaps, .. } = event else { unreachable!() };
+        let short = crate::model::member_name::short_name;
         if json {
             let mut value = team_json(&team);
             value["members"] = serde_json::Value::Array(members);
+            value["overlaps"] = overlaps
+                .iter()
+                .map(|o| json!({"members": o.members, "path": o.path, "lines": o.lines, "said": o.said(short)}))
+                .collect();
             println!("{value}");
             return Ok(0);
         }
@@ -122,6 +132,9 @@ impl Door {
                     ),
                 }
             }
+        }
+        for o in &overlaps {
+            outln!("  overlap: {}", o.said(short));
         }
         if let Some(undoable) = &team.undoable {
             outln!("  the merge of {undoable} can be undone (`sidekicks team undo`)");

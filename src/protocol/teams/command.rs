@@ -170,4 +170,9 @@ pub enum TeamCommand {
         /// How many files' diffs to read.
         limit: usize,
     },
+    /// Where the members' changes meet (`TeamEvent::Radar`): read now.
+    Radar {
+        /// The team (its id).
+        team: String,
+    },
 }

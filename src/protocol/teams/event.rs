@@ -265,4 +265,12 @@ pub enum TeamEvent {
         /// The patches, or why not.
         result: Result<Vec<FilePatch>, TeamError>,
     },
+    /// Where the members' changes meet: files two or more members change at the same or
+    /// adjacent lines of the base (the radar; read again as a followed team's members work).
+    Radar {
+        /// The team (its id).
+        team: String,
+        /// The overlaps.
+        overlaps: Vec<crate::model::radar::Overlap>,
+    },
 }

@@ -347,7 +347,7 @@ impl Channels {
 
     /// A task changed: other processes read the teams again, and it is told.
     async fn tell_task(&self, task: Task) {
-        super::teams::mark_teams_changed(self.teams_dir.clone()).await;
+        super::marks::mark_teams_changed(self.teams_dir.clone()).await;
         self.sink.send(Event::Team(TeamEvent::Task { task })).await;
     }
 

@@ -8,6 +8,7 @@
 mod channels;
 mod config;
 pub mod lead;
+mod marks;
 mod registry;
 mod tasks;
 mod team_book;
@@ -132,7 +133,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         team,
         channels,
         config_path: startup.config_path.clone(),
-        teams_mark: teams::others_marks(&teams_dir),
+        teams_mark: marks::others_marks(&teams_dir),
         config: config::ConfigFile::new(startup.dirs.clone(), sink.clone()),
         workspaces: workspaces::Workspaces::new(sink.clone()),
         terminals: terminals::Terminals::new(startup.terminal_host, sink.clone()),
@@ -291,7 +292,7 @@ impl Services {
     async fn look_at_teams(&mut self) {
         self.team.look_for_interrupted();
         let dir = self.teams_dir.clone();
-        let Ok(marks) = tokio::task::spawn_blocking(move || teams::others_marks(&dir)).await else { return };
+        let Ok(marks) = tokio::task::spawn_blocking(move || marks::others_marks(&dir)).await else { return };
         if marks != self.teams_mark {
             self.teams_mark = marks;
             self.load_teams();

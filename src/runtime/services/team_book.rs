@@ -29,6 +29,10 @@ pub(super) struct TeamBook {
     pub diff: Option<(MemberKey, String)>,
     /// The member whose review the window shows.
     pub review: Option<MemberKey>,
+    /// Teams whose radar is being read.
+    pub radar_reading: HashSet<String>,
+    /// Teams whose members' copies changed while their radar was being read.
+    pub radar_stale: HashSet<String>,
 }
 
 impl TeamBook {

@@ -163,6 +163,26 @@ pub(super) fn patch(team: String, member: MemberCopy, paths: Option<Vec<String>>
     TeamEvent::Patch { team, agent: member.name.clone(), result: read() }
 }
 
+/// Files of a member whose hunks the radar reads (the rest are compared by name).
+const RADAR_FILES: usize = 200;
+
+/// Where the changes of `members` (of team `team`) meet: their patches read, their base lines
+/// compared (`model::radar`).
+pub(super) fn radar(team: String, members: Vec<MemberCopy>) -> TeamEvent {
+    let mut changed = Vec::new();
+    for member in members {
+        let name = member.name.clone();
+        if let TeamEvent::Patch { result: Ok(files), .. } = patch(team.clone(), member, None, RADAR_FILES) {
+            changed.push((name, files));
+        }
+    }
+    let input: Vec<crate::model::radar::MemberChanges<'_>> = changed
+        .iter()
+        .map(|(m, files)| (m.as_str(), files.iter().map(|f| (f.path.as_str(), f.base_lines.as_slice())).collect()))
+        .collect();
+    TeamEvent::Radar { team, overlaps: crate::model::radar::overlaps(&input) }
+}
+
 /// The names and definitions of the members of a new team `team` made from `agents`: names no
 /// agent in force (`taken`) nor any stored team's member has.
 pub(super) fn new_members(

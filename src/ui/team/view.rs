@@ -247,6 +247,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     }
     commands.extend(crate::ui::team::discarded::kept_notice(ui, lang, state, id));
     commands.extend(crate::ui::team::setup::check_ui(ui, lang, team));
+    radar_ui(ui, lang, team);
     ui.separator();
     let members = team.info.members.clone();
     egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {
@@ -516,4 +517,30 @@ fn task_ui(ui: &mut egui::Ui, lang: Language, task: &crate::protocol::teams::Tas
         _ => ui.visuals().text_color(),
     };
     ui.label(RichText::new(words).color(color)).on_hover_text(&task.text);
+}
+
+/// Where the members' changes meet (the radar): each file two or more change at the same
+/// lines, before any of them merges.
+fn radar_ui(ui: &mut egui::Ui, lang: Language, team: &crate::app::teams_state::TeamState) {
+    if team.overlaps.is_empty() {
+        return;
+    }
+    ui.label(RichText::new(tr(lang, Key::RadarTitle)).color(crate::ui::theme::warning_color()));
+    for o in &team.overlaps {
+        let names: Vec<&str> = o.members.iter().map(|m| crate::model::member_name::short_name(m)).collect();
+        let members = match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => trf(lang, Key::RadarAnd, &[("some", &rest.join(", ")), ("last", last)]),
+            None => continue,
+        };
+        let words = match o.lines {
+            Some((from, to)) => trf(
+                lang,
+                Key::RadarLines,
+                &[("members", &members), ("path", &o.path), ("from", &from.to_string()), ("to", &to.to_string())],
+            ),
+            None => trf(lang, Key::RadarFile, &[("members", &members), ("path", &o.path)]),
+        };
+        ui.label(RichText::new(format!("• {words}")).color(crate::ui::theme::warning_color()));
+    }
 }

@@ -111,7 +111,6 @@ fn task_json(task: &Task) -> Value {
 async fn members(door: &Door, team: &TeamInfo) -> Result<Value, String> {
     let tasks = door.tasks(&team.record.id).await?;
     let mut out = Vec::new();
-    let mut changed: Vec<(String, Vec<FilePatch>)> = Vec::new();
     for m in &team.record.members {
         let files = patches(door, &team.record.id, &m.agent, None).await.unwrap_or_default();
         let task = tasks.iter().rev().find(|t| t.member == m.agent);
@@ -122,11 +121,21 @@ async fn members(door: &Door, team: &TeamInfo) -> Result<Value, String> {
             "task": task.map(task_json),
             "changed": files.iter().map(|f| json!({"path": f.path, "added": f.added, "removed": f.removed})).collect::<Vec<_>>(),
         }));
-        changed.push((m.agent.clone(), files));
     }
-    let overlaps: Vec<Value> = crate::model::radar::overlaps(&changed.iter().map(|(m, f)| (m.as_str(), f.iter().map(|p| (p.path.as_str(), p.base_lines.as_slice())).collect::<Vec<_>>())).collect::<Vec<_>>())
-        .into_iter()
-        .map(|o| json!({"members": o.members.iter().map(|m| member_name::short_name(m)).collect::<Vec<_>>(), "path": o.path, "lines": o.lines.map(|(a, b)| format!("{a}–{b}")), "said": o.said(member_name::short_name)}))
+    let id = team.record.id.clone();
+    let overlaps = door
+        .ask(TeamCommand::Radar { team: id.clone() }, ANSWER_WITHIN, |e| match e {
+            TeamEvent::Radar { team, overlaps } if *team == id => Some(overlaps.clone()),
+            _ => None,
+        })
+        .await?;
+    let short = member_name::short_name;
+    let overlaps: Vec<Value> = overlaps
+        .iter()
+        .map(|o| {
+            let members: Vec<&str> = o.members.iter().map(|m| short(m)).collect();
+            json!({"members": members, "path": o.path, "lines": o.lines.map(|(a, b)| format!("{a}–{b}")), "said": o.said(short)})
+        })
         .collect();
     Ok(json!({"team": team.record.name, "members": out, "overlaps": overlaps}))
 }
