@@ -74,6 +74,13 @@ pub enum AgentCommand {
         /// The answer.
         answer: PermissionAnswer,
     },
+    /// Sidekicks asks the person something on this agent's behalf (a team lead's merge, ADR
+    /// 0035): shown as the agent's permission request; its answer comes back as
+    /// `PermissionResolved` and goes to no agent.
+    AskPerson {
+        /// The question, as a permission request (its id made by the asker).
+        request: PermissionRequest,
+    },
     /// Forget a remembered always/never answer of an agent.
     ForgetRule {
         /// The key it is about.

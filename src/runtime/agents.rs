@@ -70,6 +70,7 @@ pub fn spawn_manager_watched(
         slots: Vec::new(),
         internal_tx,
         shutting_down: false,
+        asked: Default::default(),
         rules: HashMap::new(),
         store,
         config_path: None,
@@ -269,6 +270,9 @@ struct Manager {
     slots: Vec<Slot>,
     internal_tx: mpsc::Sender<Internal>,
     shutting_down: bool,
+    /// Questions Sidekicks asks the person on an agent's behalf (`AskPerson`), waiting: by agent
+    /// and id.
+    asked: std::collections::HashSet<(String, u64)>,
     /// Remembered permission answers, per agent and workspace.
     rules: HashMap<(String, PathBuf), Arc<dyn PermissionRules>>,
     store: Option<Arc<Store>>,

@@ -84,10 +84,21 @@ fn the_lead_assigns_waits_reads_and_merges_through_its_tools() {
 #[test]
 fn a_lead_merges_only_when_allowed_and_only_the_lead_has_the_tools() {
     let p = squad();
+    let (code, out, err) = p.team(&["prompt", "squad", "ada", "--allow", "once", "files"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Asked of the person (here `--allow reject`, the default, answers): refused, nothing merged.
     let (code, out, err) = p.team(&["lead", "squad", r#"call sidekicks-team merge {}"#]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("merge → failed: merging is the person's to allow"), "{out}");
+    assert!(out.contains("merge → failed: the person did not allow the merge (ada)"), "{out}");
+    assert!(err.contains("lead wants to merge ada's work into"), "the question names whose work: {err}");
     assert!(!p.project.join("notes").exists());
+    // The person's recipe lets the lead merge: no question.
+    std::fs::create_dir_all(p.project.join(".sidekicks")).unwrap();
+    std::fs::write(p.project.join(".sidekicks/team.toml"), "lead_merges = \"allow\"\n").unwrap();
+    let (code, out, err) = p.team(&["lead", "squad", r#"call sidekicks-team merge {"members": ["ada"]}"#]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(r#""applied":["notes/demo.md"]"#), "{out}");
+    assert!(p.project.join("notes/demo.md").is_file());
 
     // A member is not given the server: its call finds none.
     let (code, out, err) = p.team(&["prompt", "squad", "ada", r#"call sidekicks-team members {}"#]);

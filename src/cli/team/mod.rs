@@ -201,14 +201,7 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::
             TeamCli::Merge { allow, .. } | TeamCli::Assign { allow, .. } | TeamCli::Lead { allow, .. } => *allow,
             _ => Allow::Reject,
         };
-        // The lead may merge when its run allows what it asks.
-        let lead_merges = match &command {
-            TeamCli::Lead { allow: Allow::Once | Allow::Always, .. } => {
-                crate::runtime::services::lead::MergePolicy::Allow
-            }
-            _ => crate::runtime::services::lead::MergePolicy::Ask,
-        };
-        let mut door = Door::open(config, dirs, unattended.into(), lead_merges).await?;
+        let mut door = Door::open(config, dirs, unattended.into()).await?;
         let code = match door.serve(command).await {
             Ok(code) => code,
             Err(e) => {
@@ -242,7 +235,6 @@ impl Door {
         config_path: PathBuf,
         dirs: AppDirs,
         unattended: crate::model::permission::Unattended,
-        lead_merges: crate::runtime::services::lead::MergePolicy,
     ) -> anyhow::Result<Self> {
         let (store, note) = crate::runtime::host::open_history(&dirs)?;
         if let Some(note) = note {
@@ -253,7 +245,6 @@ impl Door {
             store: Some(store),
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             settings: crate::runtime::agents::ManagerSettings { unattended: Some(unattended), ..Default::default() },
-            lead_merges,
             ..Startup::new(config_path.clone())
         };
         let Host { commands, mut events, history: sink } = Host::start(startup, Arc::new(|| {}));

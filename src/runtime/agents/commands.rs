@@ -109,6 +109,26 @@ impl Manager {
             }
             AgentCommand::Thread { op } => self.thread(&agent, op).await,
             AgentCommand::SetOption { key, value } => self.set_option(&agent, key, value),
+            AgentCommand::AskPerson { request } => {
+                let id = request.id;
+                let unattended =
+                    self.settings.unattended.and_then(|u| crate::runtime::acp::client::unattended_answer(&request, u));
+                let asked = Event::Agent(agent.clone().into(), AgentEvent::PermissionRequested { request });
+                self.events.send(asked).await;
+                match unattended {
+                    // No person at this door: its `--allow` answers.
+                    Some(answer) => {
+                        let resolved = AgentEvent::PermissionResolved { id, answer };
+                        self.events.send(Event::Agent(agent.into(), resolved)).await;
+                    }
+                    None => {
+                        self.asked.insert((agent, id));
+                    }
+                }
+            }
+            AgentCommand::AnswerPermission { id, answer } if self.asked.remove(&(agent.clone(), id)) => {
+                self.events.send(Event::Agent(agent.into(), AgentEvent::PermissionResolved { id, answer })).await;
+            }
             AgentCommand::AnswerPermission { id, answer } => {
                 let answered =
                     self.slot(&agent).and_then(|s| s.running.as_ref()).is_some_and(|r| r.conn.answer(id, &answer));

@@ -52,8 +52,6 @@ pub struct Startup {
     pub terminal_host: PathBuf,
     /// What to tell about the history as it was opened (damaged and kept aside, not available).
     pub history_note: Option<crate::protocol::HistoryNote>,
-    /// Whether a team's lead may merge without asking (`sidekicks team lead --allow`).
-    pub lead_merges: lead::MergePolicy,
 }
 
 impl Startup {
@@ -67,7 +65,6 @@ impl Startup {
             store: None,
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             history_note: None,
-            lead_merges: lead::MergePolicy::Ask,
         }
     }
 }
@@ -125,7 +122,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
     let book: Arc<std::sync::Mutex<team_book::TeamBook>> = Arc::default();
     let channels =
         channels::spawn(sink.clone(), manager.clone(), startup.store.clone(), book.clone(), heard, teams_dir.clone());
-    let door = lead::Door::new(tx.clone(), tap, book.clone(), startup.lead_merges);
+    let door = lead::Door::new(tx.clone(), tap, book.clone());
     let lead_tools = lead::LeadTools::start(door, startup.terminal_host.clone());
     let (team, notes) =
         teams::TeamCtx::new(sink.clone(), manager.clone(), book, channels.clone(), teams_dir.clone(), lead_tools);

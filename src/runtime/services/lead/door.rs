@@ -13,16 +13,6 @@ use super::super::team_book::TeamBook;
 use crate::protocol::teams::{Task, TeamCommand};
 use crate::protocol::{AgentEvent, AgentState, Command, Event, TeamEvent, TeamInfo};
 
-/// What the lead may do without asking the person.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum MergePolicy {
-    /// A merge is the person's to allow, unless the team's recipe says `lead_merges = "allow"`.
-    #[default]
-    Ask,
-    /// Merges are allowed (`sidekicks team lead --allow once|always`).
-    Allow,
-}
-
 /// What the door folded from agents' events.
 #[derive(Default)]
 struct Seen {
@@ -39,8 +29,6 @@ pub struct Door {
     tap: broadcast::Sender<Event>,
     book: Arc<Mutex<TeamBook>>,
     seen: Arc<Mutex<Seen>>,
-    /// Whether merges need the person.
-    pub merges: MergePolicy,
 }
 
 /// How long a command waits for its answer (a merge waits for its check).
@@ -52,7 +40,6 @@ impl Door {
         commands: mpsc::Sender<Command>,
         tap: broadcast::Sender<Event>,
         book: Arc<Mutex<TeamBook>>,
-        merges: MergePolicy,
     ) -> Self {
         let seen: Arc<Mutex<Seen>> = Arc::default();
         let mut heard = tap.subscribe();
@@ -66,7 +53,7 @@ impl Door {
                 }
             }
         });
-        Self { commands, tap, book, seen, merges }
+        Self { commands, tap, book, seen }
     }
 
     /// The teams `lead` leads.
@@ -125,6 +112,31 @@ impl Door {
     /// Sends `command` to the front door.
     pub async fn send(&self, command: TeamCommand) -> Result<(), String> {
         self.commands.send(Command::Team(Box::new(command))).await.map_err(|_| "Sidekicks is shutting down".to_string())
+    }
+
+    /// Asks the person `request` on `agent`'s behalf (a card on its conversation; a door with no
+    /// person answers with its `--allow`) and waits for the answer.
+    pub async fn ask_person(
+        &self,
+        agent: &str,
+        request: crate::model::permission::PermissionRequest,
+    ) -> Result<crate::model::permission::PermissionAnswer, String> {
+        let id = request.id;
+        let mut heard = self.hear();
+        let ask = Command::Agent(agent.into(), crate::protocol::AgentCommand::AskPerson { request });
+        self.commands.send(ask).await.map_err(|_| "Sidekicks is shutting down".to_string())?;
+        let wait = async {
+            loop {
+                match heard.recv().await {
+                    Ok(Event::Agent(a, AgentEvent::PermissionResolved { id: i, answer })) if a == agent && i == id => {
+                        return Ok(answer);
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return Err("Sidekicks is shutting down".to_string()),
+                }
+            }
+        };
+        tokio::time::timeout(ANSWER_WITHIN, wait).await.map_err(|_| "the person did not answer in time".to_string())?
     }
 
     /// The tasks of `team`, as the team service records them.

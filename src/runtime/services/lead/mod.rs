@@ -18,7 +18,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub(super) use door::Door;
-pub use door::MergePolicy;
 
 use crate::model::config::{McpConfig, McpTransport};
 
@@ -185,7 +184,7 @@ mod tests {
     async fn only_a_lead_s_own_token_reaches_the_tools() {
         let (commands, _served) = tokio::sync::mpsc::channel(8);
         let (tap, _) = tokio::sync::broadcast::channel(8);
-        let door = Door::new(commands, tap, Arc::default(), MergePolicy::Ask);
+        let door = Door::new(commands, tap, Arc::default());
         let tools = LeadTools::start(door, "/usr/bin/sidekicks".into()).expect("a socket in the runtime folder");
         let servers = tools.servers(&["Lead".to_string()]);
         let server = &servers["Lead"];

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::door::{ANSWER_WITHIN, Door, MergePolicy};
+use super::door::{ANSWER_WITHIN, Door};
 use crate::model::member_name;
 use crate::protocol::teams::{FilePatch, Task, TeamCommand};
 use crate::protocol::{TeamEvent, TeamInfo};
@@ -50,7 +50,7 @@ pub async fn call(door: &Door, lead: &str, name: &str, args: &Value) -> Result<V
         "message" => assign(door, lead, &team, args, "text").await,
         "wait" => wait(door, &team, args).await,
         "diff" => diff(door, &team, args).await,
-        "merge" => merge(door, &team, args).await,
+        "merge" => merge(door, lead, &team, args).await,
         _ => Err(format!("there is no tool {name}: the tools are members, assign, wait, diff, message, merge")),
     }
 }
@@ -240,17 +240,13 @@ async fn diff(door: &Door, team: &TeamInfo, args: &Value) -> Result<Value, Strin
     )
 }
 
-async fn merge(door: &Door, team: &TeamInfo, args: &Value) -> Result<Value, String> {
-    let allowed = door.merges == MergePolicy::Allow || crate::runtime::teams::recipe::lead_merges(&team.record.project);
+async fn merge(door: &Door, lead: &str, team: &TeamInfo, args: &Value) -> Result<Value, String> {
     let agents: Vec<String> = match list_arg(args, "members") {
         Some(names) => names.iter().map(|n| member(team, n)).collect::<Result<_, _>>()?,
         None => team.record.members.iter().map(|m| m.agent.clone()).collect(),
     };
-    if !allowed {
-        return Err(format!(
-            "merging is the person's to allow: the team's recipe (.sidekicks/team.toml) does not say lead_merges = \"allow\". Tell the person which members are ready ({}).",
-            agents.iter().map(|a| member_name::short_name(a)).collect::<Vec<_>>().join(", ")
-        ));
+    if !crate::runtime::teams::recipe::lead_merges(&team.record.project) {
+        ask_to_merge(door, lead, team, &agents).await?;
     }
     let mut merged = Vec::new();
     for agent in agents {
@@ -282,6 +278,54 @@ async fn merge(door: &Door, team: &TeamInfo, args: &Value) -> Result<Value, Stri
         merged.push(entry);
     }
     Ok(json!({"merged": merged}))
+}
+
+/// Asks the person whether `lead` may merge the work of `agents` (a card on the lead's
+/// conversation naming them and their files); `Err` unless allowed.
+async fn ask_to_merge(door: &Door, lead: &str, team: &TeamInfo, agents: &[String]) -> Result<(), String> {
+    use crate::model::permission::{OptionKind, PermissionAnswer, PermissionOption, PermissionRequest};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // Apart from the ids of agents' own requests.
+    static NEXT: AtomicU64 = AtomicU64::new(1 << 52);
+    let mut whose = Vec::new();
+    let mut files = Vec::new();
+    for agent in agents {
+        let changed = patches(door, &team.record.id, agent, None).await.unwrap_or_default();
+        if !changed.is_empty() {
+            whose.push(member_name::short_name(agent).to_string());
+            files.extend(changed.into_iter().map(|f| f.path));
+        }
+    }
+    let count = match files.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    let title =
+        format!("{lead} wants to merge {}'s work into {}: {count}", whose.join(", "), team.record.project.display());
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    let option = |id: &str, kind, label: &str| PermissionOption { id: id.into(), kind, agent_label: label.into() };
+    let request = PermissionRequest {
+        id,
+        tool: crate::model::tool::ToolCall {
+            id: format!("sidekicks-merge-{id}"),
+            title,
+            // Said by its title (the files listed under it), not as one agent's file edit.
+            kind: crate::model::tool::ToolKind::Other,
+            content: files.clone(),
+            ..Default::default()
+        },
+        options: vec![
+            option("merge", OptionKind::AllowOnce, "Merge"),
+            option("no", OptionKind::RejectOnce, "Do not merge"),
+        ],
+    };
+    match door.ask_person(lead, request).await? {
+        PermissionAnswer::Selected { kind: OptionKind::AllowOnce | OptionKind::AllowAlways, .. } => Ok(()),
+        _ => Err(format!(
+            "the person did not allow the merge ({}): tell them the work is ready, or ask again later",
+            whose.join(", ")
+        )),
+    }
 }
 
 /// `text` cut to about `max` characters, said so.
