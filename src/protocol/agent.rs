@@ -79,7 +79,7 @@ pub enum AgentCommand {
     /// `PermissionResolved` and goes to no agent.
     AskPerson {
         /// The question, as a permission request (its id made by the asker).
-        request: PermissionRequest,
+        request: Box<PermissionRequest>,
     },
     /// Forget a remembered always/never answer of an agent.
     ForgetRule {

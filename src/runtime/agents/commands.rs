@@ -113,7 +113,7 @@ impl Manager {
                 let id = request.id;
                 let unattended =
                     self.settings.unattended.and_then(|u| crate::runtime::acp::client::unattended_answer(&request, u));
-                let asked = Event::Agent(agent.clone().into(), AgentEvent::PermissionRequested { request });
+                let asked = Event::Agent(agent.clone().into(), AgentEvent::PermissionRequested { request: *request });
                 self.events.send(asked).await;
                 match unattended {
                     // No person at this door: its `--allow` answers.

@@ -123,7 +123,7 @@ impl Door {
     ) -> Result<crate::model::permission::PermissionAnswer, String> {
         let id = request.id;
         let mut heard = self.hear();
-        let ask = Command::Agent(agent.into(), crate::protocol::AgentCommand::AskPerson { request });
+        let ask = Command::Agent(agent.into(), crate::protocol::AgentCommand::AskPerson { request: Box::new(request) });
         self.commands.send(ask).await.map_err(|_| "Sidekicks is shutting down".to_string())?;
         let wait = async {
             loop {
