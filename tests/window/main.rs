@@ -29,6 +29,7 @@ mod ui_sidebar;
 mod ui_slash;
 mod ui_ssh;
 mod ui_team;
+mod ui_team_lead;
 mod ui_team_review;
 mod ui_team_undo;
 mod ui_terminal;

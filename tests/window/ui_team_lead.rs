@@ -1,0 +1,83 @@
+//! A team's lead at work in the window (issue 47): the demo agent leads two demo members through
+//! its `sidekicks-team` tools; its member's task shows on the team page as it goes; when the lead
+//! merges, the person is asked on the lead's conversation and the merge waits for the answer.
+
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use sidekicks::model::permission::{OptionKind, PermissionAnswer};
+use sidekicks::protocol::teams::{ProviderKind, TeamCommand};
+use sidekicks::protocol::{AgentCommand, Command};
+
+use crate::common;
+use common::window::{runtime, step_until, window};
+use common::{BIN, config_text, git};
+
+const LONG: Duration = Duration::from_secs(60);
+
+/// Answers `agent`'s first unanswered permission request whose title holds `about`, once it shows.
+fn allow(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, agent: &str, about: &str) {
+    let waiting = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
+        let view = h.state().state.agent(agent)?;
+        let card = view.permissions.iter().find(|c| c.answer.is_none() && c.request.tool.title.contains(about))?;
+        Some(card.request.clone())
+    };
+    step_until(h, LONG, about, |h| waiting(h).is_some());
+    let request = waiting(h).unwrap();
+    let option = request.option(OptionKind::AllowOnce).unwrap().id.clone();
+    let answer = PermissionAnswer::Selected { option_id: option, kind: OptionKind::AllowOnce };
+    h.state_mut().send(Command::Agent(agent.into(), AgentCommand::AnswerPermission { id: request.id, answer }));
+}
+
+#[test]
+fn a_lead_gives_a_task_and_its_merge_waits_for_the_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let demo: &[&str] = &["demo-agent"];
+    let config = config_text("", &[("ada", BIN, demo), ("bob", BIN, demo), ("lead", BIN, demo)], &home);
+    let rt = runtime();
+    let mut h = window(&config, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("lead").is_some());
+    let create = TeamCommand::Create {
+        name: "squad".into(),
+        project: project.clone(),
+        provider: ProviderKind::GitWorktree,
+        agents: vec!["ada".into(), "bob".into()],
+        lead: Some("lead".into()),
+    };
+    h.state_mut().send(Command::Team(Box::new(create)));
+    step_until(&mut h, LONG, "ada's member", |h| h.state().state.agent("ada · squad").is_some());
+    h.get_all_by_label("squad").next().unwrap().click();
+    h.step();
+
+    let goal = [
+        r#"call sidekicks-team assign {"member": "ada", "task": "files"}"#,
+        r#"call sidekicks-team wait {}"#,
+        r#"call sidekicks-team merge {"members": ["ada"]}"#,
+    ]
+    .join("\n");
+    let prompt =
+        AgentCommand::Prompt { text: goal, context: None, with_transcript: false, id: None, attachments: vec![] };
+    h.state_mut().send(Command::Agent("lead".into(), prompt));
+    // The member's task shows on the team page (its note is written in its copy, as a window's
+    // agent writes in its folder).
+    step_until(&mut h, LONG, "the task on the page", |h| h.query_by_label_contains("Task from lead: files").is_some());
+    // The lead's merge is the person's to allow: asked on the lead's conversation, nothing merged
+    // before.
+    let ask = "lead wants to merge ada's work";
+    step_until(&mut h, LONG, ask, |h| {
+        h.state().state.agent("lead").is_some_and(|a| a.permissions.iter().any(|c| c.request.tool.title.contains(ask)))
+    });
+    assert!(!project.join("notes/demo.md").exists(), "merged before the person said yes");
+    allow(&mut h, "lead", ask);
+    step_until(&mut h, LONG, "the merge", |h| {
+        project.join("notes/demo.md").is_file() && h.query_by_label_contains("files — merged").is_some()
+    });
+}
