@@ -147,7 +147,7 @@ impl Channels {
             ChannelCommand::Say { channel, text } => self.say(&channel, &text).await,
             ChannelCommand::Assign { team, member, text, by, id } => self.assign(team, member, text, by, id).await,
             ChannelCommand::Tasks { team } => {
-                let tasks = self.tasks.of(&team);
+                let tasks = self.tasks.of_read(&team).await;
                 self.sink.send(Event::Team(TeamEvent::Tasks { team, tasks })).await;
             }
             ChannelCommand::Merged { team, agent, conflicts } => {

@@ -20,6 +20,8 @@ pub(super) struct Tasks {
     list: Vec<Task>,
     /// The task each message carries (the member's answer to it ends the task).
     by_message: HashMap<MessageId, String>,
+    /// The teams whose tasks were read from the history.
+    read: std::collections::HashSet<String>,
 }
 
 /// Seconds since the epoch.
@@ -55,6 +57,7 @@ impl Tasks {
             Err(_) => return Vec::new(),
         };
         let mut changed = Vec::new();
+        self.read.extend(teams.iter().cloned());
         self.list.retain(|t| teams.contains(&t.team));
         for (team, tasks) in read {
             if self.of(&team) != tasks {
@@ -64,6 +67,17 @@ impl Tasks {
             }
         }
         changed
+    }
+
+    /// The tasks of `team`, read from the history first if they were not yet (a door may ask
+    /// as soon as it is told of the team, before this service has followed the teams).
+    pub async fn of_read(&mut self, team: &str) -> Vec<Task> {
+        if !self.read.contains(team) && self.store.is_some() {
+            let mut teams: Vec<String> = self.read.iter().cloned().collect();
+            teams.push(team.to_string());
+            self.reload(teams).await;
+        }
+        self.of(team)
     }
 
     /// Records a new task, carried by message `message`.
@@ -137,6 +151,7 @@ impl Tasks {
     /// forgotten).
     pub fn keep_teams(&mut self, teams: &[String]) {
         self.list.retain(|t| teams.contains(&t.team));
+        self.read.retain(|t| teams.contains(t));
     }
 
     async fn change(&mut self, message: &MessageId, f: impl FnOnce(&mut Task) -> Option<()>) -> Option<Task> {
