@@ -90,36 +90,12 @@ async fn tools(
     args: &[String],
     env: &[(String, String)],
 ) -> anyhow::Result<(Vec<String>, String)> {
-    let mut child = tokio::process::Command::new(command)
-        .args(args)
-        .envs(env.iter().cloned())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()?;
-    let mut stdin = child.stdin.take().ok_or_else(|| anyhow::anyhow!("no stdin"))?;
-    let mut out = BufReader::new(child.stdout.take().ok_or_else(|| anyhow::anyhow!("no stdout"))?).lines();
-    let mut ask = async |id: u64, method: &str, params: Value| -> anyhow::Result<Value> {
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        stdin.write_all(format!("{request}\n").as_bytes()).await?;
-        loop {
-            let line = out.next_line().await?.ok_or_else(|| anyhow::anyhow!("it exited"))?;
-            let answer: Value = serde_json::from_str(&line)?;
-            if answer["id"] == json!(id) {
-                return Ok(answer);
-            }
-        }
-    };
-    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "sidekicks-demo-agent", "version": env!("CARGO_PKG_VERSION")}});
-    let initialized = ask(1, "initialize", init).await?;
+    let (mut session, initialized) = Session::start(command, args, env).await?;
     let host = initialized["result"]["serverInfo"]["title"].as_str().unwrap_or("?").to_string();
-    let listed = ask(2, "tools/list", json!({})).await?;
+    let listed = session.ask("tools/list", json!({})).await?;
     let names = listed["result"]["tools"]
         .as_array()
         .map_or_else(Vec::new, |tools| tools.iter().filter_map(|t| t["name"].as_str().map(String::from)).collect());
-    let _ = child.kill().await;
     Ok((names, host))
 }
 
@@ -154,7 +130,7 @@ pub async fn call(servers: Vec<McpServer>, asked: &str) -> String {
             };
             let env: Vec<(String, String)> = stdio.env.iter().map(|e| (e.name.clone(), e.value.clone())).collect();
             match Session::start(&stdio.command, &stdio.args, &env).await {
-                Ok(session) => started.insert(server.to_string(), session),
+                Ok((session, _)) => started.insert(server.to_string(), session),
                 Err(e) => {
                     said.push(format!("{tool}: {server} did not start: {e}"));
                     continue;
@@ -185,13 +161,18 @@ struct Session {
 }
 
 impl Session {
-    async fn start(command: &std::path::Path, args: &[String], env: &[(String, String)]) -> anyhow::Result<Self> {
+    /// Starts it and says `initialize`: the session, and the server's answer.
+    async fn start(
+        command: &std::path::Path,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> anyhow::Result<(Self, Value)> {
         let mut child = tokio::process::Command::new(command)
             .args(args)
             .envs(env.iter().cloned())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::inherit())
+            .stderr(std::process::Stdio::null())
             .kill_on_drop(true)
             .spawn()?;
         let stdin = child.stdin.take().ok_or_else(|| anyhow::anyhow!("no stdin"))?;
@@ -199,10 +180,10 @@ impl Session {
         let mut session = Self { child, stdin, out, next: 0 };
         let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "sidekicks-demo-agent", "version": env!("CARGO_PKG_VERSION")}});
-        session.ask("initialize", init).await?;
+        let initialized = session.ask("initialize", init).await?;
         let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         session.stdin.write_all(format!("{note}\n").as_bytes()).await?;
-        Ok(session)
+        Ok((session, initialized))
     }
 
     async fn ask(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
