@@ -82,6 +82,12 @@ strings! {
     RadarAnd => ("{some} and {last}", "{some} et {last}"),
     RadarLines => ("{members} change {path}, lines {from}–{to}", "{members} modifient {path}, lignes {from} à {to}"),
     RadarFile => ("{members} change {path}", "{members} modifient {path}"),
+    AssignTask => ("Assign a task…", "Confier une tâche…"),
+    AssignTaskHint => (
+        "What this member is to do (sent in the team's channel, followed until merged)",
+        "Ce que ce membre doit faire (envoyé dans le canal de l’équipe, suivi jusqu’à la fusion)"
+    ),
+    Assign => ("Assign", "Confier"),
     MemberTask => ("Task: {text} — {state}", "Tâche : {text} — {state}"),
     MemberTaskBy => ("Task from {by}: {text} — {state}", "Tâche de {by} : {text} — {state}"),
     TaskAssigned => ("assigned", "confiée"),

@@ -1,6 +1,7 @@
 //! A team's lead at work in the window (issue 47): the demo agent leads two demo members through
 //! its `sidekicks-team` tools; its member's task shows on the team page as it goes; when the lead
-//! merges, the person is asked on the lead's conversation and the merge waits for the answer.
+//! merges, the person is asked on the lead's conversation and the merge waits for the answer; the
+//! person gives a member a task from the page too.
 
 use std::time::Duration;
 
@@ -80,4 +81,18 @@ fn a_lead_gives_a_task_and_its_merge_waits_for_the_person() {
     step_until(&mut h, LONG, "the merge", |h| {
         project.join("notes/demo.md").is_file() && h.query_by_label_contains("files — merged").is_some()
     });
+
+    // The person gives Bob a task from the page: typed, Enter; it runs and shows as done.
+    h.get_all_by_label("Assign a task…").nth(1).unwrap().click();
+    h.step();
+    h.step();
+    h.get_all_by_role(egui::accesskit::Role::TextInput).last().unwrap().type_text("hello");
+    h.step();
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "bob's task done", |h| {
+        h.query_by_label_contains("Task: hello — done, not merged yet").is_some()
+    });
+    let team = &h.state().state.teams.teams[0];
+    let bob = team.tasks.iter().find(|t| t.member == "bob · squad").expect("bob's task");
+    assert_eq!((bob.by.as_deref(), bob.text.as_str()), (None, "hello"), "the person's own task");
 }

@@ -1,6 +1,7 @@
-//! A team's page: the members and their copies (`view`), making a team (`setup`), a member's
+//! A team's page: the members and their copies (`view`), giving one a task (`assign`), making a team (`setup`), a member's
 //! work as a branch (`branch`), what was discarded (`discarded`).
 
+pub mod assign;
 pub mod branch;
 pub mod discarded;
 pub mod setup;

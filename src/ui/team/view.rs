@@ -52,6 +52,8 @@ pub struct TeamViews {
     branch: Option<crate::ui::team::branch::BranchForm>,
     /// The review panel, when open.
     pub review: Option<crate::ui::review::ReviewView>,
+    /// The task being written for a member.
+    assigning: crate::ui::team::assign::Assigning,
 }
 
 use crate::i18n::conflict_text;
@@ -306,6 +308,9 @@ fn member_ui(
     ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak());
     if let Some(task) = team.task_of(agent) {
         task_ui(ui, lang, task);
+    }
+    if let Some(command) = crate::ui::team::assign::assign_ui(ui, lang, &mut views.assigning, id, agent) {
+        commands.push(command);
     }
     if let Some(command) = crate::ui::team::setup::setup_ui(ui, lang, team, &member) {
         commands.push(command);
