@@ -81,6 +81,7 @@ strings! {
     ),
     RadarAnd => ("{some} and {last}", "{some} et {last}"),
     RadarLines => ("{members} change {path}, lines {from}–{to}", "{members} modifient {path}, lignes {from} à {to}"),
+    RadarLine => ("{members} change {path}, line {line}", "{members} modifient {path}, ligne {line}"),
     RadarFile => ("{members} change {path}", "{members} modifient {path}"),
     AssignTask => ("Assign a task…", "Confier une tâche…"),
     AssignTaskHint => (
