@@ -539,11 +539,9 @@ fn radar_ui(ui: &mut egui::Ui, lang: Language, team: &crate::app::teams_state::T
             None => continue,
         };
         let words = match o.lines {
-            Some((line, to)) if line == to => trf(
-                lang,
-                Key::RadarLine,
-                &[("members", &members), ("path", &o.path), ("line", &line.to_string())],
-            ),
+            Some((line, to)) if line == to => {
+                trf(lang, Key::RadarLine, &[("members", &members), ("path", &o.path), ("line", &line.to_string())])
+            }
             Some((from, to)) => trf(
                 lang,
                 Key::RadarLines,
