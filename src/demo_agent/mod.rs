@@ -7,6 +7,7 @@ mod content;
 mod elicit;
 pub mod mcp;
 pub mod misbehaving;
+mod resolve;
 mod scenarios;
 mod serve;
 mod sessions;

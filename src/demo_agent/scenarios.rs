@@ -47,6 +47,9 @@ pub enum Scenario {
     Garbage,
     /// `huge`: a 10 MB line on stdout, then an answer.
     Huge,
+    /// `conflicts`: resolves the conflict markers of the files a merge's message lists, keeping
+    /// both sides.
+    Resolve,
     /// `files`: writes then reads `notes/demo.md` through the client (fs/write_text_file, fs/read_text_file).
     Files,
     /// `usage`: reports context use, once in a form that does not parse (`"used": null`).
@@ -74,6 +77,7 @@ impl Scenario {
         (Scenario::Error, &["error"]),
         (Scenario::Garbage, &["garbage"]),
         (Scenario::Huge, &["huge"]),
+        (Scenario::Resolve, &["conflicts"]),
         (Scenario::Permission, &["permission", "run"]),
         (Scenario::Failing, &["fail", "loop"]),
         (Scenario::Diff, &["diff", "edit"]),
@@ -171,7 +175,8 @@ impl Scenario {
                 t.raw.line("x".repeat(10 * 1024 * 1024)).await;
                 t.stream("I printed a 10 MB line on stdout, and I am still fine.", Duration::from_millis(20)).await
             }
-            Scenario::Files => files(&t).await,
+            Scenario::Files => files(&t, prompt).await,
+            Scenario::Resolve => super::resolve::resolve(&t, after_news(prompt)).await,
             Scenario::Ignore => {
                 // Said first, so a client can tell the prompt arrived.
                 t.say("I will not answer, nor stop.")?;
@@ -210,8 +215,7 @@ const CODE: &str = "Here is a function in **Rust**:\n\n```rust\nfn greet(name: &
 /// The lead's hand-over: the names after "delegate to" (up to the first word that is not a name
 /// list word), each @mentioned.
 fn delegate(prompt: &str) -> String {
-    let asked = prompt.rsplit(crate::model::channel::CATCH_UP_END).next().unwrap_or(prompt);
-    let lower = asked.to_lowercase();
+    let lower = after_news(prompt).to_lowercase();
     let after = lower.split_once("delegate to").map_or("", |(_, a)| a);
     let names: Vec<&str> = after
         .split(|c: char| c.is_whitespace() || c == ',')
@@ -246,6 +250,7 @@ pub const WORDS: &[(&str, &str)] = &[
     ("code", "Markdown with code blocks"),
     ("diff", "a tool call that edits a file, with its diff"),
     ("files", "writes and reads a note in the workspace, through Sidekicks"),
+    ("conflicts", "resolves the conflict markers of the files named, keeping both sides"),
     ("permission", "asks before running a command; your answer decides"),
     ("terminal", "runs commands through Sidekicks, their output live"),
     ("form", "asks you to fill in a form"),
@@ -380,9 +385,17 @@ async fn failing(t: &Turn) -> Outcome {
     t.stream("The tests keep failing; I will try again the same way.", Duration::from_millis(20)).await
 }
 
-async fn files(t: &Turn) -> Outcome {
+/// The words asked, after the channel's news sent along (if any).
+fn after_news(prompt: &str) -> &str {
+    prompt.rsplit(crate::model::channel::CATCH_UP_END).next().unwrap_or(prompt)
+}
+
+/// Writes `notes/demo.md` (its sentence: the words after `files:`, if any) and reads it back.
+async fn files(t: &Turn, prompt: &str) -> Outcome {
     let path = t.cwd.join("notes/demo.md");
-    let text = "# Notes\n\nWritten by the demo agent through the client.\n";
+    let said = after_news(prompt).rsplit_once("files:").map(|(_, s)| s.trim()).filter(|s| !s.is_empty());
+    let sentence = said.and_then(|s| s.lines().next()).unwrap_or("Written by the demo agent through the client.");
+    let text = format!("# Notes\n\n{sentence}\n");
     t.cx.send_request(WriteTextFileRequest::new(t.session.clone(), path.clone(), text)).block_task().await?;
     let read = t.cx.send_request(ReadTextFileRequest::new(t.session.clone(), path.clone())).block_task().await?;
     let outside = t.cwd.join("../outside.md");

@@ -57,6 +57,18 @@ strings! {
     MergeWork => ("Merge {member}'s work", "Fusionner le travail de {member}"),
     TeamLead => ("Lead (optional)", "Responsable (facultatif)"),
     NoLead => ("none", "aucun"),
+    LedBy => (
+        "Led by {lead}, with the team's tools: it can give members tasks, wait for them, read their changes and merge (asking you first)",
+        "Dirigée par {lead}, avec les outils de l'équipe : il confie des tâches aux membres, les attend, lit leurs changements et fusionne (en vous demandant d'abord)"
+    ),
+    LedFromAfar => (
+        "Led by {lead} ({where}): only an agent on this computer gets the team's tools, so it hands work over by naming members (@name) in the channel",
+        "Dirigée par {lead} ({where}) : seul un agent de cet ordinateur reçoit les outils de l'équipe ; il confie le travail en nommant les membres (@nom) dans le canal"
+    ),
+    LeadFromAfar => (
+        "{lead} ({where}) will lead by naming members in the channel, without the team's tools (they reach only agents on this computer)",
+        "{lead} ({where}) dirigera en nommant les membres dans le canal, sans les outils de l'équipe (ils ne joignent que les agents de cet ordinateur)"
+    ),
     MessageChannel => ("Message #{name} — @name for one member, else everyone — {keys}", "Message à #{name} — @nom pour un membre, sinon tout le monde — {keys}"),
     NoChannelMembers => ("No agent lists this channel in its `channels` yet.", "Aucun agent ne cite encore ce canal dans ses `channels`."),
     ChannelEmpty => ("Nothing said here yet.", "Rien n’a encore été dit ici."),
@@ -76,10 +88,11 @@ strings! {
     TeamProject => ("Project: {path}", "Projet : {path}"),
     MemberWorksIn => ("works in {path}", "travaille dans {path}"),
     RadarTitle => (
-        "Members changing the same lines (these will not merge on their own):",
-        "Des membres modifient les mêmes lignes (cela ne fusionnera pas tout seul) :"
+        "Changes that will collide (a trial merge conflicts; they will not merge on their own):",
+        "Des changements qui se heurteront (une fusion d'essai est en conflit ; ils ne fusionneront pas tout seuls) :"
     ),
     RadarAnd => ("{some} and {last}", "{some} et {last}"),
+    RadarProject => ("the project", "le projet"),
     RadarLines => ("{members} change {path}, lines {from}–{to}", "{members} modifient {path}, lignes {from} à {to}"),
     RadarLine => ("{members} change {path}, line {line}", "{members} modifient {path}, ligne {line}"),
     RadarFile => ("{members} change {path}", "{members} modifient {path}"),

@@ -1,8 +1,9 @@
-//! Where two members' changes will meet (issue 47's radar, its first form): for each file that
-//! more than one member changed, the lines of the base their changes touch. Two changes that
-//! touch the same or adjacent lines of a file will not merge on their own (git's rule: a change
-//! next to another is a conflict too); a file both added has no base, so it collides whole.
-//! Pure: the runtime reads the members' diffs, this says what meets.
+//! Where members' changes will meet (issue 47's radar): for each file that more than one member
+//! changed, the lines of the base their changes touch. Two changes that touch the same or
+//! adjacent lines of a file may not merge on their own (git's rule: a change next to another is a
+//! conflict too); a file both added has no base, so it meets whole. Pure: the runtime reads the
+//! members' changes, this says where they meet, and the runtime tries each place with the merge
+//! itself (`runtime::teams::radar`) before it is told.
 
 /// Two or more members changing the same place.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,12 +14,17 @@ pub struct Overlap {
     pub path: String,
     /// The lines of the base, from and to (1-based), when the file had a base.
     pub lines: Option<(usize, usize)>,
+    /// The member's change meets what the project became since its base (one member then).
+    pub project: bool,
 }
 
 impl Overlap {
     /// In words: "Ada and Bob both change src/lib.rs (lines 10–24)"; `short` names a member.
     pub fn said<'a>(&'a self, short: impl Fn(&'a str) -> &'a str) -> String {
-        let names: Vec<&str> = self.members.iter().map(|m| short(m)).collect();
+        let mut names: Vec<&str> = self.members.iter().map(|m| short(m)).collect();
+        if self.project {
+            names.push("the project");
+        }
         let who = match names.as_slice() {
             [one, two] => format!("{one} and {two} both change"),
             [rest @ .., last] => format!("{} and {last} all change", rest.join(", ")),
@@ -54,7 +60,8 @@ pub fn overlaps(members: &[MemberChanges<'_>]) -> Vec<Overlap> {
                         }
                     }
                     None => {
-                        out.push(Overlap { members: vec![a.to_string(), b.to_string()], path: path.to_string(), lines })
+                        let members = vec![a.to_string(), b.to_string()];
+                        out.push(Overlap { members, path: path.to_string(), lines, project: false })
                     }
                 }
             }
@@ -65,7 +72,7 @@ pub fn overlaps(members: &[MemberChanges<'_>]) -> Vec<Overlap> {
 
 /// Where two members' ranges of one file meet: `Some(None)` the whole file (one has no
 /// ranges), `Some(Some(lines))` the base lines spanned by the ranges that touch, `None` apart.
-fn meet(ours: &[(usize, usize)], theirs: &[(usize, usize)]) -> Option<Option<(usize, usize)>> {
+pub fn meet(ours: &[(usize, usize)], theirs: &[(usize, usize)]) -> Option<Option<(usize, usize)>> {
     if ours.is_empty() || theirs.is_empty() {
         return Some(None);
     }
@@ -86,6 +93,17 @@ fn meet(ours: &[(usize, usize)], theirs: &[(usize, usize)]) -> Option<Option<(us
     span.map(|(s, e)| Some((s + 1, e.max(s + 1))))
 }
 
+/// The ranges of `old`'s lines (`[start, end)`, 0-based) that `new` replaces, hunk by hunk.
+pub fn ranges_between(old: &str, new: &str) -> Vec<(usize, usize)> {
+    let diff = similar::TextDiff::from_lines(old, new);
+    diff.ops()
+        .iter()
+        .map(|op| op.as_tag_tuple())
+        .filter(|(tag, _, _)| *tag != similar::DiffTag::Equal)
+        .map(|(_, before, _)| (before.start, before.end))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +120,10 @@ mod tests {
         let found = overlaps(&members);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].said(|m| m), "Ada and Bob both change src/lib.rs (lines 10–30)");
+        let with_project =
+            Overlap { members: vec!["Ada".into()], path: "a.rs".into(), lines: Some((2, 2)), project: true };
+        assert_eq!(with_project.said(|m| m), "Ada and the project both change a.rs (line 2)");
+        assert_eq!(ranges_between("a\nb\nc\n", "a\nB\nc\nd\n"), [(1, 2), (3, 3)]);
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //! names = ["PORT", "API_PORT"]
 //!
 //! lead_merges = "allow"  # the team's lead merges without asking (default "ask")
+//! overlap = "tell"        # a member writing a file another member changed: "ask" the person,
+//!                         # "tell" the member first, or "off" (the default)
 //!
 //! [check]             # after each merge
 //! command = "npm test"
@@ -47,6 +49,22 @@ pub struct Recipe {
     /// Whether the team's lead may merge members' work without asking the person (ADR 0035).
     #[serde(default)]
     pub lead_merges: LeadMerges,
+    /// What happens when a member writes a file another member has changed (ADR 0035, leases).
+    #[serde(default)]
+    pub overlap: OverlapRule,
+}
+
+/// What happens when a member starts writing a file another member of its team has changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverlapRule {
+    /// Nothing: the radar shows it (the default).
+    #[default]
+    Off,
+    /// The person is asked (a card naming both members and the file) before the write.
+    Ask,
+    /// The member's first write of that file is refused with who else changed it; the next goes on.
+    Tell,
 }
 
 /// Whether a team's lead may merge without asking.

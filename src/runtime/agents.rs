@@ -77,6 +77,7 @@ pub fn spawn_manager_watched(
         opening: None,
         members: Default::default(),
         lead_tools: Default::default(),
+        leases: None,
         loaded: None,
         applied,
         data_version: 0,
@@ -284,6 +285,8 @@ struct Manager {
     members: std::collections::BTreeMap<String, crate::protocol::teams::MemberAgent>,
     /// The `sidekicks-team` server of each team lead (ADR 0035).
     lead_tools: std::collections::BTreeMap<String, crate::model::config::McpConfig>,
+    /// Who says whether a member's write meets another member's change.
+    leases: Option<crate::runtime::acp::leases::LeasesHandle>,
     /// The config as loaded, before the members are added.
     loaded: Option<Config>,
     /// The config in force, members added, for whoever follows it.

@@ -73,7 +73,7 @@ pub(super) async fn launch(
     settings: ManagerSettings,
     plan: SessionPlan,
 ) -> Result<Box<Running>, CrashReport> {
-    let SessionPlan { resume, login, chosen, mcp } = plan;
+    let SessionPlan { resume, login, chosen, mcp, leases } = plan;
     let spawn_failed =
         |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
     let executor = executor_for(config).map_err(spawn_failed)?;
@@ -119,6 +119,7 @@ pub(super) async fn launch(
         mcp,
         policy: config.policy,
         unattended: settings.unattended,
+        leases,
     };
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {
@@ -168,6 +169,8 @@ pub(super) struct SessionPlan {
     pub chosen: Vec<crate::model::session_config::Chosen>,
     /// The config's MCP servers for the agent.
     pub mcp: Vec<crate::model::config::McpConfig>,
+    /// Who says whether its writes meet another team member's changes.
+    pub leases: Option<super::acp::leases::LeasesHandle>,
 }
 
 /// How long a login the person asked for may take (a browser login waits for the person).

@@ -223,6 +223,14 @@ fn timeline_ui(
                     ui.label(RichText::new(words).weak().italics());
                 }
                 Entry::Answer { agent, prompt, id, text } => {
+                    // The task this message carries, where it is now.
+                    let tasks = channel.team.as_ref().and_then(|t| state.teams.team(t)).map(|t| &t.tasks);
+                    let carried = |t: &&crate::protocol::teams::Task| {
+                        id.as_ref().is_some_and(|id| t.message.as_deref() == Some(id.0.as_str()))
+                    };
+                    if let Some(task) = tasks.and_then(|tasks| tasks.iter().find(carried)) {
+                        super::team::task::task_ui(ui, lang, task);
+                    }
                     // The member's messages while it answers and while its thread holds them; the
                     // answer kept by the channel otherwise (another thread open, member gone).
                     let messages =

@@ -28,6 +28,11 @@ pub fn command(config: &Path, root: &Path, args: &[&str]) -> Command {
 /// Runs `sidekicks --config CONFIG team ARGS` with its folders under `root/user`: exit code,
 /// stdout, stderr.
 pub fn team(config: &Path, root: &Path, args: &[&str]) -> (i32, String, String) {
+    team_within(config, root, args, Duration::from_secs(120))
+}
+
+/// [`team`], ended after `limit` should an agent hang.
+pub fn team_within(config: &Path, root: &Path, args: &[&str], limit: Duration) -> (i32, String, String) {
     let mut child = command(config, root, args).spawn().unwrap();
     let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
         std::thread::spawn(move || {
@@ -38,7 +43,7 @@ pub fn team(config: &Path, root: &Path, args: &[&str]) -> (i32, String, String) 
     };
     let out = drain(Box::new(child.stdout.take().unwrap()));
     let err = drain(Box::new(child.stderr.take().unwrap()));
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let deadline = Instant::now() + limit;
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
@@ -47,7 +52,7 @@ pub fn team(config: &Path, root: &Path, args: &[&str]) -> (i32, String, String) 
             child.kill().unwrap();
             child.wait().unwrap();
             let (out, err) = (out.join().unwrap(), err.join().unwrap());
-            panic!("{args:?} still running after two minutes:\n{out}\n{err}");
+            panic!("{args:?} still running after {limit:?}:\n{out}\n{err}");
         }
         std::thread::sleep(Duration::from_millis(50));
     };

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod adapter_lead;
 mod adapter_teams;
 mod codex_agent;
 mod layers;

@@ -10,6 +10,7 @@ mod team_cli;
 mod team_container;
 mod team_crash;
 mod team_lead;
+mod team_leases;
 mod team_lock;
 mod team_merge_cli;
 mod team_paths;

@@ -40,8 +40,8 @@ fn squad() -> Person {
 fn the_lead_assigns_waits_reads_and_merges_through_its_tools() {
     let p = squad();
     let goal = [
-        r#"call sidekicks-team assign {"member": "ada", "task": "files"}"#,
-        r#"call sidekicks-team assign {"member": "bob", "task": "files"}"#,
+        r#"call sidekicks-team assign {"member": "ada", "task": "files: ada's idea"}"#,
+        r#"call sidekicks-team assign {"member": "bob", "task": "files: bob's idea"}"#,
         r#"call sidekicks-team wait {"timeout_s": 600}"#,
         r#"call sidekicks-team members {}"#,
         r#"call sidekicks-team diff {"member": "ada"}"#,
@@ -56,7 +56,7 @@ fn the_lead_assigns_waits_reads_and_merges_through_its_tools() {
     let wait = out.split("wait → ").nth(1).and_then(|w| w.split("members → ").next()).unwrap_or_default();
     assert_eq!(wait.matches(r#""state":"done""#).count(), 2, "both finished: {out}");
     assert!(wait.contains(r#""changed":["notes/demo.md"]"#), "{out}");
-    // The radar names the file both changed.
+    // The radar names the file both changed differently (a trial merge of the two conflicts).
     assert!(out.contains("ada and bob both change notes/demo.md"), "{out}");
     // The diff is ada's, unified.
     assert!(out.contains("+++ b/notes/demo.md"), "{out}");
@@ -71,14 +71,14 @@ fn the_lead_assigns_waits_reads_and_merges_through_its_tools() {
     let state = |member: &str| {
         let task = tasks.iter().find(|t| t["member"].as_str().unwrap().starts_with(member)).unwrap();
         assert_eq!(task["by"], "lead");
-        assert_eq!(task["text"], "files");
+        assert!(task["text"].as_str().unwrap().starts_with("files: "), "{task}");
         task["state"].as_str().unwrap().to_string()
     };
     assert_eq!(state("ada"), "merged");
     assert_eq!(state("bob"), "done");
     let (code, words, _) = p.team(&["tasks", "squad"]);
     assert_eq!(code, 0);
-    assert!(words.contains("merged    ada (from lead): files"), "{words}");
+    assert!(words.contains("merged    ada (from lead): files: ada's idea"), "{words}");
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn a_lead_merges_only_when_allowed_and_only_the_lead_has_the_tools() {
 }
 
 #[test]
-fn the_radar_names_members_changing_the_same_lines_before_they_merge() {
+fn the_radar_names_changes_a_trial_merge_finds_in_conflict_before_they_merge() {
     let p = squad();
     let status = p.json(&["status", "squad", "--json"]);
     let copy = |i: usize| std::path::PathBuf::from(status["members"][i]["copy"].as_str().unwrap());
@@ -144,4 +144,18 @@ fn the_radar_names_members_changing_the_same_lines_before_they_merge() {
     std::fs::write(copy(1).join("notes.txt"), "first\nSECOND\nthird\n").unwrap();
     let (_, out, _) = p.team(&["status", "squad"]);
     assert!(out.contains("overlap: ada and bob both change notes.txt (lines 1–2)"), "next lines meet: {out}");
+    // The same edit by both merges cleanly: the trial merge says so, nothing is told.
+    std::fs::write(copy(1).join("notes.txt"), "FIRST\nsecond\nthird\n").unwrap();
+    let status = p.json(&["status", "squad", "--json"]);
+    assert_eq!(status["overlaps"], serde_json::json!([]), "the same change twice is no conflict: {status}");
+    // The project changes the line ada changed: her merge would conflict, told before she merges.
+    std::fs::write(p.project.join("notes.txt"), "first (project)\nsecond\nthird\n").unwrap();
+    let status = p.json(&["status", "squad", "--json"]);
+    let said: Vec<&str> = status["overlaps"].as_array().unwrap().iter().map(|o| o["said"].as_str().unwrap()).collect();
+    assert_eq!(
+        said,
+        ["ada and the project both change notes.txt (line 1)", "bob and the project both change notes.txt (line 1)"],
+        "{status}"
+    );
+    assert_eq!(status["overlaps"][0]["project"], true);
 }

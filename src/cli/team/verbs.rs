@@ -105,7 +105,7 @@ impl Door {
             value["members"] = serde_json::Value::Array(members);
             value["overlaps"] = overlaps
                 .iter()
-                .map(|o| json!({"members": o.members, "path": o.path, "lines": o.lines, "said": o.said(short)}))
+                .map(|o| json!({"members": o.members, "path": o.path, "lines": o.lines, "project": o.project, "said": o.said(short)}))
                 .collect();
             println!("{value}");
             return Ok(0);

@@ -53,4 +53,6 @@ pub struct ClientContext {
     pub policy: crate::model::config::Policy,
     /// How requests are answered when no person is at the door (`--allow`); `None`: the person.
     pub unattended: Option<Unattended>,
+    /// Who says whether a write meets another team member's change (a member's writes only).
+    pub leases: Option<super::leases::LeasesHandle>,
 }

@@ -64,13 +64,25 @@ pub(super) async fn served(
             {"optionId": "never", "name": "Always reject", "kind": "reject_always"},
         ],
     });
-    let Ok(asked) = serde_json::from_value::<RequestPermissionRequest>(raw) else { return Served::Refused };
+    let Ok(card) = serde_json::from_value::<RequestPermissionRequest>(raw) else { return Served::Refused };
     let id = NEXT_REQUEST.fetch_add(1, Ordering::Relaxed);
-    let request = convert::permission_request(id, asked);
+    let request = convert::permission_request(id, card);
     let key = rule_key(&request.tool);
     if let Some(decision) = key.as_deref().and_then(|k| ctx.rules.decide(k)) {
         return if decision == crate::model::permission::Decision::Allow { Served::Yes } else { Served::Refused };
     }
+    if asked(ctx, pending, key, request).await { Served::Yes } else { Served::Refused }
+}
+
+/// Asks the person `request` (a card of Sidekicks' own, `key`: what an always/never answer is
+/// remembered as), or has the door's `--allow` answer it; true when allowed.
+async fn asked(
+    ctx: &ClientContext,
+    pending: &PendingMap,
+    key: Option<String>,
+    request: crate::model::permission::PermissionRequest,
+) -> bool {
+    let id = request.id;
     let (tx, rx) = oneshot::channel();
     let waiting = Pending::new(Asker::Own(tx), key, &request);
     let unattended = ctx.unattended.and_then(|u| unattended_answer(&request, u));
@@ -80,8 +92,29 @@ pub(super) async fn served(
         answer_pending(pending, &*ctx.rules, id, &answer);
         ctx.events.send(Event::Agent(ctx.agent.clone().into(), AgentEvent::PermissionResolved { id, answer })).await;
     }
-    let allowed = matches!(rx.await, Ok(RequestPermissionOutcome::Selected(s)) if s.option_id.0.as_ref() == "allow" || s.option_id.0.as_ref() == "always");
-    if allowed { Served::Yes } else { Served::Refused }
+    matches!(rx.await, Ok(RequestPermissionOutcome::Selected(s)) if s.option_id.0.as_ref() == "allow" || s.option_id.0.as_ref() == "always")
+}
+
+/// Asks the person whether a member may write a file another member changed (the recipe's
+/// `overlap = "ask"`): a card of Sidekicks' own saying so, allowed once or not (nothing is
+/// remembered: the next write of it is asked again while the other's change stands).
+pub(super) async fn overlap_asked(ctx: &ClientContext, pending: &PendingMap, title: &str, path: &str) -> bool {
+    if ctx.unattended == Some(Unattended::Reject) {
+        return false;
+    }
+    static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
+    let call = format!("sidekicks-overlap-{}", NEXT_CALL.fetch_add(1, Ordering::Relaxed));
+    let raw = serde_json::json!({
+        "sessionId": "", "toolCall": {"toolCallId": call, "title": title, "kind": "other", "status": "pending",
+            "locations": [{"path": path}]},
+        "options": [
+            {"optionId": "allow", "name": "Let it write", "kind": "allow_once"},
+            {"optionId": "reject", "name": "Do not let it", "kind": "reject_once"},
+        ],
+    });
+    let Ok(request) = serde_json::from_value::<RequestPermissionRequest>(raw) else { return false };
+    let request = convert::permission_request(NEXT_REQUEST.fetch_add(1, Ordering::Relaxed), request);
+    asked(ctx, pending, None, request).await
 }
 
 /// The error for a request the person refused (or left unanswered): no notice, the card says it.

@@ -31,6 +31,7 @@ impl Manager {
                 }
             }
             ManagerCommand::SetLeadTools { servers } => self.set_lead_tools(servers).await,
+            ManagerCommand::SetLeases { leases } => self.leases = Some(leases),
             ManagerCommand::Shutdown => self.begin_shutdown().await,
         }
     }

@@ -45,6 +45,12 @@ pub enum ManagerCommand {
         /// The servers.
         servers: std::collections::BTreeMap<String, crate::model::config::McpConfig>,
     },
+    /// Who answers whether a team member's write meets another member's change (leases, ADR
+    /// 0035): given to each connection made after.
+    SetLeases {
+        /// The answerer.
+        leases: crate::runtime::acp::leases::LeasesHandle,
+    },
     /// Stop every agent and end.
     Shutdown,
 }

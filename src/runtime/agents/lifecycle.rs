@@ -30,13 +30,14 @@ impl Manager {
             None => {}
         }
         let rules = self.rules_for(&config);
+        let leases = self.leases.clone();
         self.make_room(name).await;
         self.set_state(name, AgentState::Starting).await;
         let events = self.events.clone();
         let internal = self.internal_tx.clone();
         let settings = self.settings;
         tokio::spawn(async move {
-            let plan = SessionPlan { resume, login, chosen, mcp };
+            let plan = SessionPlan { resume, login, chosen, mcp, leases };
             let result = launch(&config, events, rules, settings, plan).await;
             let _ = internal.send(Internal::Started { agent: config.name.clone(), generation, result }).await;
         });

@@ -128,6 +128,9 @@ pub(super) fn spawn(
     tokio::spawn(async move {
         loop {
             tokio::select! {
+                // Commands first: a command sent before an agent was prompted (a merge's message to
+                // its member, followed as a task) is handled before what the agent says to it.
+                biased;
                 command = rx.recv() => match command {
                     Some(command) => service.command(command).await,
                     None => return,
@@ -161,9 +164,18 @@ impl Channels {
                 };
                 c.timeline.entries.push(Entry::Notice { text: told.text.clone(), to: vec![agent.clone()] });
                 let id = Some(told.id.clone());
-                c.timeline.entries.push(Entry::Answer { agent, prompt: told.text, id, text: None });
+                c.timeline.entries.push(Entry::Answer {
+                    agent: agent.clone(),
+                    prompt: told.text.clone(),
+                    id,
+                    text: None,
+                });
                 let c = c.clone();
                 self.changed(c).await;
+                // Resolving is a task of its own: `wait` and the page follow it like any other.
+                let task = resolve_task(team, agent, &told.text);
+                let task = self.tasks.add(task, Some(told.id)).await;
+                self.tell_task(task).await;
             }
         }
     }
@@ -418,5 +430,27 @@ impl Channels {
             return;
         }
         self.send_to(i, Some(agent), text.trim(), &to).await;
+    }
+}
+
+/// The task of resolving what a merge told `member` of `team` (`told`: the message, one `- PATH…`
+/// line per file), given by Sidekicks.
+fn resolve_task(team: String, member: String, told: &str) -> Task {
+    let files = told.lines().filter(|l| l.starts_with("- ")).count();
+    let at = now();
+    Task {
+        id: Task::new_id(),
+        team,
+        member,
+        text: match files {
+            1 => "Resolve the conflicts of the merge (1 file)".to_string(),
+            n => format!("Resolve the conflicts of the merge ({n} files)"),
+        },
+        by: Some("Sidekicks".to_string()),
+        state: TaskState::Assigned,
+        assigned_at: at,
+        updated_at: at,
+        answer: None,
+        message: None,
     }
 }

@@ -8,6 +8,7 @@
 mod channels;
 mod config;
 pub mod lead;
+mod leases;
 mod marks;
 mod registry;
 mod tasks;
@@ -120,6 +121,11 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
     };
     let (tx, rx) = mpsc::channel(256);
     let book: Arc<std::sync::Mutex<team_book::TeamBook>> = Arc::default();
+    // The manager's first command: every connection it makes asks about members' writes.
+    let leases = crate::runtime::acp::leases::LeasesHandle(Arc::new(leases::BookLeases::new(book.clone())));
+    if manager.try_send(ManagerCommand::SetLeases { leases }).is_err() {
+        tracing::warn!("the manager did not take the leases: members' writes are not checked");
+    }
     let channels =
         channels::spawn(sink.clone(), manager.clone(), startup.store.clone(), book.clone(), heard, teams_dir.clone());
     let door = lead::Door::new(tx.clone(), tap, book.clone());

@@ -130,7 +130,7 @@ impl Services {
             TeamCommand::Patch { team, member, paths, limit } => {
                 self.team.read(team, member, move |team, member| super::team_ops::patch(team, member, paths, limit));
             }
-            TeamCommand::Radar { team } => self.team.radar(team),
+            TeamCommand::Radar { team } => self.team.radar(team, false),
             // Served by the channel service (the front door hands them over).
             TeamCommand::Assign { .. } | TeamCommand::Tasks { .. } => {}
             TeamCommand::CloseReview { team } => {

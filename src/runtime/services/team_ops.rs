@@ -166,21 +166,10 @@ pub(super) fn patch(team: String, member: MemberCopy, paths: Option<Vec<String>>
 /// Files of a member whose hunks the radar reads (the rest are compared by name).
 const RADAR_FILES: usize = 200;
 
-/// Where the changes of `members` (of team `team`) meet: their patches read, their base lines
-/// compared (`model::radar`).
+/// Where the changes of `members` (of team `team`) collide, with each other and with the
+/// project: their changes read, the places they meet tried with the merge (`teams::radar`).
 pub(super) fn radar(team: String, members: Vec<MemberCopy>) -> TeamEvent {
-    let mut changed = Vec::new();
-    for member in members {
-        let name = member.name.clone();
-        if let TeamEvent::Patch { result: Ok(files), .. } = patch(team.clone(), member, None, RADAR_FILES) {
-            changed.push((name, files));
-        }
-    }
-    let input: Vec<crate::model::radar::MemberChanges<'_>> = changed
-        .iter()
-        .map(|(m, files)| (m.as_str(), files.iter().map(|f| (f.path.as_str(), f.base_lines.as_slice())).collect()))
-        .collect();
-    TeamEvent::Radar { team, overlaps: crate::model::radar::overlaps(&input) }
+    TeamEvent::Radar { team, overlaps: teams::radar::radar(&members, RADAR_FILES) }
 }
 
 /// The names and definitions of the members of a new team `team` made from `agents`: names no

@@ -24,6 +24,9 @@ use crate::protocol::{Event, TeamEvent};
 use crate::runtime::events::EventSink;
 use crate::runtime::teams::{self, ConflictText, MemberCopy, TeamError};
 
+/// How long the radar waits after a copy changed before it reads (writes come in bursts).
+const RADAR_SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// What the team service's tasks share.
 #[derive(Clone)]
 pub(super) struct TeamCtx {
@@ -334,10 +337,11 @@ impl TeamCtx {
                 attachments: Vec::new(),
             },
         );
-        let _ = self.manager.send(prompt).await;
+        // The channel first: it follows the member's turn on this message as a task.
         let (team, agent) = (merge.team.clone(), merge.agent.clone());
         let note = super::channels::ChannelCommand::Told { team, agent, told: message.clone() };
         let _ = self.channels.send(note).await;
+        let _ = self.manager.send(prompt).await;
         Some(message)
     }
 
@@ -419,14 +423,15 @@ impl TeamCtx {
             ctx.tell(TeamEvent::Changes { team: team.clone(), agent, result }).await;
             // A member's change list moved: so may the radar.
             if followed {
-                ctx.radar(team);
+                ctx.radar(team, true);
             }
         });
     }
 
-    /// Reads where team `team`'s members' changes meet and tells it; asked again while it
+    /// Reads where team `team`'s members' changes collide and tells it; asked again while it
     /// reads, it reads once more after (so a member writing fast costs one reading at a time).
-    pub(super) fn radar(&self, team: String) {
+    /// `settle`: a copy changed — wait a moment first, so a burst of writes is read once.
+    pub(super) fn radar(&self, team: String, settle: bool) {
         {
             let mut book = self.book();
             if !book.radar_reading.insert(team.clone()) {
@@ -436,6 +441,9 @@ impl TeamCtx {
         }
         let ctx = self.clone();
         tokio::spawn(async move {
+            if settle {
+                tokio::time::sleep(RADAR_SETTLE).await;
+            }
             loop {
                 let members: Vec<MemberCopy> = ctx
                     .book()
@@ -444,17 +452,15 @@ impl TeamCtx {
                     .unwrap_or_default();
                 let asked = team.clone();
                 let event = ctx.blocking(move || super::team_ops::radar(asked, members)).await;
-                {
-                    let mut book = ctx.book();
-                    if book.radar_stale.remove(&team) {
-                        continue;
-                    }
-                    book.radar_reading.remove(&team);
-                }
+                // Each reading is told (a member that never stops writing still has its radar).
                 if let Some(event) = event {
                     ctx.tell(event).await;
                 }
-                return;
+                let mut book = ctx.book();
+                if !book.radar_stale.remove(&team) {
+                    book.radar_reading.remove(&team);
+                    return;
+                }
             }
         });
     }

@@ -29,6 +29,15 @@ pub fn lead_merges(project: &Path) -> bool {
     matches!(load(project), Ok(Some(r)) if r.lead_merges == crate::model::recipe::LeadMerges::Allow)
 }
 
+/// What `project`'s recipe says of a member writing a file another member changed (a recipe a
+/// member wrote and the person has not accepted says nothing).
+pub fn overlap(project: &Path) -> crate::model::recipe::OverlapRule {
+    match load(project) {
+        Ok(Some(r)) => r.overlap,
+        _ => crate::model::recipe::OverlapRule::Off,
+    }
+}
+
 /// Copies the files of `project` matching `patterns` into `copy` (where the copy has none
 /// already), ignored files included, `.git` and dependency folders left out; returns their paths.
 pub fn copy_files(project: &Path, copy: &Path, patterns: &[String], skip: &[String]) -> Result<Vec<String>, TeamError> {

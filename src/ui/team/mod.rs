@@ -5,4 +5,5 @@ pub mod assign;
 pub mod branch;
 pub mod discarded;
 pub mod setup;
+pub mod task;
 pub mod view;

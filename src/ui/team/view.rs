@@ -114,6 +114,13 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
             });
         ui.end_row();
     });
+    if let Some(view) = form.lead.as_ref().and_then(|l| state.agent(l))
+        && view.config.runtime.kind != RuntimeKind::Local
+    {
+        let place = crate::i18n::where_text(lang, &view.config.runtime);
+        let words = trf(lang, Key::LeadFromAfar, &[("lead", &view.config.name), ("where", &place)]);
+        ui.label(RichText::new(words).color(crate::ui::theme::warning_color()));
+    }
     ui.add_space(8.0);
     let teams = &state.teams;
     if teams.creating {
@@ -247,6 +254,9 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
         };
         ui.label(RichText::new(text).color(color));
     }
+    if let Some(lead) = &record.lead {
+        lead_ui(ui, lang, state, lead);
+    }
     commands.extend(crate::ui::team::discarded::kept_notice(ui, lang, state, id));
     commands.extend(crate::ui::team::setup::check_ui(ui, lang, team));
     radar_ui(ui, lang, team);
@@ -278,6 +288,21 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     commands
 }
 
+/// Who leads the team, and whether it has the team's tools (an agent on this computer only).
+fn lead_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, lead: &str) {
+    let runtime = state.agent(lead).map(|v| &v.config.runtime);
+    match runtime.filter(|r| r.kind != RuntimeKind::Local) {
+        Some(runtime) => {
+            let place = crate::i18n::where_text(lang, runtime);
+            let words = trf(lang, Key::LedFromAfar, &[("lead", lead), ("where", &place)]);
+            ui.label(RichText::new(words).color(crate::ui::theme::warning_color()));
+        }
+        None => {
+            ui.label(RichText::new(trf(lang, Key::LedBy, &[("lead", lead)])).weak());
+        }
+    }
+}
+
 /// The narrowest a member's column gets before members go one under the other.
 const MEMBER_WIDTH: f32 = 460.0;
 
@@ -307,7 +332,7 @@ fn member_ui(
     };
     ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak());
     if let Some(task) = team.task_of(agent) {
-        task_ui(ui, lang, task);
+        super::task::task_ui(ui, lang, task);
     }
     if let Some(command) = crate::ui::team::assign::assign_ui(ui, lang, &mut views.assigning, id, agent) {
         commands.push(command);
@@ -501,29 +526,6 @@ fn changes_ui(
     asked
 }
 
-/// A member's latest task: what it was asked (by whom), and where it is.
-fn task_ui(ui: &mut egui::Ui, lang: Language, task: &crate::protocol::teams::Task) {
-    use crate::protocol::teams::TaskState;
-    let state = match &task.state {
-        TaskState::Assigned => tr(lang, Key::TaskAssigned).to_string(),
-        TaskState::Working => tr(lang, Key::TaskWorking).to_string(),
-        TaskState::Done => tr(lang, Key::TaskDone).to_string(),
-        TaskState::Merged => tr(lang, Key::TaskMerged).to_string(),
-        TaskState::Conflict => tr(lang, Key::TaskConflict).to_string(),
-        TaskState::Failed { why } => trf(lang, Key::TaskFailed, &[("why", why)]),
-    };
-    let text: String = task.text.lines().next().unwrap_or_default().chars().take(120).collect();
-    let words = match &task.by {
-        Some(by) => trf(lang, Key::MemberTaskBy, &[("by", by), ("text", &text), ("state", &state)]),
-        None => trf(lang, Key::MemberTask, &[("text", &text), ("state", &state)]),
-    };
-    let color = match task.state {
-        TaskState::Failed { .. } | TaskState::Conflict => error_color(),
-        _ => ui.visuals().text_color(),
-    };
-    ui.label(RichText::new(words).color(color)).on_hover_text(&task.text);
-}
-
 /// Where the members' changes meet (the radar): each file two or more change at the same
 /// lines, before any of them merges.
 fn radar_ui(ui: &mut egui::Ui, lang: Language, team: &crate::app::teams_state::TeamState) {
@@ -532,7 +534,10 @@ fn radar_ui(ui: &mut egui::Ui, lang: Language, team: &crate::app::teams_state::T
     }
     ui.label(RichText::new(tr(lang, Key::RadarTitle)).color(crate::ui::theme::warning_color()));
     for o in &team.overlaps {
-        let names: Vec<&str> = o.members.iter().map(|m| crate::model::member_name::short_name(m)).collect();
+        let mut names: Vec<&str> = o.members.iter().map(|m| crate::model::member_name::short_name(m)).collect();
+        if o.project {
+            names.push(tr(lang, Key::RadarProject));
+        }
         let members = match names.split_last() {
             Some((last, [])) => last.to_string(),
             Some((last, rest)) => trf(lang, Key::RadarAnd, &[("some", &rest.join(", ")), ("last", last)]),

@@ -40,6 +40,9 @@ impl Handlers {
             return responder.respond_with_error(unknown_session(&req.session_id));
         }
         let path = req.path.display().to_string();
+        if let Some(error) = self.lease(&req.path).await {
+            return responder.respond_with_error(error);
+        }
         let size = crate::model::content::human_size(req.content.len());
         let shown = format!("{path} ({size})");
         match served(ctx, &self.pending, ctx.policy.writes, true, &shown, &path).await {
@@ -56,6 +59,38 @@ impl Handlers {
                 responder.respond(WriteTextFileResponse::new())
             }
             Err(e) => responder.respond_with_error(fs_error(e)),
+        }
+    }
+
+    /// A member writing a file another member changed, as the team's recipe wants (ADR 0035):
+    /// `tell` refuses the first write with who else changed it; `ask` asks the person. The error
+    /// to answer with, or `None` to go on.
+    async fn lease(&self, path: &std::path::Path) -> Option<agent_client_protocol::Error> {
+        use crate::model::recipe::OverlapRule;
+        let ctx = &self.ctx;
+        let leases = ctx.leases.clone()?;
+        let full = path.display().to_string();
+        let (agent, path) = (ctx.agent.clone(), path.to_path_buf());
+        let meeting = tokio::task::spawn_blocking(move || leases.0.meeting(&agent, &path)).await.ok()??;
+        let who = meeting.who();
+        let mut error = agent_client_protocol::Error::invalid_params();
+        match meeting.rule {
+            OverlapRule::Tell if meeting.first => {
+                error.message = format!(
+                    "{who} of the team {} changed {} too: your change and theirs may conflict at merge. Write it again to go on, or leave this file to them.",
+                    meeting.team, meeting.path
+                );
+                Some(error)
+            }
+            OverlapRule::Ask => {
+                let title = format!("{} wants to write {}, which {who} changed too", ctx.agent, meeting.path);
+                if super::super::permissions::overlap_asked(ctx, &self.pending, &title, &full).await {
+                    return None;
+                }
+                error.message = format!("the person did not let you write {}: {who} changed it too", meeting.path);
+                Some(error)
+            }
+            _ => None,
         }
     }
 }

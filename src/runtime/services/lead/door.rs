@@ -20,6 +20,8 @@ struct Seen {
     states: HashMap<String, AgentState>,
     /// Each agent's permission requests waiting for the person.
     asking: HashMap<String, usize>,
+    /// The finished tasks each lead's `wait` gave already.
+    reported: HashMap<String, std::collections::HashSet<String>>,
 }
 
 /// The door.
@@ -29,6 +31,8 @@ pub struct Door {
     tap: broadcast::Sender<Event>,
     book: Arc<Mutex<TeamBook>>,
     seen: Arc<Mutex<Seen>>,
+    /// When the door opened (seconds since the epoch).
+    started: u64,
 }
 
 /// How long a command waits for its answer (a merge waits for its check).
@@ -53,7 +57,25 @@ impl Door {
                 }
             }
         });
-        Self { commands, tap, book, seen }
+        let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_secs();
+        Self { commands, tap, book, seen, started }
+    }
+
+    /// When the door opened (seconds since the epoch): tasks that ended before are old news.
+    pub fn started(&self) -> u64 {
+        self.started
+    }
+
+    /// Whether `lead`'s `wait` gave finished task `id` already.
+    pub fn reported(&self, lead: &str, id: &str) -> bool {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.reported.get(lead).is_some_and(|r| r.contains(id))
+    }
+
+    /// `lead`'s `wait` gave finished tasks `ids`.
+    pub fn report(&self, lead: &str, ids: impl IntoIterator<Item = String>) {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.reported.entry(lead.to_string()).or_default().extend(ids);
     }
 
     /// The teams `lead` leads.

@@ -30,7 +30,7 @@ pub fn list() -> Value {
          "inputSchema": {"type": "object", "properties": {"team": team}}},
         {"name": "assign", "description": "Gives a member a task (it is sent with the team channel's catch-up) and returns at once with the task's id.",
          "inputSchema": {"type": "object", "properties": {"team": team, "member": member, "task": {"type": "string", "description": "What the member is to do"}}, "required": ["member", "task"]}},
-        {"name": "wait", "description": "Waits until the tasks finish (default: every unfinished task of the team) or the time is up; gives each finished task's answer and changed files, and what still runs.",
+        {"name": "wait", "description": "Waits until the tasks finish (default: the team's tasks still running, and those that finished since you last waited) or the time is up; gives each finished task's answer and changed files, and what still runs.",
          "inputSchema": {"type": "object", "properties": {"team": team, "tasks": {"type": "array", "items": {"type": "string"}}, "timeout_s": {"type": "number", "description": "At most this many seconds (default 600, at most 3600)"}}}},
         {"name": "diff", "description": "A member's changes against its base, as a unified diff, in pages (pass next_offset as offset for the next).",
          "inputSchema": {"type": "object", "properties": {"team": team, "member": member, "paths": {"type": "array", "items": {"type": "string"}}, "offset": {"type": "integer", "minimum": 0}}, "required": ["member"]}},
@@ -48,7 +48,7 @@ pub async fn call(door: &Door, lead: &str, name: &str, args: &Value) -> Result<V
         "members" => members(door, &team).await,
         "assign" => assign(door, lead, &team, args, "task").await,
         "message" => assign(door, lead, &team, args, "text").await,
-        "wait" => wait(door, &team, args).await,
+        "wait" => wait(door, lead, &team, args).await,
         "diff" => diff(door, &team, args).await,
         "merge" => merge(door, lead, &team, args).await,
         _ => Err(format!("there is no tool {name}: the tools are members, assign, wait, diff, message, merge")),
@@ -134,7 +134,7 @@ async fn members(door: &Door, team: &TeamInfo) -> Result<Value, String> {
         .iter()
         .map(|o| {
             let members: Vec<&str> = o.members.iter().map(|m| short(m)).collect();
-            json!({"members": members, "path": o.path, "lines": o.lines.map(|(a, b)| format!("{a}–{b}")), "said": o.said(short)})
+            json!({"members": members, "with_project": o.project, "path": o.path, "lines": o.lines.map(|(a, b)| format!("{a}–{b}")), "said": o.said(short)})
         })
         .collect();
     Ok(json!({"team": team.record.name, "members": out, "overlaps": overlaps}))
@@ -163,7 +163,7 @@ async fn assign(door: &Door, lead: &str, team: &TeamInfo, args: &Value, key: &st
     }
 }
 
-async fn wait(door: &Door, team: &TeamInfo, args: &Value) -> Result<Value, String> {
+async fn wait(door: &Door, lead: &str, team: &TeamInfo, args: &Value) -> Result<Value, String> {
     let within = args.get("timeout_s").and_then(Value::as_f64).map_or(600, |s| s.max(0.0) as u64).min(LONGEST_WAIT);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(within);
     let mut heard = door.hear();
@@ -175,7 +175,13 @@ async fn wait(door: &Door, team: &TeamInfo, args: &Value) -> Result<Value, Strin
             }
             ids
         }
-        None => all.iter().filter(|t| !t.state.finished()).map(|t| t.id.clone()).collect(),
+        // Those still running, and those that finished since this process began and were not
+        // given by an earlier wait (a task may end before the lead waits for it).
+        None => {
+            let since = door.started();
+            let new = |t: &&Task| !t.state.finished() || (t.updated_at >= since && !door.reported(lead, &t.id));
+            all.iter().filter(new).map(|t| t.id.clone()).collect()
+        }
     };
     let mut now: Vec<Task> = all.into_iter().filter(|t| wanted.contains(&t.id)).collect();
     while now.iter().any(|t| !t.state.finished()) {
@@ -195,6 +201,7 @@ async fn wait(door: &Door, team: &TeamInfo, args: &Value) -> Result<Value, Strin
         }
     }
     let (finished, running): (Vec<Task>, Vec<Task>) = now.into_iter().partition(|t| t.state.finished());
+    door.report(lead, finished.iter().map(|t| t.id.clone()));
     let mut done = Vec::new();
     for task in &finished {
         let files = patches(door, &team.record.id, &task.member, None).await.unwrap_or_default();
@@ -245,8 +252,22 @@ async fn merge(door: &Door, lead: &str, team: &TeamInfo, args: &Value) -> Result
         Some(names) => names.iter().map(|n| member(team, n)).collect::<Result<_, _>>()?,
         None => team.record.members.iter().map(|m| m.agent.clone()).collect(),
     };
+    // Only members with changes are merged (and named to the person).
+    let mut files = Vec::new();
+    let mut with_changes = Vec::new();
+    for agent in agents {
+        let changed = patches(door, &team.record.id, &agent, None).await.unwrap_or_default();
+        if !changed.is_empty() {
+            files.extend(changed.into_iter().map(|f| f.path));
+            with_changes.push(agent);
+        }
+    }
+    if with_changes.is_empty() {
+        return Ok(json!({"merged": [], "said": "nothing to merge: no member named has changes"}));
+    }
+    let agents = with_changes;
     if !crate::runtime::teams::recipe::lead_merges(&team.record.project) {
-        ask_to_merge(door, lead, team, &agents).await?;
+        ask_to_merge(door, lead, team, &agents, &files).await?;
     }
     let mut merged = Vec::new();
     for agent in agents {
@@ -282,20 +303,18 @@ async fn merge(door: &Door, lead: &str, team: &TeamInfo, args: &Value) -> Result
 
 /// Asks the person whether `lead` may merge the work of `agents` (a card on the lead's
 /// conversation naming them and their files); `Err` unless allowed.
-async fn ask_to_merge(door: &Door, lead: &str, team: &TeamInfo, agents: &[String]) -> Result<(), String> {
+async fn ask_to_merge(
+    door: &Door,
+    lead: &str,
+    team: &TeamInfo,
+    agents: &[String],
+    files: &[String],
+) -> Result<(), String> {
     use crate::model::permission::{OptionKind, PermissionAnswer, PermissionOption, PermissionRequest};
     use std::sync::atomic::{AtomicU64, Ordering};
     // Apart from the ids of agents' own requests.
     static NEXT: AtomicU64 = AtomicU64::new(1 << 52);
-    let mut whose = Vec::new();
-    let mut files = Vec::new();
-    for agent in agents {
-        let changed = patches(door, &team.record.id, agent, None).await.unwrap_or_default();
-        if !changed.is_empty() {
-            whose.push(member_name::short_name(agent).to_string());
-            files.extend(changed.into_iter().map(|f| f.path));
-        }
-    }
+    let whose: Vec<String> = agents.iter().map(|a| member_name::short_name(a).to_string()).collect();
     let count = match files.len() {
         1 => "1 file".to_string(),
         n => format!("{n} files"),
@@ -311,7 +330,7 @@ async fn ask_to_merge(door: &Door, lead: &str, team: &TeamInfo, agents: &[String
             title,
             // Said by its title (the files listed under it), not as one agent's file edit.
             kind: crate::model::tool::ToolKind::Other,
-            content: files.clone(),
+            content: files.to_vec(),
             ..Default::default()
         },
         options: vec![
