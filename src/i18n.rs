@@ -185,6 +185,15 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
         T::RecipeFromMember { member } => trf(lang, Key::RecipeFromMember, &[("member", member)]),
         T::ReviewStale(path) => trf(lang, Key::ReviewStale, &[("path", path)]),
         T::HunkConflicts(path) => trf(lang, Key::HunkConflicts, &[("path", path)]),
+        T::PicksOverlap { path, first, second } => trf(
+            lang,
+            Key::PicksOverlap,
+            &[
+                ("path", path),
+                ("first", crate::model::member_name::short_name(first)),
+                ("second", crate::model::member_name::short_name(second)),
+            ],
+        ),
         T::AlreadyMember(agent) => trf(lang, Key::AlreadyMember, &[("agent", agent)]),
         T::NothingToUndo => tr(lang, Key::NothingToUndo).to_string(),
         T::Container { agent, message } => {

@@ -400,7 +400,7 @@ pub(crate) async fn follow_turn(
 
 /// An event of an agent streamed beside the one followed (`others`): printed, its permission
 /// requests answered with `allow`; gives back every other event.
-async fn beside(
+pub(crate) async fn beside(
     commands: &tokio::sync::mpsc::Sender<Command>,
     others: &mut std::collections::HashMap<String, Output>,
     event: Event,

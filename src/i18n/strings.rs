@@ -424,6 +424,7 @@ strings! {
     CommitAsBranch => ("Commit as branch…", "Faire une branche…"),
     CommitAsBranchHint => ("Make this member's work a branch of the project (your checkout is not touched)", "Faire du travail de ce membre une branche du projet (votre copie de travail n’est pas touchée)"),
     ReviewStale => ("{path} changed since it was shown: nothing was done; look at it again.", "{path} a changé depuis son affichage : rien n’a été fait ; regardez-le de nouveau."),
+    PicksOverlap => ("{first}'s and {second}'s chosen changes touch the same lines of {path}: keep one of the two. Nothing was merged.", "Les changements choisis de {first} et de {second} touchent les mêmes lignes de {path} : n'en gardez qu'un. Rien n'a été fusionné."),
     HunkConflicts => ("This change to {path} conflicts with the project's version: merge the whole file to send the conflict to the member.", "Ce changement de {path} est en conflit avec la version du projet : fusionnez le fichier entier pour envoyer le conflit au membre."),
     AlreadyMember => ("{agent} is a member of the team already: discard it first to restore its earlier work.", "{agent} est déjà membre de l’équipe : abandonnez-le d’abord pour restaurer son travail d’avant."),
     Review => ("Review…", "Relire…"),

@@ -56,6 +56,27 @@ pub enum Said {
         /// The text.
         text: String,
     },
+    /// It reported its context's use (and its session's cost, when it says).
+    Usage {
+        /// The agent.
+        agent: String,
+        /// Tokens in use.
+        used: u64,
+        /// The session's cost so far.
+        cost: Option<crate::model::conversation::Cost>,
+    },
+    /// A permission was asked on its conversation.
+    Asked {
+        /// The agent.
+        agent: String,
+    },
+    /// A permission asked on its conversation was answered.
+    Answered {
+        /// The agent.
+        agent: String,
+        /// It was allowed.
+        allowed: bool,
+    },
     /// Its turn ended.
     Ended {
         /// The agent.
@@ -80,6 +101,18 @@ impl Said {
             Event::Agent(agent, AgentEvent::TurnStarted) => Said::Started { agent: agent.clone().0 },
             Event::Agent(agent, AgentEvent::Update { update: Update::Text(text) }) => {
                 Said::Text { agent: agent.clone().0, text: text.clone() }
+            }
+            Event::Agent(agent, AgentEvent::Update { update: Update::Usage { used, cost, .. } }) => {
+                Said::Usage { agent: agent.clone().0, used: *used, cost: cost.clone() }
+            }
+            Event::Agent(agent, AgentEvent::PermissionRequested { .. }) => Said::Asked { agent: agent.clone().0 },
+            Event::Agent(agent, AgentEvent::PermissionResolved { answer, .. }) => {
+                use crate::model::permission::{OptionKind, PermissionAnswer};
+                let allowed = matches!(
+                    answer,
+                    PermissionAnswer::Selected { kind: OptionKind::AllowOnce | OptionKind::AllowAlways, .. }
+                );
+                Said::Answered { agent: agent.clone().0, allowed }
             }
             Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
                 use crate::model::conversation::TurnEnd;

@@ -20,5 +20,6 @@ mod team_review;
 mod team_scan;
 mod team_scan_settings;
 mod team_trust;
+mod team_try;
 mod team_undo;
 mod teams;

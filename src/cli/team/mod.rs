@@ -23,6 +23,7 @@ use crate::runtime::config::file::AppDirs;
 use crate::runtime::events::EventSink;
 use crate::runtime::host::{Host, Startup};
 
+mod best;
 mod lead;
 mod verbs;
 use verbs::team_json;
@@ -180,6 +181,54 @@ pub enum TeamCli {
         #[arg(long)]
         json: bool,
     },
+    /// Best of N: a team whose members (one per `--agent`; an agent may come twice) all get the
+    /// same task; their turns stream (each line named) until every one ended, then the attempts
+    /// are compared (`compare`). Exit 0 every attempt ended, 1 one failed, 2 an error.
+    Try {
+        /// The project folder.
+        #[arg(long)]
+        project: PathBuf,
+        /// An agent of the config to try (repeat it: two or more).
+        #[arg(long = "agent", required = true)]
+        agents: Vec<String>,
+        /// The team's name (default: the project folder's, with `-try`).
+        #[arg(long)]
+        name: Option<String>,
+        /// How copies are made.
+        #[arg(long, value_enum, default_value = "worktree")]
+        provider: Provider,
+        /// The task every member gets.
+        task: String,
+        /// How permission requests are answered.
+        #[arg(long, value_enum, default_value = "reject")]
+        allow: Allow,
+        /// JSON lines while they work, then the comparison as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A team's attempts side by side: each member's task, changes, the recipe's check run in its
+    /// copy, time, tokens and cost (where the agent reports them), permissions; and each changed
+    /// file's hunks, numbered for `take`.
+    Compare {
+        /// The team (its name or id).
+        team: String,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Merge hunks chosen from several members' attempts, each named MEMBER:PATH:N (`compare`
+    /// numbers them). Two that change the same or adjacent lines are refused, and nothing is
+    /// merged. Exit 0 merged, 1 refused, 2 an error.
+    Take {
+        /// The team (its name or id).
+        team: String,
+        /// The hunks: MEMBER:PATH:N.
+        #[arg(required = true)]
+        hunks: Vec<String>,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
     /// Bring back the work last discarded from a team (the team too, if it was discarded).
     Restore {
         /// The team (its name or id).
@@ -198,7 +247,10 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::
         // The door's `--allow`, carried out by the runtime (the same as `sidekicks prompt`'s).
         let unattended = match &command {
             TeamCli::Prompt { args, .. } => args.allow,
-            TeamCli::Merge { allow, .. } | TeamCli::Assign { allow, .. } | TeamCli::Lead { allow, .. } => *allow,
+            TeamCli::Merge { allow, .. }
+            | TeamCli::Assign { allow, .. }
+            | TeamCli::Lead { allow, .. }
+            | TeamCli::Try { allow, .. } => *allow,
             _ => Allow::Reject,
         };
         let mut door = Door::open(config, dirs, unattended.into()).await?;
@@ -430,6 +482,11 @@ impl Door {
             TeamCli::Tasks { team, json } => self.tasks(&team, json).await,
             TeamCli::Assign { team, member, task, allow, json } => self.assign(&team, &member, task, allow, json).await,
             TeamCli::Lead { team, goal, allow, json } => self.lead(&team, goal, allow, json).await,
+            TeamCli::Try { project, agents, name, provider, task, allow, json } => {
+                self.try_agents(project, agents, name, provider, task, allow, json).await
+            }
+            TeamCli::Compare { team, json } => self.compare_team(&team, json).await,
+            TeamCli::Take { team, hunks, json } => self.take(&team, &hunks, json).await,
         }
     }
 }

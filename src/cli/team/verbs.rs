@@ -4,15 +4,16 @@
 use super::*;
 
 impl Door {
-    pub(super) async fn new_team(
-        &mut self,
+    /// A new team's name (default: the project folder's), absolute project and way of copying,
+    /// once every agent (and the lead) is one of the config's own.
+    pub(super) fn checked_new(
+        &self,
         project: PathBuf,
-        agents: Vec<String>,
+        agents: &[String],
         name: Option<String>,
         provider: Provider,
         lead: Option<String>,
-        json: bool,
-    ) -> anyhow::Result<u8> {
+    ) -> anyhow::Result<(String, PathBuf, ProviderKind, Option<String>)> {
         let is_own = |a: &str| {
             self.config.agent(a).is_some() && !self.teams.iter().any(|t| t.record.members.iter().any(|m| m.agent == a))
         };
@@ -31,6 +32,19 @@ impl Door {
             Provider::Copy => ProviderKind::Copy,
             Provider::Clone => ProviderKind::Clone,
         };
+        Ok((name, project, provider, lead))
+    }
+
+    pub(super) async fn new_team(
+        &mut self,
+        project: PathBuf,
+        agents: Vec<String>,
+        name: Option<String>,
+        provider: Provider,
+        lead: Option<String>,
+        json: bool,
+    ) -> anyhow::Result<u8> {
+        let (name, project, provider, lead) = self.checked_new(project, &agents, name, provider, lead)?;
         self.send(TeamCommand::Create { name, project, provider, agents, lead }).await?;
         let TeamEvent::Created { result } = self.team_event(|e| matches!(e, TeamEvent::Created { .. })).await? else {
             unreachable!()

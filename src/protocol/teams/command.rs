@@ -175,4 +175,44 @@ pub enum TeamCommand {
         /// The team (its id).
         team: String,
     },
+    /// Best of N: make team `name` of `agents` on `project` (as `Create`) and give every member
+    /// the same `task` as soon as it can work (`TeamEvent::Created`, then a `Task` each).
+    Try {
+        /// The team's name.
+        name: String,
+        /// The project folder.
+        project: PathBuf,
+        /// How copies are made.
+        provider: ProviderKind,
+        /// The agents, one member each (an agent may come more than once).
+        agents: Vec<String>,
+        /// The task every member gets.
+        task: String,
+    },
+    /// Run the recipe's check in a member's copy, where it works (`TeamEvent::CopyChecked`).
+    CheckCopy {
+        /// The team (its id).
+        team: String,
+        /// The member (its name).
+        member: String,
+    },
+    /// Merge hunks chosen from several members' attempts (`TeamEvent::HunksTaken`): refused,
+    /// nothing written, when two of them change the same or adjacent lines of a file.
+    TakeHunks {
+        /// The team (its id).
+        team: String,
+        /// Each chosen hunk: member, file, the hunk as the person saw it.
+        picks: Vec<Pick>,
+    },
+}
+
+/// A hunk chosen from a member's attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    /// The member (its name).
+    pub member: String,
+    /// The file.
+    pub path: String,
+    /// The hunk, as the person saw it.
+    pub hunk: crate::model::review::Hunk,
 }

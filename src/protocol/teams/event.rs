@@ -273,4 +273,20 @@ pub enum TeamEvent {
         /// The overlaps.
         overlaps: Vec<crate::model::radar::Overlap>,
     },
+    /// The recipe's check ran in a member's copy (`None`: the recipe has no check).
+    CopyChecked {
+        /// The team (its id).
+        team: String,
+        /// The member.
+        agent: String,
+        /// Its result, and the end of what it wrote.
+        result: Option<(Result<(), String>, String)>,
+    },
+    /// Hunks chosen from several members were merged (each member's report), or none was.
+    HunksTaken {
+        /// The team (its id).
+        team: String,
+        /// The reports, member by member, or why nothing was merged.
+        result: Result<Vec<(String, MergeReport)>, TeamError>,
+    },
 }

@@ -9,12 +9,13 @@ use serde::{Deserialize, Serialize};
 use crate::model::merge::ConflictKind;
 
 mod command;
+pub mod compare;
 mod event;
 mod tasks;
 
-pub use command::TeamCommand;
+pub use command::{Pick, TeamCommand};
 pub use event::TeamEvent;
-pub use tasks::{Task, TaskState};
+pub use tasks::{Task, TaskState, TaskWork};
 
 /// The kinds of isolation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,6 +193,16 @@ pub enum TeamError {
         "this change to {0} conflicts with the project's version; merge the file to send the conflict to the member"
     )]
     HunkConflicts(String),
+    /// Two hunks chosen from different attempts change the same lines: nothing was merged.
+    #[error("{first} and {second} change the same lines of {path}: choose one of the two; nothing was merged")]
+    PicksOverlap {
+        /// The file.
+        path: String,
+        /// The first member (its name).
+        first: String,
+        /// The second.
+        second: String,
+    },
     /// The recipe's check failed in a scratch copy with the merge applied: nothing was merged.
     #[error("the check failed in a scratch copy ({why}); nothing was merged")]
     CheckFailed {

@@ -70,6 +70,36 @@ pub struct Task {
     pub answer: Option<String>,
     /// The message that carried it to the member (its answer is linked by it).
     pub message: Option<String>,
+    /// What the member's turn on it took (time, tokens, cost, permissions), as far as known.
+    #[serde(default)]
+    pub work: TaskWork,
+}
+
+/// What a member's turn on a task took: what best of N compares beside the diffs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskWork {
+    /// When the turn began and ended (milliseconds since the epoch).
+    pub started_ms: Option<u64>,
+    /// When the turn ended.
+    pub ended_ms: Option<u64>,
+    /// The context's use the agent reported last during the turn (`usage_update`: tokens).
+    pub tokens: Option<u64>,
+    /// What the turn cost, in millionths of `currency`, when the agent reports its session's cost
+    /// (the difference from the cost reported before the turn).
+    pub cost_millionths: Option<i64>,
+    /// The cost's unit (`USD`, `credits`).
+    pub currency: Option<String>,
+    /// Permission requests during the turn.
+    pub asked: u32,
+    /// Of them, allowed.
+    pub allowed: u32,
+}
+
+impl TaskWork {
+    /// How long the turn took, in milliseconds, once it ended.
+    pub fn took_ms(&self) -> Option<u64> {
+        Some(self.ended_ms?.saturating_sub(self.started_ms?))
+    }
 }
 
 impl Task {
@@ -104,11 +134,16 @@ mod tests {
             updated_at: 2,
             answer: None,
             message: None,
+            work: TaskWork::default(),
         };
         let json = serde_json::to_value(&task).unwrap();
         assert_eq!(json["state"], "failed");
         assert_eq!(json["why"], "it crashed");
         assert_eq!(serde_json::from_value::<Task>(json).unwrap(), task);
         assert!(task.state.finished() && !TaskState::Working.finished());
+        // A task saved before it had `work` still reads.
+        let mut old = serde_json::to_value(&task).unwrap();
+        old.as_object_mut().unwrap().remove("work");
+        assert_eq!(serde_json::from_value::<Task>(old).unwrap(), task);
     }
 }

@@ -84,6 +84,10 @@ struct Answering {
     queued: VecDeque<MessageId>,
     /// The message its current turn answers, and the text so far.
     current: Option<(MessageId, String)>,
+    /// What its current turn took so far (a task's `work`).
+    work: crate::protocol::teams::TaskWork,
+    /// The session's cost it reported last (a turn's cost is what it adds).
+    cost: Option<crate::model::conversation::Cost>,
 }
 
 struct Channels {
@@ -345,6 +349,7 @@ impl Channels {
             updated_at: at,
             answer: None,
             message: None,
+            work: Default::default(),
         };
         let channel = self.channels.iter().position(|c| c.team.as_deref() == Some(team.as_str()));
         let Some(i) = channel.filter(|i| self.channels[*i].members.contains(&member) && by.as_ref() != Some(&member))
@@ -383,6 +388,7 @@ impl Channels {
             Said::Started { agent } => {
                 let a = self.answering.entry(agent).or_default();
                 a.current = a.queued.pop_front().map(|id| (id, String::new()));
+                a.work = crate::protocol::teams::TaskWork { started_ms: Some(now_ms()), ..Default::default() };
                 let current = a.current.as_ref().map(|(id, _)| id.clone());
                 if let Some(id) = current
                     && let Some(task) = self.tasks.started(&id).await
@@ -395,9 +401,39 @@ impl Channels {
                     so_far.push_str(&text);
                 }
             }
+            Said::Usage { agent, used, cost } => {
+                let a = self.answering.entry(agent).or_default();
+                if a.current.is_some() {
+                    a.work.tokens = Some(used);
+                    if let Some(now) = &cost {
+                        let before = a.cost.as_ref().filter(|c| c.currency == now.currency).map_or(0, |c| c.millionths);
+                        a.work.cost_millionths = Some(now.millionths - before);
+                        a.work.currency = Some(now.currency.clone());
+                    }
+                } else if cost.is_some() {
+                    a.cost = cost;
+                }
+            }
+            Said::Asked { agent } => self.answering.entry(agent).or_default().work.asked += 1,
+            Said::Answered { agent, allowed } => {
+                if allowed {
+                    self.answering.entry(agent).or_default().work.allowed += 1;
+                }
+            }
             Said::Ended { agent, failed } => {
-                let Some((id, text)) = self.answering.get_mut(&agent).and_then(|a| a.current.take()) else { return };
-                if let Some(task) = self.tasks.ended(&id, &text, failed).await {
+                let Some(a) = self.answering.get_mut(&agent) else { return };
+                let Some((id, text)) = a.current.take() else { return };
+                let mut work = std::mem::take(&mut a.work);
+                work.ended_ms = Some(now_ms());
+                // The next turn's cost is counted from here.
+                if let (Some(spent), Some(currency)) = (work.cost_millionths, &work.currency) {
+                    let before = a.cost.as_ref().filter(|c| c.currency == *currency).map_or(0, |c| c.millionths);
+                    a.cost = Some(crate::model::conversation::Cost {
+                        millionths: before + spent,
+                        currency: currency.clone(),
+                    });
+                }
+                if let Some(task) = self.tasks.ended(&id, &text, failed, work).await {
                     self.tell_task(task).await;
                 }
                 self.ended(&agent, &id, &text).await;
@@ -452,5 +488,11 @@ fn resolve_task(team: String, member: String, told: &str) -> Task {
         updated_at: at,
         answer: None,
         message: None,
+        work: Default::default(),
     }
+}
+
+/// Milliseconds since the epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }

@@ -97,10 +97,17 @@ impl Tasks {
 
     /// The member's turn on `message` ended (`failed`: why it did not finish): its task, done or
     /// failed, with the answer.
-    pub async fn ended(&mut self, message: &MessageId, answer: &str, failed: Option<String>) -> Option<Task> {
+    pub async fn ended(
+        &mut self,
+        message: &MessageId,
+        answer: &str,
+        failed: Option<String>,
+        work: crate::protocol::teams::TaskWork,
+    ) -> Option<Task> {
         let task = self
             .change(message, |t| {
                 t.answer = Some(answer.to_string());
+                t.work = work;
                 t.state = match failed {
                     Some(why) => TaskState::Failed { why },
                     None => TaskState::Done,

@@ -33,6 +33,8 @@ pub(super) struct TeamBook {
     pub radar_reading: HashSet<String>,
     /// Teams whose members' copies changed while their radar was being read.
     pub radar_stale: HashSet<String>,
+    /// Best of N: the task each member gets once its setup succeeds.
+    pub tries: std::collections::HashMap<MemberKey, String>,
 }
 
 impl TeamBook {

@@ -122,8 +122,13 @@ impl Services {
         match command {
             TeamCommand::Follow { team } => self.follow_team(team),
             TeamCommand::Create { name, project, provider, agents, lead } => {
-                self.create_team(name, project, provider, agents, lead);
+                self.create_team(name, project, provider, agents, lead, None);
             }
+            TeamCommand::Try { name, project, provider, agents, task } => {
+                self.create_team(name, project, provider, agents, None, Some(task));
+            }
+            TeamCommand::CheckCopy { team, member } => self.team.check_copy(team, member),
+            TeamCommand::TakeHunks { team, picks } => self.team.take_hunks(team, picks),
             TeamCommand::Changes { team, member } => self.team.read_changes(team, member),
             TeamCommand::Diff { team, member, path } => self.team.diff(team, member, path),
             TeamCommand::Review { team, member } => self.team.review(team, member),
@@ -221,29 +226,40 @@ impl Services {
         provider: teams::ProviderKind,
         agents: Vec<String>,
         lead: Option<String>,
+        task: Option<String>,
     ) {
         let (dir, store) = (self.teams_dir.clone(), self.store.clone());
         let configs = self.agent_configs(&agents);
         let taken = self.agent_names();
-        self.team.op(move || {
-            let members = new_members(&name, &agents, taken, store.as_deref());
-            let result =
-                create_placed(&dir, &name, &project, provider, &members, lead, &configs).map(|(record, members)| {
-                    if let Some(store) = &store
-                        && let Err(e) = store.save_team(&record)
-                    {
-                        tracing::warn!("cannot remember the team: {e}");
-                    }
-                    TeamInfo {
-                        bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
-                        record,
-                        members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
-                        channel: None,
-                        undoable: None,
-                    }
-                });
-            Outcome::made(result, |result| TeamEvent::Created { result })
-        });
+        // Best of N: once made, every member gets the task (as soon as its setup lets it work).
+        let then = move |ctx: TeamCtx, event: TeamEvent| async move {
+            if let (Some(task), TeamEvent::Created { result: Ok(info) }) = (task, event) {
+                ctx.give_all(&info, &task).await;
+            }
+        };
+        self.team.op_then(
+            move || {
+                let members = new_members(&name, &agents, taken, store.as_deref());
+                let result = create_placed(&dir, &name, &project, provider, &members, lead, &configs).map(
+                    |(record, members)| {
+                        if let Some(store) = &store
+                            && let Err(e) = store.save_team(&record)
+                        {
+                            tracing::warn!("cannot remember the team: {e}");
+                        }
+                        TeamInfo {
+                            bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
+                            record,
+                            members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
+                            channel: None,
+                            undoable: None,
+                        }
+                    },
+                );
+                Outcome::made(result, |result| TeamEvent::Created { result })
+            },
+            then,
+        );
     }
 
     /// Brings discarded work back, into its team if it is still there.

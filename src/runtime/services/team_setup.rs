@@ -40,9 +40,14 @@ async fn run_streaming(
     sink: &EventSink,
     shown: &str,
     mut command: tokio::process::Command,
-    output: impl Fn(String) -> TeamEvent,
+    output: impl Fn(String) -> Option<TeamEvent>,
 ) -> Result<(), String> {
-    sink.send(Event::Team(output(format!("$ {shown}\n")))).await;
+    let send = |event: Option<TeamEvent>| async move {
+        if let Some(event) = event {
+            sink.send(Event::Team(event)).await;
+        }
+    };
+    send(output(format!("$ {shown}\n"))).await;
     let mut child = command
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -58,11 +63,11 @@ async fn run_streaming(
         tokio::select! {
             n = out.read(&mut a), if out_open => match n {
                 Ok(0) | Err(_) => out_open = false,
-                Ok(n) => sink.send(Event::Team(output(String::from_utf8_lossy(&a[..n]).into_owned()))).await,
+                Ok(n) => send(output(String::from_utf8_lossy(&a[..n]).into_owned())).await,
             },
             n = err.read(&mut b), if err_open => match n {
                 Ok(0) | Err(_) => err_open = false,
-                Ok(n) => sink.send(Event::Team(output(String::from_utf8_lossy(&b[..n]).into_owned()))).await,
+                Ok(n) => send(output(String::from_utf8_lossy(&b[..n]).into_owned())).await,
             },
             status = child.wait() => break status,
         }
@@ -75,9 +80,7 @@ async fn run_streaming(
         let mut buf = [0u8; 4096];
         loop {
             match tokio::time::timeout(std::time::Duration::from_millis(300), pipe.read(&mut buf)).await {
-                Ok(Ok(n)) if n > 0 => {
-                    sink.send(Event::Team(output(String::from_utf8_lossy(&buf[..n]).into_owned()))).await
-                }
+                Ok(Ok(n)) if n > 0 => send(output(String::from_utf8_lossy(&buf[..n]).into_owned())).await,
                 _ => break,
             }
         }
@@ -123,7 +126,7 @@ pub(super) async fn run_setup(sink: &EventSink, team: &str, mut member: MemberCo
         Err(e) => return done(Err(e)),
     };
     if let Some(setup) = recipe.and_then(|r| r.setup) {
-        let output = |text: String| TeamEvent::SetupOutput { team: team.to_string(), agent: name.clone(), text };
+        let output = |text: String| Some(TeamEvent::SetupOutput { team: team.to_string(), agent: name.clone(), text });
         if let Err(why) = run_streaming(sink, &setup, in_member(&setup, &member), output).await {
             return done(Err(why));
         }
@@ -135,6 +138,36 @@ pub(super) async fn run_setup(sink: &EventSink, team: &str, mut member: MemberCo
         Ok(Err(e)) => done(Err(e.to_string())),
         Err(e) => done(Err(e.to_string())),
     }
+}
+
+/// Runs the recipe's check in `member`'s copy, where it works (best of N compares them): its
+/// result and the last lines it wrote; `None` in the event when the recipe has no check.
+pub(super) async fn check_copy(sink: &EventSink, team: &str, member: &MemberCopy) -> TeamEvent {
+    let done = |result| TeamEvent::CopyChecked { team: team.into(), agent: member.name.clone(), result };
+    let check = match recipe(sink, team, &member.project).await {
+        Ok(recipe) => match recipe.and_then(|r| r.check) {
+            Some(check) => check,
+            None => return done(None),
+        },
+        Err(e) => return done(Some((Err(e), String::new()))),
+    };
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let output = {
+        let kept = kept.clone();
+        move |text: String| {
+            if let Ok(mut kept) = kept.lock() {
+                kept.push_str(&text);
+            }
+            None
+        }
+    };
+    let result = run_streaming(sink, &check.command, in_member(&check.command, member), output).await;
+    let all = kept.lock().map(|k| k.clone()).unwrap_or_default();
+    // What it wrote, without the command's echo.
+    let all = all.strip_prefix(&format!("$ {}\n", check.command)).unwrap_or(&all);
+    let tail: Vec<&str> = all.lines().rev().take(20).collect();
+    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    done(Some((result, tail)))
 }
 
 /// Runs the recipe's check in the project after `member`'s merge; `None` when the recipe has none.
@@ -157,7 +190,7 @@ pub(super) async fn run_check(
             if let Ok(mut kept) = kept.lock() {
                 kept.push_str(&text);
             }
-            TeamEvent::CheckOutput { team: team.clone(), agent: name.clone(), text }
+            Some(TeamEvent::CheckOutput { team: team.clone(), agent: name.clone(), text })
         }
     };
     sink.send(Event::Team(TeamEvent::CheckOutput { team: team.into(), agent: name.clone(), text: String::new() }))

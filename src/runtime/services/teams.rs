@@ -190,6 +190,89 @@ impl TeamCtx {
         });
     }
 
+    /// Runs `op` like [`op`](Self::op), then `then` with the event it told.
+    pub(super) fn op_then<F: std::future::Future<Output = ()> + Send + 'static>(
+        &self,
+        op: impl FnOnce() -> Outcome + Send + 'static,
+        then: impl FnOnce(TeamCtx, TeamEvent) -> F + Send + 'static,
+    ) {
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let Some(outcome) = ctx.blocking(op).await else { return };
+            let event = outcome.event.clone();
+            if outcome.teams_changed {
+                let _order = ctx.told_load.lock().await;
+                ctx.changes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                ctx.finish(outcome).await;
+            } else {
+                ctx.finish(outcome).await;
+            }
+            then(ctx, event).await;
+        });
+    }
+
+    /// Gives every member of the new team `info` the task `task` (best of N): now if it can work,
+    /// else when its setup succeeds.
+    pub(super) async fn give_all(&self, info: &crate::protocol::TeamInfo, task: &str) {
+        for (name, member) in &info.members {
+            let Ok(member) = member else { continue };
+            if member.ready {
+                self.give(&info.record.id, name, task).await;
+            } else {
+                self.book().tries.insert((info.record.id.clone(), name.clone()), task.to_string());
+            }
+        }
+    }
+
+    /// Gives `member` of `team` the person's task `task`.
+    async fn give(&self, team: &str, member: &str, task: &str) {
+        let assign = super::channels::ChannelCommand::Assign {
+            team: team.to_string(),
+            member: member.to_string(),
+            text: task.to_string(),
+            by: None,
+            id: crate::protocol::teams::Task::new_id(),
+        };
+        let _ = self.channels.send(assign).await;
+    }
+
+    /// Runs the recipe's check in `agent`'s copy (best of N compares them).
+    pub(super) fn check_copy(&self, team: String, agent: String) {
+        let member = self.book().member(&team, &agent);
+        let ctx = self.clone();
+        tokio::spawn(async move {
+            let event = match member {
+                Ok(member) => super::team_setup::check_copy(&ctx.sink, &team, &member).await,
+                Err(error) => TeamEvent::Failed { team, agent, error },
+            };
+            ctx.tell(event).await;
+        });
+    }
+
+    /// Merges hunks chosen from several members' attempts, or none (`teams::picks`).
+    pub(super) fn take_hunks(&self, team: String, picks: Vec<crate::protocol::teams::Pick>) {
+        let located: Result<Vec<_>, TeamError> = {
+            let book = self.book();
+            picks.into_iter().map(|p| Ok((book.member(&team, &p.member)?, p.path, p.hunk))).collect()
+        };
+        let id = team.clone();
+        let members: Vec<String> =
+            located.as_ref().map(|l| l.iter().map(|(m, _, _)| m.name.clone()).collect()).unwrap_or_default();
+        self.op_then(
+            move || {
+                let result = located.and_then(|picks| teams::picks::take_hunks(&picks));
+                let wrote = result.is_ok();
+                Outcome::wrote(TeamEvent::HunksTaken { team: id, result }, wrote)
+            },
+            move |ctx: TeamCtx, _| async move {
+                for agent in members {
+                    ctx.read_changes(team.clone(), agent.clone());
+                    ctx.reshow(&team, &agent);
+                }
+            },
+        );
+    }
+
     /// Runs `load` (a reading of the stored teams) like [`op`](Self::op), unless a reading that
     /// began after it was told first; again when the teams changed while it ran.
     pub(super) fn load(&self, load: impl Fn() -> Read + Send + Sync + 'static) {
@@ -526,7 +609,13 @@ impl TeamCtx {
                 TeamEvent::SetupDone { agent, .. } => agent.clone(),
                 _ => String::new(),
             };
+            let ready = matches!(&done, TeamEvent::SetupDone { result: Ok(_), .. });
             ctx.tell(done).await;
+            // Best of N: a member that could not work yet gets its task now.
+            let task = ctx.book().tries.remove(&(team.clone(), agent.clone()));
+            if let Some(task) = task.filter(|_| ready) {
+                ctx.give(&team, &agent, &task).await;
+            }
             let _ = ctx.notes.send(TeamNote::Members { team: team.clone() }).await;
             ctx.read_changes(team, agent);
         });

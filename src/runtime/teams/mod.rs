@@ -14,6 +14,7 @@ pub mod journal;
 pub mod lock;
 mod merge;
 pub mod migrate;
+pub mod picks;
 pub mod radar;
 pub mod reap;
 pub mod recipe;

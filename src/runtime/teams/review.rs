@@ -44,6 +44,34 @@ pub fn review(member: &MemberCopy) -> Result<Vec<ReviewFile>, TeamError> {
     Ok(out)
 }
 
+/// The base and member versions of a modified text file, and the indices of `shown` among its hunks.
+pub(super) fn locate_all(
+    member: &MemberCopy,
+    path: &str,
+    shown: &[Hunk],
+) -> Result<(Side, Side, String, String, Vec<usize>), TeamError> {
+    // An added file is one hunk from nothing (its base is absent).
+    let base = read_bases(member, &[path.to_string()])?.pop().unwrap_or(Side::Absent);
+    let mine = read_side(&member.copy, path)?;
+    let stale = || TeamError::ReviewStale(path.into());
+    let old = match &base {
+        Side::Absent => String::new(),
+        Side::File { content, .. } => String::from_utf8(content.clone()).map_err(|_| stale())?,
+        Side::Symlink { .. } => return Err(stale()),
+    };
+    let Side::File { content: new, .. } = &mine else { return Err(stale()) };
+    let new = String::from_utf8(new.clone()).map_err(|_| stale())?;
+    if shown.is_empty() {
+        return Err(stale());
+    }
+    let hunks = diff(&old, &new).hunks;
+    let at = shown
+        .iter()
+        .map(|h| hunks.iter().position(|x| x == h).ok_or_else(|| TeamError::ReviewStale(path.into())))
+        .collect::<Result<Vec<usize>, _>>()?;
+    Ok((base, mine, old, new, at))
+}
+
 /// The base and member versions of a modified text file, and the index of `shown` among its hunks.
 fn locate(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(Side, Side, String, String, usize), TeamError> {
     let base = read_bases(member, &[path.to_string()])?.pop().unwrap_or(Side::Absent);
@@ -59,17 +87,22 @@ fn locate(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(Side, Side, 
     Ok((base, mine, old, new, i))
 }
 
-fn file_like(mine: &Side, text: String) -> Side {
+pub(super) fn file_like(mine: &Side, text: String) -> Side {
     let executable = matches!(mine, Side::File { executable: true, .. });
     Side::File { content: text.into_bytes(), executable }
 }
 
 /// Merges the base plus hunk `shown` of `path` into the project; the hunk joins the member's base.
 pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<MergeReport, TeamError> {
+    accept_hunks(member, path, std::slice::from_ref(shown))
+}
+
+/// Merges the base plus hunks `shown` of `path` into the project; they join the member's base.
+pub fn accept_hunks(member: &MemberCopy, path: &str, shown: &[Hunk]) -> Result<MergeReport, TeamError> {
     let _lock = ProjectLock::acquire(&member.project, &format!("merging a change of {}", member.name))?;
     journal::recover(&member.project, &member.state)?;
-    let (base, mine, old, new, i) = locate(member, path, shown)?;
-    let partial = file_like(&mine, apply_hunks(&old, &new, |j| j == i));
+    let (base, mine, old, new, at) = locate_all(member, path, shown)?;
+    let partial = file_like(&mine, apply_hunks(&old, &new, |j| at.contains(&j)));
     let main = read_side(&member.project, path)?;
     if holds_markers(&partial) && !holds_markers(&main) {
         return Err(TeamError::StillConflicted(vec![path.into()]));
