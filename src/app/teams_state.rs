@@ -79,12 +79,47 @@ pub struct TeamState {
     pub tasks: Vec<crate::protocol::teams::Task>,
     /// Where the members' changes meet (the radar), as last read.
     pub overlaps: Vec<crate::model::radar::Overlap>,
+    /// Best of N: each member's attempt as last read (its files with their hunks).
+    pub attempts: HashMap<String, ReviewResult>,
+    /// Best of N: the recipe's check in each member's copy.
+    pub copy_checks: HashMap<String, CopyCheck>,
+    /// Best of N: what became of the last "Merge the chosen hunks".
+    pub taken: Option<Result<Vec<(String, MergeReport)>, TeamError>>,
+}
+
+/// The recipe's check in a member's copy, as the compare page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CopyCheck {
+    /// It runs.
+    Running,
+    /// The recipe has no check.
+    None,
+    /// It ran: passed, or how it failed; the end of what it wrote.
+    Ran(Result<(), String>, String),
 }
 
 impl TeamState {
     /// Folds in an event about this team.
     fn apply(&mut self, event: TeamEvent) {
+        // Every member's files read for review are its attempt too (best of N compares them).
+        if let TeamEvent::Review { agent, result, .. } = &event {
+            self.attempts.insert(agent.clone(), result.clone());
+        }
         match event {
+            TeamEvent::CopyChecked { agent, result, .. } => {
+                let check = match result {
+                    Some((result, tail)) => CopyCheck::Ran(result, tail),
+                    None => CopyCheck::None,
+                };
+                self.copy_checks.insert(agent, check);
+            }
+            TeamEvent::HunksTaken { result, .. } => {
+                // What was taken left its attempts: they are read again.
+                if result.is_ok() {
+                    self.attempts.clear();
+                }
+                self.taken = Some(result);
+            }
             TeamEvent::Changes { agent, result, .. } => {
                 self.changes.insert(agent, result);
             }
@@ -280,6 +315,9 @@ impl TeamsState {
             decision_error: None,
             tasks: tasks.unwrap_or_default(),
             overlaps: Vec::new(),
+            attempts: HashMap::new(),
+            copy_checks: HashMap::new(),
+            taken: None,
         });
     }
 
@@ -287,9 +325,19 @@ impl TeamsState {
     /// answer comes (a team being made, a review being read, a setup running).
     pub fn requested(&mut self, command: &TeamCommand) {
         match command {
-            TeamCommand::Create { .. } => {
+            TeamCommand::Create { .. } | TeamCommand::Try { .. } => {
                 self.creating = true;
                 self.create_error = None;
+            }
+            TeamCommand::CheckCopy { team, member } => {
+                if let Some(t) = self.team_mut(team) {
+                    t.copy_checks.insert(member.clone(), CopyCheck::Running);
+                }
+            }
+            TeamCommand::TakeHunks { team, .. } => {
+                if let Some(t) = self.team_mut(team) {
+                    t.taken = None;
+                }
             }
             TeamCommand::Review { team, member } => {
                 if let Some(t) = self.team_mut(team) {
@@ -456,6 +504,8 @@ fn team_of(event: &TeamEvent) -> Option<&str> {
         TeamEvent::Radar { team, .. } => Some(team),
         TeamEvent::Task { task } => Some(&task.team),
         TeamEvent::Patch { team, .. } => Some(team),
+        TeamEvent::CopyChecked { team, .. } => Some(team),
+        TeamEvent::HunksTaken { team, .. } => Some(team),
         _ => None,
     }
 }

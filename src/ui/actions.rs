@@ -104,6 +104,12 @@ impl SidekicksApp {
             Action::Stop => command(|agent| Command::Agent(agent.into(), AgentCommand::Stop)),
             Action::Restart => command(|agent| Command::Agent(agent.into(), AgentCommand::Restart)),
             Action::NewTeam => {
+                self.team_views.form.try_task = None;
+                self.view = View::NewTeam;
+                None
+            }
+            Action::TryAgents => {
+                self.team_views.form.try_task.get_or_insert_with(String::new);
                 self.view = View::NewTeam;
                 None
             }

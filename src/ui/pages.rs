@@ -44,7 +44,14 @@ impl SidekicksApp {
                 self.team = Some(id);
                 self.view = View::Team;
             }
-            sidebar::SidebarClick::NewTeam => self.view = View::NewTeam,
+            sidebar::SidebarClick::NewTeam => {
+                self.team_views.form.try_task = None;
+                self.view = View::NewTeam;
+            }
+            sidebar::SidebarClick::TryAgents => {
+                self.team_views.form.try_task.get_or_insert_with(String::new);
+                self.view = View::NewTeam;
+            }
             sidebar::SidebarClick::Channel(name) => {
                 self.channel = Some(name);
                 self.view = View::Channel;

@@ -28,6 +28,8 @@ pub enum Action {
     NewThread,
     /// The new-team form.
     NewTeam,
+    /// Best of N's form.
+    TryAgents,
     /// The settings.
     Settings,
     /// "Get agents": the ACP Registry's agents.
@@ -110,6 +112,7 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
     all.push((Action::Inbox, tr(lang, Key::Inbox).to_string(), "Ctrl+Shift+I"));
     all.push((Action::Search, tr(lang, Key::PaletteSearch).to_string(), "Ctrl+Shift+F"));
     all.push((Action::NewTeam, tr(lang, Key::NewTeam).to_string(), ""));
+    all.push((Action::TryAgents, tr(lang, Key::TryAgents).to_string(), ""));
     all.push((Action::Settings, tr(lang, Key::Settings).to_string(), ""));
     all.push((Action::GetAgents, tr(lang, Key::GetAgents).to_string(), ""));
     all.push((Action::OpenConfig, tr(lang, Key::PaletteOpenConfig).to_string(), ""));

@@ -22,6 +22,8 @@ pub enum SidebarClick {
     Team(String),
     /// "New team…".
     NewTeam,
+    /// "Try with several agents…" (best of N).
+    TryAgents,
     /// The inbox.
     Inbox,
     /// A channel (its name).
@@ -189,9 +191,14 @@ fn list_ui(
                 }
             });
         }
-        if ui.small_button(tr(lang, Key::NewTeam)).clicked() {
-            clicked = SidebarClick::NewTeam;
-        }
+        ui.horizontal_wrapped(|ui| {
+            if ui.small_button(tr(lang, Key::NewTeam)).clicked() {
+                clicked = SidebarClick::NewTeam;
+            }
+            if ui.small_button(tr(lang, Key::TryAgents)).clicked() {
+                clicked = SidebarClick::TryAgents;
+            }
+        });
         ui.add_space(6.0);
     });
     clicked

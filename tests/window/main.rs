@@ -31,6 +31,7 @@ mod ui_ssh;
 mod ui_team;
 mod ui_team_lead;
 mod ui_team_review;
+mod ui_team_try;
 mod ui_team_undo;
 mod ui_terminal;
 mod ui_threads;

@@ -3,7 +3,9 @@
 
 pub mod assign;
 pub mod branch;
+pub mod compare;
 pub mod discarded;
 pub mod setup;
 pub mod task;
+pub mod try_form;
 pub mod view;

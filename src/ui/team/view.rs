@@ -17,12 +17,16 @@ use crate::ui::theme::{error_color, ok_color};
 
 /// The new-team form.
 pub struct NewTeamForm {
-    name: String,
+    pub(super) name: String,
     /// The project folder, as typed, picked or prefilled.
     pub(in crate::ui) project: String,
-    provider: ProviderKind,
+    pub(super) provider: ProviderKind,
     members: BTreeSet<String>,
     lead: Option<String>,
+    /// Best of N: the form is "Try with several agents" (`Some`: the task every attempt gets).
+    pub(in crate::ui) try_task: Option<String>,
+    /// Best of N: how many attempts of each agent.
+    pub(super) attempts: std::collections::BTreeMap<String, usize>,
 }
 
 impl Default for NewTeamForm {
@@ -33,6 +37,8 @@ impl Default for NewTeamForm {
             provider: ProviderKind::GitWorktree,
             members: BTreeSet::new(),
             lead: None,
+            try_task: None,
+            attempts: Default::default(),
         }
     }
 }
@@ -54,6 +60,8 @@ pub struct TeamViews {
     pub review: Option<crate::ui::review::ReviewView>,
     /// The task being written for a member.
     assigning: crate::ui::team::assign::Assigning,
+    /// Best of N's compare page.
+    compare: crate::ui::team::compare::CompareView,
 }
 
 use crate::i18n::conflict_text;
@@ -67,37 +75,14 @@ fn undo_merge_button(ui: &mut egui::Ui, lang: Language, busy: bool) -> bool {
 /// The new-team form; returns the commands to send (the created team opens when the runtime
 /// reports it).
 pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) -> Vec<Command> {
+    if form.try_task.is_some() {
+        return crate::ui::team::try_form::try_ui(ui, lang, state, form);
+    }
     let mut commands = Vec::new();
     ui.heading(tr(lang, Key::NewTeamTitle));
     ui.add_space(6.0);
     egui::Grid::new("new-team").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
-        ui.label(tr(lang, Key::TeamName));
-        let name = ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
-        // The form takes the keyboard when it opens (nothing else has it): type the name, Tab on.
-        if ui.memory(|m| m.focused().is_none()) {
-            name.request_focus();
-        }
-        ui.end_row();
-        ui.label(tr(lang, Key::ProjectFolder));
-        ui.horizontal(|ui| {
-            ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
-            if ui.button(tr(lang, Key::ChooseFolder)).clicked() {
-                let start_in = Some(form.project.trim()).filter(|p| !p.is_empty()).map(Into::into);
-                commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));
-            }
-        });
-        ui.end_row();
-        ui.label(tr(lang, Key::IsolationKind));
-        ui.vertical(|ui| {
-            for (kind, key) in [
-                (ProviderKind::GitWorktree, Key::ProviderGit),
-                (ProviderKind::Copy, Key::ProviderCopy),
-                (ProviderKind::Clone, Key::ProviderClone),
-            ] {
-                ui.radio_value(&mut form.provider, kind, tr(lang, key));
-            }
-        });
-        ui.end_row();
+        common_rows(ui, lang, form, &mut commands);
         ui.label(tr(lang, Key::TeamMembers));
         ui.vertical(|ui| members_ui(ui, lang, state, form));
         ui.end_row();
@@ -160,6 +145,49 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
     commands
 }
 
+/// The rows the new-team and the try forms share: name, project folder, how copies are made.
+pub(super) fn common_rows(ui: &mut egui::Ui, lang: Language, form: &mut NewTeamForm, commands: &mut Vec<Command>) {
+    ui.label(tr(lang, Key::TeamName));
+    let name = ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
+    // The form takes the keyboard when it opens (nothing else has it): type the name, Tab on.
+    if ui.memory(|m| m.focused().is_none()) {
+        name.request_focus();
+    }
+    ui.end_row();
+    ui.label(tr(lang, Key::ProjectFolder));
+    ui.horizontal(|ui| {
+        ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
+        if ui.button(tr(lang, Key::ChooseFolder)).clicked() {
+            let start_in = Some(form.project.trim()).filter(|p| !p.is_empty()).map(Into::into);
+            commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));
+        }
+    });
+    ui.end_row();
+    ui.label(tr(lang, Key::IsolationKind));
+    ui.vertical(|ui| {
+        for (kind, key) in [
+            (ProviderKind::GitWorktree, Key::ProviderGit),
+            (ProviderKind::Copy, Key::ProviderCopy),
+            (ProviderKind::Clone, Key::ProviderClone),
+        ] {
+            ui.radio_value(&mut form.provider, kind, tr(lang, key));
+        }
+    });
+    ui.end_row();
+}
+
+/// Why `agent` cannot be a member, when it cannot (its copy cannot be a folder of this computer).
+pub(super) fn not_placeable(lang: Language, agent: &crate::app::AgentView) -> Option<String> {
+    let kind = agent.config.runtime.kind;
+    if matches!(kind, RuntimeKind::Local | RuntimeKind::Container | RuntimeKind::Podman) {
+        return None;
+    }
+    Some(match kind {
+        RuntimeKind::Ssh => tr(lang, Key::NotInTeamSsh).to_string(),
+        _ => trf(lang, Key::NotInTeamKind, &[("kind", &crate::ui::i18n::runtime_place(lang, kind.code()))]),
+    })
+}
+
 /// The agents a team can be made of, each with why it cannot be chosen where it cannot.
 fn members_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) {
     // Members are made from the person's agents (not from other teams' members).
@@ -168,12 +196,9 @@ fn members_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
         let mut on = form.members.contains(&name);
         // Members get a copy of their own on this computer, bound into a container of
         // their own for an agent in a container; sandboxes and pods cannot have one.
-        let kind = agent.config.runtime.kind;
-        let placeable = matches!(kind, RuntimeKind::Local | RuntimeKind::Container | RuntimeKind::Podman);
-        let why = match kind {
-            RuntimeKind::Ssh => tr(lang, Key::NotInTeamSsh).to_string(),
-            _ => trf(lang, Key::NotInTeamKind, &[("kind", &crate::ui::i18n::runtime_place(lang, kind.code()))]),
-        };
+        let why = not_placeable(lang, agent);
+        let placeable = why.is_none();
+        let why = why.unwrap_or_default();
         // Why one cannot be chosen is said beside it, not only on hover.
         let checkbox = ui
             .horizontal(|ui| {
@@ -262,7 +287,12 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     radar_ui(ui, lang, team);
     ui.separator();
     let members = team.info.members.clone();
+    // Best of N: the attempts compared, above the members, all in one scroll.
+    let tried = crate::ui::team::compare::tried(team);
     egui::ScrollArea::vertical().id_salt("team-members").show(ui, |ui| {
+        if let Some(task) = &tried {
+            crate::ui::team::compare::attempts_ui(ui, lang, team, task, &mut views.compare, &mut commands);
+        }
         // Side by side when the page is wide (it was one column, 85 % of a wide page empty).
         let columns = ((ui.available_width() / MEMBER_WIDTH).floor() as usize).clamp(1, members.len().max(1));
         if columns == 1 {

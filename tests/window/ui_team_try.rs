@@ -1,0 +1,100 @@
+//! Best of N in the window (issue 47): "Try with several agents…" — one attempt each of two demo
+//! agents, one task — then the compare page: the attempts side by side, the check run in each
+//! copy, two hunks that meet refused (nothing written), and hunks from two attempts merged.
+
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+
+use crate::common;
+use common::window::{runtime, step_until, window};
+use common::{BIN, config_text, git};
+
+const LONG: Duration = Duration::from_secs(60);
+
+#[test]
+fn two_attempts_are_compared_and_hunks_from_both_are_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\nsecond\nthird\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let demo: &[&str] = &["demo-agent"];
+    let config = config_text("", &[("ada", BIN, demo), ("bob", BIN, demo)], &home);
+    let rt = runtime();
+    let mut h = window(&config, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+
+    // The form: a name, the project, one attempt of each agent, the task.
+    h.get_by_label("Try with several agents…").click();
+    h.step();
+    h.step();
+    h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap().type_text("best");
+    h.step();
+    // The project first (else the first agent chosen puts its folder there).
+    h.get_all_by_role(egui::accesskit::Role::TextInput).nth(1).unwrap().click();
+    h.step();
+    h.get_all_by_role(egui::accesskit::Role::TextInput).nth(1).unwrap().type_text(project.to_str().unwrap());
+    h.step();
+    h.get_all_by_label("+").next().unwrap().click();
+    h.step();
+    h.get_all_by_label("+").nth(1).unwrap().click();
+    h.step();
+    h.get_by_role(egui::accesskit::Role::MultilineTextInput).click();
+    h.step();
+    h.get_by_role(egui::accesskit::Role::MultilineTextInput).type_text("files: an idea");
+    h.step();
+    h.get_by_label("Start the attempts").click();
+    // The team opens on its compare page; both attempts end and are read.
+    step_until(&mut h, LONG, "the attempts", |h| {
+        let team = h.state().state.teams.teams.first();
+        team.is_some_and(|t| t.attempts.len() == 2)
+            && h.query_by_label_contains("Attempts at “files: an idea”").is_some()
+    });
+    let team = h.state().state.teams.teams[0].clone();
+    assert_eq!(team.info.members.len(), 2);
+    assert!(team.tasks.iter().all(|t| t.text == "files: an idea" && t.by.is_none()), "{:?}", team.tasks);
+    assert_eq!(h.get_all_by_label("files: 1, lines +3 −0").count(), 2, "each attempt's changes");
+    h.get_by_label("Run the check in each copy").click();
+    step_until(&mut h, LONG, "the checks", |h| h.query_all_by_label("no check in the recipe").count() == 2);
+
+    // Both change the first line: chosen together, refused, nothing written.
+    let copy = |i: usize| team.info.members[i].1.as_ref().unwrap().copy.clone();
+    std::fs::write(copy(0).join("notes.txt"), "first (ada)\nsecond\nthird\n").unwrap();
+    std::fs::write(copy(1).join("notes.txt"), "first (bob)\nsecond\nthird\n").unwrap();
+    let hunk = "notes.txt @@ -1,3 +1,3 @@ (+1 −1)";
+    h.get_by_label("Read the changes again").click();
+    step_until(&mut h, LONG, "the hunks", |h| h.query_all_by_label(hunk).count() == 2);
+    h.get_all_by_label(hunk).next().unwrap().click();
+    h.step();
+    h.get_all_by_label(hunk).nth(1).unwrap().click();
+    h.step();
+    h.get_by_label("Merge the chosen hunks (2)").click();
+    let refused = "ada's and bob's chosen changes touch the same lines of notes.txt";
+    step_until(&mut h, LONG, "refused", |h| h.query_by_label_contains(refused).is_some());
+    assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first\nsecond\nthird\n");
+
+    // Bob's change moves to the last line: both taken.
+    std::fs::write(copy(1).join("notes.txt"), "first\nsecond\nthird (bob)\n").unwrap();
+    h.get_by_label("Read the changes again").click();
+    step_until(&mut h, LONG, "bob's new hunk", |h| {
+        h.state().state.teams.teams[0].attempts.get(&team.info.members[1].0).is_some_and(|r| {
+            r.as_ref().is_ok_and(|f| {
+                f.iter().any(|f| f.diff.as_ref().is_some_and(|d| d.hunks.iter().any(|h| h.old.end == 3)))
+            })
+        })
+    });
+    for i in 0..2 {
+        h.get_all_by_label(hunk).nth(i).unwrap().click();
+        h.step();
+    }
+    h.get_by_label("Merge the chosen hunks (2)").click();
+    step_until(&mut h, LONG, "merged", |h| {
+        h.query_by_label_contains("Merged: ada (notes.txt); bob (notes.txt)").is_some()
+    });
+    assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first (ada)\nsecond\nthird (bob)\n");
+}
