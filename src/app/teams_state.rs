@@ -99,19 +99,21 @@ pub enum CopyCheck {
 }
 
 impl TeamState {
-    /// Folds in an event about this team.
-    fn apply(&mut self, event: TeamEvent) {
-        // Every member's files read for review are its attempt too (best of N compares them).
-        if let TeamEvent::Review { agent, result, .. } = &event {
-            self.attempts.insert(agent.clone(), result.clone());
-        }
+    /// Folds in what an event says of best of N's attempts; gives back the events it leaves.
+    fn apply_attempts(&mut self, event: TeamEvent) -> Option<TeamEvent> {
         match event {
+            // Every member's files read for review are its attempt too (best of N compares them).
+            TeamEvent::Review { ref agent, ref result, .. } => {
+                self.attempts.insert(agent.clone(), result.clone());
+                Some(event)
+            }
             TeamEvent::CopyChecked { agent, result, .. } => {
                 let check = match result {
                     Some((result, tail)) => CopyCheck::Ran(result, tail),
                     None => CopyCheck::None,
                 };
                 self.copy_checks.insert(agent, check);
+                None
             }
             TeamEvent::HunksTaken { result, .. } => {
                 // What was taken left its attempts: they are read again.
@@ -119,7 +121,16 @@ impl TeamState {
                     self.attempts.clear();
                 }
                 self.taken = Some(result);
+                None
             }
+            event => Some(event),
+        }
+    }
+
+    /// Folds in an event about this team.
+    fn apply(&mut self, event: TeamEvent) {
+        let Some(event) = self.apply_attempts(event) else { return };
+        match event {
             TeamEvent::Changes { agent, result, .. } => {
                 self.changes.insert(agent, result);
             }

@@ -390,10 +390,18 @@ fn after_news(prompt: &str) -> &str {
     prompt.rsplit(crate::model::channel::CATCH_UP_END).next().unwrap_or(prompt)
 }
 
-/// Writes `notes/demo.md` (its sentence: the words after `files:`, if any) and reads it back.
+/// Writes `notes/demo.md` (`files into NAME`: `notes/NAME.md`; its sentence: the words after
+/// `files:` or after `NAME:`, if any) and reads it back.
 async fn files(t: &Turn, prompt: &str) -> Outcome {
-    let path = t.cwd.join("notes/demo.md");
-    let said = after_news(prompt).rsplit_once("files:").map(|(_, s)| s.trim()).filter(|s| !s.is_empty());
+    let asked = after_news(prompt);
+    let name = asked
+        .split_once("files into ")
+        .and_then(|(_, rest)| rest.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')).next())
+        .filter(|n| !n.is_empty());
+    let file = format!("notes/{}.md", name.unwrap_or("demo"));
+    let path = t.cwd.join(&file);
+    let marker = name.map_or_else(|| "files:".to_string(), |n| format!("{n}:"));
+    let said = asked.rsplit_once(marker.as_str()).map(|(_, s)| s.trim()).filter(|s| !s.is_empty());
     let sentence = said.and_then(|s| s.lines().next()).unwrap_or("Written by the demo agent through the client.");
     let text = format!("# Notes\n\n{sentence}\n");
     t.cx.send_request(WriteTextFileRequest::new(t.session.clone(), path.clone(), text)).block_task().await?;
@@ -401,7 +409,7 @@ async fn files(t: &Turn, prompt: &str) -> Outcome {
     let outside = t.cwd.join("../outside.md");
     let refused = t.cx.send_request(ReadTextFileRequest::new(t.session.clone(), outside)).block_task().await.is_err();
     let summary = format!(
-        "I wrote `notes/demo.md` and read back {} bytes. Reading outside the workspace was {}.",
+        "I wrote `{file}` and read back {} bytes. Reading outside the workspace was {}.",
         read.content.len(),
         if refused { "refused" } else { "allowed (that is wrong)" }
     );

@@ -155,7 +155,12 @@ impl SidekicksApp {
             self.view = View::NewTeam;
         }
         if self.view == View::NewTeam {
-            let mut commands = team::view::new_team_ui(ui, lang, &self.state, &mut self.team_views.form);
+            let form = &mut self.team_views.form;
+            // "Try with several agents…" is the same form in another mode.
+            let mut commands = match form.try_task.is_some() {
+                true => team::try_form::try_ui(ui, lang, &self.state, form),
+                false => team::view::new_team_ui(ui, lang, &self.state, form),
+            };
             commands.extend(team::discarded::list_ui(ui, lang, &self.state));
             commands.extend(team::discarded::leftovers_ui(ui, lang, &self.state));
             self.submit(commands);

@@ -17,6 +17,7 @@ mod team_commands;
 mod team_ops;
 mod team_outcome;
 mod team_setup;
+mod team_try;
 mod teams;
 mod terminals;
 mod workspaces;

@@ -31,10 +31,10 @@ const RADAR_SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
 #[derive(Clone)]
 pub(super) struct TeamCtx {
     book: Arc<Mutex<TeamBook>>,
-    sink: EventSink,
+    pub(super) sink: EventSink,
     manager: mpsc::Sender<ManagerCommand>,
     pub(super) notes: mpsc::Sender<TeamNote>,
-    channels: mpsc::Sender<super::channels::ChannelCommand>,
+    pub(super) channels: mpsc::Sender<super::channels::ChannelCommand>,
     /// The teams' folder: its `.changed` mark tells other processes the teams changed.
     teams_dir: PathBuf,
     /// Readings of the stored teams: how many began, and the latest told. Two can run at once
@@ -209,68 +209,6 @@ impl TeamCtx {
             }
             then(ctx, event).await;
         });
-    }
-
-    /// Gives every member of the new team `info` the task `task` (best of N): now if it can work,
-    /// else when its setup succeeds.
-    pub(super) async fn give_all(&self, info: &crate::protocol::TeamInfo, task: &str) {
-        for (name, member) in &info.members {
-            let Ok(member) = member else { continue };
-            if member.ready {
-                self.give(&info.record.id, name, task).await;
-            } else {
-                self.book().tries.insert((info.record.id.clone(), name.clone()), task.to_string());
-            }
-        }
-    }
-
-    /// Gives `member` of `team` the person's task `task`.
-    async fn give(&self, team: &str, member: &str, task: &str) {
-        let assign = super::channels::ChannelCommand::Assign {
-            team: team.to_string(),
-            member: member.to_string(),
-            text: task.to_string(),
-            by: None,
-            id: crate::protocol::teams::Task::new_id(),
-        };
-        let _ = self.channels.send(assign).await;
-    }
-
-    /// Runs the recipe's check in `agent`'s copy (best of N compares them).
-    pub(super) fn check_copy(&self, team: String, agent: String) {
-        let member = self.book().member(&team, &agent);
-        let ctx = self.clone();
-        tokio::spawn(async move {
-            let event = match member {
-                Ok(member) => super::team_setup::check_copy(&ctx.sink, &team, &member).await,
-                Err(error) => TeamEvent::Failed { team, agent, error },
-            };
-            ctx.tell(event).await;
-        });
-    }
-
-    /// Merges hunks chosen from several members' attempts, or none (`teams::picks`).
-    pub(super) fn take_hunks(&self, team: String, picks: Vec<crate::protocol::teams::Pick>) {
-        let located: Result<Vec<_>, TeamError> = {
-            let book = self.book();
-            picks.into_iter().map(|p| Ok((book.member(&team, &p.member)?, p.path, p.hunk))).collect()
-        };
-        let id = team.clone();
-        let members: Vec<String> =
-            located.as_ref().map(|l| l.iter().map(|(m, _, _)| m.name.clone()).collect()).unwrap_or_default();
-        self.op_then(
-            move || {
-                let result = located.and_then(|picks| teams::picks::take_hunks(&picks));
-                let wrote = result.is_ok();
-                Outcome::wrote(TeamEvent::HunksTaken { team: id, result }, wrote)
-            },
-            move |ctx: TeamCtx, _| async move {
-                for agent in members {
-                    ctx.read_changes(team.clone(), agent.clone());
-                    ctx.reshow(&team, &agent);
-                }
-            },
-        );
     }
 
     /// Runs `load` (a reading of the stored teams) like [`op`](Self::op), unless a reading that

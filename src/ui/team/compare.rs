@@ -92,21 +92,32 @@ pub fn attempts_ui(
             Attempt::of(name, agent, &files, &team.tasks, check)
         })
         .collect();
+    grid_ui(ui, lang, team, &attempts, commands);
+    ui.add_space(6.0);
+    egui::CollapsingHeader::new(tr(lang, Key::PickHunks)).id_salt("pick-hunks").default_open(true).show(ui, |ui| {
+        picks_ui(ui, lang, team, &members, view, commands);
+    });
+    ui.separator();
+}
+
+/// The attempts side by side: a row per measure, a column per member.
+fn grid_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, attempts: &[Attempt], commands: &mut Vec<Command>) {
+    let id = team.info.record.id.clone();
     egui::ScrollArea::horizontal().id_salt("attempts").show(ui, |ui| {
         egui::Grid::new("attempts-grid").striped(true).spacing([18.0, 6.0]).show(ui, |ui| {
             ui.label("");
-            for a in &attempts {
+            for a in attempts {
                 ui.label(RichText::new(short_name(&a.member)).strong());
             }
             ui.end_row();
-            row(ui, tr(lang, Key::RowState), &attempts, |a| a.state().to_string());
-            row(ui, tr(lang, Key::RowChanges), &attempts, |a| {
+            row(ui, tr(lang, Key::RowState), attempts, |a| a.state().to_string());
+            row(ui, tr(lang, Key::RowChanges), attempts, |a| {
                 let files = a.files.to_string();
                 let (added, removed) = (a.added.to_string(), a.removed.to_string());
                 trf(lang, Key::AttemptChanges, &[("files", &files), ("added", &added), ("removed", &removed)])
             });
             ui.label(tr(lang, Key::RowCheck));
-            for a in &attempts {
+            for a in attempts {
                 let (words, color) = check_words(lang, team.copy_checks.get(&a.member));
                 let shown = ui.label(RichText::new(words).color(color.unwrap_or(ui.visuals().text_color())));
                 if let Some(CopyCheck::Ran(_, tail)) = team.copy_checks.get(&a.member)
@@ -117,18 +128,18 @@ pub fn attempts_ui(
             }
             ui.end_row();
             let none = tr(lang, Key::NotReported).to_string();
-            row(ui, tr(lang, Key::RowTime), &attempts, |a| a.seconds().map_or(none.clone(), |s| format!("{s:.1} s")));
-            row(ui, tr(lang, Key::RowTokens), &attempts, |a| {
+            row(ui, tr(lang, Key::RowTime), attempts, |a| a.seconds().map_or(none.clone(), |s| format!("{s:.1} s")));
+            row(ui, tr(lang, Key::RowTokens), attempts, |a| {
                 a.task.as_ref().and_then(|t| t.work.tokens).map_or(none.clone(), |t| t.to_string())
             });
-            row(ui, tr(lang, Key::RowCost), &attempts, |a| a.cost().map_or(none.clone(), |c| c.text()));
-            row(ui, tr(lang, Key::RowPermissions), &attempts, |a| {
+            row(ui, tr(lang, Key::RowCost), attempts, |a| a.cost().map_or(none.clone(), |c| c.text()));
+            row(ui, tr(lang, Key::RowPermissions), attempts, |a| {
                 let work = a.task.as_ref().map(|t| t.work.clone()).unwrap_or_default();
                 let (asked, allowed) = (work.asked.to_string(), work.allowed.to_string());
                 trf(lang, Key::AttemptPermissions, &[("asked", &asked), ("allowed", &allowed)])
             });
             ui.label("");
-            for a in &attempts {
+            for a in attempts {
                 let busy = team.busy.contains(&a.member);
                 let merge = ui.add_enabled(a.files > 0 && !busy, egui::Button::new(tr(lang, Key::MergeAttempt)));
                 if merge.clicked() {
@@ -139,11 +150,6 @@ pub fn attempts_ui(
             ui.end_row();
         });
     });
-    ui.add_space(6.0);
-    egui::CollapsingHeader::new(tr(lang, Key::PickHunks)).id_salt("pick-hunks").default_open(true).show(ui, |ui| {
-        picks_ui(ui, lang, team, &members, view, commands);
-    });
-    ui.separator();
 }
 
 /// A row of the grid: its label, then one cell per attempt.

@@ -75,9 +75,6 @@ fn undo_merge_button(ui: &mut egui::Ui, lang: Language, busy: bool) -> bool {
 /// The new-team form; returns the commands to send (the created team opens when the runtime
 /// reports it).
 pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) -> Vec<Command> {
-    if form.try_task.is_some() {
-        return crate::ui::team::try_form::try_ui(ui, lang, state, form);
-    }
     let mut commands = Vec::new();
     ui.heading(tr(lang, Key::NewTeamTitle));
     ui.add_space(6.0);
