@@ -59,16 +59,21 @@ fn made(root: &Path, origin: &Path, name: &str) -> PathBuf {
 fn lead_side(root: &Path, origin: &Path, name: &str) -> f64 {
     let project = made(root, origin, name);
     let mut goal: Vec<String> = (0..MEMBERS)
-        .map(|k| format!(r#"call sidekicks-team assign {{"member": "m{k}", "task": "files into m{k}: work"}}"#))
+        .map(|k| {
+            format!(
+                r#"call sidekicks-team assign {{"team": "{name}", "member": "m{k}", "task": "files into m{k}: work"}}"#
+            )
+        })
         .collect();
-    goal.push(r#"call sidekicks-team wait {"timeout_s": 600}"#.into());
-    goal.push(r#"call sidekicks-team merge {}"#.into());
+    // The lead leads every round's teams: each call names this one.
+    goal.push(format!(r#"call sidekicks-team wait {{"team": "{name}", "timeout_s": 600}}"#));
+    goal.push(format!(r#"call sidekicks-team merge {{"team": "{name}"}}"#));
     let goal = goal.join("\n");
     let start = Instant::now();
-    team(root, &["lead", name, "--allow", "once", &goal]);
+    let said = team(root, &["lead", name, "--allow", "once", &goal]);
     let took = start.elapsed().as_secs_f64();
     for k in 0..MEMBERS {
-        assert!(project.join(format!("notes/m{k}.md")).is_file(), "the lead merged m{k}'s note");
+        assert!(project.join(format!("notes/m{k}.md")).is_file(), "the lead merged m{k}'s note: {said}");
     }
     took
 }

@@ -33,6 +33,10 @@ pub(super) struct TeamBook {
     pub radar_reading: HashSet<String>,
     /// Teams whose members' copies changed while their radar was being read.
     pub radar_stale: HashSet<String>,
+    /// The radar's reading of each member, kept until its copy changes (`radar_dirty`).
+    pub radar_readings: std::collections::HashMap<MemberKey, std::sync::Arc<crate::runtime::teams::radar::Reading>>,
+    /// Members whose copy changed since the radar read them.
+    pub radar_dirty: HashSet<MemberKey>,
     /// Best of N: the task each member gets once its setup succeeds.
     pub tries: std::collections::HashMap<MemberKey, String>,
 }

@@ -135,7 +135,7 @@ impl Services {
             TeamCommand::Patch { team, member, paths, limit } => {
                 self.team.read(team, member, move |team, member| super::team_ops::patch(team, member, paths, limit));
             }
-            TeamCommand::Radar { team } => self.team.radar(team, false),
+            TeamCommand::Radar { team } => self.team.radar_now(team),
             // Served by the channel service (the front door hands them over).
             TeamCommand::Assign { .. } | TeamCommand::Tasks { .. } => {}
             TeamCommand::CloseReview { team } => {

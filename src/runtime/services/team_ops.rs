@@ -163,15 +163,6 @@ pub(super) fn patch(team: String, member: MemberCopy, paths: Option<Vec<String>>
     TeamEvent::Patch { team, agent: member.name.clone(), result: read() }
 }
 
-/// Files of a member whose hunks the radar reads (the rest are compared by name).
-const RADAR_FILES: usize = 200;
-
-/// Where the changes of `members` (of team `team`) collide, with each other and with the
-/// project: their changes read, the places they meet tried with the merge (`teams::radar`).
-pub(super) fn radar(team: String, members: Vec<MemberCopy>) -> TeamEvent {
-    TeamEvent::Radar { team, overlaps: teams::radar::radar(&members, RADAR_FILES) }
-}
-
 /// The names and definitions of the members of a new team `team` made from `agents`: names no
 /// agent in force (`taken`) nor any stored team's member has.
 pub(super) fn new_members(

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::{MemberCopy, Side, changes, read_bases, read_side};
-use crate::model::merge::{is_binary, merge_text};
+use crate::model::merge::{Outcome, decide, is_binary};
 use crate::model::radar::{MemberChanges, Overlap, overlaps, ranges_between};
 
 /// One changed file of a member: its base, its version now, and the base lines its hunks replace.
@@ -19,19 +19,34 @@ struct Changed {
     ranges: Vec<(usize, usize)>,
 }
 
-/// What one member changed (at most `limit` files read; the rest are not tried).
-struct Member {
+/// What one member changed (at most `limit` files read; the rest are not tried): read again only
+/// when its copy changed — the others' readings are kept — so a copy's change costs one member's
+/// reading and the trial merges.
+pub struct Reading {
     name: String,
     files: BTreeMap<String, Changed>,
 }
 
-/// Where the changes of `members` collide, with each other and with the project.
+impl Reading {
+    /// The member read.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Where the changes of `members` collide, with each other and with the project (every member
+/// read now).
 pub fn radar(members: &[MemberCopy], limit: usize) -> Vec<Overlap> {
-    let read: Vec<Member> = members.iter().filter_map(|m| read_member(m, limit)).collect();
+    let read: Vec<Reading> = members.iter().filter_map(|m| read(m, limit)).collect();
     let Some(project) = members.first().map(|m| m.project.clone()) else { return Vec::new() };
+    collisions(&read.iter().collect::<Vec<_>>(), &project)
+}
+
+/// Where the changes read in `read` collide, with each other and with `project` as it is now.
+pub fn collisions(read: &[&Reading], project: &std::path::Path) -> Vec<Overlap> {
     let mut projects: BTreeMap<String, Side> = BTreeMap::new();
     let mut project_side = |path: &str| {
-        projects.entry(path.to_string()).or_insert_with(|| read_side(&project, path).unwrap_or(Side::Absent)).clone()
+        projects.entry(path.to_string()).or_insert_with(|| read_side(project, path).unwrap_or(Side::Absent)).clone()
     };
     let input: Vec<MemberChanges<'_>> = read
         .iter()
@@ -62,7 +77,7 @@ pub fn radar(members: &[MemberCopy], limit: usize) -> Vec<Overlap> {
         }
     }
     // Each member against what the project became since its base.
-    for member in &read {
+    for member in read {
         for (path, changed) in &member.files {
             let main = project_side(path);
             if main == changed.base || !conflicts(&changed.base, &main, &changed.now) {
@@ -76,7 +91,8 @@ pub fn radar(members: &[MemberCopy], limit: usize) -> Vec<Overlap> {
     found
 }
 
-fn read_member(member: &MemberCopy, limit: usize) -> Option<Member> {
+/// What `member` changed now (its first `limit` files), or `None` when its copy cannot be read.
+pub fn read(member: &MemberCopy, limit: usize) -> Option<Reading> {
     let list = changes(member).ok()?;
     let list = &list[..list.len().min(limit)];
     let paths: Vec<String> = list.iter().map(|c| c.path.clone()).collect();
@@ -91,7 +107,7 @@ fn read_member(member: &MemberCopy, limit: usize) -> Option<Member> {
         };
         files.insert(path, Changed { base, now, ranges });
     }
-    Some(Member { name: member.name.clone(), files })
+    Some(Reading { name: member.name.clone(), files })
 }
 
 /// The text of a side (absent: empty), `None` when it is not text.
@@ -119,23 +135,14 @@ fn collide(main: &Side, x: &Changed, y: &Changed) -> bool {
     merged(&x.now, y).is_none()
 }
 
-/// `c`'s change (from its base to now) merged into `into`, as the merge would; `None` when it
-/// conflicts.
+/// `c`'s change (from its base to now) merged into `into`, as the merge decides it (git's 3-way
+/// merge for text; deletions, links and binaries as its rules say); `None` when it conflicts.
 fn merged(into: &Side, c: &Changed) -> Option<Side> {
-    // One side kept the base: the other's version, whatever it is.
-    if *into == c.base {
-        return Some(c.now.clone());
+    match decide(&c.base, into, &c.now, "") {
+        Outcome::Unchanged => Some(into.clone()),
+        Outcome::Apply(side) => Some(side),
+        Outcome::Conflict { .. } => None,
     }
-    if c.now == c.base || *into == c.now {
-        return Some(into.clone());
-    }
-    // A deletion against a change, or not text: git's conflicts too.
-    if c.now == Side::Absent || *into == Side::Absent {
-        return None;
-    }
-    let (base, ours, theirs) = (text(&c.base)?, text(into)?, text(&c.now)?);
-    let (bytes, conflicted) = merge_text(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), ["", "", ""])?;
-    (!conflicted).then_some(Side::File { content: bytes, executable: false })
 }
 
 /// Whether `now`, made from `base`, conflicts with the project's `main`.
