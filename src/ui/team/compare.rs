@@ -110,7 +110,10 @@ fn grid_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, attempts: &[Atte
                 ui.label(RichText::new(short_name(&a.member)).strong());
             }
             ui.end_row();
-            row(ui, tr(lang, Key::RowState), attempts, |a| a.state().to_string());
+            let none = tr(lang, Key::NotReported).to_string();
+            row(ui, tr(lang, Key::RowState), attempts, |a| {
+                a.task.as_ref().map_or(none.clone(), |t| super::task::state_text(lang, &t.state))
+            });
             row(ui, tr(lang, Key::RowChanges), attempts, |a| {
                 let files = a.files.to_string();
                 let (added, removed) = (a.added.to_string(), a.removed.to_string());

@@ -7,17 +7,23 @@ use crate::model::config::Language;
 use crate::ui::i18n::{Key, tr, trf};
 use crate::ui::theme::error_color;
 
-/// A member's latest task: what it was asked (by whom), and where it is.
-pub fn task_ui(ui: &mut egui::Ui, lang: Language, task: &crate::protocol::teams::Task) {
+/// Where a task is, in words.
+pub fn state_text(lang: Language, state: &crate::protocol::teams::TaskState) -> String {
     use crate::protocol::teams::TaskState;
-    let state = match &task.state {
+    match state {
         TaskState::Assigned => tr(lang, Key::TaskAssigned).to_string(),
         TaskState::Working => tr(lang, Key::TaskWorking).to_string(),
         TaskState::Done => tr(lang, Key::TaskDone).to_string(),
         TaskState::Merged => tr(lang, Key::TaskMerged).to_string(),
         TaskState::Conflict => tr(lang, Key::TaskConflict).to_string(),
         TaskState::Failed { why } => trf(lang, Key::TaskFailed, &[("why", why)]),
-    };
+    }
+}
+
+/// A member's latest task: what it was asked (by whom), and where it is.
+pub fn task_ui(ui: &mut egui::Ui, lang: Language, task: &crate::protocol::teams::Task) {
+    use crate::protocol::teams::TaskState;
+    let state = state_text(lang, &task.state);
     let text: String = task.text.lines().next().unwrap_or_default().chars().take(120).collect();
     let words = match &task.by {
         Some(by) => trf(lang, Key::MemberTaskBy, &[("by", by), ("text", &text), ("state", &state)]),
