@@ -96,3 +96,70 @@ fn a_lead_gives_a_task_and_its_merge_waits_for_the_person() {
     let bob = team.tasks.iter().find(|t| t.member == "bob · squad").expect("bob's task");
     assert_eq!((bob.by.as_deref(), bob.text.as_str()), (None, "hello"), "the person's own task");
 }
+
+#[test]
+fn the_lead_runs_a_conflict_to_its_end_with_the_radar_on_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".sidekicks")).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
+    // The person lets the lead merge without asking.
+    std::fs::write(project.join(".sidekicks/team.toml"), "lead_merges = \"allow\"\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let demo: &[&str] = &["demo-agent"];
+    let config = config_text("", &[("ada", BIN, demo), ("bob", BIN, demo), ("lead", BIN, demo)], &home);
+    let rt = runtime();
+    let mut h = window(&config, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("lead").is_some());
+    let create = TeamCommand::Create {
+        name: "squad".into(),
+        project: project.clone(),
+        provider: ProviderKind::GitWorktree,
+        agents: vec!["ada".into(), "bob".into()],
+        lead: Some("lead".into()),
+    };
+    h.state_mut().send(Command::Team(Box::new(create)));
+    step_until(&mut h, LONG, "ada's member", |h| h.state().state.agent("ada · squad").is_some());
+    h.get_all_by_label("squad").next().unwrap().click();
+    h.step();
+    let say = |h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, lines: &[&str]| {
+        let text = lines.join("\n");
+        let prompt = AgentCommand::Prompt { text, context: None, with_transcript: false, id: None, attachments: vec![] };
+        h.state_mut().send(Command::Agent("lead".into(), prompt));
+    };
+    // Both write the same note differently: the radar says so on the page before any merge.
+    say(
+        &mut h,
+        &[
+            r#"call sidekicks-team assign {"member": "ada", "task": "files: ada's idea"}"#,
+            r#"call sidekicks-team assign {"member": "bob", "task": "files: bob's idea"}"#,
+            r#"call sidekicks-team wait {}"#,
+        ],
+    );
+    step_until(&mut h, LONG, "the radar", |h| h.query_by_label_contains("ada and bob change notes/demo.md").is_some());
+    assert!(!project.join("notes/demo.md").exists());
+    // The lead merges both: bob's conflicts, bob is told and resolves it (a task the lead waits
+    // for), and the lead merges again.
+    say(
+        &mut h,
+        &[
+            r#"call sidekicks-team merge {"members": ["ada"]}"#,
+            r#"call sidekicks-team merge {"members": ["bob"]}"#,
+            r#"call sidekicks-team wait {}"#,
+            r#"call sidekicks-team merge {"members": ["bob"]}"#,
+        ],
+    );
+    step_until(&mut h, LONG, "both merged", |h| {
+        std::fs::read_to_string(project.join("notes/demo.md")).is_ok_and(|t| t.contains("ada's idea") && t.contains("bob's idea"))
+    });
+    step_until(&mut h, LONG, "the resolution task on the page", |h| {
+        h.query_by_label_contains("Task from Sidekicks: Resolve the conflicts of the merge (1 file) — merged").is_some()
+    });
+    let note = std::fs::read_to_string(project.join("notes/demo.md")).unwrap();
+    assert!(!note.contains("<<<<<<<"), "{note}");
+    step_until(&mut h, LONG, "the radar quiet", |h| h.query_by_label_contains("change notes/demo.md").is_none());
+}

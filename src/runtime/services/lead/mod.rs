@@ -47,7 +47,10 @@ impl LeadTools {
                 return None;
             }
         };
-        let socket = dir.join(format!("team-tools-{}.sock", std::process::id()));
+        // One per runtime: a process may run several (tests do), each with its own teams.
+        static RUNTIMES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = RUNTIMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = dir.join(format!("team-tools-{}-{n}.sock", std::process::id()));
         let _ = std::fs::remove_file(&socket);
         let listener = match tokio::net::UnixListener::bind(&socket) {
             Ok(listener) => listener,
