@@ -190,11 +190,12 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
             Key::PicksOverlap,
             &[
                 ("path", path),
-                ("first", crate::model::member_name::short_name(first)),
-                ("second", crate::model::member_name::short_name(second)),
+                ("first", crate::model::member_name::in_team(first)),
+                ("second", crate::model::member_name::in_team(second)),
             ],
         ),
         T::AlreadyMember(agent) => trf(lang, Key::AlreadyMember, &[("agent", agent)]),
+        T::NameTaken(name) => trf(lang, Key::TeamNameTaken, &[("name", name)]),
         T::NothingToUndo => tr(lang, Key::NothingToUndo).to_string(),
         T::Container { agent, message } => {
             trf(lang, Key::MemberContainerFailed, &[("agent", agent), ("message", message)])

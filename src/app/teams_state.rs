@@ -81,6 +81,8 @@ pub struct TeamState {
     pub overlaps: Vec<crate::model::radar::Overlap>,
     /// Best of N: each member's attempt as last read (its files with their hunks).
     pub attempts: HashMap<String, ReviewResult>,
+    /// Best of N: members whose attempt is being read.
+    pub attempts_pending: HashSet<String>,
     /// Best of N: the recipe's check in each member's copy.
     pub copy_checks: HashMap<String, CopyCheck>,
     /// Best of N: what became of the last "Merge the chosen hunks".
@@ -105,6 +107,12 @@ impl TeamState {
             // Every member's files read for review are its attempt too (best of N compares them).
             TeamEvent::Review { ref agent, ref result, .. } => {
                 self.attempts.insert(agent.clone(), result.clone());
+                self.attempts_pending.remove(agent);
+                Some(event)
+            }
+            // Its change list moved: its attempt is read again (when the compare page shows).
+            TeamEvent::Changes { ref agent, .. } => {
+                self.attempts.remove(agent);
                 Some(event)
             }
             TeamEvent::CopyChecked { agent, result, .. } => {
@@ -327,6 +335,7 @@ impl TeamsState {
             tasks: tasks.unwrap_or_default(),
             overlaps: Vec::new(),
             attempts: HashMap::new(),
+            attempts_pending: HashSet::new(),
             copy_checks: HashMap::new(),
             taken: None,
         });
@@ -352,6 +361,7 @@ impl TeamsState {
             }
             TeamCommand::Review { team, member } => {
                 if let Some(t) = self.team_mut(team) {
+                    t.attempts_pending.insert(member.clone());
                     // The files shown stay until the new ones come (no flicker as a member writes).
                     let old = t.review.take().filter(|(who, _)| who == member).and_then(|(_, files)| files);
                     t.review = Some((member.clone(), old));

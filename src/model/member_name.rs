@@ -27,9 +27,18 @@ pub fn short_name(name: &str) -> &str {
     }
 }
 
-/// True when `name` is the member's name or the agent it was made from (in any case).
+/// A member's name within its team (`Demo 2` for `Demo 2 · squad`): what tells two members made
+/// from one agent apart; the whole name when it is not a member's.
+pub fn in_team(name: &str) -> &str {
+    name.rsplit_once(JOIN).map_or(name, |(member, _)| member)
+}
+
+/// True when `name` is the member's name, its name within its team, or the agent it was made
+/// from (in any case).
 pub fn names(member: &str, name: &str) -> bool {
-    member.eq_ignore_ascii_case(name) || short_name(member).eq_ignore_ascii_case(name)
+    member.eq_ignore_ascii_case(name)
+        || in_team(member).eq_ignore_ascii_case(name)
+        || short_name(member).eq_ignore_ascii_case(name)
 }
 
 #[cfg(test)]

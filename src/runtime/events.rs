@@ -69,11 +69,15 @@ pub enum Said {
     Asked {
         /// The agent.
         agent: String,
+        /// The request's id.
+        id: u64,
     },
     /// A permission asked on its conversation was answered.
     Answered {
         /// The agent.
         agent: String,
+        /// The request's id.
+        id: u64,
         /// It was allowed.
         allowed: bool,
     },
@@ -105,14 +109,16 @@ impl Said {
             Event::Agent(agent, AgentEvent::Update { update: Update::Usage { used, cost, .. } }) => {
                 Said::Usage { agent: agent.clone().0, used: *used, cost: cost.clone() }
             }
-            Event::Agent(agent, AgentEvent::PermissionRequested { .. }) => Said::Asked { agent: agent.clone().0 },
-            Event::Agent(agent, AgentEvent::PermissionResolved { answer, .. }) => {
+            Event::Agent(agent, AgentEvent::PermissionRequested { request }) => {
+                Said::Asked { agent: agent.clone().0, id: request.id }
+            }
+            Event::Agent(agent, AgentEvent::PermissionResolved { id, answer }) => {
                 use crate::model::permission::{OptionKind, PermissionAnswer};
                 let allowed = matches!(
                     answer,
                     PermissionAnswer::Selected { kind: OptionKind::AllowOnce | OptionKind::AllowAlways, .. }
                 );
-                Said::Answered { agent: agent.clone().0, allowed }
+                Said::Answered { agent: agent.clone().0, id: *id, allowed }
             }
             Event::Agent(agent, AgentEvent::TurnEnded { end }) => {
                 use crate::model::conversation::TurnEnd;

@@ -87,8 +87,8 @@ fn three_members_try_one_task_and_hunks_from_two_attempts_are_merged() {
 fn an_attempt_s_permissions_and_its_failed_check_are_compared() {
     let p = person();
     let project = p.project.to_str().unwrap();
-    let args = ["try", "--project", project, "--agent", "ada", "--agent", "bob", "--name", "asks", "--json"];
-    // Ada's and bob's demo each ask to run a command: allowed once.
+    let args = ["try", "--project", project, "--agent", "ada", "--agent", "ada", "--name", "asks", "--json"];
+    // Two attempts of ada's demo each ask to run a command: allowed once.
     let (code, out, err) = p.team(&[&args[..], &["--allow", "once", "permission"]].concat());
     assert_eq!(code, 0, "{out}{err}");
     let compared: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
@@ -97,6 +97,15 @@ fn an_attempt_s_permissions_and_its_failed_check_are_compared() {
         assert_eq!(a["files"], 0, "{a}");
         assert_eq!(a["check"], "failed: exit code 1", "no note: the check fails in its copy: {a}");
     }
+    let names: Vec<&str> =
+        compared["attempts"].as_array().unwrap().iter().map(|a| a["member"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ada · asks", "ada 2 · asks"], "one agent tried twice");
+    let (_, words, _) = p.team(&["compare", "asks"]);
+    assert!(words.contains("\n  ada 2 ") && words.contains("\n  ada "), "each attempt by its own name: {words}");
+    // A second team of the same name is refused: names tell teams apart.
+    let (code, _, err) = p.team(&[&args[..], &["x"]].concat());
+    assert_eq!(code, 2);
+    assert!(err.contains("eam named asks exists already"), "{err}");
     // Fewer than two agents is not best of N.
     let (code, _, err) = p.team(&["try", "--project", project, "--agent", "ada", "x"]);
     assert_eq!(code, 2);

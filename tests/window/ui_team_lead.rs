@@ -128,7 +128,8 @@ fn the_lead_runs_a_conflict_to_its_end_with_the_radar_on_the_page() {
     h.step();
     let say = |h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, lines: &[&str]| {
         let text = lines.join("\n");
-        let prompt = AgentCommand::Prompt { text, context: None, with_transcript: false, id: None, attachments: vec![] };
+        let prompt =
+            AgentCommand::Prompt { text, context: None, with_transcript: false, id: None, attachments: vec![] };
         h.state_mut().send(Command::Agent("lead".into(), prompt));
     };
     // Both write the same note differently: the radar says so on the page before any merge.
@@ -153,8 +154,9 @@ fn the_lead_runs_a_conflict_to_its_end_with_the_radar_on_the_page() {
             r#"call sidekicks-team merge {"members": ["bob"]}"#,
         ],
     );
-    step_until(&mut h, LONG, "both merged", |h| {
-        std::fs::read_to_string(project.join("notes/demo.md")).is_ok_and(|t| t.contains("ada's idea") && t.contains("bob's idea"))
+    step_until(&mut h, LONG, "both merged", |_| {
+        std::fs::read_to_string(project.join("notes/demo.md"))
+            .is_ok_and(|t| t.contains("ada's idea") && t.contains("bob's idea"))
     });
     step_until(&mut h, LONG, "the resolution task on the page", |h| {
         h.query_by_label_contains("Task from Sidekicks: Resolve the conflicts of the merge (1 file) — merged").is_some()

@@ -218,7 +218,7 @@ impl Door {
 }
 
 fn short(member: &str) -> &str {
-    crate::model::member_name::short_name(member)
+    crate::model::member_name::in_team(member)
 }
 
 fn first_line(text: &str) -> &str {

@@ -113,7 +113,7 @@ impl Door {
         self.send(TeamCommand::Radar { team: id.clone() }).await?;
         let event = self.team_event(|e| matches!(e, TeamEvent::Radar { team, .. } if *team == id)).await?;
         let TeamEvent::Radar { overlaps, .. } = event else { unreachable!() };
-        let short = crate::model::member_name::short_name;
+        let short = crate::model::member_name::in_team;
         if json {
             let mut value = team_json(&team);
             value["members"] = serde_json::Value::Array(members);

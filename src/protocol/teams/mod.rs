@@ -226,6 +226,9 @@ pub enum TeamError {
     /// The agent is a member of the team already.
     #[error("{0} is a member of the team already")]
     AlreadyMember(String),
+    /// Another team has this name already (names tell teams apart at every door).
+    #[error("a team named {0} exists already: choose another name")]
+    NameTaken(String),
     /// The member's container could not be made, started or removed.
     #[error("the container of {agent}: {message}")]
     Container {

@@ -86,6 +86,8 @@ struct Answering {
     current: Option<(MessageId, String)>,
     /// What its current turn took so far (a task's `work`).
     work: crate::protocol::teams::TaskWork,
+    /// The permission requests of its current turn not answered yet (an answer is counted once).
+    asking: std::collections::HashSet<u64>,
     /// The session's cost it reported last (a turn's cost is what it adds).
     cost: Option<crate::model::conversation::Cost>,
 }
@@ -389,6 +391,7 @@ impl Channels {
                 let a = self.answering.entry(agent).or_default();
                 a.current = a.queued.pop_front().map(|id| (id, String::new()));
                 a.work = crate::protocol::teams::TaskWork { started_ms: Some(now_ms()), ..Default::default() };
+                a.asking.clear();
                 let current = a.current.as_ref().map(|(id, _)| id.clone());
                 if let Some(id) = current
                     && let Some(task) = self.tasks.started(&id).await
@@ -414,10 +417,16 @@ impl Channels {
                     a.cost = cost;
                 }
             }
-            Said::Asked { agent } => self.answering.entry(agent).or_default().work.asked += 1,
-            Said::Answered { agent, allowed } => {
-                if allowed {
-                    self.answering.entry(agent).or_default().work.allowed += 1;
+            Said::Asked { agent, id } => {
+                let a = self.answering.entry(agent).or_default();
+                if a.asking.insert(id) {
+                    a.work.asked += 1;
+                }
+            }
+            Said::Answered { agent, id, allowed } => {
+                let a = self.answering.entry(agent).or_default();
+                if a.asking.remove(&id) && allowed {
+                    a.work.allowed += 1;
                 }
             }
             Said::Ended { agent, failed } => {

@@ -231,6 +231,8 @@ impl Services {
         let (dir, store) = (self.teams_dir.clone(), self.store.clone());
         let configs = self.agent_configs(&agents);
         let taken = self.agent_names();
+        // Names tell teams apart at every door (`sidekicks team status NAME`).
+        let name_taken = self.team.book().teams.iter().any(|t| t.record.name.trim().eq_ignore_ascii_case(name.trim()));
         // Best of N: once made, every member gets the task (as soon as its setup lets it work).
         let then = move |ctx: TeamCtx, event: TeamEvent| async move {
             if let (Some(task), TeamEvent::Created { result: Ok(info) }) = (task, event) {
@@ -239,6 +241,10 @@ impl Services {
         };
         self.team.op_then(
             move || {
+                if name_taken {
+                    let taken = Err(teams::TeamError::NameTaken(name));
+                    return Outcome::made(taken, |result| TeamEvent::Created { result });
+                }
                 let members = new_members(&name, &agents, taken, store.as_deref());
                 let result = create_placed(&dir, &name, &project, provider, &members, lead, &configs).map(
                     |(record, members)| {

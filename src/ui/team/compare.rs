@@ -3,14 +3,14 @@
 //! them, permissions asked — with "Merge all of it" per attempt, and hunks to take from several
 //! attempts at once (`TeamCommand::TakeHunks`: two that meet are refused, nothing written).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use egui::RichText;
 
 use crate::app::Command;
 use crate::app::teams_state::{CopyCheck, TeamState};
 use crate::model::config::Language;
-use crate::model::member_name::short_name;
+use crate::model::member_name::in_team as short_name;
 use crate::model::review::LineKind;
 use crate::protocol::teams::compare::Attempt;
 use crate::protocol::teams::{FilePatch, Pick, ReviewFile, TeamCommand};
@@ -24,8 +24,6 @@ pub struct CompareView {
     team: String,
     /// The chosen hunks: member, file, the hunk's index in that file.
     picks: BTreeSet<(String, String, usize)>,
-    /// Members whose attempt was asked for (read once, until "Read the changes again").
-    asked: HashSet<String>,
 }
 
 /// The task the team's members were all given by the person, when it is best of N (two members
@@ -56,10 +54,10 @@ pub fn attempts_ui(
         .iter()
         .filter_map(|(name, m)| m.as_ref().ok().map(|m| (name.clone(), m.agent.clone())))
         .collect();
-    // Each attempt is read once it ended (its files and hunks), and again when asked.
+    // Each attempt is read once it ended (its files and hunks), and again when its copy changed.
     for (name, _) in &members {
         let ended = team.task_of(name).is_some_and(|t| t.state.finished());
-        if ended && !team.attempts.contains_key(name) && view.asked.insert(name.clone()) {
+        if ended && !team.attempts.contains_key(name) && !team.attempts_pending.contains(name) {
             let review = TeamCommand::Review { team: id.clone(), member: name.clone() };
             commands.push(Command::Team(Box::new(review)));
         }
@@ -74,9 +72,7 @@ pub fn attempts_ui(
             }
         }
         if ui.button(tr(lang, Key::ReadAttemptsAgain)).clicked() {
-            view.asked.clear();
             for (name, _) in &members {
-                view.asked.insert(name.clone());
                 commands.push(Command::Team(Box::new(TeamCommand::Review { team: id.clone(), member: name.clone() })));
             }
         }

@@ -561,7 +561,7 @@ fn radar_ui(ui: &mut egui::Ui, lang: Language, team: &crate::app::teams_state::T
     }
     ui.label(RichText::new(tr(lang, Key::RadarTitle)).color(crate::ui::theme::warning_color()));
     for o in &team.overlaps {
-        let mut names: Vec<&str> = o.members.iter().map(|m| crate::model::member_name::short_name(m)).collect();
+        let mut names: Vec<&str> = o.members.iter().map(|m| crate::model::member_name::in_team(m)).collect();
         if o.project {
             names.push(tr(lang, Key::RadarProject));
         }

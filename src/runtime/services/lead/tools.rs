@@ -76,7 +76,7 @@ fn team(door: &Door, lead: &str, args: &Value) -> Result<TeamInfo, String> {
 fn member(team: &TeamInfo, name: &str) -> Result<String, String> {
     let names: Vec<&String> = team.record.members.iter().map(|m| &m.agent).collect();
     names.iter().find(|m| member_name::names(m, name)).map(|m| m.to_string()).ok_or_else(|| {
-        let all = names.iter().map(|m| member_name::short_name(m)).collect::<Vec<_>>().join(", ");
+        let all = names.iter().map(|m| member_name::in_team(m)).collect::<Vec<_>>().join(", ");
         format!("{} has no member {name}; its members are {all}", team.record.name)
     })
 }
@@ -105,7 +105,7 @@ async fn patches(door: &Door, team: &str, agent: &str, paths: Option<Vec<String>
 }
 
 fn task_json(task: &Task) -> Value {
-    json!({"task": task.id, "member": member_name::short_name(&task.member), "state": task.state.code(), "text": task.text})
+    json!({"task": task.id, "member": member_name::in_team(&task.member), "state": task.state.code(), "text": task.text})
 }
 
 async fn members(door: &Door, team: &TeamInfo) -> Result<Value, String> {
@@ -115,7 +115,7 @@ async fn members(door: &Door, team: &TeamInfo) -> Result<Value, String> {
         let files = patches(door, &team.record.id, &m.agent, None).await.unwrap_or_default();
         let task = tasks.iter().rev().find(|t| t.member == m.agent);
         out.push(json!({
-            "name": member_name::short_name(&m.agent),
+            "name": member_name::in_team(&m.agent),
             "agent": m.from,
             "state": door.state_of(&m.agent),
             "task": task.map(task_json),
@@ -129,7 +129,7 @@ async fn members(door: &Door, team: &TeamInfo) -> Result<Value, String> {
             _ => None,
         })
         .await?;
-    let short = member_name::short_name;
+    let short = member_name::in_team;
     let overlaps: Vec<Value> = overlaps
         .iter()
         .map(|o| {
@@ -243,7 +243,7 @@ async fn diff(door: &Door, team: &TeamInfo, args: &Value) -> Result<Value, Strin
     }
     let more = (next < names.len()).then_some(next);
     Ok(
-        json!({"member": member_name::short_name(&agent), "files": names.len(), "offset": offset, "text": text, "next_offset": more}),
+        json!({"member": member_name::in_team(&agent), "files": names.len(), "offset": offset, "text": text, "next_offset": more}),
     )
 }
 
@@ -282,7 +282,7 @@ async fn merge(door: &Door, lead: &str, team: &TeamInfo, args: &Value) -> Result
             })
             .await?;
         let (result, told, check) = ended;
-        let mut entry = json!({"member": member_name::short_name(&agent)});
+        let mut entry = json!({"member": member_name::in_team(&agent)});
         match result {
             Ok(report) => {
                 entry["applied"] = json!(report.applied);
@@ -314,7 +314,7 @@ async fn ask_to_merge(
     use std::sync::atomic::{AtomicU64, Ordering};
     // Apart from the ids of agents' own requests.
     static NEXT: AtomicU64 = AtomicU64::new(1 << 52);
-    let whose: Vec<String> = agents.iter().map(|a| member_name::short_name(a).to_string()).collect();
+    let whose: Vec<String> = agents.iter().map(|a| member_name::in_team(a).to_string()).collect();
     let count = match files.len() {
         1 => "1 file".to_string(),
         n => format!("{n} files"),
