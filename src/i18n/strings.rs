@@ -92,6 +92,7 @@ strings! {
     ReadAttemptsAgain => ("Read the changes again", "Actualiser les essais"),
     RowState => ("State", "État"),
     RowChanges => ("Changes", "Changements"),
+    RowAnswer => ("Its answer", "Sa réponse"),
     RowCheck => ("Check", "Vérification"),
     RowTime => ("Time", "Durée"),
     RowTokens => ("Tokens", "Jetons"),

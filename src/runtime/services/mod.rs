@@ -16,6 +16,7 @@ mod team_book;
 mod team_commands;
 mod team_ops;
 mod team_outcome;
+mod team_radar;
 mod team_setup;
 mod team_try;
 mod teams;

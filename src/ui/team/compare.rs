@@ -110,6 +110,14 @@ fn grid_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, attempts: &[Atte
             row(ui, tr(lang, Key::RowState), attempts, |a| {
                 a.task.as_ref().map_or(none.clone(), |t| super::task::state_text(lang, &t.state))
             });
+            ui.label(tr(lang, Key::RowAnswer));
+            for a in attempts {
+                let answer = a.task.as_ref().and_then(|t| t.answer.clone()).unwrap_or_default();
+                let first: String = answer.lines().next().unwrap_or_default().chars().take(48).collect();
+                let shown = if first.len() < answer.len() { format!("{first}…") } else { first };
+                ui.label(RichText::new(shown).weak()).on_hover_text(answer);
+            }
+            ui.end_row();
             row(ui, tr(lang, Key::RowChanges), attempts, |a| {
                 let files = a.files.to_string();
                 let (added, removed) = (a.added.to_string(), a.removed.to_string());
@@ -127,7 +135,12 @@ fn grid_ui(ui: &mut egui::Ui, lang: Language, team: &TeamState, attempts: &[Atte
             }
             ui.end_row();
             let none = tr(lang, Key::NotReported).to_string();
-            row(ui, tr(lang, Key::RowTime), attempts, |a| a.seconds().map_or(none.clone(), |s| format!("{s:.1} s")));
+            row(ui, tr(lang, Key::RowTime), attempts, |a| {
+                a.seconds().map_or(none.clone(), |s| {
+                    let text = format!("{s:.1} s");
+                    if lang == Language::Fr { text.replace('.', ",") } else { text }
+                })
+            });
             row(ui, tr(lang, Key::RowTokens), attempts, |a| {
                 a.task.as_ref().and_then(|t| t.work.tokens).map_or(none.clone(), |t| t.to_string())
             });

@@ -314,13 +314,17 @@ async fn ask_to_merge(
     use std::sync::atomic::{AtomicU64, Ordering};
     // Apart from the ids of agents' own requests.
     static NEXT: AtomicU64 = AtomicU64::new(1 << 52);
-    let whose: Vec<String> = agents.iter().map(|a| member_name::in_team(a).to_string()).collect();
+    let whose: Vec<String> = agents.iter().map(|a| format!("{}'s", member_name::in_team(a))).collect();
+    // A path two members changed is one file of the project.
+    let mut files = files.to_vec();
+    files.sort();
+    files.dedup();
     let count = match files.len() {
         1 => "1 file".to_string(),
         n => format!("{n} files"),
     };
     let title =
-        format!("{lead} wants to merge {}'s work into {}: {count}", whose.join(", "), team.record.project.display());
+        format!("{lead} wants to merge {} work into {}: {count}", whose.join(", "), team.record.project.display());
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
     let option = |id: &str, kind, label: &str| PermissionOption { id: id.into(), kind, agent_label: label.into() };
     let request = PermissionRequest {
@@ -330,7 +334,7 @@ async fn ask_to_merge(
             title,
             // Said by its title (the files listed under it), not as one agent's file edit.
             kind: crate::model::tool::ToolKind::Other,
-            content: files.to_vec(),
+            content: files.clone(),
             ..Default::default()
         },
         options: vec![
@@ -342,7 +346,7 @@ async fn ask_to_merge(
         PermissionAnswer::Selected { kind: OptionKind::AllowOnce | OptionKind::AllowAlways, .. } => Ok(()),
         _ => Err(format!(
             "the person did not allow the merge ({}): tell them the work is ready, or ask again later",
-            whose.join(", ")
+            agents.iter().map(|a| member_name::in_team(a)).collect::<Vec<_>>().join(", ")
         )),
     }
 }
