@@ -1,5 +1,5 @@
 //! The `sidekicks` binary: see `sidekicks --help`.
 
-fn main() -> anyhow::Result<std::process::ExitCode> {
+fn main() -> std::process::ExitCode {
     sidekicks::cli::main()
 }

@@ -8,7 +8,7 @@ pub mod team;
 
 use std::io::Write;
 
-use crate::cli::out::errln;
+use crate::cli::out::{errln, jsonln};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -111,7 +111,19 @@ pub enum CliCommand {
 }
 
 /// Runs the command line.
-pub fn main() -> anyhow::Result<std::process::ExitCode> {
+/// The command line: its exit code. An error is said in words, as `Error: …` with exit code 1 —
+/// never with a stack trace, whatever `RUST_BACKTRACE` says (it is the person's mistake, not ours).
+pub fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            errln!("Error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     init_logging(&cli.command);
     crate::runtime::clock::init_time_zone();
@@ -163,17 +175,17 @@ pub fn main() -> anyhow::Result<std::process::ExitCode> {
         }
         Some(CliCommand::InstallDesktop) => match install_desktop() {
             Ok(entry) => {
-                println!("Installed {}", entry.display());
+                jsonln!("Installed {}", entry.display());
                 Ok(std::process::ExitCode::SUCCESS)
             }
             Err(e) => {
-                eprintln!("sidekicks: cannot install the desktop entry: {e}");
+                errln!("sidekicks: cannot install the desktop entry: {e}");
                 Ok(std::process::ExitCode::FAILURE)
             }
         },
         Some(CliCommand::Schema) => {
             let schema = schemars::schema_for!(Config);
-            println!("{}", serde_json::to_string_pretty(&schema)?);
+            jsonln!("{}", serde_json::to_string_pretty(&schema)?);
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Check) => check(cli.config),
@@ -227,31 +239,31 @@ fn team_merge(state: &std::path::Path) -> u8 {
     use crate::runtime::teams::{MemberCopy, lock::reporting_busy, merge_as_recipe_says};
     let busy = |_: &std::path::Path, holder: Option<&str>| {
         if let Some(holder) = holder {
-            eprintln!("busy: {holder}; waiting");
+            errln!("busy: {holder}; waiting");
         }
     };
     let merged = MemberCopy::load(state).and_then(|m| reporting_busy(busy, || merge_as_recipe_says(&m, None)));
     match merged {
         Ok(report) if report.conflicts.is_empty() => {
-            println!("merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
+            jsonln!("merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
             if report.refused.is_empty() {
                 return 0;
             }
-            println!("not merged, still holding conflict markers: {}", report.refused.len());
+            jsonln!("not merged, still holding conflict markers: {}", report.refused.len());
             for path in &report.refused {
-                println!("  {path}");
+                jsonln!("  {path}");
             }
             1
         }
         Ok(report) => {
-            println!("conflicts: {} (nothing applied)", report.conflicts.len());
+            jsonln!("conflicts: {} (nothing applied)", report.conflicts.len());
             for (path, kind) in &report.conflicts {
-                println!("  {path}: {kind:?}");
+                jsonln!("  {path}: {kind:?}");
             }
             1
         }
         Err(e) => {
-            eprintln!("error: {e} (nothing was changed)");
+            errln!("error: {e} (nothing was changed)");
             2
         }
     }

@@ -325,3 +325,37 @@ fn a_window_open_shows_what_the_command_line_did_and_the_reverse() {
     step_until(&mut h, LONG, "its member gone", |h| h.state().state.agent("ada · squad").is_none());
     h.state_mut().shutdown();
 }
+
+#[test]
+fn a_closed_pipe_ends_a_command_cleanly_and_an_error_is_said_without_a_stack_trace() {
+    let p = Person::new();
+    let run = |args: &[&str]| {
+        let mut command = Command::new(BIN);
+        command
+            .arg("--config")
+            .arg(&p.config)
+            .args(args)
+            .env("HOME", p.root.join("user"))
+            .env("XDG_DATA_HOME", p.root.join("user/data"))
+            .env("XDG_CONFIG_HOME", p.root.join("user/config"))
+            .env("XDG_STATE_HOME", p.root.join("user/state"))
+            .env("XDG_RUNTIME_DIR", p.root.join("user"))
+            .env("RUST_BACKTRACE", "1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        command
+    };
+    // `… | head` that stopped reading before the command wrote: it ends as it would have.
+    let mut child = run(&["team", "list"]).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // A person's mistake is said in words, even with RUST_BACKTRACE set.
+    let out = run(&["prompt", "--agent", "nobody", "hello"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains("nobody"), "the error names what was asked: {err}");
+    assert!(!err.contains("Stack backtrace") && !err.contains("stack backtrace"), "{err}");
+}

@@ -112,7 +112,7 @@ impl Door {
                     value
                 })
                 .collect();
-            println!("{}", json!({"team": team.record.name, "task": task, "attempts": attempts}));
+            jsonln!("{}", json!({"team": team.record.name, "task": task, "attempts": attempts}));
             return Ok(0);
         }
         outln!("{}: {} attempts at {:?}", team.record.name, rows.len(), first_line(&task));
@@ -168,7 +168,7 @@ impl Door {
                         .iter()
                         .map(|(m, r)| json!({"member": m, "applied": r.applied, "unchanged": r.unchanged}))
                         .collect();
-                    println!("{}", json!({"merged": merged}));
+                    jsonln!("{}", json!({"merged": merged}));
                 }
                 for (member, report) in reports.iter().filter(|_| !json) {
                     outln!("{member}: merged {}", report.applied.join(", "));
@@ -178,7 +178,7 @@ impl Door {
             Err(e) => {
                 let said = crate::i18n::team_error_text(self.lang, &e);
                 if json {
-                    println!("{}", json!({"error": said}));
+                    jsonln!("{}", json!({"error": said}));
                 }
                 errln!("not merged: {said}");
                 Ok(1)

@@ -87,7 +87,7 @@ impl Door {
         if !shut {
             let tasks = self.tasks_of(&team).await?;
             if !json {
-                println!();
+                jsonln!();
             }
             print_tasks(&tasks, json);
         }
@@ -110,7 +110,7 @@ impl Door {
 /// Prints tasks: one line each, or a JSON array.
 fn print_tasks(tasks: &[Task], json: bool) {
     if json {
-        println!("{}", serde_json::to_value(tasks).unwrap_or_default());
+        jsonln!("{}", serde_json::to_value(tasks).unwrap_or_default());
         return;
     }
     if tasks.is_empty() {

@@ -3,7 +3,7 @@
 //! serialises writes into a project (also with a window open in another process), tells members
 //! about conflicts. Each subcommand prints words, or JSON with `--json`.
 
-use crate::cli::out::{err, errln, out, outln};
+use crate::cli::out::{err, errln, jsonln, out, outln};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -401,7 +401,7 @@ impl Door {
             TeamCli::List { json } => {
                 let teams: Vec<serde_json::Value> = self.teams.iter().map(team_json).collect();
                 if json {
-                    println!("{}", serde_json::Value::Array(teams));
+                    jsonln!("{}", serde_json::Value::Array(teams));
                 } else if self.teams.is_empty() {
                     outln!("no teams");
                 }
@@ -448,7 +448,7 @@ impl Door {
                 let TeamEvent::MergeUndone { result, .. } = event else { unreachable!() };
                 let paths = result.map_err(|e| anyhow::anyhow!("{e}"))?;
                 match json {
-                    true => println!("{}", json!({"member": name, "undone": paths})),
+                    true => jsonln!("{}", json!({"member": name, "undone": paths})),
                     false => outln!("undone: the merge of {name} ({} file(s) put back)", paths.len()),
                 }
                 Ok(0)
@@ -463,7 +463,7 @@ impl Door {
                     TeamEvent::Discarded { agents, whole_team, kept, .. } => {
                         let kept_files: usize = kept.iter().flat_map(|k| k.members.iter().map(|(_, n)| n)).sum();
                         match json {
-                            true => println!(
+                            true => jsonln!(
                                 "{}",
                                 json!({"discarded": agents, "whole_team": whole_team, "kept_files": kept_files})
                             ),

@@ -72,7 +72,7 @@ impl Door {
             }
         }
         match json {
-            true => println!("{}", team_json(&team)),
+            true => jsonln!("{}", team_json(&team)),
             false => {
                 outln!("team {} ({}) made for {}", team.record.name, team.record.id, team.record.project.display());
                 for (name, member) in &team.members {
@@ -121,7 +121,7 @@ impl Door {
                 .iter()
                 .map(|o| json!({"members": o.members, "path": o.path, "lines": o.lines, "project": o.project, "said": o.said(short)}))
                 .collect();
-            println!("{value}");
+            jsonln!("{value}");
             return Ok(0);
         }
         outln!("{} ({})  {}", team.record.name, team.record.id, team.record.project.display());
@@ -189,7 +189,7 @@ impl Door {
         match json {
             true => {
                 let files: Vec<_> = files.iter().map(|(p, k, d)| json!({"path": p, "kind": k, "diff": d})).collect();
-                println!("{}", json!({"member": member.name, "files": files}));
+                jsonln!("{}", json!({"member": member.name, "files": files}));
             }
             false => files.iter().for_each(|(_, _, d)| out!("{d}")),
         }
@@ -263,7 +263,7 @@ impl Door {
                     .map(|(p, k)| json!({"path": p, "kind": format!("{k:?}").to_lowercase()}))
                     .collect();
                 if json {
-                    println!(
+                    jsonln!(
                         "{}",
                         json!({"member": name, "applied": report.applied, "unchanged": report.unchanged.len(),
                         "conflicts": conflicts, "refused": report.refused, "check": check_json,
@@ -295,7 +295,7 @@ impl Door {
             }
             Err(TeamError::CheckFailed { why, .. }) => {
                 match json {
-                    true => println!("{}", json!({"member": name, "error": "check failed", "why": why})),
+                    true => jsonln!("{}", json!({"member": name, "error": "check failed", "why": why})),
                     false => outln!("{name}: the check failed in a scratch copy ({why}); nothing was merged"),
                 }
                 1
@@ -303,7 +303,7 @@ impl Door {
             Err(e) => {
                 let words = crate::i18n::team_error_text(self.lang, e);
                 match json {
-                    true => println!("{}", json!({"member": name, "error": words})),
+                    true => jsonln!("{}", json!({"member": name, "error": words})),
                     false => errln!("{name}: error: {words} (nothing was changed)"),
                 }
                 2
@@ -372,7 +372,7 @@ impl Door {
         let TeamEvent::WorkRestored { result, .. } = event else { unreachable!() };
         let team = result.map_err(|e| anyhow::anyhow!("{}", crate::i18n::team_error_text(self.lang, &e)))?;
         match json {
-            true => println!("{}", team_json(&team)),
+            true => jsonln!("{}", team_json(&team)),
             false => {
                 let members: Vec<String> = kept.members.iter().map(|(m, n)| format!("{m} ({n} file(s))")).collect();
                 outln!("restored into {}: {}", team.record.name, members.join(", "));
