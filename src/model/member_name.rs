@@ -39,6 +39,12 @@ pub fn names(member: &str, name: &str) -> bool {
     member.eq_ignore_ascii_case(name)
         || in_team(member).eq_ignore_ascii_case(name)
         || short_name(member).eq_ignore_ascii_case(name)
+        || ascii(member).eq_ignore_ascii_case(&ascii(name))
+}
+
+/// A member's name as one types it without `·`: `ada.squad` (also from `ada . squad`).
+fn ascii(name: &str) -> String {
+    name.replace('·', ".").split('.').map(str::trim).collect::<Vec<_>>().join(".")
 }
 
 #[cfg(test)]
@@ -64,5 +70,9 @@ mod tests {
         assert!(names("Claude · docs", "claude"));
         assert!(names("Claude · docs", "Claude · docs"));
         assert!(!names("Claude · docs", "docs"));
+        // Typed without `·`, and within the team.
+        assert!(names("Claude 2 · docs", "claude 2.docs") && names("Claude 2 · docs", "Claude 2 . docs"));
+        assert!(names("Claude 2 · docs", "claude 2") && !names("Claude 2 · docs", "claude 3"));
+        assert_eq!(in_team("Claude 2 · docs"), "Claude 2");
     }
 }

@@ -94,6 +94,7 @@ fn two_members_write_merge_and_resolve(rig: &Rig, agent: &str, answer: &str, bod
     let (code, _, err) = rig.team(&["prompt", "squad", agent, "please change the first line"]);
     assert_eq!(code, 2, "two members answer to the agent's name");
     assert!(err.contains(&format!("2 members of squad answer to \"{agent}\": give the member's name")), "{err}");
+    assert!(err.contains(&format!("({one}, {two})")), "the choices are listed: {err}");
     let out = rig.ok(&["prompt", "squad", &one, "--allow", "once", "please change the first line"]);
     let last = bodies().last().cloned().unwrap_or_default();
     assert_eq!(read(&first, "notes.txt"), "first (member)\nsecond\nthird\n", "{out}\n{last}");

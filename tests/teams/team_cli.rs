@@ -108,8 +108,9 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
     assert!(!p.project.join("notes/demo.md").exists() && !p.home.join("notes").exists());
     assert_eq!(std::fs::read_dir(&p.home).unwrap().count(), 1, "the person's agent's folder is untouched");
 
-    // `prompt`'s flags: a new thread (said in JSON), a thread that is not there (in words).
-    let (code, out, err) = p.team(&["prompt", "squad", "ada", "--thread", "new", "--json", "hello"]);
+    // `prompt`'s flags: a new thread (said in JSON), a thread that is not there (in words); the
+    // member named without `·`.
+    let (code, out, err) = p.team(&["prompt", "squad", "ada.squad", "--thread", "new", "--json", "hello"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.lines().any(|l| l.contains("\"type\":\"thread\"")), "{out}");
     let (code, _, err) = p.team(&["prompt", "squad", "ada", "--thread", "nope", "hello"]);

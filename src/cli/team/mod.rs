@@ -388,7 +388,13 @@ impl Door {
                 bail!("no member {which:?} in {} (members: {})", team.record.name, names.join(", "))
             }
             (None, _) => {
-                bail!("{} members of {} answer to {which:?}: give the member's name", found.len(), team.record.name)
+                let names: Vec<&str> = found.iter().map(|(m, _)| m.as_str()).collect();
+                bail!(
+                    "{} members of {} answer to {which:?}: give the member's name ({})",
+                    found.len(),
+                    team.record.name,
+                    names.join(", ")
+                )
             }
         }
     }
