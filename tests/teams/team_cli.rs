@@ -151,6 +151,12 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
     assert_eq!(report["refused"], serde_json::json!(["notes.txt"]), "{out}");
     assert_eq!(report["applied"], serde_json::json!(["bob.txt"]));
     assert_eq!(read(&p.project, "notes.txt"), "first (project)\nsecond\nthird\n", "no markers in the project");
+    // Again, with only the marked file left: nothing merged, said so (to the person and to Bob).
+    let (code, out, err) = p.team(&["merge", "squad", "bob"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("bob · squad: not merged, still holding conflict markers: notes.txt"), "{out}");
+    assert!(!out.contains("merged: 0 applied"), "{out}");
+    assert!(err.contains("Nothing of your work was merged"), "{err}");
 
     // Resolved: it merges; the merge can be undone.
     std::fs::write(bob.join("notes.txt"), "first (project and Bob)\nsecond\nthird\n").unwrap();

@@ -269,6 +269,8 @@ impl Door {
                         "conflicts": conflicts, "refused": report.refused, "check": check_json,
                         "names_not_utf8": report.unreadable_names})
                     );
+                } else if report.conflicts.is_empty() && report.applied.is_empty() && !report.refused.is_empty() {
+                    outln!("{name}: not merged, still holding conflict markers: {}", report.refused.join(", "));
                 } else if report.conflicts.is_empty() {
                     outln!("{name}: merged: {} applied, {} unchanged", report.applied.len(), report.unchanged.len());
                     if !report.refused.is_empty() {

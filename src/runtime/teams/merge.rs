@@ -290,12 +290,16 @@ impl<'a> ConflictText<'a> {
 
 impl std::fmt::Display for ConflictText<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let MergeReport { conflicts, refused, .. } = self.0;
+        let MergeReport { conflicts, refused, applied, .. } = self.0;
         if conflicts.is_empty() {
-            writeln!(
-                f,
-                "Your work was merged into the project, except these files, which still hold conflict markers:"
-            )?;
+            // Said as it is: nothing merged is not "merged, except".
+            let head = match applied.is_empty() {
+                true => "Nothing of your work was merged: these files still hold conflict markers:",
+                false => {
+                    "Your work was merged into the project, except these files, which still hold conflict markers:"
+                }
+            };
+            writeln!(f, "{head}")?;
             for path in refused {
                 writeln!(f, "- {path}")?;
             }
