@@ -336,6 +336,7 @@ pub(crate) async fn follow_turn(
             Event::Agent(a, AgentEvent::PermissionRequested { request }) if a == agent => {
                 out.permission(&request)?;
                 let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
+                said_refused(out.lang, allow, interrupted);
                 commands.send(Command::Agent(a, AgentCommand::AnswerPermission { id: request.id, answer })).await?;
             }
             // A form or a page cannot be answered from here: cancelled, and said.
@@ -415,6 +416,7 @@ pub(crate) async fn beside(
         AgentEvent::PermissionRequested { request } => {
             o.permission(&request)?;
             let answer = if interrupted { PermissionAnswer::Cancelled } else { answer(&request, allow) };
+            said_refused(o.lang, allow, interrupted);
             commands.send(Command::Agent(a, AgentCommand::AnswerPermission { id: request.id, answer })).await?;
         }
         other => return Ok(Some(Event::Agent(a, other))),
@@ -484,6 +486,14 @@ const INTERRUPTED: u8 = 130;
 /// The answer `allow` gives to `request`: the first offered option of the wanted kinds.
 /// (The runtime answers first, with the same words: `ManagerSettings::unattended`; this answers a
 /// request that offered none of the wanted kinds, so that nothing waits.)
+/// A request refused by the default `--allow reject` is said to be refused automatically, with
+/// how to allow it.
+fn said_refused(lang: Language, allow: Allow, interrupted: bool) {
+    if allow == Allow::Reject && !interrupted {
+        errln!("[{}]", tr(lang, Key::RefusedByDefault));
+    }
+}
+
 pub(crate) fn answer(request: &PermissionRequest, allow: Allow) -> PermissionAnswer {
     crate::runtime::acp::client::unattended_answer(request, allow.into()).unwrap_or(PermissionAnswer::Cancelled)
 }

@@ -696,6 +696,10 @@ strings! {
     AnsweredAllowAlways => ("Always allowed here", "Toujours autorisé ici"),
     AnsweredRejectAlways => ("Never allowed here", "Jamais autorisé ici"),
     AnsweredRejectOnce => ("Rejected", "Refusé"),
+    RefusedByDefault => (
+        "refused automatically: the command line refuses what an agent asks unless told otherwise (`--allow once` allows each request, `--allow always` remembers it)",
+        "refusé automatiquement : la ligne de commande refuse ce qu'un agent demande, sauf avis contraire (`--allow once` autorise chaque demande, `--allow always` s'en souvient)"
+    ),
     AnsweredOther => ("chose “{name}”", "choix : « {name} »"),
     AnsweredCancelled => ("Cancelled", "Annulé"),
     AskRunHere => ("{agent} wants to run a command on your computer", "{agent} veut lancer une commande sur votre ordinateur"),

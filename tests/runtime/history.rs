@@ -140,9 +140,11 @@ fn headless_prompt_streams_text_and_json() {
     assert_eq!(lines.last().unwrap()["stop_reason"], "end_turn");
     assert!(lines.iter().any(|l| l["type"] == "text" && l["text"].as_str().unwrap().contains("Allowed")));
 
-    // By default nothing is allowed.
+    // By default nothing is allowed, and that is said with how to allow it.
     let out = headless(dir.path(), &["--agent", "demo", "run it"]).output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().contains("Rejected"));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("refused automatically") && err.contains("`--allow once`"), "{err}");
 
     let out = headless(dir.path(), &["--agent", "demo", "error"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
