@@ -169,7 +169,12 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
                 }
             }
         }
-        if let Some(wanted) = &thread {
+        // `--thread new` while the agent has only an unused thread (an empty history): that one
+        // (another would leave an empty thread 1 behind).
+        let unused = |t: &crate::protocol::threads::ThreadSummary| t.title.is_empty() && t.session_id.is_none();
+        let only_unused = threads.as_deref().filter(|t| t.iter().all(unused)).and_then(|t| t.first());
+        let kept = only_unused.filter(|_| thread.as_deref() == Some("new")).map(|t| t.id);
+        if let Some(wanted) = thread.as_ref().filter(|_| kept.is_none()) {
             match find_thread(threads.as_deref().unwrap_or_default(), &agent, wanted) {
                 Ok(op) => commands.send(Command::Agent(agent.clone().into(), AgentCommand::Thread { op })).await?,
                 Err(why) => {
@@ -197,6 +202,9 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
             ))
             .await?;
         let mut out = Output::new(json, lang, agent.clone(), runtime);
+        if let Some(id) = kept {
+            out.thread(id)?;
+        }
         // The thread opened with the config, unless another is asked (it says so when it opens).
         if let (None, Some(opened)) = (&thread, opened) {
             out.thread(opened)?;

@@ -207,8 +207,9 @@ fn prompt_speaks_in_the_thread_it_is_told() {
             .next_back();
         (out.status.code(), thread, stdout, String::from_utf8_lossy(&out.stderr).to_string())
     };
-    let (code, first, ..) = run(&["refactor the parser"]);
-    assert_eq!(code, Some(0));
+    // `--thread new` on an empty history speaks in the one unused thread (no empty thread left).
+    let (code, first, ..) = run(&["--thread", "new", "refactor the parser"]);
+    assert_eq!((code, first), (Some(0), Some(1)));
     let (code, second, ..) = run(&["--thread", "new", "another subject"]);
     assert_eq!(code, Some(0));
     assert_ne!(first, second, "a new thread");
