@@ -252,6 +252,8 @@ pub const WORDS: &[(&str, &str)] = &[
     ("files", "writes and reads a note in the workspace, through Sidekicks"),
     ("conflicts", "resolves the conflict markers of the files named, keeping both sides"),
     ("permission", "asks before running a command; your answer decides"),
+    ("run", "the same: asks before running a command"),
+    ("fail", "four tool calls that fail in a row"),
     ("terminal", "runs commands through Sidekicks, their output live"),
     ("form", "asks you to fill in a form"),
     ("consent", "asks you to open a page"),

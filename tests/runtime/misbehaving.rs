@@ -679,7 +679,9 @@ fn help_lists_the_words_each_agent_answers_to() {
     assert!(greeting.contains("`help`") && !greeting.contains("docs/"), "{greeting}");
     let out = prompt(dir.path(), &["--agent", "demo"], "help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout).into_owned();
-    for word in ["wait", "plan", "permission", "terminal", "form", "crash", "delegate to NAME"] {
+    for word in
+        ["wait", "plan", "permission", "run", "fail", "conflicts", "terminal", "form", "crash", "delegate to NAME"]
+    {
         assert!(help.contains(&format!("`{word}`")), "{word} missing from: {help}");
     }
     let out = prompt(dir.path(), &["--agent", "bad"], "help").output().unwrap();
