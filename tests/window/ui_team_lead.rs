@@ -30,12 +30,23 @@ fn allow(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, ag
     h.state_mut().send(Command::Agent(agent.into(), AgentCommand::AnswerPermission { id: request.id, answer }));
 }
 
-#[test]
-fn a_lead_gives_a_task_and_its_merge_waits_for_the_person() {
+/// A window with agents ada, bob and lead, and the team squad (ada and bob, led by lead) on a git
+/// project (with `recipe` as its team recipe), its page shown.
+fn squad_on_page(
+    recipe: Option<&str>,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    tokio::runtime::Runtime,
+    egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
-    std::fs::create_dir(&project).unwrap();
+    std::fs::create_dir_all(project.join(".sidekicks")).unwrap();
     std::fs::write(project.join("notes.txt"), "first\n").unwrap();
+    if let Some(recipe) = recipe {
+        std::fs::write(project.join(".sidekicks/team.toml"), recipe).unwrap();
+    }
     git(&project, &["init", "-q", "-b", "main"]);
     git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
     git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
@@ -57,6 +68,12 @@ fn a_lead_gives_a_task_and_its_merge_waits_for_the_person() {
     step_until(&mut h, LONG, "ada's member", |h| h.state().state.agent("ada · squad").is_some());
     h.get_all_by_label("squad").next().unwrap().click();
     h.step();
+    (dir, project, rt, h)
+}
+
+#[test]
+fn a_lead_gives_a_task_and_its_merge_waits_for_the_person() {
+    let (_dir, project, _rt, mut h) = squad_on_page(None);
 
     let goal = [
         r#"call sidekicks-team assign {"member": "ada", "task": "files"}"#,
@@ -99,33 +116,8 @@ fn a_lead_gives_a_task_and_its_merge_waits_for_the_person() {
 
 #[test]
 fn the_lead_runs_a_conflict_to_its_end_with_the_radar_on_the_page() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("project");
-    std::fs::create_dir_all(project.join(".sidekicks")).unwrap();
-    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
     // The person lets the lead merge without asking.
-    std::fs::write(project.join(".sidekicks/team.toml"), "lead_merges = \"allow\"\n").unwrap();
-    git(&project, &["init", "-q", "-b", "main"]);
-    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
-    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
-    let home = dir.path().join("home");
-    std::fs::create_dir(&home).unwrap();
-    let demo: &[&str] = &["demo-agent"];
-    let config = config_text("", &[("ada", BIN, demo), ("bob", BIN, demo), ("lead", BIN, demo)], &home);
-    let rt = runtime();
-    let mut h = window(&config, dir.path(), &rt, None);
-    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("lead").is_some());
-    let create = TeamCommand::Create {
-        name: "squad".into(),
-        project: project.clone(),
-        provider: ProviderKind::GitWorktree,
-        agents: vec!["ada".into(), "bob".into()],
-        lead: Some("lead".into()),
-    };
-    h.state_mut().send(Command::Team(Box::new(create)));
-    step_until(&mut h, LONG, "ada's member", |h| h.state().state.agent("ada · squad").is_some());
-    h.get_all_by_label("squad").next().unwrap().click();
-    h.step();
+    let (_dir, project, _rt, mut h) = squad_on_page(Some("lead_merges = \"allow\"\n"));
     let say = |h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, lines: &[&str]| {
         let text = lines.join("\n");
         let prompt =
