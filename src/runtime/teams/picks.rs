@@ -3,8 +3,10 @@
 //! the other, with the merge itself — and only when none conflicts are they merged, member by
 //! member and file by file (`review::accept_hunks`, with its undo). Two chosen hunks that change
 //! the same or adjacent lines are told as a conflict naming both members, and nothing is written.
+//! The project's lock is held from the trial to the last merge.
 
-use super::review::{accept_hunks, file_like, locate_all};
+use super::lock::ProjectLock;
+use super::review::{accept_hunks_locked, file_like, locate_all};
 use super::{MemberCopy, MergeReport, TeamError, read_side};
 use crate::model::merge::{Outcome, Side, decide};
 use crate::model::review::{Hunk, apply_hunks};
@@ -30,6 +32,9 @@ pub fn take_hunks(picks: &[(MemberCopy, String, Hunk)]) -> Result<Vec<(String, M
             }
         }
     }
+    // One lock over the trial and the merges: no other merge comes between them.
+    let Some(first) = tried.first() else { return Ok(Vec::new()) };
+    let _lock = ProjectLock::acquire(&first.member.project, "merging hunks chosen from several attempts")?;
     for t in &mut tried {
         let (base, mine, old, new, at) = locate_all(t.member, t.path, &t.hunks)?;
         t.partial = file_like(&mine, apply_hunks(&old, &new, |j| at.contains(&j)));
@@ -38,7 +43,7 @@ pub fn take_hunks(picks: &[(MemberCopy, String, Hunk)]) -> Result<Vec<(String, M
     check(&tried)?;
     let mut reports: Vec<(String, MergeReport)> = Vec::new();
     for t in &tried {
-        let report = accept_hunks(t.member, t.path, &t.hunks)?;
+        let report = accept_hunks_locked(t.member, t.path, &t.hunks)?;
         match reports.iter_mut().find(|(m, _)| *m == t.member.name) {
             Some((_, r)) => {
                 r.applied.extend(report.applied);

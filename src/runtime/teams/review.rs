@@ -100,6 +100,11 @@ pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<Merg
 /// Merges the base plus hunks `shown` of `path` into the project; they join the member's base.
 pub fn accept_hunks(member: &MemberCopy, path: &str, shown: &[Hunk]) -> Result<MergeReport, TeamError> {
     let _lock = ProjectLock::acquire(&member.project, &format!("merging a change of {}", member.name))?;
+    accept_hunks_locked(member, path, shown)
+}
+
+/// [`accept_hunks`], the project's lock held by the caller.
+pub(super) fn accept_hunks_locked(member: &MemberCopy, path: &str, shown: &[Hunk]) -> Result<MergeReport, TeamError> {
     journal::recover(&member.project, &member.state)?;
     let (base, mine, old, new, at) = locate_all(member, path, shown)?;
     let partial = file_like(&mine, apply_hunks(&old, &new, |j| at.contains(&j)));
