@@ -96,15 +96,20 @@ fn two_attempts_are_compared_and_hunks_from_both_are_merged() {
 }
 
 /// Ticks the `i`th box labelled `label` until `chosen` (the merge button's new count) shows: a
-/// click on a frame whose layout then moves (an attempt read again) can miss its box.
+/// click on a frame whose layout then moves can miss its box, and while an attempt is read again
+/// (its copy changed) its boxes are not drawn — waited for, not clicked blindly.
 fn choose(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, label: &str, i: usize, chosen: &str) {
-    for _ in 0..50 {
+    let deadline = std::time::Instant::now() + LONG;
+    while std::time::Instant::now() < deadline {
         if h.query_by_label(chosen).is_some() {
             return;
         }
-        h.get_all_by_label(label).nth(i).unwrap().click();
+        if let Some(node) = h.query_all_by_label(label).nth(i) {
+            node.click();
+        }
         h.step();
         h.step();
+        std::thread::sleep(Duration::from_millis(20));
     }
     panic!("{chosen} never showed");
 }
