@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 use crate::common;
 use common::window::{runtime, step_until, window};
@@ -71,7 +71,7 @@ fn two_attempts_are_compared_and_hunks_from_both_are_merged() {
     step_until(&mut h, LONG, "the hunks", |h| h.query_all_by_label(hunk).count() == 2);
     choose(&mut h, hunk, 0, "Merge the chosen hunks (1)");
     choose(&mut h, hunk, 1, "Merge the chosen hunks (2)");
-    h.get_by_label("Merge the chosen hunks (2)").click();
+    merge_chosen(&mut h);
     let refused = "ada's and bob's chosen changes touch the same lines of notes.txt";
     step_until(&mut h, LONG, "refused", |h| h.query_by_label_contains(refused).is_some());
     assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first\nsecond\nthird\n");
@@ -88,7 +88,7 @@ fn two_attempts_are_compared_and_hunks_from_both_are_merged() {
     });
     choose(&mut h, hunk, 0, "Merge the chosen hunks (1)");
     choose(&mut h, hunk, 1, "Merge the chosen hunks (2)");
-    h.get_by_label("Merge the chosen hunks (2)").click();
+    merge_chosen(&mut h);
     step_until(&mut h, LONG, "merged", |h| {
         h.query_by_label_contains("Merged: ada (notes.txt); bob (notes.txt)").is_some()
     });
@@ -112,4 +112,20 @@ fn choose(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, l
         std::thread::sleep(Duration::from_millis(20));
     }
     panic!("{chosen} never showed");
+}
+
+/// Presses "Merge the chosen hunks (2)" until it is taken (the choices then clear): while an
+/// attempt is read again (its copy changed under it) the button waits, disabled.
+fn merge_chosen(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) {
+    let label = "Merge the chosen hunks (2)";
+    let deadline = std::time::Instant::now() + LONG;
+    while let Some(button) = h.query_by_label(label) {
+        assert!(std::time::Instant::now() < deadline, "{label} was never taken");
+        if !button.accesskit_node().is_disabled() {
+            button.click();
+        }
+        h.step();
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

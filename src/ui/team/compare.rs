@@ -3,15 +3,13 @@
 //! them, permissions asked — with "Merge all of it" per attempt, and hunks to take from several
 //! attempts at once (`TeamCommand::TakeHunks`: two that meet are refused, nothing written).
 
-use std::collections::BTreeSet;
-
 use egui::RichText;
 
 use crate::app::Command;
 use crate::app::teams_state::{CopyCheck, TeamState};
 use crate::model::config::Language;
 use crate::model::member_name::in_team as short_name;
-use crate::model::review::LineKind;
+use crate::model::review::{Hunk, LineKind};
 use crate::protocol::teams::compare::Attempt;
 use crate::protocol::teams::{FilePatch, Pick, ReviewFile, TeamCommand};
 use crate::ui::i18n::{Key, team_error_text, tr, trf};
@@ -22,8 +20,9 @@ use crate::ui::theme::{error_color, ok_color};
 pub struct CompareView {
     /// The team it is about.
     team: String,
-    /// The chosen hunks: member, file, the hunk's index in that file.
-    picks: BTreeSet<(String, String, usize)>,
+    /// The chosen hunks: member, file, the hunk itself (an attempt read again keeps a choice
+    /// whose hunk is still there, wherever it now stands in the list).
+    picks: Vec<(String, String, Hunk)>,
 }
 
 /// The task the team's members were all given by the person, when it is best of N (two members
@@ -220,18 +219,26 @@ fn picks_ui(
             }
         }
     });
+    // A choice whose hunk left its attempt (read again since) is dropped; one whose attempt is
+    // being read waits for it, and the merge with it.
+    view.picks.retain(|(member, path, hunk)| match team.attempts.get(member) {
+        None => true,
+        Some(Err(_)) => false,
+        Some(Ok(files)) => {
+            files.iter().any(|f| f.change.path == *path && f.diff.as_ref().is_some_and(|d| d.hunks.contains(hunk)))
+        }
+    });
     let chosen = view.picks.len();
-    let merge =
-        ui.add_enabled(chosen > 0, egui::Button::new(trf(lang, Key::MergeChosen, &[("n", &chosen.to_string())])));
+    let ready = view.picks.iter().all(|(member, ..)| matches!(team.attempts.get(member), Some(Ok(_))));
+    let merge = ui.add_enabled(
+        chosen > 0 && ready,
+        egui::Button::new(trf(lang, Key::MergeChosen, &[("n", &chosen.to_string())])),
+    );
     if merge.clicked() {
         let picks: Vec<Pick> = view
             .picks
             .iter()
-            .filter_map(|(member, path, i)| {
-                let Some(Ok(files)) = team.attempts.get(member) else { return None };
-                let hunk = files.iter().find(|f| f.change.path == *path)?.diff.as_ref()?.hunks.get(*i)?.clone();
-                Some(Pick { member: member.clone(), path: path.clone(), hunk })
-            })
+            .map(|(member, path, hunk)| Pick { member: member.clone(), path: path.clone(), hunk: hunk.clone() })
             .collect();
         commands.push(Command::Team(Box::new(TeamCommand::TakeHunks { team: team.info.record.id.clone(), picks })));
         view.picks.clear();
@@ -255,22 +262,22 @@ fn hunks_ui(
     lang: Language,
     member: &str,
     files: &[ReviewFile],
-    picks: &mut BTreeSet<(String, String, usize)>,
+    picks: &mut Vec<(String, String, Hunk)>,
 ) {
     let mut any = false;
     for file in files {
         let Some(diff) = &file.diff else { continue };
-        for (i, hunk) in diff.hunks.iter().enumerate() {
+        for hunk in &diff.hunks {
             any = true;
-            let key = (member.to_string(), file.change.path.clone(), i);
+            let key = (member.to_string(), file.change.path.clone(), hunk.clone());
             let mut on = picks.contains(&key);
             let (added, removed) = hunk.counts();
             let label = format!("{} {} (+{added} −{removed})", file.change.path, hunk.header());
             if ui.checkbox(&mut on, label).changed() {
                 if on {
-                    picks.insert(key);
+                    picks.push(key);
                 } else {
-                    picks.remove(&key);
+                    picks.retain(|k| *k != key);
                 }
             }
             for line in hunk.lines.iter().filter(|l| l.kind != LineKind::Context).take(6) {
