@@ -56,7 +56,7 @@ fn files() -> Vec<ReviewFile> {
                 .collect();
             let old: String = lines.iter().map(|l| format!("{l}\n")).collect();
             let path = format!("crate{}/src/module{}/file{i}.rs", i % 7, i % 31);
-            let change = Change { path, kind: ChangeKind::Modified, binary: false, symlink: false };
+            let change = Change { path, kind: ChangeKind::Modified, binary: false, symlink: false, markers: false };
             ReviewFile { change, diff: Some(diff(&old, &new)) }
         })
         .collect()

@@ -97,6 +97,9 @@ pub fn problem_text(lang: Language, kind: &ProblemKind) -> String {
             };
             trf(lang, Key::Syntax, &[("message", &message)])
         }
+        P::Unclosed { open, line } => {
+            trf(lang, Key::Unclosed, &[("open", &open.to_string()), ("line", &line.to_string())])
+        }
         P::UnknownKey { key, suggestion: None } => trf(lang, Key::UnknownKey, &[("key", key)]),
         P::UnknownKey { key, suggestion: Some(s) } => {
             trf(lang, Key::UnknownKeySuggest, &[("key", key), ("suggestion", s)])

@@ -121,7 +121,13 @@ pub struct AgentView {
     pub read: usize,
     /// Its changes since a checkpoint, when the person reviews them.
     pub review: Option<super::review_state::WorkspaceReview>,
+    /// A restore asked for, to confirm: the checkpoint, and the files it would rewrite (`None`
+    /// while they are read; `Err`: why it cannot run).
+    pub restore_asked: Option<(String, Option<RestoreFiles>)>,
 }
+
+/// The files a restore would put back, or why it cannot run.
+pub type RestoreFiles = Result<Vec<String>, String>;
 
 impl AgentView {
     /// What it cost in this run, per unit: its earlier sessions and the current one.
@@ -179,6 +185,7 @@ impl AgentView {
             elicitations: Vec::new(),
             read: 0,
             review: None,
+            restore_asked: None,
             rules: Vec::new(),
             login: None,
             auth_methods: Vec::new(),

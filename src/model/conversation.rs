@@ -202,12 +202,25 @@ pub struct Message {
     /// Earlier answers to the same question, oldest first (an answer retried: its parts then).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier: Vec<Vec<Part>>,
+    /// How many files the turn this message started changed in the workspace (its checkpoint
+    /// against the workspace when the turn ended); `None` until known, or without checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<u32>,
 }
 
 impl PartialEq for Message {
     fn eq(&self, other: &Self) -> bool {
-        (&self.id, &self.role, &self.parts, &self.end, &self.delivery, &self.checkpoint, &self.earlier)
-            == (&other.id, &other.role, &other.parts, &other.end, &other.delivery, &other.checkpoint, &other.earlier)
+        (&self.id, &self.role, &self.parts, &self.end, &self.delivery, &self.checkpoint, &self.earlier, self.changed)
+            == (
+                &other.id,
+                &other.role,
+                &other.parts,
+                &other.end,
+                &other.delivery,
+                &other.checkpoint,
+                &other.earlier,
+                other.changed,
+            )
     }
 }
 
@@ -227,6 +240,7 @@ impl Message {
             at: None,
             checkpoint: None,
             earlier: Vec::new(),
+            changed: None,
         }
     }
 

@@ -37,6 +37,13 @@ pub enum ProblemKind {
         /// The message, in the words of whoever gave it.
         message: String,
     },
+    /// A `[` or `{` opened in a value and never closed (the errors after it are its cascade).
+    Unclosed {
+        /// `[` or `{`.
+        open: char,
+        /// The line it was opened on (1-based).
+        line: usize,
+    },
     /// A key this table does not know; `suggestion` is a close known key.
     UnknownKey {
         /// The key it is about.

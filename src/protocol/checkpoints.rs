@@ -15,6 +15,13 @@ pub enum CheckpointCommand {
         /// The checkpoint's id.
         checkpoint: String,
     },
+    /// Say what a restore to `checkpoint` would rewrite (`RestoreAsked`), changing nothing.
+    AskRestore {
+        /// The agent (its name).
+        agent: String,
+        /// The checkpoint's id.
+        checkpoint: String,
+    },
     /// Read what changed in `agent`'s workspace since `checkpoint`, with diffs, for review; the
     /// review stays open (read again after each turn and each revert) until `CloseReview`.
     Review {
@@ -53,6 +60,25 @@ pub enum CheckpointEvent {
         /// The checkpoint's id.
         checkpoint: String,
     },
+    /// The turn after `checkpoint` ended: how many files of the workspace it changed.
+    TurnChanged {
+        /// The agent (its name).
+        agent: String,
+        /// The checkpoint recorded before the turn.
+        checkpoint: String,
+        /// The files that differ between the checkpoint and the workspace as the turn left it.
+        files: u32,
+    },
+    /// What a restore to `checkpoint` would rewrite (asked before it, to confirm), or why it
+    /// cannot run.
+    RestoreAsked {
+        /// The agent (its name).
+        agent: String,
+        /// The checkpoint.
+        checkpoint: String,
+        /// The files that differ from the checkpoint now, or why not known.
+        result: Result<Vec<String>, String>,
+    },
     /// A restore ended: `Ok` with the checkpoint of how the workspace was just before (to undo
     /// it), or why it failed (nothing was changed, or the error says what was).
     Restored {
@@ -86,6 +112,8 @@ impl CheckpointEvent {
     pub fn agent(&self) -> &str {
         match self {
             CheckpointEvent::Recorded { agent, .. }
+            | CheckpointEvent::TurnChanged { agent, .. }
+            | CheckpointEvent::RestoreAsked { agent, .. }
             | CheckpointEvent::Restored { agent, .. }
             | CheckpointEvent::Review { agent, .. }
             | CheckpointEvent::Reverted { agent, .. } => agent,
@@ -97,6 +125,7 @@ impl CheckpointEvent {
     pub fn apply_to(&self, conversation: &mut Conversation) {
         match self {
             CheckpointEvent::Recorded { id, checkpoint, .. } => conversation.checkpointed(id, checkpoint),
+            CheckpointEvent::TurnChanged { checkpoint, files, .. } => conversation.turn_changed(checkpoint, *files),
             // The undo of a restore: that restore's notice says it was undone.
             CheckpointEvent::Restored { checkpoint, result: Ok(_), .. } if conversation.restore_undone(checkpoint) => {}
             CheckpointEvent::Restored { checkpoint, result, .. } => conversation.push_notice(match result {
@@ -104,7 +133,9 @@ impl CheckpointEvent {
                 Err(message) => Notice::RestoreFailed { message: message.clone() },
             }),
             // The review panel's, not the conversation's.
-            CheckpointEvent::Review { .. } | CheckpointEvent::Reverted { .. } => {}
+            CheckpointEvent::Review { .. }
+            | CheckpointEvent::Reverted { .. }
+            | CheckpointEvent::RestoreAsked { .. } => {}
         }
     }
 }

@@ -525,8 +525,11 @@ impl Manager {
         let agent = name.to_string();
         tokio::spawn(async move {
             // The workspace as the turn finds it, before the agent hears the prompt.
-            checkpoints::record_before_turn(&events, &agent, id, checkpointer).await;
+            let recorded = checkpoints::record_before_turn(&events, &agent, id, checkpointer.clone()).await;
             let end = prompt.await;
+            if let Some(checkpoint) = recorded {
+                checkpoints::count_after_turn(&events, &agent, checkpoint, checkpointer).await;
+            }
             let _ = internal.send(Internal::TurnDone { agent, turn, end }).await;
         });
     }

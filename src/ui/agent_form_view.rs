@@ -21,6 +21,9 @@ pub struct AgentFormView {
     pub form: AgentForm,
     /// Why it could not be written.
     pub error: Option<String>,
+    /// The agent this form wrote into the text (its name there), not saved yet: Save agent again
+    /// changes that one rather than adding a second of the same name (issue 48, item 1).
+    pub wrote: Option<String>,
     /// Environment values shown.
     show_values: bool,
 }
@@ -116,9 +119,10 @@ pub fn agent_form_ui(
     }
     ui.horizontal(|ui| {
         if ui.button(tr(lang, Key::SaveAgent)).clicked() {
-            match set_agent(text, view.editing.as_deref(), &view.form) {
+            match set_agent(text, view.wrote.as_deref().or(view.editing.as_deref()), &view.form) {
                 Ok(written) => {
                     view.error = None;
+                    view.wrote = Some(view.form.name.trim().to_string());
                     asked = FormAsked::Write(written);
                 }
                 Err(e) => view.error = Some(e.to_string()),

@@ -99,7 +99,8 @@ fn team_ui(ui: &mut egui::Ui, state: &AppState, channel: &ChannelState, commands
                     ui.spinner();
                 }
                 let label = trf(lang, Key::MergeWork, &[("member", member)]);
-                if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
+                let nothing = matches!(team.changes.get(member.as_str()), Some(Ok(c)) if c.is_empty());
+                if ui.add_enabled(!busy && !nothing, egui::Button::new(label)).clicked() {
                     let merge = TeamCommand::Merge { team: team_id.clone(), member: member.clone(), selected: None };
                     commands.push(Command::Team(Box::new(merge)).into());
                 }

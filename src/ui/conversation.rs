@@ -112,6 +112,9 @@ pub fn conversation_ui(
     if let Some(index) = actions.resend {
         requests.push(Request::SendAgain { agent: agent.config.name.clone(), index });
     }
+    if actions.cancel_restore {
+        requests.push(Request::CancelRestore { agent: agent.config.name.clone() });
+    }
     if actions.attach_transcript {
         requests.push(Request::AttachTranscript { agent: agent.config.name.clone(), attach: true });
     }

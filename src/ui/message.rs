@@ -28,6 +28,8 @@ pub struct MessageActions {
     pub draft: Option<String>,
     /// A message Stop dropped, to send again (its index).
     pub resend: Option<usize>,
+    /// The person closed a restore's confirmation without restoring.
+    pub cancel_restore: bool,
 }
 
 /// Draws `message` of `agent`.
@@ -139,28 +141,10 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             if small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
                 ui.ctx().copy_text(text);
             }
-            // Only where the turn may have changed files (a turn of words changed nothing).
-            if let Some(checkpoint) = &message.checkpoint
-                && agent.conversation.turn_may_change(index)
-            {
-                // Not while a turn runs: the agent would be writing over what comes back.
-                let idle = agent.state != crate::app::AgentState::Busy;
-                let button = egui::Button::new(RichText::new(tr(lang, Key::RestoreTurn)).small()).frame(false);
-                let hint = tr(lang, if idle { Key::RestoreTurnHint } else { Key::RestoreTurnBusy });
-                if ui.add_enabled(idle, button).on_hover_text(hint).on_disabled_hover_text(hint).clicked() {
-                    let restore =
-                        CheckpointCommand::Restore { agent: agent.config.name.clone(), checkpoint: checkpoint.clone() };
-                    actions.commands.push(Command::Checkpoint(restore));
-                }
-                let review = egui::Button::new(RichText::new(tr(lang, Key::ReviewTurn)).small()).frame(false);
-                if ui.add(review).on_hover_text(tr(lang, Key::ReviewTurnHint)).clicked() {
-                    let review =
-                        CheckpointCommand::Review { agent: agent.config.name.clone(), checkpoint: checkpoint.clone() };
-                    actions.commands.push(Command::Checkpoint(review));
-                }
-            }
+            super::turn_actions::turn_buttons_ui(ui, lang, agent, index, actions);
         });
     });
+    super::turn_actions::restore_confirm_ui(ui, lang, agent, index, actions);
 }
 
 /// Which answer of message `index` is shown: one of its earlier ones (`Some(k)`), or the latest.

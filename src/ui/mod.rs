@@ -45,6 +45,7 @@ pub mod threads_view;
 pub mod toml_highlight;
 pub mod tool_card;
 pub mod tool_run;
+pub mod turn_actions;
 pub mod workspace_view;
 
 use std::collections::HashMap;

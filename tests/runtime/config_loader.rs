@@ -428,3 +428,33 @@ fn preferences_keep_eight_recent_files() {
     assert_eq!(loaded.last_opened, Some(PathBuf::from("/f5.toml")));
     assert_eq!(loaded.recent.iter().filter(|p| p.ends_with("f5.toml")).count(), 1);
 }
+
+/// One typo, one problem (issue 48, item 5): an unclosed `[` is told once, at its place, by the
+/// loader and by `sidekicks check` — not "missing comma" on every later line, nor a wrong type.
+#[test]
+fn an_unclosed_bracket_is_told_once_at_its_place() {
+    let text = format!("[defaults]\nidle_stop = 30\nmax_running = [4\n\n{AGENT}args = [\"--x\"]\n\n{AGENT}");
+    let result = load(&text);
+    assert_eq!(result.problems.len(), 1, "{:?}", result.problems);
+    let problem = &result.problems[0];
+    assert_eq!((problem.line, problem.column), (3, 15));
+    assert_eq!(problem.kind, ProblemKind::Unclosed { open: '[', line: 3 });
+    assert_eq!(problem_text(Language::En, &problem.kind), "`[` opened on line 3 is never closed.");
+    assert!(result.config.is_none());
+
+    // An inline table left open on its line; problems before it are still told.
+    let text = format!("[defaults]\nidle_stop = \"x\"\n{AGENT}env = {{ A = \"1\"\nruntime = {{ type = \"local\" }}\n");
+    let kinds: Vec<ProblemKind> = load(&text).problems.into_iter().map(|p| p.kind).collect();
+    assert!(matches!(kinds[0], ProblemKind::WrongType { ref key, .. } if key == "idle_stop"), "{kinds:?}");
+    assert_eq!(kinds[1..], [ProblemKind::Unclosed { open: '{', line: 7 }]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typo.toml");
+    std::fs::write(&path, "[defaults]\nmax_running = [4\n[[agent]]\nname = \"a\"\ncommand = \"x\"\n").unwrap();
+    let out = Command::new(common::BIN).arg("check").arg("--config").arg(&path).output().unwrap();
+    assert!(!out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().filter(|l| l.contains("typo.toml:")).count(), 1, "{stdout}");
+    assert!(stdout.contains("typo.toml:2:15: `[` opened on line 2 is never closed."), "{stdout}");
+    assert!(!stdout.contains("comma") && !stdout.contains("whole number"), "{stdout}");
+}

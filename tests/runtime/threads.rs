@@ -219,6 +219,12 @@ fn prompt_speaks_in_the_thread_it_is_told() {
     let n = second.unwrap().to_string();
     let (code, by_number, ..) = run(&["--thread", &n, "more"]);
     assert_eq!((code, by_number), (Some(0), second));
+    // Each run is a new session of the demo, named after its own first words ("more"): the
+    // thread keeps its title (issue 48, item 2), so it is still found by it.
+    let (code, again, ..) = run(&["--thread", "refactor the parser", "and again"]);
+    assert_eq!((code, again), (Some(0), first), "the thread kept its title");
+    let (code, _, _, stderr) = run(&["--thread", "more", "hi"]);
+    assert_eq!(code, Some(2), "no thread was renamed \"more\": {stderr}");
     let (code, _, _, stderr) = run(&["--thread", "no such thread", "hi"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("no thread \"no such thread\""), "{stderr}");

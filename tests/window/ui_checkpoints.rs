@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use sidekicks::model::conversation::Role;
 use sidekicks::runtime::store::Store;
 
@@ -35,6 +35,20 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     all
 }
 
+/// Waits for a restore's confirmation ("Restore N files") and presses it.
+fn confirm_restore(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) {
+    let is_confirm = |label: &str| {
+        label.strip_prefix("Restore ").and_then(|l| l.split(' ').next()).is_some_and(|n| n.parse::<u32>().is_ok())
+    };
+    step_until(h, LONG, "the restore's confirmation", |h| {
+        h.query_all_by_label_contains("Restore ").any(|n| n.accesskit_node().label().is_some_and(|l| is_confirm(&l)))
+    });
+    let node =
+        h.query_all_by_label_contains("Restore ").find(|n| n.accesskit_node().label().is_some_and(|l| is_confirm(&l)));
+    node.unwrap().click();
+    h.step();
+}
+
 /// The demo agent writes `notes/demo.md` in `project`; Restore, then Undo, through the window.
 fn restore_and_undo(project: &Path, config_dir: &Path) {
     std::fs::write(project.join("readme.txt"), "the person's file\n").unwrap();
@@ -57,6 +71,7 @@ fn restore_and_undo(project: &Path, config_dir: &Path) {
         assert!(asked.unwrap().checkpoint.is_some(), "the message carries its checkpoint");
 
         h.get_by_label("Restore").click();
+        confirm_restore(&mut h);
         step_until(&mut h, LONG, "restored", |h| h.query_by_label_contains("is back as it was").is_some());
         assert_eq!(files(project), before, "byte-identical to before the turn");
 
@@ -75,6 +90,7 @@ fn restore_and_undo(project: &Path, config_dir: &Path) {
     assert_eq!(h.query_all_by_label_contains("Restore undone").count(), 1);
     assert!(h.query_by_label_contains("as it was before that turn").is_none());
     h.get_by_label("Restore").click();
+    confirm_restore(&mut h);
     step_until(&mut h, LONG, "restored again", |h| h.query_by_label_contains("as it was before that turn").is_some());
     assert_eq!(files(project), before);
     h.state_mut().shutdown();
@@ -111,7 +127,6 @@ fn restore_waits_for_the_turn_to_end() {
     step_until(&mut h, LONG, "busy", |h| {
         h.state().state.agent("demo").unwrap().state == sidekicks::app::AgentState::Busy
     });
-    use egui_kittest::kittest::NodeT;
     assert!(h.get_by_label("Restore").accesskit_node().is_disabled(), "not while the turn runs");
     h.get_by_label("Stop").click();
     // Stopped, the turn changed nothing (it only counted): nothing to restore or review there
@@ -119,5 +134,44 @@ fn restore_waits_for_the_turn_to_end() {
     step_until(&mut h, LONG, "stopped", |h| h.query_by_label("Restore").is_none());
     assert!(h.query_by_label("Changes").is_none());
     assert!(h.state().state.agent("demo").unwrap().conversation.messages[0].checkpoint.is_some(), "yet recorded");
+    h.state_mut().shutdown();
+}
+
+/// Changes and Restore show only on turns that changed files, and a restore asks first, naming
+/// what it puts back (issue 48, item 3): `diff` only shows a diff (nothing written), `files`
+/// writes one file; Cancel changes nothing.
+#[test]
+fn restore_shows_on_turns_that_changed_files_and_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], &project), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    let ended = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, n: usize| {
+        let demo = h.state().state.agent("demo").unwrap();
+        let counted = demo.conversation.messages.iter().filter(|m| m.changed.is_some()).count();
+        counted == n && demo.state == sidekicks::app::AgentState::Idle
+    };
+    send(&mut h, "diff");
+    step_until(&mut h, LONG, "the diff turn counted", |h| ended(h, 1));
+    assert!(h.query_by_label("Restore").is_none(), "a turn that wrote nothing has no Restore");
+    assert!(h.query_by_label("Changes").is_none(), "nor Changes");
+
+    send(&mut h, "files");
+    step_until(&mut h, LONG, "the files turn counted", |h| ended(h, 2));
+    assert_eq!(h.query_all_by_label("Restore").count(), 1, "only on the turn that wrote");
+    let before = files(&project);
+    h.get_by_label("Restore").click();
+    step_until(&mut h, LONG, "what it would put back", |h| {
+        h.query_by_label_contains("back as it was before this turn: notes/").is_some()
+    });
+    h.get_by_label("Cancel").click();
+    step_until(&mut h, LONG, "the question gone", |h| h.query_by_label_contains("before this turn: notes/").is_none());
+    assert_eq!(files(&project), before, "Cancel changed nothing");
+    h.get_by_label("Restore").click();
+    confirm_restore(&mut h);
+    step_until(&mut h, LONG, "restored", |h| h.query_by_label_contains("is back as it was").is_some());
+    assert!(!project.join("notes/demo.md").exists(), "the file the turn wrote is gone");
     h.state_mut().shutdown();
 }

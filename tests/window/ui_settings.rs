@@ -225,6 +225,37 @@ fn the_agent_form_adds_and_edits_agents_keeping_the_files_comments() {
     h.state_mut().shutdown();
 }
 
+/// A form can always save what it shows (issue 48, item 1): a workspace that does not exist is
+/// written into the text but not saved; fixed in the form, Save agent changes the agent it wrote
+/// (no "already in the config file"), the old error goes, and the file is saved.
+#[test]
+fn the_agent_form_saves_after_its_own_error_is_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let text = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
+    let mut h = window(&text, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    open_new_agent_form(&mut h);
+    fill(&mut h, Role::TextInput, 0, "Helper");
+    fill(&mut h, Role::TextInput, 1, BIN);
+    fill(&mut h, Role::TextInput, 2, &dir.path().join("nowhere").display().to_string());
+    fill(&mut h, Role::MultilineTextInput, 0, "demo-agent");
+    h.get_by_label("Save agent").click();
+    step_until(&mut h, LONG, "not saved, said", |h| {
+        h.query_by_label_contains("Written into the file's text but not saved").is_some()
+    });
+    assert_eq!(std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap(), text, "nothing saved yet");
+    fill(&mut h, Role::TextInput, 2, &dir.path().display().to_string());
+    h.get_by_label("Save agent").click();
+    step_until(&mut h, LONG, "the fixed agent saved and running", |h| h.state().state.agent("Helper").is_some());
+    assert!(h.query_by_label_contains("already in the config file").is_none());
+    assert!(h.query_by_label_contains("Written into the file's text but not saved").is_none());
+    let saved = std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap();
+    assert_eq!(saved.matches("name = \"Helper\"").count(), 1, "{saved}");
+    assert!(!saved.contains("nowhere"), "{saved}");
+    h.state_mut().shutdown();
+}
+
 /// An agent on another machine from the form: choosing "another machine (over SSH)" asks for the
 /// host and the folder there, written into `runtime` (issue 36).
 #[test]

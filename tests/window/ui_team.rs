@@ -141,7 +141,16 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         let changes = h.state().state.teams.teams[0].changes.get(ada).cloned();
         changes.is_some_and(|c| c.is_ok_and(|c| c.is_empty()))
     });
-    assert_eq!(h.get_all_by_label("No changes yet.").count(), 2, "Ada's and Bob's");
+    // Ada had everything merged: said so, not "no changes yet" (issue 48, item 3); Review… and
+    // Commit as branch… have nothing to show or commit.
+    step_until(&mut h, LONG, "all merged", |h| h.query_by_label("All merged: nothing left to merge.").is_some());
+    assert_eq!(h.get_all_by_label("No changes yet.").count(), 1, "Bob's");
+    {
+        use egui_kittest::kittest::NodeT;
+        for label in ["Review…", "Commit as branch…"] {
+            assert!(h.get_all_by_label(label).all(|n| n.accesskit_node().is_disabled()), "{label}: nothing to do");
+        }
+    }
     step_until(&mut h, LONG, "the diff after the merge", |h| {
         h.state().state.teams.teams[0].diff.as_ref().is_some_and(|d| d.2 == d.3)
     });
@@ -160,6 +169,11 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         std::fs::read_to_string(copies[1].join("notes.txt"))
             .is_ok_and(|t| t == "first (project)\nfirst (Bob)\nsecond\nthird\n")
     });
+    // Resolved in his copy: the red conflict line goes without another Merge all.
+    step_until(&mut h, LONG, "the conflict seen resolved", |h| {
+        h.query_by_label("bob · Docs team resolved its conflicts: Merge all brings them in.").is_some()
+    });
+    assert!(h.query_by_label_contains("Conflicts: nothing was applied").is_none());
     step_until(&mut h, LONG, "bob told in his conversation", |h| {
         h.state().state.agent(bob).is_some_and(|a| {
             a.conversation

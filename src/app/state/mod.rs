@@ -101,6 +101,11 @@ pub enum Request {
         /// The agent.
         agent: String,
     },
+    /// The person closed a restore's confirmation without restoring.
+    CancelRestore {
+        /// The agent.
+        agent: String,
+    },
     /// The person closed the review of this agent's changes.
     CloseReview {
         /// The agent.
@@ -185,6 +190,12 @@ impl AppState {
             }
             Request::NotNow(key) => {
                 self.not_now(key);
+                Vec::new()
+            }
+            Request::CancelRestore { agent } => {
+                if let Some(a) = self.agent_mut(&agent) {
+                    a.restore_asked = None;
+                }
                 Vec::new()
             }
             Request::CloseReview { agent } => {

@@ -5,8 +5,25 @@ use crate::app::review_state::WorkspaceReview;
 use crate::protocol::checkpoints::{CheckpointCommand, CheckpointEvent};
 
 impl AppState {
-    /// A review asked for: the agent's review is being read (the files shown stay meanwhile).
+    /// A review asked for: the agent's review is being read (the files shown stay meanwhile). A
+    /// restore asked for: its confirmation waits for the files it would rewrite; once it runs, the
+    /// confirmation goes.
     pub(in crate::app) fn review_requested(&mut self, command: &CheckpointCommand) {
+        match command {
+            CheckpointCommand::AskRestore { agent, checkpoint } => {
+                if let Some(a) = self.agent_mut(agent) {
+                    a.restore_asked = Some((checkpoint.clone(), None));
+                }
+                return;
+            }
+            CheckpointCommand::Restore { agent, .. } => {
+                if let Some(a) = self.agent_mut(agent) {
+                    a.restore_asked = None;
+                }
+                return;
+            }
+            _ => {}
+        }
         let CheckpointCommand::Review { agent, checkpoint } = command else { return };
         let Some(a) = self.agent_mut(agent) else { return };
         match &mut a.review {
@@ -34,6 +51,13 @@ impl AppState {
                 {
                     r.files = Some(result.clone());
                     r.generation += 1;
+                }
+            }
+            CheckpointEvent::RestoreAsked { agent, checkpoint, result } => {
+                if let Some(a) = self.agent_mut(agent)
+                    && a.restore_asked.as_ref().is_some_and(|(c, _)| c == checkpoint)
+                {
+                    a.restore_asked = Some((checkpoint.clone(), Some(result.clone())));
                 }
             }
             CheckpointEvent::Reverted { agent, result } => {

@@ -3,6 +3,7 @@
 //! Pure: the one question about the world (does a folder exist?) is asked through a callback.
 
 mod sections;
+mod unclosed;
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
@@ -72,8 +73,18 @@ pub fn load_str(src: &str, ctx: &LoadContext<'_>) -> LoadResult {
     let (root, errors) = DeTable::parse_recoverable(src);
     let mut checker = Checker { src, problems: Vec::new(), ctx };
     let mut syntax_lines = HashSet::new();
+    // A bracket never closed is the cause of every error after it: said once, at its place.
+    let unclosed = if errors.is_empty() { None } else { unclosed::find(src) };
+    let cut = unclosed.map_or(usize::MAX, |u| src[..u.at].rfind('\n').map_or(0, |n| n + 1));
+    if let Some(u) = unclosed {
+        let line = super::problem::line_column(src, u.at).0;
+        checker.problem(u.at..u.at + 1, ProblemKind::Unclosed { open: u.open, line });
+    }
     for error in errors {
         let span = error.span().unwrap_or(0..0);
+        if span.start >= cut {
+            continue;
+        }
         // One error per line: the parser's follow-up errors on the same line are noise.
         if syntax_lines.insert(super::problem::line_column(src, span.start).0) {
             checker.problem(span, ProblemKind::Syntax { message: error.message().trim().to_string() });
@@ -82,6 +93,8 @@ pub fn load_str(src: &str, ctx: &LoadContext<'_>) -> LoadResult {
     let syntax_ok = checker.problems.is_empty();
     let config = checker.config(root.get_ref(), root.span());
     let mut problems = checker.problems;
+    // What the checker read after it is the parser's guess, not the person's text.
+    problems.retain(|p| p.span.start < cut || matches!(p.kind, ProblemKind::Unclosed { .. }));
     problems.sort_by_key(|p| (p.span.start, p.span.end));
     let blocking = problems.iter().any(|p| p.severity() == Severity::Error);
     let config = (syntax_ok && !blocking).then_some(config);

@@ -56,6 +56,7 @@ impl Conversation {
             at: Some(crate::model::when::now()),
             checkpoint: None,
             earlier: Vec::new(),
+            changed: None,
         });
         self.touch(self.messages.len() - 1);
     }
@@ -81,6 +82,14 @@ impl Conversation {
     pub fn checkpointed(&mut self, id: &MessageId, checkpoint: &str) {
         if let Some(i) = self.messages.iter().rposition(|m| m.id.as_ref() == Some(id)) {
             self.messages[i].checkpoint = Some(checkpoint.to_string());
+            self.touch(i);
+        }
+    }
+
+    /// The turn after `checkpoint` ended having changed `files` files of the workspace.
+    pub fn turn_changed(&mut self, checkpoint: &str, files: u32) {
+        if let Some(i) = self.messages.iter().rposition(|m| m.checkpoint.as_deref() == Some(checkpoint)) {
+            self.messages[i].changed = Some(files);
             self.touch(i);
         }
     }

@@ -152,6 +152,8 @@ pub struct Change {
     pub binary: bool,
     /// The member's version is a symbolic link.
     pub symlink: bool,
+    /// The member's version still holds conflict markers as a merge wrote them.
+    pub markers: bool,
 }
 
 /// Errors of teams, in words the UI can show.

@@ -51,6 +51,7 @@ impl Manager {
             CheckpointCommand::Revert { agent, checkpoint, path, hunk } => {
                 return self.revert(agent, checkpoint, path, hunk);
             }
+            CheckpointCommand::AskRestore { agent, checkpoint } => return self.ask_restore(agent, checkpoint),
         };
         let refused = |why: &str| CheckpointEvent::Restored {
             agent: agent.clone(),
@@ -85,6 +86,25 @@ impl Manager {
         let checkpointer = self.checkpointer(&agent);
         let events = self.events.clone();
         tokio::spawn(read_review(events, checkpointer, agent, checkpoint));
+    }
+
+    /// Says what a restore to `checkpoint` would rewrite, on a blocking thread; nothing changes.
+    fn ask_restore(&self, agent: String, checkpoint: String) {
+        let busy = self.slots.iter().any(|s| s.config.name == agent && s.state == AgentState::Busy);
+        let checkpointer = self.checkpointer(&agent);
+        let events = self.events.clone();
+        tokio::spawn(async move {
+            let result = match (busy, checkpointer) {
+                (true, _) => Err("the agent is in a turn: stop it first".to_string()),
+                (false, None) => Err("checkpoints are off for this agent".to_string()),
+                (false, Some((cps, workspace))) => {
+                    let id = checkpoint.clone();
+                    let done = tokio::task::spawn_blocking(move || cps.changed_since(&workspace, &id)).await;
+                    done.map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string()))
+                }
+            };
+            events.send(Event::Checkpoint(CheckpointEvent::RestoreAsked { agent, checkpoint, result })).await;
+        });
     }
 
     /// `agent`'s open review, if any, is read again: its files changed (a turn ended).
@@ -142,20 +162,49 @@ async fn read_review(
 }
 
 /// Records a checkpoint of `workspace` before the turn of message `id` and says so; a failure is
-/// logged and the turn goes on without one.
+/// logged and the turn goes on without one. Gives the checkpoint's id.
 pub(super) async fn record_before_turn(
     events: &crate::runtime::events::EventSink,
     agent: &str,
     id: crate::model::conversation::MessageId,
     checkpointer: Option<(Checkpoints, PathBuf)>,
-) {
-    let Some((checkpoints, workspace)) = checkpointer else { return };
+) -> Option<String> {
+    let (checkpoints, workspace) = checkpointer?;
     match tokio::task::spawn_blocking(move || checkpoints.record(&workspace)).await {
         Ok(Ok(checkpoint)) => {
-            let recorded = CheckpointEvent::Recorded { agent: agent.to_string(), id, checkpoint: checkpoint.id };
+            let recorded =
+                CheckpointEvent::Recorded { agent: agent.to_string(), id, checkpoint: checkpoint.id.clone() };
             events.send(Event::Checkpoint(recorded)).await;
+            Some(checkpoint.id)
         }
-        Ok(Err(e)) => tracing::warn!("no checkpoint of {agent}'s workspace before this turn: {e}"),
-        Err(e) => tracing::warn!("no checkpoint of {agent}'s workspace before this turn: {e}"),
+        Ok(Err(e)) => {
+            tracing::warn!("no checkpoint of {agent}'s workspace before this turn: {e}");
+            None
+        }
+        Err(e) => {
+            tracing::warn!("no checkpoint of {agent}'s workspace before this turn: {e}");
+            None
+        }
+    }
+}
+
+/// Once a turn ended: how many files it changed since `checkpoint`, told (Changes and Restore
+/// then show only on turns that changed files). A failure is logged; nothing is told.
+pub(super) async fn count_after_turn(
+    events: &crate::runtime::events::EventSink,
+    agent: &str,
+    checkpoint: String,
+    checkpointer: Option<(Checkpoints, PathBuf)>,
+) {
+    let Some((checkpoints, workspace)) = checkpointer else { return };
+    let id = checkpoint.clone();
+    match tokio::task::spawn_blocking(move || checkpoints.changed_since(&workspace, &id)).await {
+        Ok(Ok(files)) => {
+            let files = u32::try_from(files.len()).unwrap_or(u32::MAX);
+            let changed = CheckpointEvent::TurnChanged { agent: agent.to_string(), checkpoint, files };
+            events.send(Event::Checkpoint(changed)).await;
+        }
+        Ok(Err(e)) => tracing::warn!("what {agent}'s turn changed could not be read: {e}"),
+        Err(e) => tracing::warn!("what {agent}'s turn changed could not be read: {e}"),
     }
 }

@@ -53,7 +53,7 @@ pub fn review_since(cps: &Checkpoints, workspace: &Path, id: &str) -> Result<Vec
             kind
         };
         let binary = current.as_deref().is_some_and(is_binary);
-        out.push(ReviewFile { change: Change { path, kind, binary, symlink: link_now }, diff });
+        out.push(ReviewFile { change: Change { path, kind, binary, symlink: link_now, markers: false }, diff });
     }
     Ok(out)
 }

@@ -109,9 +109,14 @@ impl Store {
         Ok(())
     }
 
-    /// Keeps the title the agent gave thread `id`.
+    /// Keeps the title the agent gave thread `id`, when the thread has none yet: a later session
+    /// in the thread (`sidekicks prompt` speaking in it, an agent that could not reopen it) names
+    /// itself after its own first words, which must not rename the thread (issue 48, item 2).
     pub fn set_agent_title(&self, id: i64, title: Option<&str>) -> Result<(), StoreError> {
-        self.conn().execute("UPDATE conversations SET agent_title = ?2 WHERE id = ?1", params![id, title])?;
+        self.conn().execute(
+            "UPDATE conversations SET agent_title = ?2 WHERE id = ?1 AND title IS NULL AND agent_title IS NULL",
+            params![id, title],
+        )?;
         Ok(())
     }
 

@@ -194,7 +194,7 @@ pub fn changes(member: &MemberCopy) -> Result<Vec<Change>, TeamError> {
             // Listed without being read: its diff and merge say why they cannot be made.
             Err(TeamError::TooBig { .. }) => {
                 let kind = if base == Side::Absent { ChangeKind::Added } else { ChangeKind::Modified };
-                out.push(Change { binary: true, symlink: false, path, kind });
+                out.push(Change { binary: true, symlink: false, markers: false, path, kind });
                 continue;
             }
             Err(e) => return Err(e),
@@ -219,6 +219,7 @@ pub fn changes(member: &MemberCopy) -> Result<Vec<Change>, TeamError> {
         out.push(Change {
             binary: matches!(&mine, Side::File { content, .. } if crate::model::merge::is_binary(content)),
             symlink: matches!(mine, Side::Symlink { .. }),
+            markers: crate::model::merge::holds_markers(&mine),
             path,
             kind,
         });

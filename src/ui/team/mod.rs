@@ -5,6 +5,7 @@ pub mod assign;
 pub mod branch;
 pub mod compare;
 pub mod discarded;
+pub mod member_work;
 pub mod setup;
 pub mod task;
 pub mod try_form;

@@ -10,10 +10,9 @@ use egui::RichText;
 use crate::app::ConfigCommand;
 use crate::app::{AppState, Command};
 use crate::model::config::{Language, RuntimeKind};
-use crate::model::tool::FileDiff;
 use crate::protocol::teams::{MemberCopy, ProviderKind, TeamCommand, TeamError, TeamRecord};
 use crate::ui::i18n::{Key, team_error_text, tr, trf};
-use crate::ui::theme::{error_color, ok_color};
+use crate::ui::theme::error_color;
 
 /// The new-team form.
 pub struct NewTeamForm {
@@ -62,14 +61,6 @@ pub struct TeamViews {
     assigning: crate::ui::team::assign::Assigning,
     /// Best of N's compare page.
     compare: crate::ui::team::compare::CompareView,
-}
-
-use crate::i18n::conflict_text;
-
-/// "Undo merge"; true when clicked.
-fn undo_merge_button(ui: &mut egui::Ui, lang: Language, busy: bool) -> bool {
-    let button = ui.add_enabled(!busy, egui::Button::new(tr(lang, Key::UndoMerge)));
-    button.on_hover_text(tr(lang, Key::UndoMergeHint)).clicked()
 }
 
 /// The new-team form; returns the commands to send (the created team opens when the runtime
@@ -380,12 +371,14 @@ fn member_ui(
             if ui.button(tr(lang, Key::Refresh)).clicked() {
                 ask(TeamCommand::Changes { team: team_id.clone(), member: agent.clone() });
             }
-            if ui.button(tr(lang, Key::Review)).on_hover_text(tr(lang, Key::ReviewHint)).clicked() {
+            // Nothing to merge: not offered (a merge of 0 files said nothing useful), nor a review
+            // or a branch of nothing.
+            let nothing = super::member_work::nothing_to_merge(team, agent);
+            let review = ui.add_enabled(!nothing, egui::Button::new(tr(lang, Key::Review)));
+            if review.on_hover_text(tr(lang, Key::ReviewHint)).clicked() {
                 views.review = Some(crate::ui::review::ReviewView::new(id, agent));
                 ask(TeamCommand::Review { team: team_id.clone(), member: agent.clone() });
             }
-            // Nothing to merge: not offered (a merge of 0 files said nothing useful).
-            let nothing = matches!(team.changes.get(agent), Some(Ok(c)) if c.is_empty());
             if ui.add_enabled(!nothing, egui::Button::new(tr(lang, Key::MergeAll))).clicked() {
                 ask(TeamCommand::Merge { team: team_id.clone(), member: agent.clone(), selected: None });
                 selected.clear();
@@ -399,7 +392,8 @@ fn member_ui(
             if ui.button(tr(lang, Key::Discard)).clicked() {
                 views.confirm = Some((id.to_string(), Some(agent.clone())));
             }
-            if ui.button(tr(lang, Key::CommitAsBranch)).on_hover_text(tr(lang, Key::CommitAsBranchHint)).clicked() {
+            let branch = ui.add_enabled(!nothing, egui::Button::new(tr(lang, Key::CommitAsBranch)));
+            if branch.on_hover_text(tr(lang, Key::CommitAsBranchHint)).clicked() {
                 views.branch = Some(crate::ui::team::branch::BranchForm::new(state, id, agent));
             }
         });
@@ -426,131 +420,13 @@ fn member_ui(
             }
         });
     }
-    if let Some(command) = merges_ui(ui, lang, team, &team_id, agent, busy) {
+    if let Some(command) = super::member_work::merges_ui(ui, lang, team, &team_id, agent, busy) {
         ask(command);
     }
-    if let Some(command) = changes_ui(ui, lang, team, &team_id, agent, selected) {
+    if let Some(command) = super::member_work::changes_ui(ui, lang, team, &team_id, agent, selected) {
         ask(command);
     }
     ui.separator();
-}
-
-/// What the member's last merge and undo did, with Undo while it can be.
-fn merges_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    team: &crate::app::teams_state::TeamState,
-    team_id: &str,
-    agent: &String,
-    busy: bool,
-) -> Option<TeamCommand> {
-    let mut asked = None;
-    match team.merges.get(agent) {
-        Some(Ok(report)) if report.conflicts.is_empty() => {
-            let applied = report.applied.len().to_string();
-            ui.horizontal(|ui| {
-                let words = match report.applied.len() {
-                    0 => RichText::new(tr(lang, Key::NothingMerged)).weak(),
-                    _ => RichText::new(trf(lang, Key::MergedReport, &[("applied", &applied)])).color(ok_color()),
-                };
-                ui.label(words);
-                let undoable = team.info.undoable.as_ref() == Some(agent);
-                if undoable && undo_merge_button(ui, lang, busy) {
-                    asked = Some(TeamCommand::UndoMerge { team: team_id.to_string(), member: agent.clone() });
-                }
-            });
-            if !report.refused.is_empty() {
-                let paths = report.refused.join(", ");
-                let text = trf(lang, Key::StillConflicted, &[("member", agent), ("paths", &paths)]);
-                ui.label(RichText::new(text).color(error_color()));
-            }
-            if !report.unreadable_names.is_empty() {
-                let paths = report.unreadable_names.join(", ");
-                ui.label(RichText::new(trf(lang, Key::NamesNotUtf8, &[("paths", &paths)])).color(error_color()));
-            }
-        }
-        Some(Ok(report)) => {
-            ui.label(RichText::new(trf(lang, Key::ConflictsReport, &[("member", agent)])).color(error_color()));
-            for (path, kind) in &report.conflicts {
-                ui.label(RichText::new(format!("  {path} — {}", conflict_text(lang, *kind))).color(error_color()));
-            }
-        }
-        Some(Err(e)) => {
-            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
-        }
-        // After a restart the report is gone, but the last merge can still be undone.
-        None if team.info.undoable.as_ref() == Some(agent) && undo_merge_button(ui, lang, busy) => {
-            asked = Some(TeamCommand::UndoMerge { team: team_id.to_string(), member: agent.clone() });
-        }
-        None => {}
-    }
-    match team.undone.get(agent) {
-        Some(Ok(paths)) => {
-            let count = paths.len().to_string();
-            ui.label(RichText::new(trf(lang, Key::MergeUndone, &[("count", &count)])).color(ok_color()));
-        }
-        Some(Err(e)) => {
-            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
-        }
-        None => {}
-    }
-    asked
-}
-
-/// The member's changed files (each chosen for a merge, or its diff asked for), and the diff shown.
-fn changes_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    team: &crate::app::teams_state::TeamState,
-    team_id: &str,
-    agent: &String,
-    selected: &mut std::collections::BTreeSet<String>,
-) -> Option<TeamCommand> {
-    let mut asked = None;
-    match team.changes.get(agent) {
-        Some(Ok(changes)) if changes.is_empty() => {
-            ui.label(RichText::new(tr(lang, Key::NoChanges)).weak());
-        }
-        Some(Ok(changes)) => {
-            for change in changes {
-                ui.horizontal(|ui| {
-                    let mut on = selected.contains(&change.path);
-                    if ui.checkbox(&mut on, "").changed() {
-                        if on {
-                            selected.insert(change.path.clone());
-                        } else {
-                            selected.remove(&change.path);
-                        }
-                    }
-                    if ui.link(&change.path).clicked() {
-                        let path = change.path.clone();
-                        asked = Some(TeamCommand::Diff { team: team_id.to_string(), member: agent.clone(), path });
-                    }
-                    ui.label(RichText::new(crate::i18n::change_text(lang, &change.kind)).weak());
-                });
-            }
-        }
-        Some(Err(e)) => {
-            ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
-        }
-        None => {}
-    }
-    if let Some((who, path, base, mine)) = &team.diff
-        && who == agent
-    {
-        ui.separator();
-        match mine {
-            Some(new_text) => crate::ui::tool_card::diff_ui(
-                ui,
-                path,
-                &FileDiff { path: path.clone(), old_text: base.clone(), new_text: new_text.clone() },
-            ),
-            None => {
-                ui.label(format!("{path} {}", tr(lang, Key::NoDiff)));
-            }
-        }
-    }
-    asked
 }
 
 /// Where the members' changes meet (the radar): each file two or more change at the same
