@@ -31,6 +31,11 @@ pub(crate) struct Output {
     named: bool,
     /// The last text written ended its line.
     at_line_start: bool,
+    /// The agent's plan as it last stood, not printed yet (text mode: printed before the text
+    /// that follows it, or at the turn's end — once, not at every step's change).
+    plan: Option<Vec<crate::model::tool::PlanItem>>,
+    /// The last text printed did not end its line.
+    text_open: bool,
 }
 
 impl Output {
@@ -41,7 +46,17 @@ impl Output {
         agent: String,
         runtime: crate::model::config::RuntimeConfig,
     ) -> Self {
-        Self { json, stdout: std::io::stdout(), lang, agent, runtime, named: false, at_line_start: true }
+        Self {
+            json,
+            stdout: std::io::stdout(),
+            lang,
+            agent,
+            runtime,
+            named: false,
+            at_line_start: true,
+            plan: None,
+            text_open: false,
+        }
     }
 
     /// What streams a member's answers beside its lead's (`sidekicks team lead`).
@@ -84,7 +99,12 @@ impl Output {
     pub(crate) fn update(&mut self, update: &Update) -> std::io::Result<()> {
         use serde_json::json;
         if !self.json {
+            if let Update::Plan(items) = update {
+                self.plan = Some(items.clone());
+            }
             if let Update::Text(text) = update {
+                self.print_plan()?;
+                self.text_open = !text.is_empty() && !text.ends_with('\n') || self.text_open && text.is_empty();
                 let text = self.named_text(&crate::model::ansi::for_terminal(text));
                 let mut out = self.stdout.lock();
                 write!(out, "{text}")?;
@@ -172,7 +192,7 @@ impl Output {
                         AuthKind::EnvVar { vars } => vars.iter().map(|v| v.name.as_str()).collect(),
                         _ => Vec::new(),
                     };
-                    serde_json::json!({"id": m.id, "name": m.name, "vars": vars})
+                    serde_json::json!({"id": m.id, "name": m.name, "description": m.description, "vars": vars})
                 })
                 .collect();
             self.line(serde_json::json!({"type": "login_needed", "message": words, "methods": ways}))?;
@@ -186,6 +206,10 @@ impl Output {
                 }
                 _ => errln!("  {}", m.name),
             }
+            // The agent's own instructions ("Run `copilot login`"), not only the way's name.
+            if let Some(description) = m.description.as_deref().filter(|d| !d.trim().is_empty() && *d != m.name) {
+                errln!("    {}", crate::model::ansi::for_terminal(description));
+            }
         }
         Ok(())
     }
@@ -193,9 +217,16 @@ impl Output {
     pub(crate) fn crash(&mut self, report: &CrashReport) -> std::io::Result<()> {
         let reason = crash_text(self.lang, &report.reason);
         if self.json {
-            self.line(serde_json::json!({"type": "crash", "reason": reason, "stderr": report.stderr_tail}))?;
+            self.line(serde_json::json!({"type": "crash", "reason": reason, "stderr": report.stderr_tail,
+                "stdout": report.stdout_tail}))?;
         }
         errln!("\n{reason}");
+        if !report.stdout_tail.is_empty() {
+            errln!("{}", crate::i18n::tr(self.lang, crate::i18n::Key::LastStdout));
+            for line in &report.stdout_tail {
+                errln!("  {line}");
+            }
+        }
         for line in &report.stderr_tail {
             errln!("  {line}");
         }
@@ -210,7 +241,35 @@ impl Output {
         Ok(())
     }
 
+    /// The plan, if it changed since last printed: a line per step, `[x]` done, `[>]` under way.
+    fn print_plan(&mut self) -> std::io::Result<()> {
+        use crate::model::tool::PlanStatus;
+        let Some(items) = self.plan.take() else { return Ok(()) };
+        let mut text = String::new();
+        if self.text_open {
+            text.push('\n');
+        }
+        text.push_str(crate::i18n::tr(self.lang, crate::i18n::Key::PlanHeading));
+        text.push('\n');
+        for item in &items {
+            let mark = match item.status {
+                PlanStatus::Completed => "[x]",
+                PlanStatus::InProgress => "[>]",
+                PlanStatus::Pending => "[ ]",
+            };
+            text.push_str(&format!("  {mark} {}\n", crate::model::ansi::for_terminal(&item.content)));
+        }
+        self.text_open = false;
+        let text = self.named_text(&text);
+        let mut out = self.stdout.lock();
+        write!(out, "{text}")?;
+        out.flush()
+    }
+
     pub(crate) fn end(&mut self, end: &TurnEnd) -> std::io::Result<()> {
+        if !self.json {
+            self.print_plan()?;
+        }
         let stop = match end {
             TurnEnd::EndTurn => "end_turn",
             TurnEnd::MaxTokens => "max_tokens",

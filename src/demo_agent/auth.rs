@@ -58,7 +58,8 @@ pub fn methods_json() -> serde_json::Value {
         {"type": "env_var", "id": "demo-key", "name": "Use an API key", "description": "The demo agent reads DEMO_API_KEY",
          "vars": [{"name": KEY_VAR, "label": "Demo API key"}]},
         {"id": "demo-browser", "name": "Log in with the demo service", "description": "Done by the agent (at once)"},
-        {"type": "terminal", "id": "demo-terminal", "name": "Log in in a terminal", "args": ["--login"]}
+        {"type": "terminal", "id": "demo-terminal", "name": "Log in in a terminal", "args": ["--login"],
+         "description": "Run `demo-agent --login` and type yes when it asks"}
     ])
 }
 

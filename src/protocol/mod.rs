@@ -57,6 +57,9 @@ pub struct CrashReport {
     pub reason: CrashReason,
     /// The last lines it wrote to stderr.
     pub stderr_tail: Vec<String>,
+    /// The last lines it wrote to stdout that were not the protocol's (an agent that explains in
+    /// words why it stops, then exits before the handshake).
+    pub stdout_tail: Vec<String>,
 }
 
 /// What went wrong with an agent process.

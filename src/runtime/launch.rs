@@ -74,8 +74,11 @@ pub(super) async fn launch(
     plan: SessionPlan,
 ) -> Result<Box<Running>, CrashReport> {
     let SessionPlan { resume, login, chosen, mcp, leases } = plan;
-    let spawn_failed =
-        |e: super::exec::ExecError| CrashReport { reason: CrashReason::Spawn(e.failure()), stderr_tail: Vec::new() };
+    let spawn_failed = |e: super::exec::ExecError| CrashReport {
+        reason: CrashReason::Spawn(e.failure()),
+        stderr_tail: Vec::new(),
+        stdout_tail: Vec::new(),
+    };
     let executor = executor_for(config).map_err(spawn_failed)?;
     executor.preflight().await.map_err(spawn_failed)?;
     let spec = hosted(ProcessSpec::for_agent(config), config, settings.host_exe).map_err(spawn_failed)?;
@@ -120,7 +123,9 @@ pub(super) async fn launch(
         policy: config.policy,
         unattended: settings.unattended,
         leases,
+        words: Arc::default(),
     };
+    let ctx_words = ctx.words.clone();
     let connected = AcpConnection::connect(ctx, stdin, stdout, config.workspace_path(), resume).await;
     match connected {
         Ok(conn) => Ok(Box::new(Running { conn: Arc::new(conn), process })),
@@ -153,7 +158,8 @@ pub(super) async fn launch(
                 _ => CrashReason::Handshake(e.failure()),
             };
             process.stop(settings.stop).await;
-            Err(CrashReport { reason, stderr_tail })
+            let stdout_tail = ctx_words.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
+            Err(CrashReport { reason, stderr_tail, stdout_tail })
         }
     }
 }

@@ -212,6 +212,10 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
             {
                 ui.ctx().copy_text(command.clone());
             }
+            if !report.stdout_tail.is_empty() {
+                ui.label(RichText::new(tr(lang, Key::LastStdout)).weak());
+                ui.label(RichText::new(report.stdout_tail.join("\n")).monospace());
+            }
             if !report.stderr_tail.is_empty() {
                 ui.label(RichText::new(tr(lang, Key::LastStderr)).weak());
                 ui.label(RichText::new(report.stderr_tail.join("\n")).monospace());

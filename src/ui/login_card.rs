@@ -51,7 +51,7 @@ pub fn login_card_ui(
             }
             match &method.kind {
                 AuthKind::Agent => {
-                    if ui.button(trf(lang, Key::LoginWith, &[("method", &method.name)])).clicked() {
+                    if ui.button(login_label(lang, Key::LoginWith, &method.name)).clicked() {
                         let login = Command::Agent(
                             name.clone().into(),
                             AgentCommand::Login { method: Some(method.id.clone()), values: Vec::new() },
@@ -69,8 +69,8 @@ pub fn login_card_ui(
                     }
                     let ready =
                         vars.iter().all(|v| v.optional || values.get(&v.name).is_some_and(|x| !x.trim().is_empty()));
-                    let button = ui
-                        .add_enabled(ready, egui::Button::new(trf(lang, Key::LoginWith, &[("method", &method.name)])));
+                    let button =
+                        ui.add_enabled(ready, egui::Button::new(login_label(lang, Key::LoginWith, &method.name)));
                     ui.label(RichText::new(tr(lang, Key::LoginKeyHint)).small().weak());
                     if button.clicked() {
                         let given = vars
@@ -86,7 +86,7 @@ pub fn login_card_ui(
                     }
                 }
                 AuthKind::Terminal { args, env } => {
-                    if ui.button(trf(lang, Key::LoginInTerminal, &[("method", &method.name)])).clicked() {
+                    if ui.button(login_label(lang, Key::LoginInTerminal, &method.name)).clicked() {
                         let login = Command::Workspace(WorkspaceCommand::LoginTerminal {
                             agent: name.clone(),
                             args: args.clone(),
@@ -100,4 +100,13 @@ pub fn login_card_ui(
         }
     });
     asked
+}
+
+/// A login button's words: `key` with the way's name ("Log in: Use an API key"), or the name
+/// alone when it already says to log in ("Log in in a terminal", not "Log in in a terminal: Log in
+/// in a terminal").
+fn login_label(lang: Language, key: Key, name: &str) -> String {
+    let lower = name.to_lowercase();
+    let says_it = ["log in", "login", "sign in", "connect", "authenticate"].iter().any(|w| lower.starts_with(w));
+    if says_it { name.to_string() } else { trf(lang, key, &[("method", name)]) }
 }

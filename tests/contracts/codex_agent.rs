@@ -64,7 +64,7 @@ fn the_codex_adapter_asks_to_log_in_and_a_key_typed_in_the_card_opens_its_sessio
     h.get_by_label("Start agent").click();
     step_until(&mut h, LONG, "the login card", |h| h.query_by_label("Log in to codex").is_some());
     assert_eq!(state(&h), AgentState::Stopped);
-    assert!(h.query_by_label("Log in: Login with ChatGPT").is_some(), "its own login");
+    assert!(h.query_by_label("Login with ChatGPT").is_some(), "its own login");
     // Its two `env_var` ways, each with its variable (which the SDK's schema alone would drop).
     let methods = h.state().state.agent("codex").unwrap().login.clone().unwrap().1;
     let vars: Vec<String> = methods

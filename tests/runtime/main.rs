@@ -12,6 +12,7 @@ mod config_loader;
 mod config_reload;
 mod containers;
 mod conversation;
+mod crash_words;
 mod desktop;
 mod elicitation;
 mod history;

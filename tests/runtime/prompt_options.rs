@@ -60,3 +60,28 @@ fn a_choice_is_remembered_for_the_agents_next_runs() {
     assert!(run(&["--model", "demo-fast"]).contains("model=demo-fast"));
     assert!(run(&[]).contains("model=demo-fast"));
 }
+
+/// `prompt "plan"` prints the plan, once, as it stood when the text after it came — not only
+/// the last sentence (issue 48, item 8).
+#[test]
+fn the_plan_is_printed_with_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sidekicks.toml");
+    std::fs::write(&path, config_text("", &[("demo", BIN, &["demo-agent"])], dir.path())).unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["prompt", "--agent", "demo", "plan", "--config"])
+        .arg(&path)
+        .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.starts_with("Plan:\n  [x] Read the code\n  [x] Write the change\n  [x] Run the tests\n"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("Plan:").count(), 1, "{stdout}");
+    assert!(stdout.contains("Every step of my plan is done."), "{stdout}");
+}

@@ -61,13 +61,13 @@ fn a_login_the_agent_does_itself_then_one_that_runs_out_then_logging_out() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let mut h = open(dir.path(), &rt);
-    h.get_by_label("Log in: Log in with the demo service").click();
+    h.get_by_label("Log in with the demo service").click();
     step_until(&mut h, LONG, "the answer", |h| answers(h) == 1);
 
     // The login runs out mid-session: the turn says so and the card comes back.
     send(&mut h, "please expire");
     step_until(&mut h, LONG, "the card again", card);
-    h.get_by_label("Log in: Log in with the demo service").click();
+    h.get_by_label("Log in with the demo service").click();
     step_until(&mut h, LONG, "idle again", |h| {
         h.state().state.agent("demo").is_some_and(|a| a.state == AgentState::Idle) && !card(h)
     });
@@ -89,7 +89,7 @@ fn a_login_in_a_terminal_then_the_agent_starts() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let mut h = open(dir.path(), &rt);
-    h.get_by_label("Log in in a terminal: Log in in a terminal").click();
+    h.get_by_label("Log in in a terminal").click();
     step_until(&mut h, LONG, "the login in the terminal", |h| {
         h.state().terminal_text("demo").is_some_and(|t| t.contains("type yes"))
     });

@@ -56,7 +56,7 @@ impl AcpConnection {
             stdout,
             ctx.events.clone(),
             ctx.redact.clone(),
-            init_line.clone(),
+            (init_line.clone(), ctx.words.clone()),
         );
         let pending: PendingMap = Arc::default();
         let elicits: ElicitMap = Arc::default();

@@ -55,4 +55,6 @@ pub struct ClientContext {
     pub unattended: Option<Unattended>,
     /// Who says whether a write meets another team member's change (a member's writes only).
     pub leases: Option<super::leases::LeasesHandle>,
+    /// The last lines of the agent's stdout that were not the protocol's (for a crash report).
+    pub words: Arc<std::sync::Mutex<std::collections::VecDeque<String>>>,
 }

@@ -16,6 +16,11 @@ pub const MAX_LINE: usize = 64 * 1024 * 1024;
 /// How much of a skipped line the log shows.
 const LOG_PREFIX: usize = 200;
 
+/// The last lines of an agent's stdout that were not the protocol's.
+pub type Words = std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<String>>>;
+/// How many of them are kept.
+const WORDS_KEPT: usize = 10;
+
 /// The transport for one agent.
 pub fn lines_transport(
     agent: String,
@@ -23,7 +28,7 @@ pub fn lines_transport(
     stdout: ChildStdout,
     events: EventSink,
     redact: crate::runtime::redact::Redactor,
-    init_line: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    (init_line, words): (std::sync::Arc<std::sync::Mutex<Option<String>>>, Words),
 ) -> Lines<
     impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
     impl futures::Stream<Item = std::io::Result<String>> + Send + 'static,
@@ -46,6 +51,7 @@ pub fn lines_transport(
     let incoming = futures::stream::unfold((reader, events, agent), move |(mut reader, events, agent)| {
         let redact = redact.clone();
         let init_line = init_line.clone();
+        let words = words.clone();
         let mut refuse = refuse.clone();
         async move {
             loop {
@@ -93,6 +99,13 @@ pub fn lines_transport(
                         }
                         shown.truncate(cut);
                         shown.push('…');
+                    }
+                    {
+                        let mut kept = words.lock().unwrap_or_else(|e| e.into_inner());
+                        if kept.len() == WORDS_KEPT {
+                            kept.pop_front();
+                        }
+                        kept.push_back(shown.clone());
                     }
                     let entry = LogEntry::NotAcp(shown);
                     events.send(Event::Agent(agent.clone().into(), AgentEvent::Log { entry })).await;

@@ -134,7 +134,8 @@ impl Manager {
         if dropped {
             self.events.send(Event::Agent(agent.clone().into(), AgentEvent::QueueDropped)).await;
         }
-        self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail })).await;
+        self.set_state(&agent, AgentState::Crashed(CrashReport { reason, stderr_tail: tail, stdout_tail: Vec::new() }))
+            .await;
     }
 
     /// The agent's process was stopped: it starts again, or is forgotten, as was asked.
