@@ -148,8 +148,14 @@ pub(super) async fn launch(
                 .clone()
                 .filter(|_| config.runtime.kind == RuntimeKind::Ssh && exited.is_some_and(|s| s.code() == Some(127)))
                 .and_then(|host| super::exec::launch_fault(&stderr_tail).map(|fault| (host, fault)));
+            // ssh ends with 255 when its connection is lost: said as a lost connection, as it is
+            // once the agent runs (it was "exited with code 255" when lost during the handshake).
+            let lost = config.runtime.kind == RuntimeKind::Ssh && exited.is_some_and(|s| s.code() == Some(255));
             let reason = match (missing, exited) {
                 (Some((host, fault)), _) => CrashReason::Spawn(crate::protocol::SpawnFailure::Ssh { host, fault }),
+                (None, Some(_)) if lost => {
+                    CrashReason::Disconnected { host: config.runtime.host.clone().unwrap_or_default() }
+                }
                 (None, Some(status))
                     if !(clean && matches!(e, AcpError::Version { .. } | AcpError::Protocol { .. })) =>
                 {

@@ -11,6 +11,10 @@ pub const HOST: &str = "sidekicks-test";
 /// A host alias of its own port, for the test that kills its connection.
 pub const DROP: &str = "sidekicks-test-drop";
 
+/// Held by a test of this binary that makes, checks or kills the shared connection to [`DROP`]
+/// (tests run side by side; one's kill must not land in another's connection).
+pub static DROP_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The SSH config file the script wrote (Sidekicks reads it instead of ~/.ssh/config).
 pub fn config() -> PathBuf {
     PathBuf::from(std::env::var_os("SIDEKICKS_SSH_CONFIG").unwrap_or_default())

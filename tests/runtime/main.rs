@@ -25,6 +25,7 @@ mod permission_trust;
 mod prompt_options;
 mod registry;
 mod ssh;
+mod ssh_lost;
 mod terminal;
 mod terminal_container;
 mod terminal_replay;

@@ -373,7 +373,9 @@ async fn a_terminal_opened_first_never_owns_the_shared_connection() {
     if !available() {
         return;
     }
-    // No shared connection to the host yet (its own port: no other test of this file uses it).
+    // No shared connection to the host yet (its own port: another test of this binary that
+    // uses it waits for this one).
+    let _drop = common::ssh::DROP_LOCK.lock().await;
     let ssh = SshExecutor::new(common::ssh::DROP).unwrap();
     ssh.disconnect().await;
     let dir = tempfile::tempdir().unwrap();
