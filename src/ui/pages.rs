@@ -134,6 +134,12 @@ impl SidekicksApp {
         if self.view == View::GetAgents {
             let commands = registry_view::registry_ui(ui, &self.state, &mut self.registry_page);
             self.submit(commands);
+            if let Some(with_form) = self.registry_page.take_settings() {
+                self.view = View::Settings;
+                if with_form {
+                    self.settings.open_new_agent_form();
+                }
+            }
             return;
         }
         if self.view == View::Workspace

@@ -23,6 +23,17 @@ pub struct RegistryPage {
     pub asked: bool,
     /// The agent whose removal waits for the person's yes.
     confirm_remove: Option<String>,
+    /// What the search box holds.
+    search: String,
+    /// The person asked to go to Settings (`Some(true)`: with the form to add an agent by hand).
+    to_settings: Option<bool>,
+}
+
+impl RegistryPage {
+    /// Where the person asked to go from the page (Settings, with the new agent's form or not).
+    pub fn take_settings(&mut self) -> Option<bool> {
+        self.to_settings.take()
+    }
 }
 
 /// Draws the page; the commands it asks for. Asks for the index the first time it is shown.
@@ -58,7 +69,9 @@ pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, page: &mut RegistryPage)
             ui.label(RichText::new(line).color(color));
         }
         (None, Some(why)) => {
-            ui.label(RichText::new(trf(lang, Key::RegistryUnreadable, &[("why", why)])).color(error_color()));
+            if let Some(command) = offline_ui(ui, lang, why, page, &config) {
+                commands.push(command);
+            }
         }
         (None, None) => {
             ui.label(tr(lang, Key::RegistryReading));
@@ -66,13 +79,61 @@ pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, page: &mut RegistryPage)
     }
     ui.separator();
     let Some(listing) = &registry.listing else { return commands };
+    ui.horizontal(|ui| {
+        ui.label(tr(lang, Key::RegistrySearch));
+        ui.add(egui::TextEdit::singleline(&mut page.search).desired_width(260.0).hint_text("claude, gemini, uvx…"));
+    });
+    let shown: Vec<&Entry> = listing.index.agents.iter().filter(|e| matches(e, &page.search)).collect();
     egui::ScrollArea::vertical().id_salt("registry-scroll").auto_shrink([false, false]).show(ui, |ui| {
-        for entry in &listing.index.agents {
+        if shown.is_empty() {
+            ui.label(RichText::new(trf(lang, Key::RegistryNoMatch, &[("words", page.search.trim())])).weak());
+        }
+        for entry in shown {
             entry_ui(ui, lang, state, entry, &config, page, &mut commands);
             ui.separator();
         }
     });
     commands
+}
+
+/// Whether `entry` answers the search box: every word in its name, id, description or how it
+/// runs here (case ignored).
+fn matches(entry: &Entry, search: &str) -> bool {
+    let how = entry.how(this_platform()).map(|h| h.kind().to_string()).unwrap_or_default();
+    let text = format!("{} {} {} {how}", entry.name, entry.id, entry.description).to_lowercase();
+    search.split_whitespace().all(|word| text.contains(&word.to_lowercase()))
+}
+
+/// No index and no copy of one: what happened in the window's language (the download's own words
+/// under it), and what the person can do — add an agent by hand, set a mirror, try again.
+fn offline_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    why: &str,
+    page: &mut RegistryPage,
+    config: &std::path::Path,
+) -> Option<Command> {
+    let mut asked = None;
+    ui.label(RichText::new(tr(lang, Key::RegistryUnreadableTitle)).strong().color(error_color()));
+    ui.label(RichText::new(why).small().weak());
+    ui.add_space(6.0);
+    ui.label(tr(lang, Key::RegistryWhatNow));
+    ui.horizontal_wrapped(|ui| {
+        if ui.button(tr(lang, Key::RegistryByHand)).clicked() {
+            page.to_settings = Some(true);
+        }
+        ui.label(RichText::new(tr(lang, Key::RegistryByHandHint)).small().weak());
+    });
+    ui.horizontal_wrapped(|ui| {
+        if ui.button(tr(lang, Key::RegistryMirror)).clicked() {
+            page.to_settings = Some(false);
+        }
+        ui.label(RichText::new(tr(lang, Key::RegistryMirrorHint)).small().weak());
+    });
+    if ui.button(tr(lang, Key::RegistryRetry)).clicked() {
+        asked = Some(Command::Registry(RegistryCommand::List { config: config.to_path_buf(), icons: true }));
+    }
+    asked
 }
 
 fn entry_ui(

@@ -130,7 +130,7 @@ fn the_palette_and_shortcuts_drive_the_window() {
     keys(&mut h, egui::Modifiers::NONE, egui::Key::Enter);
     step_until(&mut h, LONG, "the registry's page", |h| {
         h.query_by_label("Reading the registry…").is_some()
-            || h.query_by_label_contains("The registry cannot be read").is_some()
+            || h.query_by_label_contains("The agents' index could not be downloaded").is_some()
     });
     h.state_mut().shutdown();
 }

@@ -127,3 +127,56 @@ fn an_agent_is_added_from_the_registry_talks_and_is_removed() {
     assert!(!std::fs::read_to_string(&path).unwrap().contains("[[agent]]"));
     assert!(!dir.path().join("data/registry/demo-binary").exists());
 }
+
+/// "Get agents" with no index and no copy of one (offline, or the index's address wrong): what
+/// happened, in the window's language, and what the person can do — add an agent by hand (the
+/// form opens), set a mirror, try again — then, once the index comes, a search box that narrows
+/// the list (issue 48, item 6).
+#[test]
+fn an_index_that_cannot_be_read_says_what_to_do_and_the_list_can_be_searched() {
+    let server = StaticHttp::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sidekicks.toml");
+    std::fs::write(&path, format!("[registry]\nurl = \"{}/registry.json\"\n", server.base_url)).unwrap();
+    let dirs = AppDirs {
+        config_dir: dir.path().join("cfg"),
+        data_dir: dir.path().join("data"),
+        state_dir: dir.path().join("state"),
+        home: Some(dir.path().to_path_buf()),
+    };
+    let rt = runtime();
+    let startup = Startup {
+        settings: common::fast_settings(),
+        terminal_host: BIN.into(),
+        dirs: Some(dirs),
+        ..Startup::new(path)
+    };
+    let mut h = window_of(startup, &rt);
+    step_until(&mut h, LONG, "the window", |h| h.query_by_label("Get agents").is_some());
+    h.get_by_label("Get agents").click();
+    step_until(&mut h, LONG, "why not, in words", |h| {
+        h.query_by_label_contains("The agents' index could not be downloaded").is_some()
+    });
+    assert!(h.query_by_label("Set a mirror…").is_some() && h.query_by_label("Try again").is_some());
+    // By hand: Settings, its form open.
+    h.get_by_label("Add an agent by hand…").click();
+    step_until(&mut h, LONG, "the form", |h| h.query_by_label("Save agent").is_some());
+
+    // Back on the page; the index is there now: Try again lists it, and the search narrows it.
+    h.get_by_label("Get agents").click();
+    step_until(&mut h, LONG, "the page again", |h| {
+        h.query_by_label("Try again").is_some() && !h.state().state.registry.reading
+    });
+    let real = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/registry/registry.json")).unwrap();
+    server.put("/registry.json", real);
+    h.get_by_label("Try again").click();
+    step_until(&mut h, LONG, "the list", |h| h.query_by_label("Gemini CLI").is_some());
+    let search = h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap().rect();
+    h.get_all_by_role(egui::accesskit::Role::TextInput).find(|n| n.rect() == search).unwrap().click();
+    h.step();
+    h.get_all_by_role(egui::accesskit::Role::TextInput).find(|n| n.rect() == search).unwrap().type_text("gemini");
+    step_until(&mut h, LONG, "one entry left", |h| {
+        h.query_by_label("Gemini CLI").is_some() && h.query_by_label("Claude Code").is_none()
+    });
+    h.state_mut().shutdown();
+}

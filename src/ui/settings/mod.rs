@@ -152,6 +152,11 @@ impl SettingsView {
         commands
     }
 
+    /// Opens the form to add an agent by hand (from "Get agents" when the index cannot be read).
+    pub fn open_new_agent_form(&mut self) {
+        self.form = Some(crate::ui::agent_form_view::AgentFormView::default());
+    }
+
     /// The folder picked for the form's workspace.
     pub fn take_folder(&mut self, folder: &Path) {
         self.wants_folder = false;
