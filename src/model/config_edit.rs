@@ -27,6 +27,9 @@ pub enum EditError {
     /// `agent` is not a list of tables.
     #[error("`agent` in the config file is not a list of [[agent]] tables")]
     NotAgents,
+    /// `defaults` is not a table.
+    #[error("`defaults` in the config file is not a [defaults] table")]
+    NotDefaults,
     /// Another agent has that name.
     #[error("an agent named \"{0}\" is already in the config file")]
     NameTaken(String),
@@ -60,6 +63,24 @@ pub fn add_agent(text: &str, agent: &NewAgent, workspace: &Path) -> Result<Strin
     match doc.entry("agent").or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new())) {
         Item::ArrayOfTables(agents) => agents.push(table),
         _ => return Err(EditError::NotAgents),
+    }
+    Ok(doc.to_string())
+}
+
+/// `text` with `[defaults] key = value` (the table made when missing); everything else stays.
+pub fn set_default(text: &str, key: &str, v: &str) -> Result<String, EditError> {
+    let mut doc: DocumentMut = text.parse()?;
+    let defaults = doc.entry("defaults").or_insert_with(|| Item::Table(Table::new()));
+    let Some(table) = defaults.as_table_like_mut() else { return Err(EditError::NotDefaults) };
+    match table.get_mut(key) {
+        Some(Item::Value(old)) => {
+            let decor = old.decor().clone();
+            *old = v.into();
+            *old.decor_mut() = decor;
+        }
+        _ => {
+            table.insert(key, value(v));
+        }
     }
     Ok(doc.to_string())
 }

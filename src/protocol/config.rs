@@ -55,11 +55,36 @@ pub enum ConfigCommand {
         /// The agent (its name).
         agent: crate::model::config_edit::NewAgent,
     },
+    /// Set `[defaults] key = value` in the config file at `path` (the theme, the language), keeping
+    /// its comments and layout (→ `ConfigSaved`, then the file is read again as any change).
+    SetDefault {
+        /// The path it is about.
+        path: PathBuf,
+        /// The key of `[defaults]` (`theme`, `language`).
+        key: String,
+        /// Its value.
+        value: String,
+    },
+    /// Remember the window's zoom and place for the next run (kept with the preferences, not in
+    /// the config file).
+    Remember {
+        /// The zoom factor.
+        zoom: f32,
+        /// The window's place and size (x, y, width, height), when known.
+        window: Option<[f32; 4]>,
+    },
 }
 
 /// What the config service tells.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConfigEvent {
+    /// The window's zoom and place kept from the last run, once at start (none: not kept).
+    Remembered {
+        /// The zoom factor.
+        zoom: Option<f32>,
+        /// The window's place and size (x, y, width, height).
+        window: Option<[f32; 4]>,
+    },
     /// The config file was read; `result.config` is `None` when it has problems, and the
     /// last good config (if any) stays in force.
     Loaded {

@@ -159,6 +159,26 @@ impl SidekicksApp {
                 conversation::focus_composer(ctx);
                 None
             }
+            Action::Merge(team, member) => {
+                self.team = Some(team.clone());
+                self.view = View::Team;
+                let merge = crate::protocol::teams::TeamCommand::Merge { team, member, selected: None };
+                Some(Command::Team(Box::new(merge)))
+            }
+            Action::UndoMerge(team, member) => {
+                self.team = Some(team.clone());
+                self.view = View::Team;
+                Some(Command::Team(Box::new(crate::protocol::teams::TeamCommand::UndoMerge { team, member })))
+            }
+            Action::Discard(team) => {
+                // The team's page, its question asked: nothing is discarded without the person's yes.
+                self.team_views.ask_discard(&team);
+                self.team = Some(team);
+                self.view = View::Team;
+                None
+            }
+            Action::Theme(theme) => super::settings::set_default(&self.state, "theme", theme.code()),
+            Action::Language(language) => super::settings::set_default(&self.state, "language", language.code()),
         };
         if let Some(command) = command {
             self.submit([command]);

@@ -23,6 +23,7 @@ mod pages;
 pub use crate::i18n;
 pub mod log;
 pub mod login_card;
+mod look;
 pub mod mention_menu;
 pub mod message;
 pub mod message_list;
@@ -106,8 +107,8 @@ pub struct SidekicksApp {
     about: bool,
     /// The window's own file picker, when the desktop has no dialog.
     picker: Option<file_picker::Picker>,
-    /// The window was given its first size for the screen it opened on.
-    sized: bool,
+    /// The window's size, place and zoom: given at start, remembered as they change.
+    look: look::Look,
     /// The theme the config asked for, as last applied.
     theme: Option<crate::model::config::Theme>,
     /// The team whose copies are followed (the team page shown), as last asked.
@@ -198,7 +199,7 @@ impl SidekicksApp {
             theme: None,
             about: false,
             picker: None,
-            sized: false,
+            look: look::Look::default(),
         }
     }
 
@@ -240,7 +241,7 @@ impl SidekicksApp {
             glyphs::install_fallback(ctx);
             theme::apply(ctx);
         }
-        self.first_size(ctx);
+        self.look.frame(ctx, &self.state, &self.bridge);
         // Images in messages: decoded on egui_extras' own thread (idempotent).
         egui_extras::install_image_loaders(ctx);
         if self.bridge.drain(&mut self.state, EVENT_BUDGET) {
@@ -269,7 +270,14 @@ impl SidekicksApp {
             self.followed.clone_from(&shown);
             self.submit([Command::Workspace(WorkspaceCommand::Follow { agent: shown })]);
         }
-        let team = self.team.clone().filter(|t| self.view == View::Team && self.state.teams.team(t).is_some());
+        // The team shown is followed: on its page, and in its channel (whose Merge buttons say
+        // whether a member has work to merge).
+        let team = match self.view {
+            View::Team => self.team.clone(),
+            View::Channel => self.channel.as_deref().and_then(|c| self.state.channels.channel(c)?.team.clone()),
+            _ => None,
+        };
+        let team = team.filter(|t| self.state.teams.team(t).is_some());
         if team != self.followed_team {
             self.followed_team.clone_from(&team);
             self.submit([Command::Team(Box::new(crate::protocol::teams::TeamCommand::Follow { team }))]);
@@ -283,21 +291,6 @@ impl SidekicksApp {
         // The folder dialog answered: the new-team form's project.
         if let Some(folder) = self.state.picked_folder.take() {
             self.folder_picked(&folder);
-        }
-    }
-
-    /// On a large screen the window opens larger than its 1100×720 (three quarters of the screen,
-    /// in its middle); on a small one it stays as it is. Once, when the screen's size is known.
-    fn first_size(&mut self, ctx: &egui::Context) {
-        if self.sized {
-            return;
-        }
-        let Some(monitor) = ctx.input(|i| i.viewport().monitor_size) else { return };
-        self.sized = true;
-        if let Some(size) = first_size_for(monitor) {
-            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(size));
-            let corner = ((monitor - size) / 2.0).to_pos2();
-            ctx.send_viewport_cmd(egui::ViewportCommand::OuterPosition(corner));
         }
     }
 
@@ -403,10 +396,4 @@ impl Drop for SidekicksApp {
     fn drop(&mut self) {
         self.shutdown();
     }
-}
-
-/// The size the window takes on a screen of `monitor` points, when larger than its default.
-fn first_size_for(monitor: egui::Vec2) -> Option<egui::Vec2> {
-    let size = (monitor * 0.75).round();
-    (size.x > 1100.0 && size.y > 720.0).then_some(size)
 }

@@ -50,6 +50,16 @@ pub enum Action {
     Page(super::agent_header::Page),
     /// Review a team member's work (team id, member).
     Review(String, String),
+    /// Merge all of a member's work (team id, member).
+    Merge(String, String),
+    /// Undo the team's last merge (team id, member whose merge it was).
+    UndoMerge(String, String),
+    /// Discard a team: its page, with the question asked (team id).
+    Discard(String),
+    /// The window's theme (written into the config's `[defaults]`).
+    Theme(crate::model::config::Theme),
+    /// The window's language (written into the config's `[defaults]`).
+    Language(crate::model::config::Language),
 }
 
 /// The palette's own state.
@@ -83,12 +93,23 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
     for t in &state.teams.teams {
         let words = trf(lang, Key::PaletteTeam, &[("team", &t.info.record.name)]);
         all.push((Action::Team(t.info.record.id.clone()), words, ""));
+        let (id, team) = (&t.info.record.id, &t.info.record.name);
         for (agent, copy) in &t.info.members {
             if copy.is_ok() {
-                let words = trf(lang, Key::PaletteReview, &[("agent", agent), ("team", &t.info.record.name)]);
-                all.push((Action::Review(t.info.record.id.clone(), agent.clone()), words, ""));
+                let words = trf(lang, Key::PaletteReview, &[("agent", agent), ("team", team)]);
+                all.push((Action::Review(id.clone(), agent.clone()), words, ""));
+            }
+            // Only a member with work to merge (its change list read, not empty).
+            if matches!(t.changes.get(agent), Some(Ok(c)) if !c.is_empty()) && !t.busy.contains(agent) {
+                let words = trf(lang, Key::PaletteMerge, &[("agent", agent), ("team", team)]);
+                all.push((Action::Merge(id.clone(), agent.clone()), words, ""));
             }
         }
+        if let Some(agent) = &t.info.undoable {
+            let words = trf(lang, Key::PaletteUndoMerge, &[("agent", agent), ("team", team)]);
+            all.push((Action::UndoMerge(id.clone(), agent.clone()), words, ""));
+        }
+        all.push((Action::Discard(id.clone()), trf(lang, Key::PaletteDiscard, &[("team", team)]), ""));
     }
     if let Some(view) = agent.and_then(|a| state.agent(a)) {
         for t in &view.threads.list {
@@ -99,9 +120,18 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
         }
         let name = view.config.name.as_str();
         all.push((Action::NewThread, trf(lang, Key::PaletteNewThread, &[("agent", name)]), "Ctrl+N"));
-        all.push((Action::Start, trf(lang, Key::PaletteStart, &[("agent", name)]), ""));
-        all.push((Action::Stop, trf(lang, Key::PaletteStop, &[("agent", name)]), ""));
-        all.push((Action::Restart, trf(lang, Key::PaletteRestart, &[("agent", name)]), ""));
+        // Start while it is not running; Stop and Restart while it is.
+        use crate::app::AgentState as S;
+        match view.state {
+            S::Stopped | S::Crashed(_) => {
+                all.push((Action::Start, trf(lang, Key::PaletteStart, &[("agent", name)]), ""));
+            }
+            S::Starting | S::Idle | S::Busy => {
+                all.push((Action::Stop, trf(lang, Key::PaletteStop, &[("agent", name)]), ""));
+                all.push((Action::Restart, trf(lang, Key::PaletteRestart, &[("agent", name)]), ""));
+            }
+            S::Stopping => {}
+        }
         for page in super::agent_header::Page::ALL {
             let words = trf(lang, Key::PalettePage, &[("agent", name), ("page", tr(lang, page.key()))]);
             all.push((Action::Page(page), words, ""));
@@ -117,6 +147,17 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
     all.push((Action::GetAgents, tr(lang, Key::GetAgents).to_string(), ""));
     all.push((Action::OpenConfig, tr(lang, Key::PaletteOpenConfig).to_string(), ""));
     all.push((Action::About, tr(lang, Key::AboutTitle).to_string(), ""));
+    if state.config_path.is_some() {
+        use crate::model::config::{Language, Theme};
+        for theme in Theme::ALL {
+            let words = trf(lang, Key::PaletteTheme, &[("theme", tr(lang, super::settings::theme_key(theme)))]);
+            all.push((Action::Theme(theme), words, ""));
+        }
+        for language in [Language::En, Language::Fr] {
+            let words = trf(lang, Key::PaletteLanguage, &[("language", super::settings::language_name(language))]);
+            all.push((Action::Language(language), words, ""));
+        }
+    }
     all
 }
 
@@ -133,6 +174,10 @@ pub fn palette_ui(ctx: &egui::Context, state: &AppState, agent: Option<&str>, pa
         .filter_map(|(i, a)| score(&a.1, &query).map(|s| (s, i, a)))
         .collect();
     found.sort_by_key(|(s, i, _)| (*s, *i));
+    // Letters in order ("theme" in "Show the messages") only when nothing matches better.
+    if found.first().is_some_and(|(s, ..)| *s < 2) {
+        found.retain(|(s, ..)| *s < 2);
+    }
     let (down, up, enter, escape) = ctx.input_mut(|i| {
         (
             i.consume_key(Modifiers::NONE, EguiKey::ArrowDown),

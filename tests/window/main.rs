@@ -16,6 +16,7 @@ mod ui_conversation;
 mod ui_elicitation;
 mod ui_find;
 mod ui_login;
+mod ui_look;
 mod ui_mcp;
 mod ui_misbehaving;
 mod ui_palette;

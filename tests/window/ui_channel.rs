@@ -230,6 +230,11 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
     // Ada's work merges from the channel.
     std::fs::create_dir_all(copies[0].join("notes")).unwrap();
     std::fs::write(copies[0].join("notes/task.md"), "Ada's note\n").unwrap();
+    // Offered once her change is seen (with nothing to merge, the button waits, disabled).
+    step_until(&mut h, LONG, "ada's change seen", |h| {
+        use egui_kittest::kittest::NodeT;
+        h.query_by_label("Merge ada · Docs team's work").is_some_and(|n| !n.accesskit_node().is_disabled())
+    });
     h.get_by_label("Merge ada · Docs team's work").click();
     step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file(s) applied to the project.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("notes/task.md")).unwrap(), "Ada's note\n");
@@ -237,6 +242,10 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
     // Bob's overlapping edit: the conflict comes back to him in the channel.
     std::fs::write(project.join("notes.txt"), "first (project)\nsecond\n").unwrap();
     std::fs::write(copies[1].join("notes.txt"), "first (Bob)\nsecond\n").unwrap();
+    step_until(&mut h, LONG, "bob's change seen", |h| {
+        use egui_kittest::kittest::NodeT;
+        h.query_by_label("Merge bob · Docs team's work").is_some_and(|n| !n.accesskit_node().is_disabled())
+    });
     h.get_by_label("Merge bob · Docs team's work").click();
     step_until(&mut h, LONG, "bob's answer to the conflict", |h| {
         let timeline = &h.state().state.channels.channels.iter().find(|c| c.team.is_some()).unwrap().timeline;

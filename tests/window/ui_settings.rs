@@ -270,7 +270,7 @@ fn the_agent_form_places_an_agent_on_another_machine() {
     fill(&mut h, Role::TextInput, 1, "claude-agent-acp");
     fill(&mut h, Role::TextInput, 2, &dir.path().display().to_string());
     assert!(h.query_by_label("Host").is_none(), "no host for an agent on this computer");
-    let runs = fields(&h, Role::ComboBox)[0];
+    let runs = *fields(&h, Role::ComboBox).last().unwrap();
     h.get_all_by_role(Role::ComboBox).find(|c| c.rect() == runs).unwrap().click();
     h.step();
     h.step();

@@ -48,9 +48,9 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
     click_when_enabled(&mut h, "Merge all");
     step_until(&mut h, LONG, "the merge", |h| h.query_by_label_contains("Merged: 1 file(s)").is_some());
     assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first\nsecond\nada's line\n");
-    // Nothing left to merge: "Merge all" is not offered beside "No changes yet" (a merge of 0
-    // files took the Undo away).
-    step_until(&mut h, LONG, "no changes", |h| h.query_by_label_contains("No changes yet").is_some());
+    // Nothing left to merge: "Merge all" is not offered beside "All merged" (a merge of 0 files
+    // took the Undo away).
+    step_until(&mut h, LONG, "no changes", |h| h.query_by_label_contains("All merged").is_some());
     assert!(!enabled(&h, "Merge all"), "Merge all with nothing to merge");
     assert!(enabled(&h, "Undo merge"));
     click_when_enabled(&mut h, "Undo merge");

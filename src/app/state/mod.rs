@@ -55,6 +55,8 @@ pub struct AppState {
     pub saves: u64,
     /// The file the native dialog returned, until the UI takes it.
     pub picked_file: Option<Option<PathBuf>>,
+    /// The window's zoom and place kept from the last run, once told (`None` until then).
+    pub remembered: Option<(Option<f32>, Option<[f32; 4]>)>,
     /// A folder the native dialog gave (the new-team form's project), not yet taken.
     pub picked_folder: Option<PathBuf>,
     /// The ACP Registry ("Get agents").
@@ -330,6 +332,7 @@ impl AppState {
     /// The config service's event.
     fn apply_config_event(&mut self, event: ConfigEvent) {
         match event {
+            ConfigEvent::Remembered { zoom, window } => self.remembered = Some((zoom, window)),
             ConfigEvent::Loaded { path, result, language } => {
                 self.config_loads += 1;
                 self.config_path = Some(path);

@@ -63,7 +63,7 @@ pub enum ConfigSource {
 }
 
 /// Preferences kept between runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Preferences {
     /// The config file opened last.
     #[serde(default)]
@@ -71,6 +71,12 @@ pub struct Preferences {
     /// Recently opened config files, newest first.
     #[serde(default)]
     pub recent: Vec<PathBuf>,
+    /// The window's zoom factor (Ctrl+= / Ctrl+- / Ctrl+0).
+    #[serde(default)]
+    pub zoom: Option<f32>,
+    /// The window's place and size when it was last moved or resized (x, y, width, height).
+    #[serde(default)]
+    pub window: Option<[f32; 4]>,
 }
 
 impl Preferences {

@@ -64,6 +64,7 @@ impl ConfigFile {
         let Some(dirs) = self.dirs.clone() else { return };
         let path = path.to_path_buf();
         let _ = tokio::task::spawn_blocking(move || {
+            let _prefs = prefs_lock();
             let mut prefs = Preferences::load(&dirs);
             prefs.record_opened(&path);
             if let Err(e) = prefs.save(&dirs) {
@@ -111,6 +112,43 @@ impl ConfigFile {
             std::fs::create_dir_all(&workspace).map_err(|e| format!("{}: {e}", workspace.display()))?;
             let edited = add_agent(&text, &NewAgent { name, ..agent }, &workspace).map_err(|e| e.to_string())?;
             save_atomic(&path, &edited).map_err(|e| e.to_string())
+        });
+    }
+
+    /// Sets `[defaults] key = value` in the file at `path` (the theme, the language).
+    pub(super) fn set_default(&self, path: PathBuf, key: String, value: String) {
+        self.report_save(path.clone(), move || {
+            let _edit = edit_lock();
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let edited = crate::model::config_edit::set_default(&text, &key, &value).map_err(|e| e.to_string())?;
+            save_atomic(&path, &edited).map_err(|e| e.to_string())
+        });
+    }
+
+    /// Tells the window's zoom and place kept from the last run (`Remembered`; none without the
+    /// user's folders), read on a blocking thread.
+    pub(super) fn tell_remembered(&self) {
+        let (dirs, sink) = (self.dirs.clone(), self.sink.clone());
+        tokio::spawn(async move {
+            let read = tokio::task::spawn_blocking(move || dirs.map(|d| Preferences::load(&d))).await;
+            let prefs = read.ok().flatten().unwrap_or_default();
+            sink.send(Event::Config(ConfigEvent::Remembered { zoom: prefs.zoom, window: prefs.window })).await;
+        });
+    }
+
+    /// Keeps the window's zoom and place with the preferences, on a blocking thread.
+    pub(super) fn remember(&self, zoom: f32, window: Option<[f32; 4]>) {
+        let Some(dirs) = self.dirs.clone() else { return };
+        tokio::task::spawn_blocking(move || {
+            let _prefs = prefs_lock();
+            let mut prefs = Preferences::load(&dirs);
+            prefs.zoom = Some(zoom);
+            if window.is_some() {
+                prefs.window = window;
+            }
+            if let Err(e) = prefs.save(&dirs) {
+                tracing::warn!("the window's zoom and place were not kept: {e}");
+            }
         });
     }
 
@@ -215,4 +253,11 @@ async fn checker(mut pending: watch::Receiver<Option<(PathBuf, String)>>, home: 
         .unwrap_or_default();
         sink.send(Event::Config(ConfigEvent::Checked { text, problems })).await;
     }
+}
+
+/// Held while the preferences file is read, changed and written (one change at a time in this
+/// process: the last opened file and the window's place are written by different commands).
+fn prefs_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -151,6 +151,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         teams_dir,
         registry_busy: registry::Busy::default(),
     };
+    services.config.tell_remembered();
     tokio::spawn(services.run(rx, notes, startup.config_path));
     tx
 }
@@ -216,6 +217,10 @@ impl Services {
                 registry::serve(command, data, home, self.registry_busy.clone(), self.sink.clone());
             }
             Command::Config(ConfigCommand::AddAgent { path, agent }) => self.config.add_agent(path, agent),
+            Command::Config(ConfigCommand::SetDefault { path, key, value }) => {
+                self.config.set_default(path, key, value)
+            }
+            Command::Config(ConfigCommand::Remember { zoom, window }) => self.config.remember(zoom, window),
             Command::Workspace(WorkspaceCommand::Op { agent, op }) => match self.agent(&agent) {
                 Some(config) => self.workspaces.run(&config, op),
                 None => tracing::warn!("workspace operation for {agent}, who is not in the config"),

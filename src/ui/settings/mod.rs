@@ -2,7 +2,10 @@
 //! startup; Save (atomic, refused while the text has errors); a conflict bar when the file
 //! changes on disk under unsaved edits; Open…, Recent; and agents found on this computer.
 
+mod look;
 pub mod session;
+
+pub use look::{language_name, set_default, theme_key};
 
 use std::path::{Path, PathBuf};
 
@@ -266,6 +269,7 @@ impl SettingsView {
                 ui.label(RichText::new(text).small().color(color));
             }
         });
+        commands.extend(look::look_ui(ui, lang, state));
         ui.separator();
     }
 

@@ -63,6 +63,13 @@ pub struct TeamViews {
     compare: crate::ui::team::compare::CompareView,
 }
 
+impl TeamViews {
+    /// Asks whether to discard team `id` (its page shows the question).
+    pub fn ask_discard(&mut self, id: &str) {
+        self.confirm = Some((id.to_string(), None));
+    }
+}
+
 /// The new-team form; returns the commands to send (the created team opens when the runtime
 /// reports it).
 pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) -> Vec<Command> {
