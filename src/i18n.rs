@@ -481,3 +481,11 @@ mod size_tests {
         assert_eq!(size_text(Language::Fr, 10 << 20), "10,0 Mo");
     }
 }
+
+/// `text` between the quotes of `lang`: “text” in English, « text » in French.
+pub fn quoted(lang: Language, text: &str) -> String {
+    match lang {
+        Language::En => format!("“{text}”"),
+        Language::Fr => format!("«\u{a0}{text}\u{a0}»"),
+    }
+}

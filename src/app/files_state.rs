@@ -142,6 +142,10 @@ pub struct FilesState {
     pub removed: Option<RelPath>,
     /// The folder the tree shows (`None`: not shown yet).
     root: Option<PathBuf>,
+    /// A new file asked for: opened in the editor once it is made.
+    created: Option<RelPath>,
+    /// A new file made, to open.
+    open_next: Option<RelPath>,
     /// The tree is due to be read again.
     stale: bool,
     /// The open file is due to be read again.
@@ -182,6 +186,10 @@ impl FilesState {
                 self.stale = true;
             }
             WorkspaceEvent::Done { result } => {
+                let made = self.created.take();
+                if result.is_ok() {
+                    self.open_next = made;
+                }
                 self.error = result.err();
                 self.stale = true;
             }
@@ -233,7 +241,12 @@ impl FilesState {
                     });
                 }
             }
-            FilesRequest::Op(op) => ops.push(op),
+            FilesRequest::Op(op) => {
+                if let WorkspaceOp::NewFile { path } = &op {
+                    self.created = Some(path.clone());
+                }
+                ops.push(op);
+            }
             FilesRequest::UndoDelete => ops.extend(self.removed.take().map(|path| WorkspaceOp::Restore { path })),
             FilesRequest::Failed(e) => self.error = Some(e),
         }
@@ -255,6 +268,9 @@ impl FilesState {
             && let Some(file) = &self.file
         {
             ops.push(WorkspaceOp::Read { path: file.path.clone() });
+        }
+        if let Some(path) = self.open_next.take() {
+            ops.extend(self.open(path, 0));
         }
         ops
     }

@@ -34,6 +34,10 @@ pub struct Cli {
     pub command: Option<CliCommand>,
 }
 
+/// The config file's reference (docs/CONFIG.md), in the binary: a person who has only the
+/// binary reads it with `sidekicks config` or `sidekicks help config`.
+const CONFIG_REFERENCE: &str = include_str!("../../docs/CONFIG.md");
+
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum CliCommand {
@@ -41,6 +45,10 @@ pub enum CliCommand {
     Check,
     /// Print the JSON Schema of the config file.
     Schema,
+    /// Print the reference of the config file: every key, its type, default and meaning (also
+    /// `sidekicks help config`).
+    #[command(long_about = CONFIG_REFERENCE)]
+    Config,
     /// Run one turn with one agent, without a window; the answer streams to stdout.
     Prompt {
         /// The agent's name in the config.
@@ -189,6 +197,10 @@ fn run() -> anyhow::Result<std::process::ExitCode> {
             Ok(std::process::ExitCode::SUCCESS)
         }
         Some(CliCommand::Check) => check(cli.config),
+        Some(CliCommand::Config) => {
+            crate::cli::out::write(false, CONFIG_REFERENCE);
+            Ok(std::process::ExitCode::SUCCESS)
+        }
         Some(CliCommand::Prompt { agent, args }) => {
             let (path, dirs) = config_path(cli.config)?;
             let asked = args.asked(agent);

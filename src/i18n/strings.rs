@@ -289,6 +289,7 @@ strings! {
     NoAgents => ("No agents in this config file. Add an [[agent]] entry.", "Aucun agent dans ce fichier de configuration. Ajoutez une entrée [[agent]]."),
     PickAgent => ("Choose an agent on the left to talk to it.", "Choisissez un agent à gauche pour lui parler."),
     EmptyConversation => ("No messages yet. Say hello!", "Aucun message pour l’instant. Dites bonjour !"),
+    TryDemoHelp => ("The demo agent lists what it can show (plans, diffs, permissions, terminals…): it is not a model, each word picks a scene.", "L’agent de démonstration liste ce qu’il sait montrer (plans, diffs, permissions, terminaux…) : ce n’est pas un modèle, chaque mot choisit une scène."),
     TryAsking => ("Things to ask (click one to start from it):", "Des choses à demander (cliquez pour partir de l’une d’elles) :"),
     TryExplain => ("Explain how this project is organised.", "Explique comment ce projet est organisé."),
     TryPlan => ("Make a plan to add tests for the least tested module.", "Fais un plan pour tester le module le moins testé."),

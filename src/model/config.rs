@@ -132,9 +132,11 @@ pub struct ChannelConfig {
 pub struct Defaults {
     /// Seconds an idle agent keeps running before it is stopped (0 = never).
     #[serde(default = "default_idle_stop")]
+    #[schemars(range(max = 4_294_967_295u64))]
     pub idle_stop: u64,
     /// How many agents may run at once; starting one more stops the least recently used idle one.
     #[serde(default = "default_max_running")]
+    #[schemars(range(min = 1, max = 1000))]
     pub max_running: u32,
     /// Language of the interface: `en` or `fr`. Without it, the system locale decides.
     #[serde(default)]
@@ -238,9 +240,11 @@ pub struct CheckpointsConfig {
     pub enabled: bool,
     /// The most kept per workspace (the oldest go first).
     #[serde(default = "default_keep")]
+    #[schemars(range(min = 1, max = 100_000))]
     pub keep: u32,
     /// Days one is kept.
     #[serde(default = "default_max_age_days")]
+    #[schemars(range(min = 1, max = 36_500))]
     pub max_age_days: u32,
 }
 

@@ -162,9 +162,16 @@ fn empty_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut 
     ui.label(RichText::new(tr(lang, Key::EmptyConversation)).strong());
     ui.add_space(super::theme::GAP);
     ui.label(RichText::new(tr(lang, Key::TryAsking)).weak());
+    // The demo agent answers those with a greeting: its own `help` lists what it shows.
+    if agent.config.args.first().is_some_and(|a| a == "demo-agent") {
+        if ui.link(crate::i18n::quoted(lang, "help")).clicked() {
+            actions.draft = Some("help".to_string());
+        }
+        ui.label(RichText::new(tr(lang, Key::TryDemoHelp)).small().weak());
+    }
     for key in [Key::TryExplain, Key::TryPlan, Key::TryFix] {
         let text = tr(lang, key);
-        if ui.link(format!("“{text}”")).clicked() {
+        if ui.link(crate::i18n::quoted(lang, text)).clicked() {
             actions.draft = Some(text.to_string());
         }
     }
@@ -271,7 +278,13 @@ fn composer_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, draft: &mut
     super::slash_menu::menu_ui(ui, id, focused, draft, &agent.commands);
     ui.horizontal(|ui| {
         let busy = agent.state == AgentState::Busy;
-        let button_width = 90.0;
+        // The text takes the column's width but for its buttons (Send, and Stop under it).
+        let font = egui::TextStyle::Button.resolve(ui.style());
+        let widest = [tr(lang, Key::Send), tr(lang, Key::StopTurn)]
+            .iter()
+            .map(|t| ui.painter().layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE).size().x)
+            .fold(0.0, f32::max);
+        let button_width = widest + 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x + 2.0;
         ui.add(
             egui::TextEdit::multiline(draft)
                 .id(id)

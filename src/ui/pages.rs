@@ -36,9 +36,16 @@ impl SidekicksApp {
             settings: self.view == View::Settings,
             get_agents: self.view == View::GetAgents,
         };
+        let before = self.selected.clone();
         match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown, &mut self.sidebar_filter) {
             sidebar::SidebarClick::Inbox => self.view = View::Inbox,
-            sidebar::SidebarClick::Agent => self.view = View::Agent,
+            sidebar::SidebarClick::Agent => {
+                // Another agent opens on its conversation (the Log tab did not carry over well).
+                if self.selected != before {
+                    self.tab = Tab::Conversation;
+                }
+                self.view = View::Agent;
+            }
             sidebar::SidebarClick::Files => self.view = View::Workspace,
             sidebar::SidebarClick::Team(id) => {
                 self.team = Some(id);

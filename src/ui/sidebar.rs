@@ -222,14 +222,20 @@ fn agent_row_ui(
             *selected = Some(name.clone());
             clicked = SidebarClick::Agent;
         }
+        // One slot of its own for what the agent shows beside its name, there or not, so that a
+        // dot appearing moves nothing (the sidebar moved by 3 px).
         let needs = agent.needs();
-        if needs.count() > 0 {
-            badge(ui, needs.count(), &needs_text(lang, &needs));
-        } else if agent.failed() {
-            ui.label(RichText::new("!").strong().color(error_color())).on_hover_text(tr(lang, Key::AgentFailed));
-        } else if agent.unread() && !is_selected {
-            ui.label(RichText::new("•").color(warning_color())).on_hover_text(tr(lang, Key::Unread));
-        }
+        let slot = egui::vec2(22.0, ui.spacing().interact_size.y);
+        ui.allocate_ui_with_layout(slot, egui::Layout::left_to_right(egui::Align::Center), |ui| {
+            ui.set_min_size(slot);
+            if needs.count() > 0 {
+                badge(ui, needs.count(), &needs_text(lang, &needs));
+            } else if agent.failed() {
+                ui.label(RichText::new("!").strong().color(error_color())).on_hover_text(tr(lang, Key::AgentFailed));
+            } else if agent.unread() && !is_selected {
+                ui.label(RichText::new("•").color(warning_color())).on_hover_text(tr(lang, Key::Unread));
+            }
+        });
         let files = ui.small_button(tr(lang, Key::Files)).on_hover_text(agent.config.workspace.display().to_string());
         if files.clicked() {
             *selected = Some(name.clone());

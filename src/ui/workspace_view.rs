@@ -204,18 +204,27 @@ impl WorkspaceView {
             .resizable(false)
             .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
             .show(ui.ctx(), |ui| {
+                // Enter in the name does what the dialog's button does.
                 let field = |ui: &mut egui::Ui, title: Key, name: &mut String| {
                     ui.label(tr(lang, title));
-                    ui.text_edit_singleline(name).request_focus();
+                    let edit = ui.text_edit_singleline(name);
+                    let entered = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                    edit.request_focus();
+                    entered && !name.trim().is_empty()
                 };
-                match dialog {
+                let entered = match dialog {
                     Dialog::NewFile { name, .. } => field(ui, Key::NewFile, name),
                     Dialog::NewFolder { name, .. } => field(ui, Key::NewFolder, name),
                     Dialog::Rename { name, .. } => field(ui, Key::Rename, name),
                     Dialog::Delete { path } => {
                         let key = if final_removal { Key::ConfirmFinal } else { Key::ConfirmTrash };
                         ui.label(trf(lang, key, &[("name", path.as_str())]));
+                        false
                     }
+                };
+                if entered {
+                    run = Some(dialog.clone());
+                    close = true;
                 }
                 ui.horizontal(|ui| {
                     let ok = match dialog {

@@ -369,12 +369,47 @@ fn check_command_prints_problems_and_fails() {
     assert!(!missing.status.success());
 }
 
+/// A person with only the binary reads the config's reference from it (the default config's
+/// header sent them to the sources' docs/CONFIG.md; issue 48, item 10).
+#[test]
+fn the_config_reference_comes_with_the_binary() {
+    let reference = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/CONFIG.md")).unwrap();
+    for args in [&["config"][..], &["help", "config"][..]] {
+        let out = Command::new(common::BIN).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("| `max_running` | integer 1–1000 |"), "{args:?}: {}", &text[..text.len().min(400)]);
+    }
+    let out = Command::new(common::BIN).arg("config").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), reference);
+    let header = sidekicks::runtime::config::file::default_config_text(Path::new("/w"));
+    assert!(header.contains("sidekicks help config") && !header.contains("docs/CONFIG.md"), "{header}");
+}
+
 #[test]
 fn schema_command_prints_json_schema() {
     let out = Command::new(common::BIN).arg("schema").output().unwrap();
     assert!(out.status.success());
     let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(schema["properties"]["agent"].is_object(), "{schema}");
+    // The schema's bounds are the checker's (it said `max_running` may be 0; the checker, 1–1000).
+    for (table, key, min, max) in [
+        ("Defaults", "max_running", Some(1), Some(1000)),
+        ("Defaults", "idle_stop", Some(0), Some(4_294_967_295u64)),
+        ("CheckpointsConfig", "keep", Some(1), Some(100_000)),
+        ("CheckpointsConfig", "max_age_days", Some(1), Some(36_500)),
+    ] {
+        let property = &schema["$defs"][table]["properties"][key];
+        assert_eq!(property["minimum"].as_u64(), min, "{table}.{key}: {property}");
+        assert_eq!(property["maximum"].as_u64(), max, "{table}.{key}: {property}");
+        // The checker says the same: one past each end is refused.
+        let section = if table == "Defaults" { "defaults" } else { "checkpoints" };
+        for outside in [min.map(|m| m as i64 - 1), max.map(|m| m as i64 + 1)].into_iter().flatten().filter(|v| *v >= 0)
+        {
+            let result = load(&format!("[{section}]\n{key} = {outside}\n"));
+            assert!(result.config.is_none(), "{key} = {outside} is refused by the checker");
+        }
+    }
 }
 
 fn dirs(root: &Path) -> AppDirs {

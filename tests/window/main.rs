@@ -28,6 +28,7 @@ mod ui_session_options;
 mod ui_settings;
 mod ui_sidebar;
 mod ui_slash;
+mod ui_small;
 mod ui_ssh;
 mod ui_team;
 mod ui_team_lead;
