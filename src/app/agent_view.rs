@@ -295,6 +295,12 @@ impl AgentView {
             AgentEvent::Retrying { question } => {
                 self.conversation.retry(&question);
             }
+            AgentEvent::Edited { message, id, text } => {
+                self.conversation.edit(&message, id, &text);
+            }
+            AgentEvent::VersionShown { message, version } => {
+                self.conversation.show_version_of(&message, version);
+            }
             AgentEvent::UserMessage { text, id, attached } => {
                 self.conversation.push_user_with(text, attached, Delivery::Queued, Some(id));
             }

@@ -6,6 +6,9 @@ use super::tool::{PlanItem, ToolCall, ToolCallPatch, ToolStatus};
 
 mod fold;
 mod turns;
+mod versions;
+
+pub use versions::Version;
 
 /// How a turn ended.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -71,6 +74,8 @@ impl Delivery {
 pub enum Notice {
     /// A new session was opened: the agent no longer remembers the beginning of the conversation.
     NewSession,
+    /// An edit or another version was refused: a turn runs or messages wait.
+    EditRefused,
     /// `failures` tool calls failed in a row: the agent may be going round in circles.
     Loop {
         /// How many failed.
@@ -206,6 +211,17 @@ pub struct Message {
     /// against the workspace when the turn ended); `None` until known, or without checkpoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<u32>,
+    /// The other versions of a message of the person that was edited (oldest first; see
+    /// `versions.rs`), and where the one shown stands among them all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<Version>,
+    /// The position of this version among them all (0-based).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub version_at: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl PartialEq for Message {
@@ -221,6 +237,7 @@ impl PartialEq for Message {
                 &other.earlier,
                 other.changed,
             )
+            && (&self.versions, self.version_at) == (&other.versions, other.version_at)
     }
 }
 
@@ -241,6 +258,8 @@ impl Message {
             checkpoint: None,
             earlier: Vec::new(),
             changed: None,
+            versions: Vec::new(),
+            version_at: 0,
         }
     }
 
@@ -377,6 +396,8 @@ pub struct Conversation {
     pub failures_in_a_row: u32,
     /// The first message changed since the last `take_dirty` (for saving only what changed).
     dirty_from: Option<usize>,
+    /// The length it was cut to since the last `take_cut` (an edit, a version shown).
+    cut_to: Option<usize>,
     /// Where each tool call is, to find it at once.
     tools: ToolIndex,
 }

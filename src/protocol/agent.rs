@@ -47,6 +47,23 @@ pub enum AgentCommand {
         /// The question.
         question: MessageId,
     },
+    /// Edit the person's message `message` in place: it becomes `text`, what it was (and all after
+    /// it) is kept as an earlier version, and the agent answers it in a session of its own that
+    /// knows only what comes before it (refused while a turn runs or messages wait).
+    Edit {
+        /// The message edited (the version shown).
+        message: MessageId,
+        /// Its new words.
+        text: String,
+    },
+    /// Show version `version` (0-based, oldest first) of the person's message `message` in place of
+    /// the one shown; the agent's next message goes to a session that knows what is shown.
+    ShowVersion {
+        /// The message (the version shown now).
+        message: MessageId,
+        /// The version to show.
+        version: usize,
+    },
     /// Answer an elicitation of the agent.
     AnswerElicitation {
         /// Its id.
@@ -190,6 +207,23 @@ pub enum AgentEvent {
     Resent {
         /// The dropped message's id.
         id: MessageId,
+    },
+    /// The person's message `message` was edited: it is now `text` (message `id`), what it was is
+    /// an earlier version.
+    Edited {
+        /// The message edited.
+        message: MessageId,
+        /// The new message's id.
+        id: MessageId,
+        /// Its words.
+        text: String,
+    },
+    /// Version `version` of the person's message `message` is shown in its place.
+    VersionShown {
+        /// The message shown before.
+        message: MessageId,
+        /// The version shown now.
+        version: usize,
     },
     /// The person's message `question` is asked again: its answer becomes an earlier one.
     Retrying {

@@ -345,6 +345,8 @@ impl Event {
                     AgentEvent::ThreadOpened { .. }
                         | AgentEvent::UserMessage { .. }
                         | AgentEvent::Retrying { .. }
+                        | AgentEvent::Edited { .. }
+                        | AgentEvent::VersionShown { .. }
                         | AgentEvent::Resent { .. }
                         | AgentEvent::Update { .. }
                         | AgentEvent::Notice { .. }

@@ -35,6 +35,7 @@ use crate::protocol::threads::SessionAbilities;
 mod answers;
 mod checkpoints;
 mod commands;
+mod edit;
 mod inbox;
 mod lifecycle;
 mod members;
@@ -186,6 +187,9 @@ struct SessionMemory {
     restored: bool,
     /// The person's choices of model, mode, … given to each new session.
     chosen: Vec<Chosen>,
+    /// Another version of a message is shown: the next message first tells the new session what
+    /// is shown.
+    tell_shown: bool,
 }
 
 /// How an agent logs in.
@@ -486,6 +490,15 @@ impl Manager {
                 .await;
             return;
         }
+        // Another version shown since the last message: the new session hears what is shown.
+        let shown = match self.slot(&agent).map(|s| std::mem::take(&mut s.memory.tell_shown)) {
+            Some(true) => self.shown_before(&agent, None).await,
+            _ => None,
+        };
+        let context = match (shown, context) {
+            (Some(shown), Some(context)) => Some(shown + &context),
+            (shown, context) => shown.or(context),
+        };
         let Some(slot) = self.slot(&agent) else { return };
         let attached = super::acp::content::shown(&attachments, &slot.config.workspace_path());
         slot.said.note(id.clone(), text.clone(), attachments.clone());

@@ -182,6 +182,16 @@ impl Recorder {
                     c.retry(&question);
                 }
             }
+            Event::Agent(agent, AgentEvent::Edited { message, id, text }) => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.edit(&message, id, &text);
+                }
+            }
+            Event::Agent(agent, AgentEvent::VersionShown { message, version }) => {
+                if let Some(c) = self.conversation(&agent) {
+                    c.show_version_of(&message, version);
+                }
+            }
             Event::Agent(agent, AgentEvent::Notice { notice }) => {
                 if let Some(c) = self.conversation(&agent) {
                     c.push_notice(notice);
@@ -242,6 +252,12 @@ impl Recorder {
     fn flush(&mut self) {
         let mut failure = None;
         for (id, conversation) in self.conversations.values_mut() {
+            if let Some(len) = conversation.take_cut()
+                && let Err(e) = self.store.cut_messages(*id, len)
+            {
+                tracing::warn!("{e}");
+                failure = Some(e.to_string());
+            }
             if let Some(from) = conversation.take_dirty()
                 && let Err(e) = self.store.save_messages(*id, from, &conversation.messages)
             {

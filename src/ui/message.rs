@@ -72,7 +72,9 @@ pub fn marked_message_ui(
                 .show(ui, |ui| {
                     ui.set_width(ui.available_width());
                     user_header_ui(ui, lang, agent, index, actions);
-                    parts_ui(ui, lang, markdown, agent, index, actions, marked);
+                    if !super::edit_message::edit_ui(ui, lang, agent, index, actions) {
+                        parts_ui(ui, lang, markdown, agent, index, actions, marked);
+                    }
                 });
         }
         Role::Agent => {
@@ -132,12 +134,20 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
             if !by_sidekicks
                 && small_action(ui, tr(lang, Key::EditMessage)).on_hover_text(tr(lang, Key::EditHint)).clicked()
             {
-                // A queued message is taken back to be edited; a sent one is copied to send anew.
-                if queued {
-                    take_back(actions);
+                // A queued message is taken back to the composer; a sent one is edited in place.
+                match (queued, message.id.clone()) {
+                    (false, Some(id)) if message.delivery != Delivery::NotSent => {
+                        super::edit_message::start(ui, agent, id, text.clone());
+                    }
+                    _ => {
+                        if queued {
+                            take_back(actions);
+                        }
+                        actions.draft = Some(text.clone());
+                    }
                 }
-                actions.draft = Some(text.clone());
             }
+            super::edit_message::versions_ui(ui, agent, index, actions);
             if small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
                 ui.ctx().copy_text(text);
             }
@@ -435,6 +445,9 @@ fn notice_ui(
     egui::Frame::group(ui.style()).show(ui, |ui| match notice {
         Notice::NewSession => {
             ui.label(RichText::new(trf(lang, Key::NoticeNewSession, &[("agent", agent)])).italics());
+        }
+        Notice::EditRefused => {
+            ui.label(RichText::new(trf(lang, Key::NoticeEditRefused, &[("agent", agent)])).color(warning_color()));
         }
         Notice::Loop { failures } => {
             ui.horizontal_wrapped(|ui| {

@@ -11,6 +11,7 @@ pub mod big_text;
 pub mod channel_view;
 pub mod config_editor;
 pub mod conversation;
+pub mod edit_message;
 pub mod elicitation_card;
 pub mod file_editor;
 pub mod file_picker;

@@ -13,6 +13,7 @@ mod ui_checkpoint_review;
 mod ui_checkpoints;
 mod ui_claude;
 mod ui_conversation;
+mod ui_edit;
 mod ui_elicitation;
 mod ui_find;
 mod ui_login;

@@ -57,6 +57,8 @@ impl Conversation {
             checkpoint: None,
             earlier: Vec::new(),
             changed: None,
+            versions: Vec::new(),
+            version_at: 0,
         });
         self.touch(self.messages.len() - 1);
     }

@@ -73,6 +73,8 @@ impl Manager {
                 self.prompt(agent, text, context, id, attachments).await;
             }
             AgentCommand::Retry { question } => self.retry(agent, question).await,
+            AgentCommand::Edit { message, text } => self.edit(agent, message, text).await,
+            AgentCommand::ShowVersion { message, version } => self.show_version(agent, message, version).await,
             AgentCommand::SendAgain { message } => self.send_again(agent, message).await,
             AgentCommand::Cancel => self.cancel(&agent).await,
             AgentCommand::Unqueue { id } => {

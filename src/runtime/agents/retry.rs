@@ -44,7 +44,7 @@ impl Said {
     }
 
     /// Message `id`'s text and attachments, if it is one of the last.
-    fn get(&self, id: &MessageId) -> Option<(String, Vec<Attachment>)> {
+    pub(super) fn get(&self, id: &MessageId) -> Option<(String, Vec<Attachment>)> {
         self.0.iter().find(|(i, ..)| i == id).map(|(_, text, attachments)| (text.clone(), attachments.clone()))
     }
 }

@@ -16,7 +16,8 @@ pub(super) fn encode(message: &Message) -> Result<String, serde_json::Error> {
     let plain = message.id.is_none()
         && message.delivery == Delivery::Sent
         && message.checkpoint.is_none()
-        && message.earlier.is_empty();
+        && message.earlier.is_empty()
+        && message.versions.is_empty();
     let tag = match (&message.role, &message.end, message.parts.as_slice()) {
         (Role::User, None, [Part::Text(_)]) => Some('u'),
         (Role::Agent, None, [Part::Text(_)]) => Some('a'),

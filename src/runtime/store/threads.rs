@@ -133,6 +133,19 @@ impl Store {
         Ok(())
     }
 
+    /// Drops the messages of a conversation from `len` on (an edit, a version shown: the thread
+    /// goes on from there).
+    pub fn cut_messages(&self, conversation: i64, len: usize) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let (_, last) = super::places(conversation);
+        let first = place(conversation, len as i64);
+        search::unindex_range(&tx, first, last)?;
+        tx.execute("DELETE FROM messages WHERE id BETWEEN ?1 AND ?2", [first, last])?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Saves messages `from..` of a conversation (replacing what was stored there) in one
     /// transaction.
     pub fn save_messages(&self, conversation: i64, from: usize, messages: &[Message]) -> Result<(), StoreError> {
