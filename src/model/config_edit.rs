@@ -67,11 +67,16 @@ pub fn add_agent(text: &str, agent: &NewAgent, workspace: &Path) -> Result<Strin
     Ok(doc.to_string())
 }
 
-/// `text` with `[defaults] key = value` (the table made when missing); everything else stays.
+/// `text` with `[defaults] key = value` (the table made when missing; an empty value takes the
+/// key out); everything else stays.
 pub fn set_default(text: &str, key: &str, v: &str) -> Result<String, EditError> {
     let mut doc: DocumentMut = text.parse()?;
     let defaults = doc.entry("defaults").or_insert_with(|| Item::Table(Table::new()));
     let Some(table) = defaults.as_table_like_mut() else { return Err(EditError::NotDefaults) };
+    if v.is_empty() {
+        table.remove(key);
+        return Ok(doc.to_string());
+    }
     match table.get_mut(key) {
         Some(Item::Value(old)) => {
             let decor = old.decor().clone();

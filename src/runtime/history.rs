@@ -182,15 +182,8 @@ impl Recorder {
                     c.retry(&question);
                 }
             }
-            Event::Agent(agent, AgentEvent::Edited { message, id, text }) => {
-                if let Some(c) = self.conversation(&agent) {
-                    c.edit(&message, id, &text);
-                }
-            }
-            Event::Agent(agent, AgentEvent::VersionShown { message, version }) => {
-                if let Some(c) = self.conversation(&agent) {
-                    c.show_version_of(&message, version);
-                }
+            Event::Agent(agent, event @ (AgentEvent::Edited { .. } | AgentEvent::VersionShown { .. })) => {
+                self.rewrite(&agent, event);
             }
             Event::Agent(agent, AgentEvent::Notice { notice }) => {
                 if let Some(c) = self.conversation(&agent) {
@@ -245,6 +238,16 @@ impl Recorder {
                     c.record_run(Ran::new(&id, &bytes, code, signal));
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// An edit, or another version shown: the conversation is rewritten from that message on.
+    fn rewrite(&mut self, agent: &crate::protocol::AgentId, event: AgentEvent) {
+        let Some(c) = self.conversation(agent) else { return };
+        match event {
+            AgentEvent::Edited { message, id, text } => _ = c.edit(&message, id, &text),
+            AgentEvent::VersionShown { message, version } => _ = c.show_version_of(&message, version),
             _ => {}
         }
     }

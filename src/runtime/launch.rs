@@ -138,31 +138,7 @@ pub(super) async fn launch(
                 _ => tokio::time::timeout(Duration::from_millis(300), process.wait()).await.ok().flatten(),
             };
             let stderr_tail = process.stderr().tail(CRASH_TAIL);
-            // An agent that refused the handshake in words (another protocol version, an error
-            // answer) and then exits cleanly because its stdin closed: its words are the cause.
-            let clean = exited.is_some_and(|s| s.success());
-            // Over SSH, the launch script says when the command or the folder is missing there.
-            let missing = config
-                .runtime
-                .host
-                .clone()
-                .filter(|_| config.runtime.kind == RuntimeKind::Ssh && exited.is_some_and(|s| s.code() == Some(127)))
-                .and_then(|host| super::exec::launch_fault(&stderr_tail).map(|fault| (host, fault)));
-            // ssh ends with 255 when its connection is lost: said as a lost connection, as it is
-            // once the agent runs (it was "exited with code 255" when lost during the handshake).
-            let lost = config.runtime.kind == RuntimeKind::Ssh && exited.is_some_and(|s| s.code() == Some(255));
-            let reason = match (missing, exited) {
-                (Some((host, fault)), _) => CrashReason::Spawn(crate::protocol::SpawnFailure::Ssh { host, fault }),
-                (None, Some(_)) if lost => {
-                    CrashReason::Disconnected { host: config.runtime.host.clone().unwrap_or_default() }
-                }
-                (None, Some(status))
-                    if !(clean && matches!(e, AcpError::Version { .. } | AcpError::Protocol { .. })) =>
-                {
-                    exit_reason(Some(status))
-                }
-                _ => CrashReason::Handshake(e.failure()),
-            };
+            let reason = handshake_reason(config, &e, exited, &stderr_tail);
             process.stop(settings.stop).await;
             let stdout_tail = ctx_words.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
             Err(CrashReport { reason, stderr_tail, stdout_tail })
@@ -222,6 +198,37 @@ fn hosted(
     argv.append(&mut spec.argv);
     spec.argv = argv;
     Ok(spec)
+}
+
+/// Why an agent whose handshake failed (`e`) ended: the words of the launch script over SSH, a
+/// lost connection, its exit, or the handshake's own failure.
+fn handshake_reason(
+    config: &AgentConfig,
+    e: &AcpError,
+    exited: Option<ExitStatus>,
+    stderr_tail: &[String],
+) -> CrashReason {
+    // An agent that refused the handshake in words (another protocol version, an error
+    // answer) and then exits cleanly because its stdin closed: its words are the cause.
+    let clean = exited.is_some_and(|s| s.success());
+    // Over SSH, the launch script says when the command or the folder is missing there.
+    let missing = config
+        .runtime
+        .host
+        .clone()
+        .filter(|_| config.runtime.kind == RuntimeKind::Ssh && exited.is_some_and(|s| s.code() == Some(127)))
+        .and_then(|host| super::exec::launch_fault(stderr_tail).map(|fault| (host, fault)));
+    // ssh ends with 255 when its connection is lost: said as a lost connection, as it is
+    // once the agent runs (it was "exited with code 255" when lost during the handshake).
+    let lost = config.runtime.kind == RuntimeKind::Ssh && exited.is_some_and(|s| s.code() == Some(255));
+    match (missing, exited) {
+        (Some((host, fault)), _) => CrashReason::Spawn(crate::protocol::SpawnFailure::Ssh { host, fault }),
+        (None, Some(_)) if lost => CrashReason::Disconnected { host: config.runtime.host.clone().unwrap_or_default() },
+        (None, Some(status)) if !(clean && matches!(e, AcpError::Version { .. } | AcpError::Protocol { .. })) => {
+            exit_reason(Some(status))
+        }
+        _ => CrashReason::Handshake(e.failure()),
+    }
 }
 
 pub(super) fn exit_reason(status: Option<ExitStatus>) -> CrashReason {

@@ -159,6 +159,17 @@ impl SidekicksApp {
                 conversation::focus_composer(ctx);
                 None
             }
+            action => self.run_team_or_look(ctx, action),
+        };
+        if let Some(command) = command {
+            self.submit([command]);
+        }
+    }
+
+    /// The palette's actions on a team and on the window's look (split from `run`).
+    fn run_team_or_look(&mut self, ctx: &egui::Context, action: palette::Action) -> Option<Command> {
+        use palette::Action;
+        match action {
             Action::Merge(team, member) => {
                 self.team = Some(team.clone());
                 self.view = View::Team;
@@ -178,10 +189,21 @@ impl SidekicksApp {
                 None
             }
             Action::Theme(theme) => super::settings::set_default(&self.state, "theme", theme.code()),
-            Action::Language(language) => super::settings::set_default(&self.state, "language", language.code()),
-        };
-        if let Some(command) = command {
-            self.submit([command]);
+            Action::Language(language) => {
+                super::settings::set_default(&self.state, "language", language.map_or("", |l| l.code()))
+            }
+            Action::StartAgent(name) => Some(Command::Agent(name.into(), AgentCommand::Start)),
+            Action::Zoom(step) => {
+                // egui's own keys step by 10 %.
+                let zoom = match step {
+                    0 => 1.0,
+                    s if s > 0 => ctx.zoom_factor() * 1.1,
+                    _ => ctx.zoom_factor() / 1.1,
+                };
+                ctx.set_zoom_factor(zoom.clamp(0.3, 3.0));
+                None
+            }
+            _ => None,
         }
     }
 

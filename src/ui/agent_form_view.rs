@@ -24,12 +24,17 @@ pub struct AgentFormView {
     /// The agent this form wrote into the text (its name there), not saved yet: Save agent again
     /// changes that one rather than adding a second of the same name (issue 48, item 1).
     pub wrote: Option<String>,
+    /// The text before the form first wrote into it, and what it wrote last: Cancel puts the
+    /// text back as it was (when nobody changed it since).
+    pub before: Option<(String, String)>,
     /// Environment values shown.
     show_values: bool,
 }
 
 /// What the form asked for.
 pub enum FormAsked {
+    /// Close the form and put the text back as it was before the form wrote into it.
+    Undo(String),
     /// Nothing.
     Nothing,
     /// The config text with the agent written in, to save once checked.
@@ -123,13 +128,19 @@ pub fn agent_form_ui(
                 Ok(written) => {
                     view.error = None;
                     view.wrote = Some(view.form.name.trim().to_string());
+                    let first = view.before.take().map_or_else(|| text.to_string(), |(first, _)| first);
+                    view.before = Some((first, written.clone()));
                     asked = FormAsked::Write(written);
                 }
                 Err(e) => view.error = Some(e.to_string()),
             }
         }
         if ui.button(tr(lang, Key::Cancel)).clicked() {
-            asked = FormAsked::Close;
+            // What the form wrote and could not save goes with it.
+            asked = match view.before.take() {
+                Some((first, written)) if written == text => FormAsked::Undo(first),
+                _ => FormAsked::Close,
+            };
         }
     });
     asked

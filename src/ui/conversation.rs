@@ -8,7 +8,6 @@ use egui_commonmark::CommonMarkCache;
 use super::i18n::{Key, crash_text, tr, trf};
 use super::message::{MessageActions, message_ui};
 use super::message_list::MessageList;
-use super::permission_card::permission_card_ui;
 use super::theme::error_color;
 use crate::app::AgentCommand;
 use crate::app::WorkspaceCommand;
@@ -194,9 +193,8 @@ fn tail_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, actions: &mut M
     }
     // Answered ones stay after the message they came with (drawn with it).
     let len = agent.conversation.messages.len();
-    for card in agent.permissions.iter().filter(|c| c.message.is_none() && (c.answer.is_none() || c.after >= len)) {
-        actions.commands.extend(permission_card_ui(ui, lang, &agent.config.name, &agent.config.runtime, card));
-    }
+    let cards = agent.permissions.iter().filter(|c| c.message.is_none() && (c.answer.is_none() || c.after >= len));
+    super::message::cards_ui(ui, lang, agent, cards.collect(), actions);
     for card in &agent.elicitations {
         actions.commands.extend(super::elicitation_card::elicitation_card_ui(ui, lang, &agent.config.name, card));
     }

@@ -6,7 +6,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, tr};
-use super::message::MessageActions;
+use super::message_actions::MessageActions;
 use crate::app::{AgentCommand, AgentView, Command};
 use crate::model::config::Language;
 use crate::model::conversation::MessageId;

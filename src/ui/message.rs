@@ -7,6 +7,7 @@ use egui_commonmark::{CommonMarkCache, CommonMarkViewer};
 
 use super::big_text::{PLAIN_OVER, big_text_ui};
 use super::i18n::{Key, tr, trf, turn_end_text};
+pub use super::message_actions::MessageActions;
 use super::permission_card::{answered_ui, permission_card_ui};
 use super::theme::{self, error_color, warning_color};
 use super::tool_card::tool_card_ui;
@@ -16,21 +17,6 @@ use crate::model::config::Language;
 use crate::model::conversation::{Delivery, Notice, Part, Role, TurnEnd};
 use crate::model::tool::{PlanItem, PlanStatus};
 use crate::protocol::checkpoints::CheckpointCommand;
-
-/// What drawing a message asked for.
-#[derive(Default)]
-pub struct MessageActions {
-    /// Commands for the runtime.
-    pub commands: Vec<Command>,
-    /// The person wants a transcript sent with the next message.
-    pub attach_transcript: bool,
-    /// Text to put in the composer (a message to edit and send again).
-    pub draft: Option<String>,
-    /// A message Stop dropped, to send again (its index).
-    pub resend: Option<usize>,
-    /// The person closed a restore's confirmation without restoring.
-    pub cancel_restore: bool,
-}
 
 /// Draws `message` of `agent`.
 pub fn message_ui(
@@ -295,6 +281,32 @@ fn parts_ui(
     }
 }
 
+/// The most permission cards drawn in one place.
+const CARDS_SHOWN: usize = 12;
+
+/// Permission cards, at most [`CARDS_SHOWN`], those waiting first: an agent that asks a thousand
+/// times made every frame lay out a thousand cards (40 s to show its turn's end); how many more
+/// there are is said.
+pub fn cards_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    agent: &AgentView,
+    cards: Vec<&crate::app::PermissionCard>,
+    actions: &mut MessageActions,
+) {
+    let (waiting, answered): (Vec<&crate::app::PermissionCard>, Vec<_>) =
+        cards.iter().partition(|c| c.answer.is_none());
+    let room = CARDS_SHOWN.saturating_sub(waiting.len().min(CARDS_SHOWN));
+    let shown = waiting.iter().take(CARDS_SHOWN).chain(answered.iter().skip(answered.len().saturating_sub(room)));
+    for card in shown {
+        actions.commands.extend(permission_card_ui(ui, lang, &agent.config.name, &agent.config.runtime, card));
+    }
+    let hidden = cards.len().saturating_sub(CARDS_SHOWN);
+    if hidden > 0 {
+        ui.label(RichText::new(trf(lang, Key::MoreCards, &[("count", &hidden.to_string())])).small().weak());
+    }
+}
+
 /// A tool call's card, with its permission cards (or the answer kept from before a restart).
 fn tool_ui(
     ui: &mut egui::Ui,
@@ -306,12 +318,10 @@ fn tool_ui(
 ) {
     let name = &agent.config.name;
     tool_card_ui(ui, lang, call, &agent.terminals, &agent.config.workspace_path());
-    let cards = agent.permissions.iter().filter(|c| c.message == Some(index) && c.request.tool.id == call.id);
-    let mut carded = false;
-    for card in cards {
-        carded = true;
-        actions.commands.extend(permission_card_ui(ui, lang, name, &agent.config.runtime, card));
-    }
+    let cards: Vec<&crate::app::PermissionCard> =
+        agent.permissions.iter().filter(|c| c.message == Some(index) && c.request.tool.id == call.id).collect();
+    let carded = !cards.is_empty();
+    cards_ui(ui, lang, agent, cards, actions);
     // An answer from before a restart: kept with the call.
     if !carded && let Some(answered) = &call.answered {
         answered_ui(ui, lang, name, &agent.config.runtime, call, answered);

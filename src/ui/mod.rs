@@ -27,6 +27,7 @@ pub mod login_card;
 mod look;
 pub mod mention_menu;
 pub mod message;
+pub mod message_actions;
 pub mod message_list;
 pub mod palette;
 pub mod permission_card;

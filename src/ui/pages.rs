@@ -40,9 +40,15 @@ impl SidekicksApp {
         match sidebar::sidebar_ui(ui, &self.state, &mut self.selected, shown, &mut self.sidebar_filter) {
             sidebar::SidebarClick::Inbox => self.view = View::Inbox,
             sidebar::SidebarClick::Agent => {
-                // Another agent opens on its conversation (the Log tab did not carry over well).
+                // Another agent opens on its conversation (the Log tab did not carry over well);
+                // the agent shown, clicked again, goes back to its conversation from a review.
                 if self.selected != before {
                     self.tab = Tab::Conversation;
+                } else if let Some(agent) = self.selected.clone()
+                    && self.tab == Tab::Conversation
+                    && self.state.agent(&agent).is_some_and(|a| a.review.is_some())
+                {
+                    self.submit([crate::app::Request::CloseReview { agent }]);
                 }
                 self.view = View::Agent;
             }

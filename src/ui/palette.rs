@@ -58,8 +58,12 @@ pub enum Action {
     Discard(String),
     /// The window's theme (written into the config's `[defaults]`).
     Theme(crate::model::config::Theme),
-    /// The window's language (written into the config's `[defaults]`).
-    Language(crate::model::config::Language),
+    /// The window's language (written into the config's `[defaults]`; `None`: the system's).
+    Language(Option<crate::model::config::Language>),
+    /// Start an agent that is not running (its name).
+    StartAgent(String),
+    /// Zoom in (`1`), out (`-1`), or back to 100 % (`0`).
+    Zoom(i8),
 }
 
 /// The palette's own state.
@@ -86,6 +90,13 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
         let shortcut = ["Alt+1", "Alt+2", "Alt+3", "Alt+4", "Alt+5", "Alt+6", "Alt+7", "Alt+8", "Alt+9"];
         let words = trf(lang, Key::PaletteAgent, &[("agent", &a.config.name)]);
         all.push((Action::Agent(a.config.name.clone()), words, shortcut.get(i).copied().unwrap_or("")));
+    }
+    // Any agent not running can be started from here (not only the one shown).
+    for a in state.agents.iter().filter(|a| Some(a.config.name.as_str()) != agent) {
+        if matches!(a.state, crate::app::AgentState::Stopped | crate::app::AgentState::Crashed(_)) {
+            let words = trf(lang, Key::PaletteStart, &[("agent", &a.config.name)]);
+            all.push((Action::StartAgent(a.config.name.clone()), words, ""));
+        }
     }
     for c in &state.channels.channels {
         all.push((Action::Channel(c.name.clone()), trf(lang, Key::PaletteChannel, &[("channel", &c.title)]), ""));
@@ -147,15 +158,23 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
     all.push((Action::GetAgents, tr(lang, Key::GetAgents).to_string(), ""));
     all.push((Action::OpenConfig, tr(lang, Key::PaletteOpenConfig).to_string(), ""));
     all.push((Action::About, tr(lang, Key::AboutTitle).to_string(), ""));
+    all.push((Action::Zoom(1), tr(lang, Key::ZoomIn).to_string(), "Ctrl+="));
+    all.push((Action::Zoom(-1), tr(lang, Key::ZoomOut).to_string(), "Ctrl+-"));
+    all.push((Action::Zoom(0), tr(lang, Key::ZoomReset).to_string(), "Ctrl+0"));
     if state.config_path.is_some() {
         use crate::model::config::{Language, Theme};
+        // The current choice is marked where a shortcut would be.
+        let defaults = state.config.as_ref().map(|c| &c.defaults);
+        let theme_now = defaults.map(|d| d.theme).unwrap_or_default();
         for theme in Theme::ALL {
             let words = trf(lang, Key::PaletteTheme, &[("theme", tr(lang, super::settings::theme_key(theme)))]);
-            all.push((Action::Theme(theme), words, ""));
+            all.push((Action::Theme(theme), words, if theme == theme_now { "✓" } else { "" }));
         }
-        for language in [Language::En, Language::Fr] {
-            let words = trf(lang, Key::PaletteLanguage, &[("language", super::settings::language_name(language))]);
-            all.push((Action::Language(language), words, ""));
+        let language_now = defaults.and_then(|d| d.language);
+        for language in [None, Some(Language::En), Some(Language::Fr)] {
+            let name = super::settings::language_name(lang, language);
+            let words = trf(lang, Key::PaletteLanguage, &[("language", &name)]);
+            all.push((Action::Language(language), words, if language == language_now { "✓" } else { "" }));
         }
     }
     all

@@ -5,7 +5,7 @@
 use egui::RichText;
 
 use super::i18n::{Key, tr, trf};
-use super::message::MessageActions;
+use super::message_actions::MessageActions;
 use super::theme::{error_color, warning_color};
 use crate::app::{AgentView, Command};
 use crate::model::config::Language;
@@ -22,9 +22,11 @@ pub fn turn_buttons_ui(
 ) {
     let message = &agent.conversation.messages[index];
     let Some(checkpoint) = &message.checkpoint else { return };
+    // Counted when the turn ended; before (or in a history older than the count), the turn's
+    // tool calls are the guess — not while it runs (they showed, then went: a flicker).
     let changed = match message.changed {
         Some(files) => files > 0,
-        None => agent.conversation.turn_may_change(index),
+        None => turn_ended(agent, index) && agent.conversation.turn_may_change(index),
     };
     if !changed {
         return;
@@ -98,4 +100,11 @@ pub fn restore_confirm_ui(
             }
         }
     });
+}
+
+/// Whether the turn of the person's message `index` ended (an answer after it says how).
+fn turn_ended(agent: &AgentView, index: usize) -> bool {
+    use crate::model::conversation::Role;
+    let messages = &agent.conversation.messages;
+    messages[index + 1..].iter().take_while(|m| m.role != Role::User).any(|m| m.role == Role::Agent && m.end.is_some())
 }

@@ -122,18 +122,30 @@ fn restore_waits_for_the_turn_to_end() {
     let rt = runtime();
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    // A turn that wrote a file: its Restore.
+    send(&mut h, "files");
+    step_until(&mut h, LONG, "the files turn counted", |h| {
+        let demo = h.state().state.agent("demo").unwrap();
+        demo.conversation.messages.first().is_some_and(|m| m.changed == Some(1))
+            && demo.state == sidekicks::app::AgentState::Idle
+    });
     send(&mut h, "wait");
-    step_until(&mut h, LONG, "the checkpoint", |h| h.query_by_label("Restore").is_some());
     step_until(&mut h, LONG, "busy", |h| {
         h.state().state.agent("demo").unwrap().state == sidekicks::app::AgentState::Busy
     });
+    // The running turn shows none yet (its count comes when it ends); the earlier one's waits.
+    assert_eq!(h.query_all_by_label("Restore").count(), 1);
     assert!(h.get_by_label("Restore").accesskit_node().is_disabled(), "not while the turn runs");
-    h.get_by_label("Stop").click();
-    // Stopped, the turn changed nothing (it only counted): nothing to restore or review there
-    // (Changes and Restore showed on every message).
-    step_until(&mut h, LONG, "stopped", |h| h.query_by_label("Restore").is_none());
-    assert!(h.query_by_label("Changes").is_none());
-    assert!(h.state().state.agent("demo").unwrap().conversation.messages[0].checkpoint.is_some(), "yet recorded");
+    h.state_mut().send(sidekicks::app::Command::Agent("demo".into(), sidekicks::app::AgentCommand::Cancel));
+    step_until(&mut h, LONG, "stopped", |h| {
+        h.state().state.agent("demo").unwrap().state == sidekicks::app::AgentState::Idle
+    });
+    // Stopped, the turn changed nothing (it only counted): nothing to restore or review there.
+    step_until(&mut h, LONG, "the wait turn counted", |h| {
+        h.state().state.agent("demo").unwrap().conversation.messages.iter().filter(|m| m.changed.is_some()).count() == 2
+    });
+    assert_eq!(h.query_all_by_label("Restore").count(), 1);
+    assert!(!h.get_by_label("Restore").accesskit_node().is_disabled(), "the earlier turn can be restored now");
     h.state_mut().shutdown();
 }
 

@@ -98,6 +98,19 @@ fn the_palette_offers_what_can_be_done_and_chooses_the_theme_and_language() {
     let saved = std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap();
     assert!(saved.contains("theme = \"light\"") && saved.contains("language = \"fr\""), "{saved}");
     assert!(saved.contains("name = \"demo\""), "the rest of the file stays: {saved}");
+    // Back to the system's language: the key goes.
+    h.get_all_by_role(egui::accesskit::Role::ComboBox).nth(1).unwrap().click();
+    h.step();
+    h.step();
+    h.get_by_label("comme le système").click();
+    step_until(&mut h, LONG, "no language in the file", |_| {
+        std::fs::read_to_string(&file).is_ok_and(|t| !t.contains("language =") && t.contains("theme = \"light\""))
+    });
+    // Zoom, from the palette too (the window in the system's language: English here).
+    step_until(&mut h, LONG, "English again", |h| h.query_by_label("Theme").is_some());
+    palette(&mut h, "zoom in");
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "zoomed", |h| h.ctx.zoom_factor() > 1.05);
     h.state_mut().shutdown();
 }
 

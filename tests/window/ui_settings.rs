@@ -162,7 +162,8 @@ fn fill(h: &mut H, role: Role, n: usize, text: &str) {
 
 /// Opens Settings and its form for a new agent.
 fn open_new_agent_form(h: &mut H) {
-    h.get_by_label("Settings").click();
+    // The sidebar's (on the page, its heading says Settings too).
+    h.get_all_by_label("Settings").next().unwrap().click();
     step_until(h, LONG, "the form's list", |h| h.query_by_label("Add an agent…").is_some());
     h.get_by_label("Add an agent…").click();
     h.step();
@@ -245,6 +246,21 @@ fn the_agent_form_saves_after_its_own_error_is_fixed() {
         h.query_by_label_contains("Written into the file's text but not saved").is_some()
     });
     assert_eq!(std::fs::read_to_string(dir.path().join("sidekicks.toml")).unwrap(), text, "nothing saved yet");
+    // Cancel takes back what the form wrote: the text is the file's again.
+    h.get_by_label("Cancel").click();
+    step_until(&mut h, LONG, "the text as it was", |h| {
+        h.query_by_label("Saved.").is_some() && h.query_by_label_contains("does not exist").is_none()
+    });
+    // Again, then fixed in the form.
+    open_new_agent_form(&mut h);
+    fill(&mut h, Role::TextInput, 0, "Helper");
+    fill(&mut h, Role::TextInput, 1, BIN);
+    fill(&mut h, Role::TextInput, 2, &dir.path().join("nowhere").display().to_string());
+    fill(&mut h, Role::MultilineTextInput, 0, "demo-agent");
+    h.get_by_label("Save agent").click();
+    step_until(&mut h, LONG, "not saved, said again", |h| {
+        h.query_by_label_contains("Written into the file's text but not saved").is_some()
+    });
     fill(&mut h, Role::TextInput, 2, &dir.path().display().to_string());
     h.get_by_label("Save agent").click();
     step_until(&mut h, LONG, "the fixed agent saved and running", |h| h.state().state.agent("Helper").is_some());

@@ -104,11 +104,15 @@ fn choose(h: &mut egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, l
         if h.query_by_label(chosen).is_some() {
             return;
         }
-        if let Some(node) = h.query_all_by_label(label).nth(i) {
-            node.click();
+        // Only with both attempts' boxes drawn (one read again draws none: the `i`th box would
+        // then be the other attempt's).
+        let boxes: Vec<_> = h.query_all_by_label(label).collect();
+        if boxes.len() == 2 {
+            boxes[i].click();
         }
-        h.step();
-        h.step();
+        for _ in 0..4 {
+            h.step();
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     panic!("{chosen} never showed");

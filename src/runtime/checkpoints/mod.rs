@@ -284,6 +284,20 @@ impl Checkpoints {
 
     /// The paths that differ between checkpoint `id` and the workspace now.
     pub fn changed_since(&self, workspace: &Path, id: &str) -> Result<Vec<String>, CheckpointError> {
+        // In this process when it can (each turn's count starts no git process).
+        #[cfg(unix)]
+        if let Some((true, _, then)) = parts(id)
+            && let Some(repo) = crate::runtime::git::commit::Repo::open(workspace)
+            && let Some(head) = repo.resolve("HEAD")
+            && let Some(now) = repo.commit_worktree(
+                workspace,
+                &head,
+                &message(workspace),
+                &crate::runtime::teams::dependency_folders(workspace),
+            )
+        {
+            return Ok(git_changes(workspace, then, &now)?.into_iter().map(|(_, p)| p).collect());
+        }
         // A git commit of the present needs no ref: it is not a checkpoint to come back to.
         let now = self.record_only(workspace, false)?;
         let unknown = || CheckpointError::Unknown(id.to_string());
@@ -370,6 +384,13 @@ fn private_index(dir: &Path) -> PathBuf {
 
 /// The paths that differ between two commits, with git's status letter (A, M, D, T).
 fn git_changes(workspace: &Path, from: &str, to: &str) -> Result<Vec<(char, String)>, CheckpointError> {
+    // Read here (a turn's count of what it changed starts no git process), else git's diff.
+    #[cfg(unix)]
+    if let Some(objects) = crate::runtime::git::commit::Repo::open(workspace).and_then(|r| r.objects())
+        && let Some(changes) = crate::runtime::git::tree::changed(&objects, from, to)
+    {
+        return Ok(changes);
+    }
     let out =
         git::snapshot::git(workspace, &["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to], &[])?;
     let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());

@@ -59,6 +59,11 @@ impl Repo {
     }
 
     /// This working tree's git folder and the repository's common one.
+    /// The objects folder of the repository.
+    pub fn objects(&self) -> Option<PathBuf> {
+        Some(self.dirs()?.1.join("objects"))
+    }
+
     fn dirs(&self) -> Option<(PathBuf, PathBuf)> {
         // SAFETY: the handle is open; the strings are copied out.
         unsafe { Some((path_of(raw::git_repository_path(self.0))?, path_of(raw::git_repository_commondir(self.0))?)) }

@@ -131,6 +131,56 @@ pub(crate) fn flatten(objects: &Path, base: &str) -> Option<HashMap<String, (u32
     Some(out)
 }
 
+/// The paths that differ between commits `from` and `to`, with git's status letter (A, M, D, T),
+/// read here (folders whose tree is the same on both sides skipped); `None` when a tree cannot
+/// be read or holds a submodule (git's diff then).
+pub(crate) fn changed(objects: &Path, from: &str, to: &str) -> Option<Vec<(char, String)>> {
+    let mut trees = Trees::open(objects)?;
+    let (a, b) = (trees.commit_tree(from)?, trees.commit_tree(to)?);
+    let mut out = Vec::new();
+    let mut pending = vec![(String::new(), Some(a), Some(b))];
+    let is_tree = |e: &TreeEntry| e.mode & 0o170000 == 0o040000;
+    while let Some((prefix, a, b)) = pending.pop() {
+        if a == b {
+            continue;
+        }
+        let left = match a {
+            Some(id) => trees.tree(id)?.clone(),
+            None => HashMap::new(),
+        };
+        let right = match b {
+            Some(id) => trees.tree(id)?.clone(),
+            None => HashMap::new(),
+        };
+        let mut names: Vec<&Vec<u8>> = left.keys().chain(right.keys()).collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            let path = format!("{prefix}{}", String::from_utf8(name.clone()).ok()?);
+            let (l, r) = (left.get(name), right.get(name));
+            if l.or(r).is_some_and(|e| e.mode & 0o170000 == 0o160000) {
+                return None;
+            }
+            let (lt, rt) = (l.filter(|e| is_tree(e)), r.filter(|e| is_tree(e)));
+            if lt.is_some() || rt.is_some() {
+                pending.push((format!("{path}/"), lt.map(|e| e.id), rt.map(|e| e.id)));
+            }
+            let (lf, rf) = (l.filter(|e| !is_tree(e)), r.filter(|e| !is_tree(e)));
+            let status = match (lf, rf) {
+                (None, None) => continue,
+                (None, Some(_)) => 'A',
+                (Some(_), None) => 'D',
+                (Some(x), Some(y)) if x == y => continue,
+                (Some(x), Some(y)) if x.mode & 0o170000 != y.mode & 0o170000 => 'T',
+                _ => 'M',
+            };
+            out.push((status, path));
+        }
+    }
+    out.sort_by(|x, y| x.1.cmp(&y.1));
+    Some(out)
+}
+
 /// The tree of commit `base` (hex), read here.
 pub(crate) fn commit_tree(objects: &Path, base: &str) -> Option<String> {
     Some(super::odb::hex(&Trees::open(objects)?.commit_tree(base)?))

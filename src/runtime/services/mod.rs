@@ -193,9 +193,11 @@ impl Services {
         }
     }
 
-    async fn command(&mut self, command: Command) {
+    /// The config service's commands: open, save, check, pick, add an agent, set a default,
+    /// remember the window's look.
+    async fn config_command(&mut self, command: ConfigCommand) {
         match command {
-            Command::Config(ConfigCommand::Open { path }) => {
+            ConfigCommand::Open { path } => {
                 let path = std::path::absolute(&path).unwrap_or(path);
                 self.config_path = path.clone();
                 // What was open for the first file's agents ends, even for a namesake in the next.
@@ -205,22 +207,26 @@ impl Services {
                 self.forward(ManagerCommand::OpenConfig { path, result }).await;
                 self.config.send_recent().await;
             }
-            Command::Config(ConfigCommand::Save { path, text }) => self.config.save(path, text),
-            Command::Config(ConfigCommand::Check { path, text }) => self.config.check(path, text),
-            Command::Config(ConfigCommand::PickFile { start_in }) => self.config.pick_file(start_in),
-            Command::Config(ConfigCommand::ListFolder { path }) => self.config.list_folder(path),
-            Command::Config(ConfigCommand::PickFolder { start_in }) => self.config.pick_folder(start_in),
-            Command::Config(ConfigCommand::DiscoverAgents) => self.config.discover(),
+            ConfigCommand::Save { path, text } => self.config.save(path, text),
+            ConfigCommand::Check { path, text } => self.config.check(path, text),
+            ConfigCommand::PickFile { start_in } => self.config.pick_file(start_in),
+            ConfigCommand::ListFolder { path } => self.config.list_folder(path),
+            ConfigCommand::PickFolder { start_in } => self.config.pick_folder(start_in),
+            ConfigCommand::DiscoverAgents => self.config.discover(),
+            ConfigCommand::AddAgent { path, agent } => self.config.add_agent(path, agent),
+            ConfigCommand::SetDefault { path, key, value } => self.config.set_default(path, key, value),
+            ConfigCommand::Remember { zoom, window } => self.config.remember(zoom, window),
+        }
+    }
+
+    async fn command(&mut self, command: Command) {
+        match command {
+            Command::Config(command) => self.config_command(command).await,
             Command::Registry(command) => {
                 let dirs = self.config.dirs();
                 let (data, home) = (dirs.map(|d| d.data_dir.clone()), dirs.and_then(|d| d.home.clone()));
                 registry::serve(command, data, home, self.registry_busy.clone(), self.sink.clone());
             }
-            Command::Config(ConfigCommand::AddAgent { path, agent }) => self.config.add_agent(path, agent),
-            Command::Config(ConfigCommand::SetDefault { path, key, value }) => {
-                self.config.set_default(path, key, value)
-            }
-            Command::Config(ConfigCommand::Remember { zoom, window }) => self.config.remember(zoom, window),
             Command::Workspace(WorkspaceCommand::Op { agent, op }) => match self.agent(&agent) {
                 Some(config) => self.workspaces.run(&config, op),
                 None => tracing::warn!("workspace operation for {agent}, who is not in the config"),

@@ -15,11 +15,12 @@ pub fn theme_key(theme: Theme) -> Key {
     }
 }
 
-/// A language's own name.
-pub fn language_name(language: Language) -> &'static str {
+/// A language's own name; `None`: the system's, in `lang`.
+pub fn language_name(lang: Language, language: Option<Language>) -> String {
     match language {
-        Language::En => "English",
-        Language::Fr => "Français",
+        Some(Language::En) => "English".into(),
+        Some(Language::Fr) => "Français".into(),
+        None => tr(lang, Key::LanguageSystem).into(),
     }
 }
 
@@ -44,10 +45,12 @@ pub fn look_ui(ui: &mut egui::Ui, lang: Language, state: &AppState) -> Option<Co
         });
         ui.add_space(12.0);
         ui.label(tr(lang, Key::LanguageLabel));
-        egui::ComboBox::from_id_salt("settings-language").selected_text(language_name(lang)).show_ui(ui, |ui| {
-            for choice in [Language::En, Language::Fr] {
-                if ui.selectable_label(choice == lang, language_name(choice)).clicked() && choice != lang {
-                    asked = set_default(state, "language", choice.code());
+        // As the file says: a language, or none (the system's).
+        let now = state.config.as_ref().and_then(|c| c.defaults.language);
+        egui::ComboBox::from_id_salt("settings-language").selected_text(language_name(lang, now)).show_ui(ui, |ui| {
+            for choice in [None, Some(Language::En), Some(Language::Fr)] {
+                if ui.selectable_label(choice == now, language_name(lang, choice)).clicked() && choice != now {
+                    asked = set_default(state, "language", choice.map_or("", |l| l.code()));
                 }
             }
         });

@@ -202,6 +202,11 @@ impl SettingsView {
                 self.save_when_checked = true;
             }
             FormAsked::Close => self.form = None,
+            FormAsked::Undo(text) => {
+                self.text = text;
+                self.save_when_checked = false;
+                self.form = None;
+            }
             FormAsked::PickFolder(start_in) => {
                 self.wants_folder = true;
                 commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));

@@ -313,6 +313,36 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
     commands
 }
 
+/// The question before a member's copy is discarded (its work not merged is kept, and said).
+fn discard_member_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    team: &crate::app::teams_state::TeamState,
+    (record, agent): (&TeamRecord, &String),
+    confirm: &mut Option<(String, Option<String>)>,
+    ask: &mut impl FnMut(TeamCommand),
+) {
+    let id = record.id.as_str();
+    if *confirm == Some((id.to_string(), Some(agent.clone()))) {
+        ui.horizontal(|ui| {
+            // Work not merged is kept, and the question says so.
+            let unmerged = team.changes.get(agent).and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
+            let question = match unmerged {
+                0 => trf(lang, Key::DiscardMemberQuestion, &[("member", agent)]),
+                n => trf(lang, Key::DiscardMemberUnmerged, &[("member", agent), ("count", &n.to_string())]),
+            };
+            ui.label(RichText::new(question).color(error_color()));
+            if ui.button(tr(lang, Key::Discard)).clicked() {
+                ask(TeamCommand::Discard { team: record.id.clone(), member: Some(agent.clone()) });
+                *confirm = None;
+            }
+            if ui.button(tr(lang, Key::Cancel)).clicked() {
+                *confirm = None;
+            }
+        });
+    }
+}
+
 /// Who leads the team, and whether it has the team's tools (an agent on this computer only).
 fn lead_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, lead: &str) {
     let runtime = state.agent(lead).map(|v| &v.config.runtime);
@@ -409,24 +439,7 @@ fn member_ui(
         ask(command);
     }
     crate::ui::team::branch::result_ui(ui, lang, team, agent);
-    if views.confirm == Some((id.to_string(), Some(agent.clone()))) {
-        ui.horizontal(|ui| {
-            // Work not merged is kept, and the question says so.
-            let unmerged = team.changes.get(agent).and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
-            let question = match unmerged {
-                0 => trf(lang, Key::DiscardMemberQuestion, &[("member", agent)]),
-                n => trf(lang, Key::DiscardMemberUnmerged, &[("member", agent), ("count", &n.to_string())]),
-            };
-            ui.label(RichText::new(question).color(error_color()));
-            if ui.button(tr(lang, Key::Discard)).clicked() {
-                ask(TeamCommand::Discard { team: record.id.clone(), member: Some(agent.clone()) });
-                views.confirm = None;
-            }
-            if ui.button(tr(lang, Key::Cancel)).clicked() {
-                views.confirm = None;
-            }
-        });
-    }
+    discard_member_ui(ui, lang, team, (record, agent), &mut views.confirm, &mut ask);
     if let Some(command) = super::member_work::merges_ui(ui, lang, team, &team_id, agent, busy) {
         ask(command);
     }
