@@ -134,9 +134,7 @@ fn user_header_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index: u
                 }
             }
             super::edit_message::versions_ui(ui, agent, index, actions);
-            if small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
-                ui.ctx().copy_text(text);
-            }
+            copy_ui(ui, lang, (agent, index), text);
             super::turn_actions::turn_buttons_ui(ui, lang, agent, index, actions);
         });
     });
@@ -206,8 +204,24 @@ fn answer_actions_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView, index
             _ => None,
         })
         .collect();
-    if !text.is_empty() && small_action(ui, tr(lang, Key::CopyMessage)).clicked() {
+    if !text.is_empty() {
+        copy_ui(ui, lang, (agent, index), text);
+    }
+}
+
+/// Copy, which says "Copied" for a moment once it did.
+fn copy_ui(ui: &mut egui::Ui, lang: Language, (agent, index): (&AgentView, usize), text: String) {
+    const SHOWN: f64 = 1.5;
+    let id = egui::Id::unique(("copied", agent.config.name.as_str(), index));
+    let now = ui.input(|i| i.time);
+    let copied = ui.data(|d| d.get_temp::<f64>(id)).is_some_and(|at| now - at < SHOWN);
+    let words = tr(lang, if copied { Key::Copied } else { Key::CopyMessage });
+    if small_action(ui, words).clicked() {
         ui.ctx().copy_text(text);
+        ui.data_mut(|d| d.insert_temp(id, now));
+        ui.ctx().request_repaint_after(std::time::Duration::from_secs_f64(SHOWN));
+    } else if copied {
+        ui.ctx().request_repaint_after(std::time::Duration::from_secs_f64(SHOWN));
     }
 }
 

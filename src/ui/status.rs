@@ -18,8 +18,13 @@ pub fn status_ui(ui: &mut egui::Ui, state: &AppState, shown: Option<&str>) {
         ui.separator();
         if let Some(agent) = shown.and_then(|name| state.agent(name)) {
             if let Some(branch) = &agent.branch {
-                ui.label(RichText::new(trf(lang, Key::StatusBranch, &[("branch", branch)])).small())
-                    .on_hover_text(agent.config.workspace.display().to_string());
+                // No branch checked out: the commit's first digits, said as such.
+                let detached = branch.len() == 8 && branch.chars().all(|c| c.is_ascii_hexdigit());
+                let words = match detached {
+                    true => trf(lang, Key::StatusDetached, &[("commit", branch)]),
+                    false => trf(lang, Key::StatusBranch, &[("branch", branch)]),
+                };
+                ui.label(RichText::new(words).small()).on_hover_text(agent.config.workspace.display().to_string());
                 ui.separator();
             }
             if let Some((used, size)) = agent.conversation.usage {

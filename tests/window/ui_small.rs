@@ -96,3 +96,20 @@ fn a_new_file_is_made_with_enter_and_opens() {
     });
     h.state_mut().shutdown();
 }
+
+/// Copy says it copied.
+#[test]
+fn copy_says_it_copied() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("ada", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("ada").is_some());
+    common::window::send(&mut h, "hi");
+    step_until(&mut h, LONG, "the answer", |h| {
+        h.state().state.agent("ada").unwrap().conversation.messages.iter().any(|m| m.end.is_some())
+    });
+    assert!(h.query_by_label("Copied ✓").is_none());
+    h.get_all_by_label("Copy").next().unwrap().click();
+    step_until(&mut h, LONG, "said", |h| h.query_by_label("Copied ✓").is_some());
+    h.state_mut().shutdown();
+}

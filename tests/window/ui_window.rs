@@ -160,6 +160,11 @@ fn the_status_bar_says_what_runs_the_branch_and_the_context_used() {
     git(&["checkout", "-q", "-b", "other"]);
     common::window::send(&mut h, "hello");
     step_until(&mut h, LONG, "the new branch", |h| h.query_by_label("branch other").is_some());
+    // No branch checked out: said as such, not a bare commit id.
+    git(&["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "one"]);
+    git(&["checkout", "-q", "--detach"]);
+    common::window::send(&mut h, "hello again");
+    step_until(&mut h, LONG, "detached", |h| h.query_all_by_label_contains("no branch (detached at ").next().is_some());
     h.state_mut().shutdown();
 }
 
