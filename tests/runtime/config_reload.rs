@@ -65,3 +65,26 @@ fn changes_on_disk_are_applied_and_bad_ones_keep_the_last_good_config() {
     bridge.shutdown_blocking(&mut state, Duration::from_secs(10));
     assert!(state.shutdown_complete);
 }
+
+/// A config with secrets in `env` that others can read is flagged; `chmod 600` takes the warning
+/// away at once (it stayed until the next start; issue 48, item 10).
+#[test]
+fn a_config_made_private_loses_its_warning_at_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let path = dir.path().join("sidekicks.toml");
+    let mut text = config_text("", &[("first", BIN, &["demo-agent"])], dir.path());
+    text.push_str("env = { API_KEY = \"sk-secret\" }\n");
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let startup = Startup { settings: fast_settings(), ..Startup::new(path.clone()) };
+    let mut bridge = start(rt.handle(), startup, Arc::new(|| {}));
+    let mut state = AppState::default();
+    let flagged = |s: &AppState| {
+        s.problems.iter().any(|p| matches!(p.kind, sidekicks::model::problem::ProblemKind::EnvReadableByOthers { .. }))
+    };
+    drain_until(&mut bridge, &mut state, "the warning", |s| names(s) == ["first"] && flagged(s));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    drain_until(&mut bridge, &mut state, "the warning gone", |s| !flagged(s));
+}

@@ -206,7 +206,7 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 }
 
 /// Whether users other than the owner may read `path` (group or other read bit).
-fn readable_by_others(path: &Path) -> bool {
+pub(crate) fn readable_by_others(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata().is_ok_and(|m| m.permissions().mode() & 0o044 != 0)
 }

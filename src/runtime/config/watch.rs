@@ -18,7 +18,8 @@ pub struct ConfigWatcher {
     _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
 }
 
-/// Starts watching `path`; every change with new content sends `Command::ConfigLoaded`.
+/// Starts watching `path`; every change with new content (or new permissions) sends
+/// `Command::ConfigLoaded`.
 /// `initial` is the text already loaded, so a change that restores it is not reported twice.
 pub fn watch_config(
     path: PathBuf,
@@ -27,7 +28,9 @@ pub fn watch_config(
     commands: mpsc::Sender<ManagerCommand>,
 ) -> notify_debouncer_full::notify::Result<ConfigWatcher> {
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-    let last = Mutex::new(initial);
+    // The text, and whether others may read the file (a `chmod 600` changes only that: its
+    // warning goes at once, not at the next start).
+    let last = Mutex::new((initial, super::file::readable_by_others(&path)));
     let file = path.clone();
     let mut debouncer = new_debouncer(Duration::from_millis(300), None, move |result: DebounceEventResult| {
         let Ok(events) = result else { return };
@@ -35,13 +38,13 @@ pub fn watch_config(
         if !touched {
             return;
         }
-        let text = std::fs::read_to_string(&file).ok();
+        let seen = (std::fs::read_to_string(&file).ok(), super::file::readable_by_others(&file));
         {
             let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-            if *last == text && text.is_some() {
+            if *last == seen && seen.0.is_some() {
                 return;
             }
-            last.clone_from(&text);
+            *last = seen;
         }
         let result = load_file(&file, home.as_deref());
         tracing::info!(path = %file.display(), problems = result.problems.len(), "config file changed");
