@@ -67,7 +67,7 @@ impl Manager {
             | AgentCommand::Logout) => self.lifecycle_command(agent, command).await,
             AgentCommand::Prompt { text, context, with_transcript, id, attachments } => {
                 let context = match with_transcript {
-                    true => self.transcript(&agent).await.map(|t| t + context.as_deref().unwrap_or_default()),
+                    true => self.shown_before(&agent, None).await.map(|t| t + context.as_deref().unwrap_or_default()),
                     false => context,
                 };
                 self.prompt(agent, text, context, id, attachments).await;

@@ -8,7 +8,7 @@ use super::{Internal, Manager, Then};
 use crate::model::conversation::{MessageId, Notice, Role};
 use crate::protocol::{AgentEvent, AgentState, Event};
 
-/// Longest transcript said to the new session.
+/// Longest transcript said to a new session (an edit, a version shown, an agent that forgot).
 const TRANSCRIPT_CHARS: usize = 12_000;
 
 impl Manager {

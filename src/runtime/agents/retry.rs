@@ -1,8 +1,8 @@
 //! Retry and Send again: the person's message named by its id, asked again (Retry: its answer
 //! becomes an earlier one) or sent anew (Send again: a message Stop dropped). The manager keeps
 //! the person's last messages of each agent's thread ([`Said`]), so a door names only the
-//! message — the window, and the command line alike. And the transcript of a thread, for an agent
-//! that no longer remembers it, read from the history here rather than built by a door.
+//! message — the window, and the command line alike. (The transcript of a thread, for an agent
+//! that no longer remembers it, is read from the history by `edit.rs`'s `shown_before`.)
 
 use std::collections::VecDeque;
 
@@ -49,24 +49,7 @@ impl Said {
     }
 }
 
-/// Longest transcript sent to an agent that forgot the conversation.
-const TRANSCRIPT_CHARS: usize = 12_000;
-
 impl Manager {
-    /// The transcript of `agent`'s current thread as the history holds it (`None` without one).
-    pub(super) async fn transcript(&mut self, agent: &str) -> Option<String> {
-        let id = self.slot(agent)?.conversation_id?;
-        let store = self.store.clone()?;
-        let stored = tokio::task::spawn_blocking(move || store.thread(id)).await.ok()?;
-        match stored {
-            Ok(stored) => Some(crate::model::conversation::transcript(&stored.messages, TRANSCRIPT_CHARS)),
-            Err(e) => {
-                tracing::warn!("the transcript of {agent}'s thread cannot be read: {e}");
-                None
-            }
-        }
-    }
-
     /// Asks `question` again (Retry): said as `Retrying` (its answer becomes an earlier one, no
     /// new message of the person), then queued as a prompt with the question's id. While another
     /// process holds the thread it waits there as a message sent anew.
