@@ -19,9 +19,8 @@ use std::time::Instant;
 use sidekicks::model::conversation::{Message, Role, TurnEnd, Update};
 use sidekicks::model::search::Place;
 use sidekicks::protocol::AgentEvent;
-use sidekicks::protocol::ConfigEvent;
 use sidekicks::protocol::Event;
-use sidekicks::runtime::store::Store;
+use sidekicks::runtime::store::{SearchScope, Store};
 
 /// A small, fast generator (xorshift): the same history every run.
 struct Rng(u64);
@@ -121,6 +120,7 @@ fn main() {
     let started = Instant::now();
     let mut text_bytes = 0usize;
     let agents = ["ada", "bob", "cyd", "dee", "eve"];
+    let scope = SearchScope::new(cfg, agents.iter().map(|a| (cfg, *a)));
     for t in 0..total.div_ceil(100) {
         let agent = agents[t % agents.len()];
         let thread = store.new_thread(cfg, agent, None).unwrap();
@@ -166,7 +166,7 @@ fn main() {
     let mut found = 0;
     for (i, q) in queries.iter().enumerate() {
         let t = Instant::now();
-        found += store.search(cfg, q, 50).unwrap().len();
+        found += store.search(&scope, q, 50).unwrap().len();
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         times.push(ms);
         by_kind[i % 4].push(ms);
@@ -210,7 +210,7 @@ fn main() {
     let streamed = started.elapsed().as_secs_f64();
     let last = conversation.last().unwrap().text();
     let tail: Vec<&str> = last.split_whitespace().rev().take(3).collect();
-    let hits = store.search(cfg, &tail.join(" "), 50).unwrap();
+    let hits = store.search(&scope, &tail.join(" "), 50).unwrap();
     assert!(
         hits.iter().any(|h| matches!(h.place, Place::Thread { thread: t, .. } if t == thread)),
         "the streamed answer is found by its last words"
@@ -227,9 +227,10 @@ fn main() {
     let started = Instant::now();
     let mut sent = 0usize;
     rt.block_on(async {
-        let loaded = sidekicks::model::config_check::LoadResult::default();
-        let language = sidekicks::model::config::Language::En;
-        history.record(Event::Config(ConfigEvent::Loaded { path: cfg.to_path_buf(), result: loaded, language })).await;
+        // The manager tells the recorder each agent's thread before anything of it.
+        let thread = store.current_thread(cfg, "eve").unwrap();
+        let messages = store.thread(thread).unwrap().messages;
+        history.record(Event::Agent("eve".into(), AgentEvent::ThreadOpened { thread, messages })).await;
         for _ in 0..200 {
             for _ in 0..100 {
                 let piece = format!(" {}", sentence(&mut rng, &zipf, &words, 3));

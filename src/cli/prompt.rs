@@ -173,9 +173,11 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Resu
         // (another would leave an empty thread 1 behind).
         let unused = |t: &crate::protocol::threads::ThreadSummary| t.title.is_empty() && t.session_id.is_none();
         let only_unused = threads.as_deref().filter(|t| t.iter().all(unused)).and_then(|t| t.first());
-        let kept = only_unused.filter(|_| thread.as_deref() == Some("new")).map(|t| t.id);
+        let mut kept = only_unused.filter(|_| thread.as_deref() == Some("new")).map(|t| t.id);
         if let Some(wanted) = thread.as_ref().filter(|_| kept.is_none()) {
             match find_thread(threads.as_deref().unwrap_or_default(), &agent, wanted) {
+                // The thread named is the one open: nothing to switch, and it is said all the same.
+                Ok(crate::protocol::threads::ThreadOp::Open(id)) if Some(id) == opened => kept = Some(id),
                 Ok(op) => commands.send(Command::Agent(agent.clone().into(), AgentCommand::Thread { op })).await?,
                 Err(why) => {
                     errln!("{why}");

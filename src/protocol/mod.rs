@@ -265,6 +265,8 @@ pub enum Command {
         /// What the person typed.
         query: String,
     },
+    /// Threads no agent of the config owns: read, delete (→ `Event::History`).
+    History(threads::HistoryCommand),
     /// Show a desktop notification (the window is not focused).
     Notify(Box<notify::DesktopNote>),
     /// Stop every agent and end the runtime.
@@ -305,6 +307,8 @@ pub enum Event {
         /// The messages found, newest thread first, or why the search failed.
         hits: Result<Vec<crate::model::search::SearchHit>, String>,
     },
+    /// About threads no agent of the config owns.
+    History(threads::HistoryEvent),
     /// The person clicked a desktop notification: show what it is about.
     NotificationClicked {
         /// What it is about.

@@ -130,3 +130,43 @@ mod tests {
         assert_eq!(title(None, None, Some(&wide)).chars().count(), TITLE_CHARS + 1);
     }
 }
+
+/// A stored thread no agent of the loaded config owns (an agent removed, renamed outside the
+/// form, or of another project): listed in All threads, read only, deletable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OtherThread {
+    /// The agent it was with (its name then).
+    pub agent: String,
+    /// That agent's home: its workspace folder (or, for a thread older than issue 48, the config
+    /// file it was in).
+    pub home: String,
+    /// The thread.
+    pub summary: ThreadSummary,
+}
+
+/// What the person does with threads no agent of the config owns (→ `Event::History`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HistoryCommand {
+    /// Read a thread's messages (→ `HistoryEvent::Read`).
+    Read(ThreadId),
+    /// Delete a thread no agent owns (→ `HistoryEvent::Others` again).
+    Delete(ThreadId),
+}
+
+/// What the history service tells.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HistoryEvent {
+    /// The stored threads no agent of the config owns, most recently used first (again after each
+    /// change of the config and each deletion).
+    Others {
+        /// The threads.
+        threads: Vec<OtherThread>,
+    },
+    /// A thread's messages, read (or why not).
+    Read {
+        /// The thread.
+        thread: ThreadId,
+        /// Its messages.
+        messages: Result<Vec<crate::model::conversation::Message>, String>,
+    },
+}

@@ -36,6 +36,7 @@ mod answers;
 mod checkpoints;
 mod commands;
 mod edit;
+mod homes;
 mod inbox;
 mod lifecycle;
 mod members;
@@ -354,6 +355,13 @@ impl Manager {
         self.slots.iter_mut().find(|s| s.config.name == name)
     }
 
+    /// The store and the home of agent `name` (its workspace: what its threads, choices and
+    /// abilities are kept under, see `store::homes`), when history is kept.
+    fn home(&self, name: &str) -> Option<(Arc<Store>, PathBuf)> {
+        let slot = self.slots.iter().find(|s| s.config.name == name)?;
+        Some((self.store.clone()?, slot.config.workspace.clone()))
+    }
+
     async fn set_state(&mut self, name: &str, state: AgentState) {
         if let Some(slot) = self.slot(name) {
             slot.state = state.clone();
@@ -364,7 +372,7 @@ impl Manager {
     /// Loads the current thread of a new slot (its choices and what it could do too); returns
     /// the thread and its messages.
     fn restore(&self, slot: &mut Slot) -> Option<(i64, Vec<crate::model::conversation::Message>)> {
-        let (store, path) = (self.store.as_ref()?, self.config_path.as_ref()?);
+        let (store, path) = (self.store.as_ref()?, &slot.config.workspace);
         match store.choices(path, &slot.config.name) {
             Ok(chosen) => slot.memory.chosen = chosen,
             Err(e) => tracing::warn!("{e}"),
@@ -409,6 +417,7 @@ impl Manager {
         let members = members::agents(&config, &self.members);
         config.agents.extend(members);
         self.defaults = config.defaults.clone();
+        self.follow_homes(&config.agents);
         let mut to_stop = Vec::new();
         for slot in &mut self.slots {
             match config.agent(&slot.config.name) {

@@ -4,7 +4,6 @@
 //! saved: a process that exits (the `prompt` command, the window) calls it last.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
@@ -86,7 +85,7 @@ pub fn spawn_recorder(store: Arc<Store>) -> History {
         .name("sidekicks-history".into())
         .spawn(move || {
             let (conversations, requests, outputs) = (HashMap::new(), HashMap::new(), HashMap::new());
-            Recorder { store, config_path: None, conversations, requests, outputs, saving: told }.run(rx)
+            Recorder { store, conversations, requests, outputs, saving: told }.run(rx)
         })
         .expect("spawn the history thread");
     History { tx, saving }
@@ -94,7 +93,6 @@ pub fn spawn_recorder(store: Arc<Store>) -> History {
 
 struct Recorder {
     store: Arc<Store>,
-    config_path: Option<PathBuf>,
     conversations: HashMap<String, (i64, Conversation)>,
     /// Permission requests waiting for their answer, by agent and id (the answer is kept with
     /// the tool call they are about).
@@ -126,28 +124,17 @@ impl Recorder {
         }
     }
 
+    /// The conversation of `agent` as the manager opened it (`ThreadOpened`: every agent's thread
+    /// is told when its slot is made and when it moves); an agent never told has nothing saved.
     fn conversation(&mut self, agent: &str) -> Option<&mut Conversation> {
-        if !self.conversations.contains_key(agent) {
-            let path = self.config_path.as_ref()?;
-            match self.store.conversation(path, agent) {
-                Ok(stored) => {
-                    self.conversations.insert(agent.to_string(), (stored.id, Conversation::restored(stored.messages)));
-                }
-                Err(e) => {
-                    tracing::warn!("{e}");
-                    return None;
-                }
-            }
-        }
         self.conversations.get_mut(agent).map(|(_, c)| c)
     }
 
     fn apply(&mut self, event: Event) {
         match event {
-            Event::Config(ConfigEvent::Loaded { path, .. }) if self.config_path.as_ref() != Some(&path) => {
+            Event::Config(ConfigEvent::Opened { .. }) => {
                 self.flush();
                 self.conversations.clear();
-                self.config_path = Some(path);
             }
             Event::Agent(agent, AgentEvent::ThreadOpened { thread, messages }) => {
                 // What was pending for the thread left is saved first, in that thread.
@@ -155,7 +142,10 @@ impl Recorder {
                 self.conversations.insert(agent.0, (thread, Conversation::restored(messages)));
             }
             Event::Agent(agent, AgentEvent::Update { update: crate::model::conversation::Update::Title(title) }) => {
-                if self.conversation(&agent).is_some()
+                // A session's title names a thread only while it holds one message of the person's
+                // (the store checks what it has saved; this, what is not saved yet).
+                let user = crate::model::conversation::Role::User;
+                if self.conversation(&agent).is_some_and(|c| c.messages.iter().filter(|m| m.role == user).count() <= 1)
                     && let Some((id, _)) = self.conversations.get(agent.as_str())
                     && let Err(e) = self.store.set_agent_title(*id, title.as_deref())
                 {

@@ -149,6 +149,8 @@ pub struct SidekicksApp {
     registry_page: registry_view::RegistryPage,
     /// Search everywhere.
     search: search_view::SearchView,
+    /// All threads' page (a deletion asked).
+    threads_page: threads_view::ThreadsPage,
 }
 
 /// What the window keeps for one agent while it is in the config (one record, pruned when the
@@ -194,6 +196,7 @@ impl SidekicksApp {
             sidebar_filter: String::new(),
             registry_page: registry_view::RegistryPage::default(),
             search: Default::default(),
+            threads_page: Default::default(),
             frame_stats: None,
             opened_seen: 0,
             fonts_installed: false,

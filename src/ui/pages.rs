@@ -74,7 +74,10 @@ impl SidekicksApp {
                 self.view = View::GetAgents;
                 self.registry_page.asked = false;
             }
-            sidebar::SidebarClick::Threads => self.view = View::Threads,
+            sidebar::SidebarClick::Threads => {
+                self.view = View::Threads;
+                self.state.read_thread = None;
+            }
             sidebar::SidebarClick::Search => {
                 self.view = View::Search;
                 self.search.opened();
@@ -94,15 +97,23 @@ impl SidekicksApp {
             return;
         }
         if self.view == View::Threads {
-            if let Some((agent, thread)) = threads_view::threads_ui(ui, &self.state) {
-                let current = self.state.agent(&agent).and_then(|a| a.threads.current);
-                if current != Some(thread) {
-                    let op = crate::protocol::threads::ThreadOp::Open(thread);
-                    self.submit([Command::Agent(agent.clone().into(), AgentCommand::Thread { op })]);
+            use crate::protocol::threads::HistoryCommand;
+            use threads_view::ThreadsClick;
+            match threads_view::threads_ui(ui, &self.state, &mut self.threads_page, &mut self.markdown) {
+                Some(ThreadsClick::Open(agent, thread)) => {
+                    let current = self.state.agent(&agent).and_then(|a| a.threads.current);
+                    if current != Some(thread) {
+                        let op = crate::protocol::threads::ThreadOp::Open(thread);
+                        self.submit([Command::Agent(agent.clone().into(), AgentCommand::Thread { op })]);
+                    }
+                    self.selected = Some(agent);
+                    self.view = View::Agent;
+                    self.tab = Tab::Conversation;
                 }
-                self.selected = Some(agent);
-                self.view = View::Agent;
-                self.tab = Tab::Conversation;
+                Some(ThreadsClick::Read(thread)) => self.submit([Command::History(HistoryCommand::Read(thread))]),
+                Some(ThreadsClick::Delete(thread)) => self.submit([Command::History(HistoryCommand::Delete(thread))]),
+                Some(ThreadsClick::Back) => self.state.read_thread = None,
+                None => {}
             }
             return;
         }

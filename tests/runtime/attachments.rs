@@ -113,9 +113,9 @@ async fn images_and_files_travel_to_the_agent_and_its_own_come_back() {
     assert!(updates.iter().any(|u| matches!(u, Update::Resource(r) if r.name == "README.md" && r.text.is_none())));
 
     // Both stay in the history (the recorder saves in batches: wait until it has).
-    let config = dir.path().join("sidekicks.toml");
+    // Kept under the agent's home, its workspace.
     let has = |pred: &dyn Fn(&Part) -> bool| {
-        let stored = store.conversation(&config, "demo").unwrap().messages;
+        let stored = store.conversation(dir.path(), "demo").unwrap().messages;
         stored.iter().any(|m| m.parts.iter().any(pred))
     };
     let deadline = std::time::Instant::now() + WAIT;

@@ -173,7 +173,7 @@ fn kill_9_mid_stream_loses_at_most_the_fragment_in_flight() {
     child.wait().unwrap();
 
     let store = Store::open(&dir.path().join("data/sidekicks/sidekicks.db")).unwrap();
-    let conversation = store.conversation(&dir.path().join("sidekicks.toml"), "demo").unwrap();
+    let conversation = store.conversation(dir.path(), "demo").unwrap();
     assert_eq!(conversation.messages[0].text(), "wait");
     let stored = conversation.messages[1].text();
     let fragment = "12… ".len();

@@ -16,6 +16,7 @@ mod crash_words;
 mod desktop;
 mod elicitation;
 mod history;
+mod history_follows;
 mod hostile_inputs;
 mod login_cli;
 mod mcp;

@@ -38,7 +38,7 @@ fn prompt(dir: &std::path::Path, args: &[&str], text: &str) -> Process {
 
 fn stored(dir: &std::path::Path, agent: &str) -> Vec<sidekicks::model::conversation::Message> {
     let store = Store::open(&dir.join("data/sidekicks/sidekicks.db")).unwrap();
-    store.conversation(&dir.join("sidekicks.toml"), agent).unwrap().messages
+    store.conversation(dir, agent).unwrap().messages
 }
 
 /// Reads `stream` until `until` holds for what was read.
@@ -284,7 +284,7 @@ async fn a_full_disk_while_an_answer_streams_is_said_and_caught_up() {
     store.limit_pages(1 << 30);
     let saved = |e: &Event| matches!(e, Event::HistoryNote { note: HistoryNote::Saved });
     rig.wait_for(LIMIT, "saved again", saved).await;
-    let stored = store.conversation(&dir.path().join("sidekicks.toml"), "bad").unwrap().messages;
+    let stored = store.conversation(dir.path(), "bad").unwrap().messages;
     let answer = stored.last().unwrap();
     assert_eq!(answer.text().len(), 2 << 20, "the whole answer");
     assert_eq!(answer.end, Some(TurnEnd::EndTurn));

@@ -247,7 +247,7 @@ fn quitting_the_window_keeps_the_whole_answer_in_the_history() {
     // Quit at once: the answer (4 MB) may still be on its way to the history.
     h.state_mut().shutdown();
     let store = sidekicks::runtime::store::Store::open(&db).unwrap();
-    let messages = store.conversation(&dir.path().join("sidekicks.toml"), "bad").unwrap().messages;
+    let messages = store.conversation(dir.path(), "bad").unwrap().messages;
     let answer = messages.last().unwrap();
     assert_eq!(answer.text().len(), 4 << 20);
     assert_eq!(answer.end, Some(TurnEnd::EndTurn));

@@ -3,7 +3,6 @@
 //! clicking the result opens that thread again and scrolls to the message (in the middle of the
 //! thread: not in view without the scroll).
 
-use std::path::Path;
 use std::time::Duration;
 
 use egui::Modifiers;
@@ -52,7 +51,9 @@ fn words_of_an_earlier_thread_are_found_and_opened() {
     step_until(&mut h, LONG, "a new thread", |h| current(h).is_some_and(|t| t != first));
     let config = dir.path().join("sidekicks.toml");
     let config = std::path::absolute(&config).unwrap();
-    step_until(&mut h, LONG, "the words stored", |_| !store.search(Path::new(&config), "zebra", 5).unwrap().is_empty());
+    // The agent's threads are kept under its folder (issue 48, item 9).
+    let scope = sidekicks::runtime::store::SearchScope::new(&config, [(dir.path(), "alpha")]);
+    step_until(&mut h, LONG, "the words stored", |_| !store.search(&scope, "zebra", 5).unwrap().is_empty());
 
     // Ctrl+Shift+F, then the words as typed.
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, egui::Key::F);

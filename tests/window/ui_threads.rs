@@ -201,3 +201,57 @@ fn a_thread_is_named_by_its_first_message_at_once() {
     });
     h.state_mut().shutdown();
 }
+
+/// History follows the agent (issue 48, item 9): renamed in the file, the agent keeps its
+/// thread; removed, its threads are listed in All threads as not in this config, open read only
+/// and can be deleted.
+#[test]
+fn a_renamed_agent_keeps_its_thread_and_a_removed_ones_are_read_only_and_deletable() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let store = Store::open(&dir.path().join("db/sidekicks.db")).unwrap();
+    let config = config_text("", &[("demo", BIN, &["demo-agent"])], dir.path());
+    let mut h = window(&config, dir.path(), &rt, Some(store.clone()));
+    step_until(&mut h, LONG, "the agent, in a thread", |h| current(h).is_some());
+    send(&mut h, "fix the flaky build");
+    step_until(&mut h, LONG, "the answer and the title", |h| {
+        answers(h) == 1 && titles(h).contains(&"fix the flaky build".to_string())
+    });
+    let thread = current(&h).unwrap();
+
+    // Renamed in the file (same command, same folder): the new name shows the same thread.
+    let file = dir.path().join("sidekicks.toml");
+    std::fs::write(&file, config.replace("name = \"demo\"", "name = \"helper\"")).unwrap();
+    step_until(&mut h, LONG, "helper, with demo's thread", |h| {
+        h.state().state.agent("helper").is_some_and(|a| {
+            a.threads.current == Some(thread)
+                && a.conversation.messages.first().is_some_and(|m| m.text() == "fix the flaky build")
+        })
+    });
+
+    // Removed (another agent in its place): its thread is listed, not in this config.
+    std::fs::write(&file, config_text("", &[("other", BIN, &["demo-agent", "--sessions"])], dir.path())).unwrap();
+    step_until(&mut h, LONG, "helper gone, its thread kept", |h| {
+        h.state().state.agent("helper").is_none()
+            && h.state().state.other_threads.iter().any(|t| t.summary.id == thread)
+    });
+    h.get_by_label("All threads").click();
+    step_until(&mut h, LONG, "the list with helper's thread", |h| {
+        h.query_by_label("helper — not in this config").is_some()
+    });
+    h.get_by_label("fix the flaky build").click();
+    step_until(&mut h, LONG, "the thread, read only", |h| {
+        h.query_by_label_contains("Read only: helper is not in this config").is_some()
+            && h.query_all_by_label("fix the flaky build").count() >= 2
+    });
+    assert!(h.query_by_label("Send").is_none(), "nothing to send to: read only");
+
+    // Delete asks first, then the thread goes from the list and from the history.
+    click(&mut h, "Delete");
+    assert!(h.query_by_label_contains("Delete the thread “fix the flaky build”").is_some(), "Delete asks first");
+    click(&mut h, "Delete");
+    step_until(&mut h, LONG, "the thread deleted", |h| h.state().state.other_threads.is_empty());
+    assert!(store.all_threads().unwrap().iter().all(|t| t.row.id != thread));
+    assert!(h.query_by_label_contains("Read only").is_none(), "back to the list");
+    h.state_mut().shutdown();
+}

@@ -78,6 +78,11 @@ pub struct AppState {
     /// The last answer of a search across the stored conversations: its query and what it found
     /// (or why it failed).
     pub search: Option<(String, Result<Vec<crate::model::search::SearchHit>, String>)>,
+    /// The stored threads no agent of the config owns (All threads lists them, read only).
+    pub other_threads: Vec<crate::protocol::threads::OtherThread>,
+    /// One of them read, to be shown: its id and messages (or why they could not be read).
+    pub read_thread:
+        Option<(crate::protocol::threads::ThreadId, Result<Vec<crate::model::conversation::Message>, String>)>,
     /// The desktop notification the person clicked, until the window shows what it is about.
     pub clicked: Option<crate::protocol::notify::NoteTarget>,
     /// What happened that may deserve a desktop notification, until the window takes it.
@@ -296,6 +301,18 @@ impl AppState {
             Event::SearchResults { query, hits } => self.search = Some((query, hits)),
             Event::PickInWindow(start) => self.picker = Some(start),
             Event::HistoryNote { note } => self.history_note = Some(note),
+            Event::History(crate::protocol::threads::HistoryEvent::Others { threads }) => {
+                // A thread read and then deleted (or owned again) is not shown any more.
+                if let Some((id, _)) = &self.read_thread
+                    && !threads.iter().any(|t| t.summary.id == *id)
+                {
+                    self.read_thread = None;
+                }
+                self.other_threads = threads;
+            }
+            Event::History(crate::protocol::threads::HistoryEvent::Read { thread, messages }) => {
+                self.read_thread = Some((thread, messages));
+            }
         }
     }
 

@@ -12,8 +12,8 @@ impl Manager {
         slot.memory.chosen.retain(|c| c.key != key);
         slot.memory.chosen.push(Chosen { key: key.clone(), value: value.clone() });
         let chosen = slot.memory.chosen.clone();
-        if let (Some(store), Some(path)) = (&self.store, &self.config_path)
-            && let Err(e) = store.save_choices(path, name, &chosen)
+        if let Some((store, path)) = self.home(name)
+            && let Err(e) = store.save_choices(&path, name, &chosen)
         {
             tracing::warn!("cannot remember the choices of {name}: {e}");
         }

@@ -215,8 +215,8 @@ impl Manager {
         {
             tracing::warn!("{e}");
         }
-        if let (Some(store), Some(path)) = (&self.store, &self.config_path)
-            && let Err(e) = store.save_abilities(path, name, &abilities)
+        if let Some((store, path)) = self.home(name)
+            && let Err(e) = store.save_abilities(&path, name, &abilities)
         {
             tracing::warn!("{e}");
         }

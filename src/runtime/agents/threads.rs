@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{Internal, Manager};
 use crate::model::conversation::Notice;
 use crate::protocol::AgentEvent;
-use crate::protocol::threads::{AgentSession, ListError, ThreadId, ThreadOp, ThreadSummary, title};
+use crate::protocol::threads::{AgentSession, ListError, ThreadId, ThreadOp, ThreadSummary};
 use crate::protocol::{AgentState, Event};
 use crate::runtime::acp::client::{AcpError, Reopen};
 use crate::runtime::store::Store;
@@ -14,7 +14,7 @@ use crate::runtime::store::Store;
 impl Manager {
     /// Applies a thread operation of the person's.
     pub(super) async fn thread(&mut self, name: &str, op: ThreadOp) {
-        let (Some(store), Some(path)) = (self.store.clone(), self.config_path.clone()) else { return };
+        let Some((store, path)) = self.home(name) else { return };
         let Some(slot) = self.slot(name) else { return };
         let moving =
             matches!(op, ThreadOp::New | ThreadOp::Open(_) | ThreadOp::Delete(_) | ThreadOp::OpenAgentSession { .. });
@@ -231,8 +231,9 @@ impl Manager {
             });
         }
         store.delete_thread(id)?;
-        if self.slot(name).and_then(|s| s.conversation_id) == Some(id) {
-            let path = self.config_path.clone().unwrap_or_default();
+        if self.slot(name).and_then(|s| s.conversation_id) == Some(id)
+            && let Some((_, path)) = self.home(name)
+        {
             let next = match store.threads(&path, name)?.first() {
                 Some(row) => {
                     store.set_current_thread(row.id)?;
@@ -271,9 +272,9 @@ impl Manager {
 
     /// The agent's sessions, each marked when a thread holds it already.
     pub(super) async fn listed(&mut self, name: &str, result: Result<Vec<AgentSession>, ListError>) {
-        let known: Vec<String> = match (&self.store, &self.config_path) {
-            (Some(store), Some(path)) => store
-                .threads(path, name)
+        let known: Vec<String> = match self.home(name) {
+            Some((store, path)) => store
+                .threads(&path, name)
                 .map(|rows| rows.into_iter().filter_map(|r| r.session_id).collect())
                 .unwrap_or_default(),
             _ => Vec::new(),
@@ -289,8 +290,8 @@ impl Manager {
 
     /// Tells the window the threads of `name`, most recently used first.
     pub(super) async fn send_threads(&mut self, name: &str) {
-        let (Some(store), Some(path)) = (&self.store, &self.config_path) else { return };
-        let Some(threads) = listed(store, path, name) else { return };
+        let Some((store, path)) = self.home(name) else { return };
+        let Some(threads) = listed(&store, &path, name) else { return };
         self.events.send(Event::Agent(name.into(), AgentEvent::Threads { threads })).await;
     }
 
@@ -298,7 +299,7 @@ impl Manager {
     /// from its first message, its last activity), off the manager's task: a thread stayed "New
     /// thread" in the bar and in All threads until a restart.
     pub(super) fn send_threads_when_saved(&self, name: &str) {
-        let (Some(store), Some(path)) = (self.store.clone(), self.config_path.clone()) else { return };
+        let Some((store, path)) = self.home(name) else { return };
         let (events, name) = (self.events.clone(), name.to_string());
         tokio::spawn(async move {
             events.flush_history().await;
@@ -311,20 +312,10 @@ impl Manager {
     }
 }
 
-/// The threads of `name` in the history of the config at `path`, as the window lists them.
+/// The threads of `name` at home `path`, as the window lists them.
 fn listed(store: &crate::runtime::store::Store, path: &std::path::Path, name: &str) -> Option<Vec<ThreadSummary>> {
     match store.threads(path, name) {
-        Ok(rows) => Some(
-            rows.into_iter()
-                .map(|r| ThreadSummary {
-                    id: r.id,
-                    title: title(r.title.as_deref(), r.agent_title.as_deref(), r.first_message.as_deref()),
-                    renamed: r.title.is_some(),
-                    updated_at: r.updated_at,
-                    session_id: r.session_id,
-                })
-                .collect(),
-        ),
+        Ok(rows) => Some(rows.into_iter().map(crate::runtime::store::ThreadRow::summary).collect()),
         Err(e) => {
             tracing::warn!("{e}");
             None

@@ -7,6 +7,7 @@
 
 mod channels;
 mod config;
+mod history;
 pub mod lead;
 mod leases;
 mod marks;
@@ -184,6 +185,7 @@ impl Services {
                     let follow = channels::ChannelCommand::Config(config.clone(), Some(self.config_path.clone()));
                     let _ = self.channels.send(follow).await;
                     self.workspaces.config_changed(config.as_ref()).await;
+                    history::tell_others(self.store.clone(), config.clone(), self.sink.clone());
                     // Terminals of agents that left the config end (whatever file comes next).
                     if let Some(config) = &config {
                         self.terminals.close_where(|agent| config.agent(agent).is_some());
@@ -253,12 +255,16 @@ impl Services {
             },
             Command::Workspace(WorkspaceCommand::CloseTerminal { id }) => self.terminals.close(id),
             Command::Notify(note) => self.notifier.show(*note),
+            Command::History(command) => {
+                history::serve(command, self.store.clone(), self.applied.borrow().clone(), self.sink.clone());
+            }
             Command::Search { config_path, query } => {
+                let scope = history::scope(&config_path, self.applied.borrow().as_ref());
                 let (store, sink) = (self.store.clone(), self.sink.clone());
                 tokio::spawn(async move {
                     let asked = query.clone();
                     let hits = match store {
-                        Some(store) => tokio::task::spawn_blocking(move || store.search(&config_path, &query, 50))
+                        Some(store) => tokio::task::spawn_blocking(move || store.search(&scope, &query, 50))
                             .await
                             .map_err(|e| e.to_string())
                             .and_then(|r| r.map_err(|e| e.to_string())),

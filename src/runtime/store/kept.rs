@@ -40,74 +40,70 @@ impl Store {
         Ok(())
     }
 
-    /// The choices (model, mode, …) remembered for agent `agent` of the config file `config_path`.
-    pub fn choices(
-        &self,
-        config_path: &Path,
-        agent: &str,
-    ) -> Result<Vec<crate::model::session_config::Chosen>, StoreError> {
-        Ok(self.agent_body("agent_choices", config_path, agent)?.unwrap_or_default())
+    /// The choices (model, mode, …) remembered for agent `agent` at home `home` (its workspace).
+    pub fn choices(&self, home: &Path, agent: &str) -> Result<Vec<crate::model::session_config::Chosen>, StoreError> {
+        Ok(self.agent_body("agent_choices", home, agent)?.unwrap_or_default())
     }
 
-    /// Remembers the choices for agent `agent` of the config file `config_path`.
+    /// Remembers the choices for agent `agent` at home `home` (its workspace).
     pub fn save_choices(
         &self,
-        config_path: &Path,
+        home: &Path,
         agent: &str,
         chosen: &[crate::model::session_config::Chosen],
     ) -> Result<(), StoreError> {
-        self.save_agent_body("agent_choices", config_path, agent, &chosen)
+        self.save_agent_body("agent_choices", home, agent, &chosen)
     }
 
-    /// What agent `agent` of the config file `config_path` said it can do with sessions when it
+    /// What agent `agent` at home `home` (its workspace) said it can do with sessions when it
     /// last started (`None`: it never started).
     pub fn abilities(
         &self,
-        config_path: &Path,
+        home: &Path,
         agent: &str,
     ) -> Result<Option<crate::protocol::threads::SessionAbilities>, StoreError> {
-        self.agent_body("agent_abilities", config_path, agent)
+        self.agent_body("agent_abilities", home, agent)
     }
 
     /// Remembers what agent `agent` can do with sessions.
     pub fn save_abilities(
         &self,
-        config_path: &Path,
+        home: &Path,
         agent: &str,
         abilities: &crate::protocol::threads::SessionAbilities,
     ) -> Result<(), StoreError> {
-        self.save_agent_body("agent_abilities", config_path, agent, abilities)
+        self.save_agent_body("agent_abilities", home, agent, abilities)
     }
 
-    /// The JSON kept for `agent` of `config_path` in `table` (one of this file's per-agent tables).
+    /// The JSON kept for `agent` at `home` in `table` (one of this file's per-agent tables).
     fn agent_body<T: serde::de::DeserializeOwned>(
         &self,
         table: &'static str,
-        config_path: &Path,
+        home: &Path,
         agent: &str,
     ) -> Result<Option<T>, StoreError> {
         let body: Option<String> = self
             .conn()
             .query_row(
                 &format!("SELECT body FROM {table} WHERE config_path = ?1 AND agent = ?2"),
-                params![config_path.display().to_string(), agent],
+                params![home.display().to_string(), agent],
                 |r| r.get(0),
             )
             .optional()?;
         Ok(body.map(|b| serde_json::from_str(&b)).transpose()?)
     }
 
-    /// Keeps `value` as JSON for `agent` of `config_path` in `table`.
+    /// Keeps `value` as JSON for `agent` at `home` in `table`.
     fn save_agent_body(
         &self,
         table: &'static str,
-        config_path: &Path,
+        home: &Path,
         agent: &str,
         value: &impl serde::Serialize,
     ) -> Result<(), StoreError> {
         self.conn().execute(
             &format!("INSERT OR REPLACE INTO {table} (config_path, agent, body) VALUES (?1, ?2, ?3)"),
-            params![config_path.display().to_string(), agent, serde_json::to_string(value)?],
+            params![home.display().to_string(), agent, serde_json::to_string(value)?],
         )?;
         Ok(())
     }

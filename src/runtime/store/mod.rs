@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, params};
 
 mod body;
+mod homes;
 mod kept;
 mod migrate;
 mod rules;
@@ -14,8 +15,10 @@ mod search;
 mod teams;
 mod threads;
 
+pub use homes::{OwnedThread, Seen};
 pub use rules::StoredRules;
 use rules::drop_inexact_rules;
+pub use search::SearchScope;
 
 use migrate::{add_times, migrate, migrate_messages};
 
@@ -64,6 +67,9 @@ pub struct Store {
 }
 
 const SCHEMA: &str = "
+-- `config_path` of conversations, current_threads, agent_choices and agent_abilities holds the
+-- agent's home, its workspace folder (see homes.rs); a config file's path in rows older than
+-- issue 48, until that config is loaded again. The name stays so an older Sidekicks still opens it.
 CREATE TABLE IF NOT EXISTS conversations (
     id INTEGER PRIMARY KEY,
     config_path TEXT NOT NULL,
@@ -120,6 +126,13 @@ CREATE TABLE IF NOT EXISTS team_tasks (
     body TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS team_tasks_by_team ON team_tasks (team);
+CREATE TABLE IF NOT EXISTS agents_seen ( -- each agent applied: its home, name, what it runs, its config file (homes.rs)
+    home TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    runs TEXT NOT NULL,
+    config TEXT NOT NULL,
+    PRIMARY KEY (home, agent)
+);
 CREATE TABLE IF NOT EXISTS thread_writers (
     thread INTEGER NOT NULL,
     writer TEXT NOT NULL,
@@ -394,6 +407,13 @@ mod tests {
         assert_eq!(row(first).first_message.as_deref(), Some("fix the build please"));
         assert_eq!(row(second).agent_title.as_deref(), Some("Agent's title"));
         assert_eq!(row(second).first_message, None);
+        // A thread named by its first message, more said since: a later session's title does not
+        // rename it.
+        store
+            .save_messages(first, 1, &[Message::new(Role::Agent, "on it"), Message::new(Role::User, "and the docs")])
+            .unwrap();
+        store.set_agent_title(first, Some("and the docs")).unwrap();
+        assert_eq!(store.threads(config, "demo").unwrap().iter().find(|r| r.id == first).unwrap().agent_title, None);
         store.rename_thread(first, Some("Build")).unwrap();
         store.set_current_thread(first).unwrap();
         assert_eq!(store.conversation(config, "demo").unwrap().messages[0].text(), "fix the build please");

@@ -165,14 +165,13 @@ const CANDIDATES: usize = 2000;
 const SNIPPET: usize = 140;
 
 impl Store {
-    /// What the person said in the channels of config file `config_path`, then the messages of its
-    /// threads, holding every word of `query` (the last one may be cut), newest thread first, at
-    /// most `limit` in all.
-    pub fn search(&self, config_path: &Path, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
+    /// What the person said in the channels of the scope's config file, then the messages of its
+    /// agents' threads, holding every word of `query` (the last one may be cut), newest thread
+    /// first, at most `limit` in all.
+    pub fn search(&self, scope: &SearchScope, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let words = words(query);
-        let config_path = config_path.display().to_string();
         let conn = self.conn();
-        let mut hits = channel_hits(&conn, &config_path, &words, limit)?;
+        let mut hits = channel_hits(&conn, &scope.config, &words, limit)?;
         let mut seen = std::collections::HashSet::new();
         let mut threads: HashMap<i64, Option<ThreadInfo>> = HashMap::new();
         // The last word as a whole word first (one list of the index), then as the start of longer
@@ -200,7 +199,7 @@ impl Store {
                 let info = match threads.get(&thread) {
                     Some(info) => info.clone(),
                     None => {
-                        let info = thread_info(&conn, thread, &config_path)?;
+                        let info = thread_info(&conn, thread, scope)?;
                         threads.insert(thread, info.clone());
                         info
                     }
@@ -259,23 +258,43 @@ struct ThreadInfo {
     updated_at: i64,
 }
 
-/// Agent, title and date of thread `thread`, if it belongs to config file `config_path`. The title
+/// Where a search looks: the channels of a config file and the threads of its agents (each its
+/// home and name: see `homes`).
+#[derive(Clone, Debug, Default)]
+pub struct SearchScope {
+    config: String,
+    agents: std::collections::HashSet<(String, String)>,
+}
+
+impl SearchScope {
+    /// The channels of `config` and the threads of `agents` (home, name).
+    pub fn new<'a>(config: &Path, agents: impl IntoIterator<Item = (&'a Path, &'a str)>) -> Self {
+        let agents = agents.into_iter().map(|(home, name)| (home.display().to_string(), name.to_string())).collect();
+        Self { config: config.display().to_string(), agents }
+    }
+}
+
+/// Agent, title and date of thread `thread`, if one of the scope's agents owns it. The title
 /// is the person's, else the agent's, else the start of the thread's first message of the person's
 /// (as the thread list says it).
-fn thread_info(conn: &Connection, thread: i64, config_path: &str) -> Result<Option<ThreadInfo>, StoreError> {
+fn thread_info(conn: &Connection, thread: i64, scope: &SearchScope) -> Result<Option<ThreadInfo>, StoreError> {
     let row = conn
         .prepare_cached(&format!(
             "SELECT agent, coalesce(title, agent_title), updated_at,
                     (SELECT body FROM messages m WHERE m.id BETWEEN c.id << 24 AND (c.id << 24) | 16777215
-                       AND {} ORDER BY m.id LIMIT 1)
-             FROM conversations c WHERE id = ?1 AND config_path = ?2",
+                       AND {} ORDER BY m.id LIMIT 1),
+                    config_path
+             FROM conversations c WHERE id = ?1",
             super::body::IS_USER
         ))?
-        .query_row(params![thread, config_path], |r| {
-            Ok((r.get(0)?, r.get::<_, Option<String>>(1)?, r.get(2)?, r.get::<_, Option<String>>(3)?))
+        .query_row(params![thread], |r| {
+            Ok((r.get(0)?, r.get::<_, Option<String>>(1)?, r.get(2)?, r.get::<_, Option<String>>(3)?, r.get(4)?))
         })
         .optional()?;
-    Ok(row.map(|(agent, title, updated_at, first)| {
+    let row = row.filter(|(agent, _, _, _, home): &(String, _, i64, _, String)| {
+        scope.agents.contains(&(home.clone(), agent.clone()))
+    });
+    Ok(row.map(|(agent, title, updated_at, first, _)| {
         let first = first
             .and_then(|body| super::body::decode(&body).ok())
             .map(|m| m.text().lines().next().unwrap_or_default().chars().take(60).collect::<String>())
@@ -287,6 +306,11 @@ fn thread_info(conn: &Connection, thread: i64, config_path: &str) -> Result<Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The config `cfg` with its agent ada, kept at `cfg` as homes were before issue 48.
+    fn scope(cfg: &Path) -> SearchScope {
+        SearchScope::new(cfg, [(cfg, "ada")])
+    }
 
     fn said(role: Role, text: &str) -> Message {
         Message::new(role, text)
@@ -300,7 +324,7 @@ mod tests {
         let a = store.current_thread(cfg, "ada").unwrap();
         let mut messages = vec![said(Role::User, "Fix the flaky build"), said(Role::Agent, "Looking")];
         store.save_messages(a, 0, &messages).unwrap();
-        assert_eq!(store.search(cfg, "looking", 10).unwrap().len(), 1, "found while it streams");
+        assert_eq!(store.search(&scope(cfg), "looking", 10).unwrap().len(), 1, "found while it streams");
         // The answer grows as it streams: at most every half second the index follows the text,
         // and the whole answer once the turn ends.
         messages[1] = said(Role::Agent, "Looking at the linker");
@@ -311,7 +335,7 @@ mod tests {
         let b = store.current_thread(other, "ada").unwrap();
         store.save_messages(b, 0, &[said(Role::User, "the build elsewhere")]).unwrap();
 
-        let hits = store.search(cfg, "build", 10).unwrap();
+        let hits = store.search(&scope(cfg), "build", 10).unwrap();
         assert_eq!(hits.len(), 1, "only this config's threads: {hits:?}");
         let title = Some("Fix the flaky build".to_string());
         assert_eq!(hits[0].place, Place::Thread { agent: "ada".into(), thread: a, title, seq: 0 });
@@ -320,17 +344,17 @@ mod tests {
             Place::Thread { seq, .. } => seq,
             Place::Channel { .. } => usize::MAX,
         };
-        assert_eq!(seq(&store.search(cfg, "linker err", 10).unwrap()[0]), 1, "the last word is a prefix");
-        assert!(store.search(cfg, "looking flaky", 10).unwrap().is_empty(), "every word, in one message");
+        assert_eq!(seq(&store.search(&scope(cfg), "linker err", 10).unwrap()[0]), 1, "the last word is a prefix");
+        assert!(store.search(&scope(cfg), "looking flaky", 10).unwrap().is_empty(), "every word, in one message");
         messages[1] = said(Role::Agent, "Done");
         messages[1].end = Some(crate::model::conversation::TurnEnd::EndTurn);
         store.save_messages(a, 1, &messages).unwrap();
-        assert!(store.search(cfg, "linker", 10).unwrap().is_empty(), "the replaced text is forgotten");
+        assert!(store.search(&scope(cfg), "linker", 10).unwrap().is_empty(), "the replaced text is forgotten");
 
         assert_eq!(words_indexed(&store), words_of_bodies(&store), "the index holds the bodies' words, no more");
 
         store.delete_thread(a).unwrap();
-        assert!(store.search(cfg, "build", 10).unwrap().is_empty());
+        assert!(store.search(&scope(cfg), "build", 10).unwrap().is_empty());
         assert_eq!(words_indexed(&store), words_of_bodies(&store), "the deleted thread's entries went with it");
         assert_eq!(words_indexed(&store), vec![("build".to_string(), 1), ("elsewhere".to_string(), 1)]);
     }
@@ -387,7 +411,7 @@ mod tests {
             messages.push(said(Role::Agent, &answer));
             store.save_messages(a, 1, &messages).unwrap();
         }
-        assert_eq!(store.search(cfg, "reading", 10).unwrap().len(), 1, "the first fragment was indexed");
+        assert_eq!(store.search(&scope(cfg), "reading", 10).unwrap().len(), 1, "the first fragment was indexed");
         let recorded = |store: &Store| -> i64 {
             store.conn().query_row("SELECT count(*) FROM streaming_words", [], |r| r.get(0)).unwrap()
         };
@@ -397,11 +421,11 @@ mod tests {
         store.save_messages(b, 0, &[said(Role::Agent, "Half an answer about sockets")]).unwrap();
         store.save_messages(b, 0, &[said(Role::Agent, "Half an answer about sockets and pipes")]).unwrap();
         store.delete_thread(b).unwrap();
-        assert!(store.search(cfg, "sockets", 10).unwrap().is_empty());
+        assert!(store.search(&scope(cfg), "sockets", 10).unwrap().is_empty());
         // The answer ends: indexed whole, the record goes.
         messages[1].end = Some(crate::model::conversation::TurnEnd::EndTurn);
         store.save_messages(a, 1, &messages).unwrap();
-        assert_eq!(store.search(cfg, "grammar", 10).unwrap().len(), 1);
+        assert_eq!(store.search(&scope(cfg), "grammar", 10).unwrap().len(), 1);
         assert_eq!(recorded(&store), 0);
         assert_eq!(words_indexed(&store), words_of_bodies(&store));
     }
@@ -420,7 +444,7 @@ mod tests {
             // the first, so (unless the machine stalled) only "checking" is indexed.
         }
         let store = Store::open(&path).unwrap();
-        assert_eq!(store.search(cfg, "migrations", 10).unwrap().len(), 1);
+        assert_eq!(store.search(&scope(cfg), "migrations", 10).unwrap().len(), 1);
         let recorded: i64 = store.conn().query_row("SELECT count(*) FROM streaming_words", [], |r| r.get(0)).unwrap();
         assert_eq!(recorded, 0);
         assert_eq!(words_indexed(&store), words_of_bodies(&store));
@@ -453,7 +477,7 @@ mod tests {
         let store = Store::open(&path).unwrap();
         let texts: Vec<String> = store.thread(5).unwrap().messages.iter().map(|m| m.text()).collect();
         assert_eq!(texts, ["where is the cache", "In src/cache.rs"]);
-        assert_eq!(store.search(Path::new("/c.toml"), "cache", 10).unwrap().len(), 2);
+        assert_eq!(store.search(&scope(Path::new("/c.toml")), "cache", 10).unwrap().len(), 2);
         assert_eq!(words_indexed(&store), words_of_bodies(&store));
         store.delete_thread(5).unwrap();
         assert!(words_indexed(&store).is_empty());
@@ -474,7 +498,7 @@ mod tests {
         });
         store.save_channel(cfg, "ops", &timeline).unwrap();
         store.save_channel(Path::new("/other.toml"), "ops", &timeline).unwrap();
-        let hits = store.search(cfg, "deploy", 10).unwrap();
+        let hits = store.search(&scope(cfg), "deploy", 10).unwrap();
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].place, Place::Channel { name: "ops".into(), entry: 0 });
         assert_eq!(&hits[0].snippet[hits[0].ranges[0].clone()], "deploy");
@@ -493,7 +517,7 @@ mod tests {
             store.conn().execute_batch("DROP TABLE message_words; PRAGMA user_version = 1;").unwrap();
         }
         let store = Store::open(&path).unwrap();
-        let hits = store.search(cfg, "tokio", 10).unwrap();
+        let hits = store.search(&scope(cfg), "tokio", 10).unwrap();
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].role, Role::Agent);
     }

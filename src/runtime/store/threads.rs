@@ -1,4 +1,5 @@
-//! The store's threads: each agent's conversations in a config file, the current one, their
+//! The store's threads: each agent's conversations (an agent is its name and its home, the
+//! workspace folder: issue 48, item 9), the current one, their
 //! messages (saved as they stream) and ACP sessions.
 
 use std::path::Path;
@@ -9,15 +10,15 @@ use super::{Store, StoreError, StoredConversation, ThreadRow, body, now, place, 
 use crate::model::conversation::Message;
 
 impl Store {
-    /// The current thread of `agent` in the config file `config_path` (created if it has none).
-    pub fn conversation(&self, config_path: &Path, agent: &str) -> Result<StoredConversation, StoreError> {
-        let id = self.current_thread(config_path, agent)?;
+    /// The current thread of `agent` at `home` (created if it has none).
+    pub fn conversation(&self, home: &Path, agent: &str) -> Result<StoredConversation, StoreError> {
+        let id = self.current_thread(home, agent)?;
         self.thread(id)
     }
 
     /// The id of the current thread of `agent` (created if it has none).
-    pub fn current_thread(&self, config_path: &Path, agent: &str) -> Result<i64, StoreError> {
-        let path = config_path.display().to_string();
+    pub fn current_thread(&self, home: &Path, agent: &str) -> Result<i64, StoreError> {
+        let path = home.display().to_string();
         let current: Option<i64> = self
             .conn()
             .query_row(
@@ -28,7 +29,7 @@ impl Store {
             .optional()?;
         match current {
             Some(id) => Ok(id),
-            None => self.new_thread(config_path, agent, None),
+            None => self.new_thread(home, agent, None),
         }
     }
 
@@ -52,10 +53,10 @@ impl Store {
 
     /// Starts a new thread of `agent` (with an agent's `session_id` when it reopens one of its
     /// sessions) and makes it the current one.
-    pub fn new_thread(&self, config_path: &Path, agent: &str, session_id: Option<&str>) -> Result<i64, StoreError> {
+    pub fn new_thread(&self, home: &Path, agent: &str, session_id: Option<&str>) -> Result<i64, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        let path = config_path.display().to_string();
+        let path = home.display().to_string();
         tx.execute(
             "INSERT INTO conversations (config_path, agent, session_id, updated_at) VALUES (?1, ?2, ?3, ?4)",
             params![path, agent, session_id, now()],
@@ -80,7 +81,7 @@ impl Store {
     }
 
     /// The threads of `agent`, most recently used first.
-    pub fn threads(&self, config_path: &Path, agent: &str) -> Result<Vec<ThreadRow>, StoreError> {
+    pub fn threads(&self, home: &Path, agent: &str) -> Result<Vec<ThreadRow>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT c.id, c.title, c.agent_title, c.updated_at, c.session_id,
@@ -90,14 +91,13 @@ impl Store {
              ORDER BY c.updated_at DESC, c.id DESC",
             body::IS_USER
         ))?;
-        let rows = stmt.query_map(params![config_path.display().to_string(), agent], |r| {
+        let rows = stmt.query_map(params![home.display().to_string(), agent], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, Option<String>>(5)?))
         })?;
         let mut out = Vec::new();
         for row in rows {
             let (id, title, agent_title, updated_at, session_id, first) = row?;
-            let first_message =
-                first.map(|body| body::decode(&body)).transpose()?.map(|m| m.text()).filter(|t| !t.trim().is_empty());
+            let first_message = super::homes::first_words(first)?;
             out.push(ThreadRow { id, title, agent_title, first_message, updated_at, session_id });
         }
         Ok(out)
@@ -112,10 +112,17 @@ impl Store {
     /// Keeps the title the agent gave thread `id`, when the thread has none yet: a later session
     /// in the thread (`sidekicks prompt` speaking in it, an agent that could not reopen it) names
     /// itself after its own first words, which must not rename the thread (issue 48, item 2).
+    /// Nor does it rename a thread shown by its first message when later ones followed (a thread
+    /// kept from an agent that named nothing): only a thread of one message of the person's.
     pub fn set_agent_title(&self, id: i64, title: Option<&str>) -> Result<(), StoreError> {
+        let (first, last) = places(id);
         self.conn().execute(
-            "UPDATE conversations SET agent_title = ?2 WHERE id = ?1 AND title IS NULL AND agent_title IS NULL",
-            params![id, title],
+            &format!(
+                "UPDATE conversations SET agent_title = ?2 WHERE id = ?1 AND title IS NULL AND agent_title IS NULL
+                 AND (SELECT count(*) FROM messages m WHERE m.id BETWEEN ?3 AND ?4 AND {}) <= 1",
+                body::IS_USER
+            ),
+            params![id, title, first, last],
         )?;
         Ok(())
     }
