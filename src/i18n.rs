@@ -15,13 +15,33 @@ pub use config_doc::config_doc;
 
 pub use strings::{Key, tr};
 
-/// `tr` with `{name}` placeholders replaced.
+/// `tr` with `{name}` placeholders replaced, and `{name:one|many}` by the word that agrees with
+/// the number `name` holds ("1 file", "2 files"; in French, 0 and 1 are singular).
 pub fn trf(lang: Language, key: Key, args: &[(&str, &str)]) -> String {
     let mut text = tr(lang, key).to_string();
     for (name, value) in args {
         text = text.replace(&format!("{{{name}}}"), value);
+        let open = format!("{{{name}:");
+        while let Some(start) = text.find(&open) {
+            let Some(len) = text[start..].find('}') else { break };
+            let (one, many) = text[start + open.len()..start + len].split_once('|').unwrap_or(("", ""));
+            let word = match value.parse::<u64>() {
+                Ok(n) => plural(lang, n, one, many),
+                Err(_) => many,
+            };
+            text.replace_range(start..start + len + 1, &word.to_string());
+        }
     }
     text
+}
+
+/// `one` or `many`, as agrees with `n` in `lang` (French: 0 and 1 are singular).
+pub fn plural<'a>(lang: Language, n: u64, one: &'a str, many: &'a str) -> &'a str {
+    let singular = match lang {
+        Language::En => n == 1,
+        Language::Fr => n <= 1,
+    };
+    if singular { one } else { many }
 }
 
 /// A tool call's kind in words.
@@ -431,9 +451,13 @@ mod tests {
     use super::*;
 
     fn placeholders(s: &str) -> Vec<String> {
-        let mut out: Vec<String> =
-            s.split('{').skip(1).filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_string())).collect();
+        let mut out: Vec<String> = s
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.split(':').next().unwrap_or(name).to_string()))
+            .collect();
         out.sort();
+        out.dedup();
         out
     }
 
@@ -454,8 +478,27 @@ mod tests {
     fn french_text_has_no_english_units_or_words() {
         for key in Key::ALL {
             let fr = tr(Language::Fr, *key);
-            for english in [" KB", " MB", "Commit ", " file(s)"] {
+            for english in [" KB", " MB", "Commit ", " file(s)", "(s)"] {
                 assert!(!fr.contains(english), "{key:?}: {fr}");
+            }
+        }
+    }
+
+    #[test]
+    fn counted_words_agree_with_their_number() {
+        let merged = |lang, n: &str| trf(lang, Key::MergedReport, &[("applied", n)]);
+        assert_eq!(merged(Language::En, "1"), "Merged: 1 file applied to the project.");
+        assert_eq!(merged(Language::En, "0"), "Merged: 0 files applied to the project.");
+        assert_eq!(merged(Language::Fr, "0"), "Fusionné : 0 fichier appliqué au projet.");
+        assert_eq!(merged(Language::Fr, "3"), "Fusionné : 3 fichiers appliqués au projet.");
+        let kept = trf(Language::En, Key::DiscardMemberUnmerged, &[("member", "ada"), ("count", "2")]);
+        assert!(kept.starts_with("Delete ada's copy? Its 2 changed files not merged are kept"), "{kept}");
+        for key in Key::ALL {
+            for lang in [Language::En, Language::Fr] {
+                let text = trf(lang, *key, &[("count", "2"), ("applied", "2"), ("files", "2")]);
+                for name in ["{count:", "{applied:", "{files:"] {
+                    assert!(!text.contains(name), "{key:?}: a choice left unmade: {text}");
+                }
             }
         }
     }

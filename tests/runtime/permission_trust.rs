@@ -139,7 +139,7 @@ fn stored_answers_that_name_nothing_are_dropped_at_start_and_said_once() {
     }
     let (_, lines, all) = s.prompt(&[], "bare");
     assert!(said(&lines).contains("chose: no"), "{all}");
-    assert!(all.contains("2 remembered answer(s) were forgotten"), "{all}");
+    assert!(all.contains("2 remembered answers were forgotten"), "{all}");
     let (_, _, all) = s.prompt(&[], "byid touch ok.txt");
     assert!(!all.contains("were forgotten"), "said once: {all}");
     assert!(s.workspace.join("ok.txt").exists(), "an exact key is kept: {all}");

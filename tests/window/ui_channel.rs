@@ -236,7 +236,7 @@ fn a_team_channel_hands_over_merges_and_routes_conflicts_back() {
         h.query_by_label("Merge ada · Docs team's work").is_some_and(|n| !n.accesskit_node().is_disabled())
     });
     h.get_by_label("Merge ada · Docs team's work").click();
-    step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file(s) applied to the project.").is_some());
+    step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file applied to the project.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("notes/task.md")).unwrap(), "Ada's note\n");
 
     // Bob's overlapping edit: the conflict comes back to him in the channel.

@@ -49,7 +49,7 @@ fn edit_validate_save_and_conflict() {
     assert!(h.query_by_label_contains(&format!("{line}:20  Unknown runtime type")).is_some());
     assert!(h.get_by_label("Save").accesskit_node().is_disabled(), "Save is refused while the text is invalid");
     // One count everywhere: the status bar says so too (it said "no problems").
-    assert!(h.query_by_label("1 problem(s) in the text not saved").is_some());
+    assert!(h.query_by_label("1 problem in the text not saved").is_some());
     assert!(h.query_by_label("no problems").is_none());
 
     // Fixed, with a second agent: Save enabled; saved, the running config follows.

@@ -134,7 +134,7 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         h.state().state.teams.teams[0].diff.as_ref().is_some_and(|d| d.3.as_deref() == Some("from Ada\nand more\n"))
     });
     h.get_all_by_label("Merge all").next().unwrap().click();
-    step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file(s) applied to the project.").is_some());
+    step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file applied to the project.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("ada.txt")).unwrap(), "from Ada\nand more\n");
     // Merged: nothing left to merge, and the open diff says so (the project has the file now).
     step_until(&mut h, LONG, "no changes left", |h| {

@@ -51,7 +51,7 @@ fn a_members_work_is_reviewed_hunk_by_hunk_and_commented() {
 
     // The tree: the folder with its counts, the files; the diff: both hunks, numbered lines.
     assert!(h.query_by_label("Review of ada · T's work").is_some());
-    assert!(h.query_by_label("2 file(s), +3 -2").is_some());
+    assert!(h.query_by_label("2 files, +3 -2").is_some());
     assert!(h.query_by_label("src/").is_some() && h.query_by_label("main.rs").is_some());
     assert!(h.query_by_label("@@ -27,7 +27,7 @@").is_some());
     assert!(h.query_by_label("line five").is_some() && h.query_by_label("line thirty").is_some());

@@ -46,7 +46,7 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
 
     // Merge, then undo: the project's file is back, her change is listed again.
     click_when_enabled(&mut h, "Merge all");
-    step_until(&mut h, LONG, "the merge", |h| h.query_by_label_contains("Merged: 1 file(s)").is_some());
+    step_until(&mut h, LONG, "the merge", |h| h.query_by_label_contains("Merged: 1 file applied").is_some());
     assert_eq!(std::fs::read_to_string(project.join("notes.txt")).unwrap(), "first\nsecond\nada's line\n");
     // Nothing left to merge: "Merge all" is not offered beside "All merged" (a merge of 0 files
     // took the Undo away).
@@ -54,7 +54,9 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
     assert!(!enabled(&h, "Merge all"), "Merge all with nothing to merge");
     assert!(enabled(&h, "Undo merge"));
     click_when_enabled(&mut h, "Undo merge");
-    step_until(&mut h, LONG, "undone", |h| h.query_by_label_contains("Merge undone: 1 file(s)").is_some());
+    step_until(&mut h, LONG, "undone", |h| {
+        h.query_by_label_contains("Merge undone: 1 file put back as it was").is_some()
+    });
     assert_eq!(std::fs::read(project.join("notes.txt")).unwrap(), b"first\nsecond\n");
     step_until(&mut h, LONG, "her change again", |h| h.query_by_label("notes.txt").is_some());
     assert!(h.query_by_label("Undo merge").is_none(), "an undone merge cannot be undone again");
@@ -62,13 +64,13 @@ fn a_merge_is_undone_and_discarded_work_comes_back() {
     // Discard her copy: the question says her work is kept; it is, and comes back.
     click_when_enabled(&mut h, "Discard");
     step_until(&mut h, LONG, "the question", |h| {
-        h.query_by_label_contains("Its 1 changed file(s) not merged").is_some()
+        h.query_by_label_contains("Its 1 changed file not merged is kept").is_some()
     });
     h.get_all_by_label("Discard").last().unwrap().click();
     step_until(&mut h, LONG, "ada's member gone", |h| h.state().state.agent("ada · T").is_none());
     assert!(!copy.exists());
     step_until(&mut h, LONG, "the kept work", |h| {
-        h.query_by_label("ada · T: work not merged kept (1 file(s)).").is_some()
+        h.query_by_label("ada · T: work not merged kept (1 file).").is_some()
     });
     click_when_enabled(&mut h, "Restore discarded work");
     step_until(&mut h, LONG, "ada's member in a copy again", |h| {

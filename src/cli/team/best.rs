@@ -248,7 +248,7 @@ fn hunks_json(review: &[ReviewFile]) -> serde_json::Value {
 fn attempt_line(a: &Attempt) -> String {
     let mut parts = vec![
         format!("{:<12} {:<8}", short(&a.member), a.state()),
-        format!("{} file(s) +{} −{}", a.files, a.added, a.removed),
+        format!("{} {} +{} −{}", a.files, super::verbs::files(a.files), a.added, a.removed),
     ];
     parts.push(match &a.check {
         Some(Ok(())) => "check passed".into(),

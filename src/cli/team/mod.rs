@@ -455,7 +455,9 @@ impl Door {
                 let paths = result.map_err(|e| anyhow::anyhow!("{e}"))?;
                 match json {
                     true => jsonln!("{}", json!({"member": name, "undone": paths})),
-                    false => outln!("undone: the merge of {name} ({} file(s) put back)", paths.len()),
+                    false => {
+                        outln!("undone: the merge of {name} ({} {} put back)", paths.len(), verbs::files(paths.len()))
+                    }
                 }
                 Ok(0)
             }
@@ -474,8 +476,9 @@ impl Door {
                                 json!({"discarded": agents, "whole_team": whole_team, "kept_files": kept_files})
                             ),
                             false => outln!(
-                                "discarded: {} ({kept_files} file(s) not merged kept: `sidekicks team restore` brings them back)",
-                                agents.join(", ")
+                                "discarded: {} ({kept_files} {} not merged kept: `sidekicks team restore` brings them back)",
+                                agents.join(", "),
+                                verbs::files(kept_files)
                             ),
                         }
                         Ok(0)

@@ -376,12 +376,18 @@ impl Door {
         match json {
             true => jsonln!("{}", team_json(&team)),
             false => {
-                let members: Vec<String> = kept.members.iter().map(|(m, n)| format!("{m} ({n} file(s))")).collect();
+                let members: Vec<String> =
+                    kept.members.iter().map(|(m, n)| format!("{m} ({n} {})", files(*n))).collect();
                 outln!("restored into {}: {}", team.record.name, members.join(", "));
             }
         }
         Ok(0)
     }
+}
+
+/// "file" or "files", as agrees with `n`.
+pub(super) fn files(n: usize) -> &'static str {
+    crate::i18n::plural(crate::model::config::Language::En, n as u64, "file", "files")
 }
 
 /// A change's kind in one word.
