@@ -46,6 +46,8 @@ pub struct OpenFile {
     pub saving: bool,
     /// The last save failed (why).
     pub save_error: Option<WorkspaceError>,
+    /// The last save succeeded (said beside Save until the text changes again).
+    pub saved: bool,
 }
 
 impl OpenFile {
@@ -59,6 +61,7 @@ impl OpenFile {
             conflict: None,
             saving: false,
             save_error: None,
+            saved: false,
         }
     }
 
@@ -177,6 +180,7 @@ impl FilesState {
                         Ok(version) => {
                             file.base = Some((file.text.clone(), version));
                             file.save_error = None;
+                            file.saved = true;
                         }
                         // Someone wrote meanwhile: fetch theirs, the conflict bar asks.
                         Err(WorkspaceError::Conflict { .. }) => self.reread = true,

@@ -15,4 +15,6 @@ pub struct WorkspaceReview {
     pub generation: u64,
     /// Why the last revert was not done.
     pub error: Option<String>,
+    /// The last revert was done (said until the next one).
+    pub done: bool,
 }

@@ -10,6 +10,15 @@ use crate::protocol::teams::{
 };
 use crate::protocol::{TeamEvent, TeamInfo};
 
+/// What a review decision did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decided {
+    /// Files merged into the project (how many).
+    Merged(usize),
+    /// Put back as the project has it, in the member's copy.
+    Rejected,
+}
+
 /// A command of the recipe (a member's setup, the check after a merge) as the team page shows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Setup {
@@ -75,6 +84,8 @@ pub struct TeamState {
     pub check: Option<(String, Setup)>,
     /// Why the last review decision (accept or reject) was not carried out.
     pub decision_error: Option<TeamError>,
+    /// What the last review decision did, when it did something (said in the review).
+    pub decision_done: Option<Decided>,
     /// The team's tasks, oldest first (given by the person or the lead; ADR 0035).
     pub tasks: Vec<crate::protocol::teams::Task>,
     /// Where the members' changes meet (the radar), as last read.
@@ -159,6 +170,10 @@ impl TeamState {
                 self.info.undoable = crate::protocol::teams::undoable_after(self.info.undoable.take(), &agent, &result);
                 self.undone.clear();
                 self.decision_error = result.as_ref().err().cloned();
+                self.decision_done = match &result {
+                    Ok(r) if !r.applied.is_empty() => Some(Decided::Merged(r.applied.len())),
+                    _ => None,
+                };
                 self.merges.insert(agent, result);
             }
             TeamEvent::SetupOutput { agent, text, .. } => {
@@ -198,6 +213,7 @@ impl TeamState {
             }
             TeamEvent::Rejected { agent, result, .. } => {
                 self.changes.remove(&agent);
+                self.decision_done = result.is_ok().then_some(Decided::Rejected);
                 self.decision_error = result.err();
             }
             TeamEvent::RecipeRefused { member, commands, .. } => {
@@ -332,6 +348,7 @@ impl TeamsState {
             check: None,
             review_generation: 0,
             decision_error: None,
+            decision_done: None,
             tasks: tasks.unwrap_or_default(),
             overlaps: Vec::new(),
             attempts: HashMap::new(),
@@ -363,6 +380,10 @@ impl TeamsState {
                 if let Some(t) = self.team_mut(team) {
                     t.attempts_pending.insert(member.clone());
                     // The files shown stay until the new ones come (no flicker as a member writes).
+                    if t.review.as_ref().is_none_or(|(who, _)| who != member) {
+                        // Another member's review (or the first): what an earlier decision did is not said.
+                        t.decision_done = None;
+                    }
                     let old = t.review.take().filter(|(who, _)| who == member).and_then(|(_, files)| files);
                     t.review = Some((member.clone(), old));
                 }

@@ -70,6 +70,9 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
             file.saving = true;
             action = Some(EditorAction::Save { text: file.text.clone(), expected: version.clone() });
         }
+        if file.saved && !dirty {
+            ui.label(RichText::new(tr(lang, Key::SavedMark)).small().color(crate::ui::theme::ok_color()));
+        }
         if let Some(error) = &file.save_error {
             let error = crate::i18n::workspace_error_text(lang, error);
             ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", &error)])).small().color(error_color()));

@@ -111,7 +111,7 @@ fn a_message_sent_while_busy_is_queued_and_stop_drops_it() {
     step_until(&mut h, LONG, "streaming", |h| h.query_by_label_contains("3…").is_some());
     send(&mut h, "and then this");
     step_until(&mut h, LONG, "queued", |h| h.query_by_label("queued").is_some());
-    assert!(h.query_by_label("Stop drops the 1 message(s) waiting (each can be sent again).").is_some());
+    assert!(h.query_by_label("Stop drops the 1 message waiting (it can be sent again).").is_some());
     h.get_by_label("Stop").click();
     step_until(&mut h, LONG, "cancelled", |h| h.query_by_label("Cancelled.").is_some());
     assert!(h.query_by_label("not sent").is_some());
@@ -366,7 +366,7 @@ fn a_message_is_copied_edited_retried_and_a_queued_one_taken_back() {
     });
     // Stop says before how many queued messages it drops.
     send(&mut h, "and this");
-    let said = "Stop drops the 1 message(s) waiting (each can be sent again).";
+    let said = "Stop drops the 1 message waiting (it can be sent again).";
     step_until(&mut h, LONG, "queued", |h| h.query_by_label(said).is_some());
     h.step();
     h.get_by_label("Stop").click();

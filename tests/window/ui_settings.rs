@@ -321,7 +321,7 @@ fn settings_and_the_status_bar_count_the_same_problems() {
     std::fs::set_permissions(dir.path().join("sidekicks.toml"), std::fs::Permissions::from_mode(0o644)).unwrap();
     // Written again so the loader reads it with its new mode.
     std::fs::write(dir.path().join("sidekicks.toml"), &text).unwrap();
-    step_until(&mut h, LONG, "the file's warning", |h| h.query_by_label("1 problem(s)").is_some());
+    step_until(&mut h, LONG, "the file's warning", |h| h.query_by_label("1 problem").is_some());
     h.get_by_label("Settings").click();
     step_until(&mut h, LONG, "the same warning in Settings", |h| {
         h.query_by_label_contains("other users of this computer can read it").is_some()

@@ -71,6 +71,8 @@ fn a_members_work_is_reviewed_hunk_by_hunk_and_commented() {
     );
     assert_eq!(std::fs::read_to_string(copy.join("long.txt")).unwrap(), mine);
     assert!(h.query_by_label("@@ -27,7 +27,7 @@").is_some());
+    // Said, not only seen by a hunk going away (issue 48, item 10).
+    step_until(&mut h, LONG, "the merge said", |h| h.query_by_label("Merged into the project ✓ (1 file)").is_some());
 
     // Side by side: the old and the new line of the pair, each with its number.
     h.get_by_label("Side by side").click();

@@ -55,7 +55,7 @@ fn config_problems_show_with_line_and_column() {
     let text = "[[agent]]\nname = \"x\"\ncommand = \"sh\"\nworkspace = \"/no/such/folder\"\n";
     let mut harness = window(text, dir.path(), &rt, None);
     step_until(&mut harness, Duration::from_secs(10), "the problem", |h| {
-        h.query_by_label_contains("1 problem(s)").is_some()
+        h.query_by_label_contains("1 problem").is_some()
     });
     assert!(harness.query_by_label_contains("4:13  The workspace folder /no/such/folder does not exist.").is_some());
     // The agent is in the file: the window does not say there is none (it said "No agents in

@@ -52,6 +52,13 @@ fn edit_next_to_a_working_agent() {
                 .unwrap()
                 == "mine\n"
     });
+    // Said (issue 48, item 10), and no more once the text changes again.
+    step_until(&mut h, LONG, "Saved said", |h| h.query_by_label("Saved ✓").is_some());
+    h.get_by_role(Role::MultilineTextInput).click();
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("more");
+    step_until(&mut h, LONG, "dirty again", |h| h.query_by_label("modified").is_some());
+    assert!(h.query_by_label("Saved ✓").is_none());
 
     // The agent creates a file through the client: the tree shows it.
     h.state_mut().send(Command::prompt("demo", "files"));

@@ -29,8 +29,13 @@ impl AppState {
         match &mut a.review {
             Some(r) if r.checkpoint == *checkpoint => {}
             _ => {
-                a.review =
-                    Some(WorkspaceReview { checkpoint: checkpoint.clone(), files: None, generation: 0, error: None })
+                a.review = Some(WorkspaceReview {
+                    checkpoint: checkpoint.clone(),
+                    files: None,
+                    generation: 0,
+                    error: None,
+                    done: false,
+                })
             }
         }
     }
@@ -63,6 +68,7 @@ impl AppState {
             CheckpointEvent::Reverted { agent, result } => {
                 if let Some(r) = self.agent_mut(agent).and_then(|a| a.review.as_mut()) {
                     r.error = result.clone().err();
+                    r.done = result.is_ok();
                 }
             }
             _ => {}

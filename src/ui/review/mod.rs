@@ -99,6 +99,8 @@ pub struct ReviewInput<'a> {
     pub busy: bool,
     /// Why the last decision was not carried out.
     pub error: Option<String>,
+    /// What the last decision did, when it did something.
+    pub done: Option<String>,
     /// Files and hunks can be accepted (merged into the team's project).
     pub accept: bool,
     /// The words of "reject": its label and hint for a file, for a hunk.
@@ -140,6 +142,10 @@ pub fn team_review_ui(
         generation: team.review_generation,
         busy: team.busy.contains(&view.agent),
         error: team.decision_error.as_ref().map(|e| team_error_text(lang, e)),
+        done: team.decision_done.map(|d| match d {
+            crate::app::teams_state::Decided::Merged(n) => trf(lang, Key::DecisionMerged, &[("count", &n.to_string())]),
+            crate::app::teams_state::Decided::Rejected => tr(lang, Key::DecisionRejected).to_string(),
+        }),
         accept: true,
         reject: [(Key::RejectFile, Key::RejectFileHint), (Key::RejectHunk, Key::RejectHunkHint)],
         close: Key::CloseReview,
@@ -229,6 +235,8 @@ pub fn review_ui(
     }
     if let Some(e) = &input.error {
         ui.label(RichText::new(e).color(error_color()));
+    } else if let Some(done) = &input.done {
+        ui.label(RichText::new(done).color(ok_color()));
     }
     match &input.files {
         None => {
@@ -528,6 +536,7 @@ pub fn workspace_review_ui(
         generation: review.generation,
         busy: agent.state == crate::app::AgentState::Busy,
         error: review.error.clone(),
+        done: review.done.then(|| tr(lang, Key::DecisionReverted).to_string()),
         accept: false,
         reject: [(Key::RevertFile, Key::RevertFileHint), (Key::RevertHunk, Key::RevertHunkHint)],
         close: Key::CloseWorkspaceReview,
