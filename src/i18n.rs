@@ -28,8 +28,9 @@ pub fn trf(lang: Language, key: Key, args: &[(&str, &str)]) -> String {
             let word = match value.parse::<u64>() {
                 Ok(n) => plural(lang, n, one, many),
                 Err(_) => many,
-            };
-            text.replace_range(start..start + len + 1, &word.to_string());
+            }
+            .to_owned();
+            text.replace_range(start..start + len + 1, &word);
         }
     }
     text
