@@ -23,6 +23,10 @@ pub enum EditorAction {
         /// What was expected.
         expected: Version,
     },
+    /// Rename the file (its dialog).
+    Rename,
+    /// Delete the file (its dialog).
+    Delete,
 }
 
 fn language(path: &RelPath) -> Option<&'static str> {
@@ -69,6 +73,13 @@ pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) ->
         {
             file.saving = true;
             action = Some(EditorAction::Save { text: file.text.clone(), expected: version.clone() });
+        }
+        // Rename and Delete in sight, not only on the tree's right-click (issue 48, item 10).
+        if ui.small_button(tr(lang, Key::Rename)).clicked() {
+            action = Some(EditorAction::Rename);
+        }
+        if ui.small_button(tr(lang, Key::Delete)).clicked() {
+            action = Some(EditorAction::Delete);
         }
         if file.saved && !dirty {
             ui.label(RichText::new(tr(lang, Key::SavedMark)).small().color(crate::ui::theme::ok_color()));

@@ -117,11 +117,15 @@ impl WorkspaceView {
             None => {
                 ui.label(RichText::new(tr(lang, Key::OpenAFile)).weak());
             }
-            Some(file) => {
-                if let Some(EditorAction::Save { text, expected }) = file_editor_ui(ui, lang, file) {
-                    save = Some(FilesRequest::Save { text, expected });
+            Some(file) => match file_editor_ui(ui, lang, file) {
+                Some(EditorAction::Save { text, expected }) => save = Some(FilesRequest::Save { text, expected }),
+                Some(EditorAction::Rename) => {
+                    let name = file.path.name().to_string();
+                    self.dialog = Some(Dialog::Rename { path: file.path.clone(), name });
                 }
-            }
+                Some(EditorAction::Delete) => self.dialog = Some(Dialog::Delete { path: file.path.clone() }),
+                None => {}
+            },
         });
         if let Some(request) = save {
             self.files(agent, request);

@@ -258,3 +258,39 @@ fn unsaved_edits_survive_opening_another_file() {
     );
     h.state_mut().shutdown();
 }
+
+/// Rename and Delete are in sight beside the open file, not only on the tree's right-click
+/// (issue 48, item 10): Rename renames it on disk, Delete asks first and Cancel keeps it.
+#[test]
+fn the_open_file_is_renamed_and_its_deletion_asked_from_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("draft.md"), "words\n").unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    h.get_all_by_label("Files").next().unwrap().click();
+    step_until(&mut h, LONG, "the tree", |h| h.query_by_label("draft.md").is_some());
+    h.get_by_label("draft.md").click();
+    step_until(&mut h, LONG, "the file", |h| h.query_by_role_and_label(Role::Button, "Rename").is_some());
+
+    h.get_by_role_and_label(Role::Button, "Delete").click();
+    step_until(&mut h, LONG, "the question", |h| {
+        h.query_by_label("Move draft.md to the trash? You can restore it from there.").is_some()
+    });
+    h.get_by_label("Cancel").click();
+    h.step();
+    assert!(dir.path().join("draft.md").exists(), "Cancel keeps the file");
+
+    h.get_by_role_and_label(Role::Button, "Rename").click();
+    step_until(&mut h, LONG, "the name field", |h| {
+        h.query_by_role(Role::TextInput).is_some_and(|n| n.value().as_deref() == Some("draft.md"))
+    });
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.step();
+    h.get_by_role(Role::TextInput).type_text("final.md");
+    h.step();
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "renamed on disk", |_| dir.path().join("final.md").exists());
+    assert!(!dir.path().join("draft.md").exists());
+    assert_eq!(std::fs::read_to_string(dir.path().join("final.md")).unwrap(), "words\n");
+}
