@@ -55,11 +55,11 @@ impl Login {
 /// The `authMethods` of the `initialize` answer, as raw JSON (the SDK's schema has no `env_var`).
 pub fn methods_json() -> serde_json::Value {
     serde_json::json!([
-        {"type": "env_var", "id": "demo-key", "name": "Use an API key", "description": "The demo agent reads DEMO_API_KEY",
+        {"type": "env_var", "id": "demo-key", "name": "Use an API key", "description": "A demo: any key works (read as DEMO_API_KEY)",
          "vars": [{"name": KEY_VAR, "label": "Demo API key"}]},
-        {"id": "demo-browser", "name": "Log in with the demo service", "description": "Done by the agent (at once)"},
+        {"id": "demo-browser", "name": "Log in with the demo service", "description": "A demo: the agent logs in at once, as a browser login would"},
         {"type": "terminal", "id": "demo-terminal", "name": "Log in in a terminal", "args": ["--login"],
-         "description": "Run `demo-agent --login` and type yes when it asks"}
+         "description": "A demo: type yes when it asks"}
     ])
 }
 

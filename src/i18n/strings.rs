@@ -307,6 +307,7 @@ strings! {
     ProblemsTitle => ("Problems in the config file", "Problèmes dans le fichier de configuration"),
     KeptLastGood => ("The last valid config stays in force until these are fixed.", "La dernière configuration valide reste en vigueur jusqu’à leur correction."),
     StateStopped => ("stopped", "arrêté"),
+    WaitsForLogin => ("waits for you to log in", "attend votre connexion"),
     StateStarting => ("starting", "démarrage"),
     StateIdle => ("idle", "prêt"),
     StateBusy => ("busy", "occupé"),

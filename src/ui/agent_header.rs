@@ -13,8 +13,12 @@ use crate::model::config::Language;
 /// The agent's name, state and where it runs (the first part of both headers).
 pub fn agent_title_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) {
     ui.heading(&agent.config.name);
-    state_dot(ui, &agent.state, state_text(lang, &agent.state));
-    ui.label(state_text(lang, &agent.state));
+    // Stopped while its login card asks: it waits for the person, it was not stopped (issue 48,
+    // item 10).
+    let waits = agent.login.is_some() && matches!(agent.state, crate::app::AgentState::Stopped);
+    let words = if waits { tr(lang, Key::WaitsForLogin) } else { state_text(lang, &agent.state) };
+    state_dot(ui, &agent.state, words);
+    ui.label(words);
     ui.label(RichText::new(where_text(lang, &agent.config.runtime)).weak());
     // A policy that refuses what Sidekicks serves is shown: the agent may still try.
     let policy = agent.config.policy;

@@ -9,7 +9,7 @@ use super::i18n::{Key, state_text, tr, trf};
 use super::message::{MessageActions, message_ui};
 use super::message_list::MessageList;
 use super::permission_card::permission_card_ui;
-use super::theme::state_dot;
+use super::theme::{self, state_dot};
 use crate::app::AgentCommand;
 use crate::app::channels_state::{ChannelState, answer_messages};
 use crate::app::{AgentState, AppState, Command, Request};
@@ -209,10 +209,20 @@ fn timeline_ui(
             };
             match entry {
                 Entry::User { text, to, from: None, at } => {
-                    ui.add_space(6.0);
-                    let who = ui.label(RichText::new(trf(lang, Key::ChannelTo, &[("to", &to.join(", "))])).strong());
-                    super::message::time_on_hover(&who, lang, *at);
-                    ui.label(text);
+                    // The person's words as a block of their own, as in a conversation (issue 48,
+                    // item 10): the members' answers are the page.
+                    ui.add_space(theme::GAP);
+                    egui::Frame::new()
+                        .fill(theme::user_block(ui.visuals()))
+                        .corner_radius(theme::RADIUS)
+                        .inner_margin(theme::BLOCK_MARGIN)
+                        .show(ui, |ui| {
+                            ui.set_width(ui.available_width());
+                            let to = trf(lang, Key::ChannelTo, &[("to", &to.join(", "))]);
+                            let who = ui.label(RichText::new(to).strong());
+                            super::message::time_on_hover(&who, lang, *at);
+                            ui.label(text);
+                        });
                 }
                 Entry::Notice { text, to } => {
                     ui.add_space(6.0);

@@ -29,7 +29,7 @@ fn an_agent_that_asks_to_log_in_is_told_with_its_ways_and_exit_3() {
     assert!(stderr.contains("Use an API key — DEMO_API_KEY"), "{stderr}");
     assert!(stderr.contains("Log in in a terminal"), "{stderr}");
     // The agent's own instructions, under its way (issue 48, item 8).
-    assert!(stderr.contains("    Run `demo-agent --login` and type yes when it asks"), "{stderr}");
+    assert!(stderr.contains("    A demo: type yes when it asks"), "{stderr}");
 
     let out = prompt(dir.path(), "", &["--json"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -37,7 +37,7 @@ fn an_agent_that_asks_to_log_in_is_told_with_its_ways_and_exit_3() {
         stdout.lines().find(|l| l.contains("login_needed")).map(|l| serde_json::from_str(l).unwrap()).unwrap();
     assert_eq!(line["methods"][0]["id"], "demo-key");
     assert_eq!(line["methods"][0]["vars"][0], "DEMO_API_KEY");
-    assert_eq!(line["methods"][0]["description"], "The demo agent reads DEMO_API_KEY");
+    assert_eq!(line["methods"][0]["description"], "A demo: any key works (read as DEMO_API_KEY)");
 }
 
 #[test]

@@ -30,6 +30,9 @@ fn open(dir: &std::path::Path, rt: &tokio::runtime::Runtime) -> Harness<'static,
     send(&mut h, "hello");
     step_until(&mut h, LONG, "the login card", card);
     assert_eq!(h.state().state.agent("demo").unwrap().state, AgentState::Stopped, "asking to log in is no crash");
+    // Its header says what it waits for, not "stopped" (issue 48, item 10).
+    assert!(h.query_by_label("waits for you to log in").is_some());
+    assert!(h.query_by_label("stopped").is_none());
     h
 }
 
