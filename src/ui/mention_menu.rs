@@ -14,6 +14,9 @@ const SHOWN: usize = 8;
 struct MenuState {
     selected: usize,
     closed_for: Option<String>,
+    /// The draft as a pick left it (ending with the space it adds), until the next key: a space
+    /// typed then is the person's habit, not a second space wanted (issue 48, item 10).
+    completed: Option<String>,
 }
 
 /// A path picked: (path, is a folder).
@@ -34,11 +37,12 @@ pub fn keys(
     draft: &mut String,
     paths: &[(String, bool)],
 ) -> (bool, Option<Picked>) {
+    let id = composer.with("mention-menu");
+    swallow_second_space(ui, composer, id, draft);
     if !is_open(ui, composer, focused, draft) {
         return (false, None);
     }
     let found = matches(paths, query(draft).unwrap_or_default(), SHOWN);
-    let id = composer.with("mention-menu");
     let mut state: MenuState = ui.data(|d| d.get_temp(id)).unwrap_or_default();
     let (down, up, tab, enter, escape) = super::slash_menu::menu_keys(ui);
     let mut picked = None;
@@ -53,6 +57,8 @@ pub fn keys(
         if tab || enter {
             let (path, dir) = found[state.selected].clone();
             put(ui, composer, draft, &path, dir);
+            // (`put` remembered it; this frame's state is written last.)
+            state.completed = Some(draft.clone());
             picked = Some((path, dir));
             state.selected = 0;
         }
@@ -62,6 +68,20 @@ pub fn keys(
     }
     ui.data_mut(|d| d.insert_temp(id, state));
     (true, picked)
+}
+
+/// After a pick (which ends with a space), a space typed at once is not doubled.
+fn swallow_second_space(ui: &egui::Ui, composer: egui::Id, id: egui::Id, draft: &mut String) {
+    let mut state: MenuState = ui.data(|d| d.get_temp(id)).unwrap_or_default();
+    let Some(done) = state.completed.take() else { return };
+    if *draft == done {
+        // Nothing typed yet: still waiting for the next key.
+        state.completed = Some(done);
+    } else if draft.strip_suffix(' ') == Some(done.as_str()) {
+        draft.pop();
+        set_cursor_at_end(ui, composer, draft);
+    }
+    ui.data_mut(|d| d.insert_temp(id, state));
 }
 
 /// Draws the menu when it is open; returns the path clicked.
@@ -112,6 +132,14 @@ pub fn menu_ui(
 /// Replaces the `@query` with the path and puts the cursor after it.
 fn put(ui: &egui::Ui, composer: egui::Id, draft: &mut String, path: &str, dir: bool) {
     *draft = complete(draft, path, dir);
+    set_cursor_at_end(ui, composer, draft);
+    let id = composer.with("mention-menu");
+    let mut state: MenuState = ui.data(|d| d.get_temp(id)).unwrap_or_default();
+    state.completed = Some(draft.clone());
+    ui.data_mut(|d| d.insert_temp(id, state));
+}
+
+fn set_cursor_at_end(ui: &egui::Ui, composer: egui::Id, draft: &str) {
     if let Some(mut text) = egui::TextEdit::load_state(ui.ctx(), composer) {
         let end = egui::text::CCursor::new(draft.chars().count());
         text.cursor.set_char_range(Some(egui::text::CCursorRange::one(end)));

@@ -97,6 +97,17 @@ fn dropped_pasted_and_mentioned_files_go_with_the_message() {
     h.step();
     assert_eq!(composer_text(&h), "look at @notes.md ");
     assert_eq!(answers(&h), 1, "Enter picked the file and sent nothing");
+    // A space typed at once is not a second one (issue 48, item 10); the next is.
+    h.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == rect).unwrap().type_text(" ");
+    h.step();
+    h.step();
+    assert_eq!(composer_text(&h), "look at @notes.md ");
+    h.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == rect).unwrap().type_text("now");
+    h.step();
+    assert_eq!(composer_text(&h), "look at @notes.md now");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_all_by_role(Role::MultilineTextInput).find(|n| n.rect() == rect).unwrap().type_text("look at @notes.md ");
+    h.step();
     assert_eq!(pending(&h).len(), 3);
 
     // Removing one, then sending the rest.
