@@ -19,6 +19,13 @@ pub enum Decided {
     Rejected,
 }
 
+impl Decided {
+    /// What a merge did, when it merged something.
+    fn of_merge(result: &Result<crate::protocol::teams::MergeReport, TeamError>) -> Option<Self> {
+        result.as_ref().ok().filter(|r| !r.applied.is_empty()).map(|r| Decided::Merged(r.applied.len()))
+    }
+}
+
 /// A command of the recipe (a member's setup, the check after a merge) as the team page shows it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Setup {
@@ -159,21 +166,14 @@ impl TeamState {
                     false => self.busy.remove(&agent),
                 };
             }
-            TeamEvent::Failed { error, .. } => {
-                self.decision_error = Some(error);
-            }
-            TeamEvent::Diff { agent, path, base, member, .. } => {
-                self.diff = Some((agent, path, base, member));
-            }
+            TeamEvent::Failed { error, .. } => self.decision_error = Some(error),
+            TeamEvent::Diff { agent, path, base, member, .. } => self.diff = Some((agent, path, base, member)),
             TeamEvent::Merged { agent, result, .. } => {
                 self.changes.remove(&agent);
                 self.info.undoable = crate::protocol::teams::undoable_after(self.info.undoable.take(), &agent, &result);
                 self.undone.clear();
                 self.decision_error = result.as_ref().err().cloned();
-                self.decision_done = match &result {
-                    Ok(r) if !r.applied.is_empty() => Some(Decided::Merged(r.applied.len())),
-                    _ => None,
-                };
+                self.decision_done = Decided::of_merge(&result);
                 self.merges.insert(agent, result);
             }
             TeamEvent::SetupOutput { agent, text, .. } => {

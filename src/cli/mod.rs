@@ -5,6 +5,7 @@ pub mod prompt;
 pub mod registry;
 mod stream;
 pub mod team;
+mod tool_text;
 
 use std::io::Write;
 

@@ -36,6 +36,8 @@ pub(crate) struct Output {
     plan: Option<Vec<crate::model::tool::PlanItem>>,
     /// The last text printed did not end its line.
     text_open: bool,
+    /// The turn's tool calls (text mode: each told when it starts and when it ends).
+    tools: super::tool_text::ToolCalls,
 }
 
 impl Output {
@@ -56,6 +58,7 @@ impl Output {
             at_line_start: true,
             plan: None,
             text_open: false,
+            tools: Default::default(),
         }
     }
 
@@ -101,6 +104,19 @@ impl Output {
         if !self.json {
             if let Update::Plan(items) = update {
                 self.plan = Some(items.clone());
+            }
+            let told = match update {
+                Update::ToolCall(call) => self.tools.started(call),
+                Update::ToolCallPatch(patch) => self.tools.patched(patch),
+                _ => String::new(),
+            };
+            if !told.is_empty() {
+                self.print_plan()?;
+                let open = std::mem::take(&mut self.text_open);
+                let text = self.named_text(&format!("{}{told}", if open { "\n" } else { "" }));
+                let mut out = self.stdout.lock();
+                write!(out, "{text}")?;
+                out.flush()?;
             }
             if let Update::Text(text) = update {
                 self.print_plan()?;

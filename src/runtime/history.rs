@@ -130,6 +130,18 @@ impl Recorder {
         self.conversations.get_mut(agent).map(|(_, c)| c)
     }
 
+    /// A session's title names a thread only while it holds one message of the person's (the
+    /// store checks what it has saved; this, what is not saved yet).
+    fn title(&mut self, agent: &str, title: Option<&str>) {
+        let user = crate::model::conversation::Role::User;
+        if self.conversation(agent).is_some_and(|c| c.messages.iter().filter(|m| m.role == user).count() <= 1)
+            && let Some((id, _)) = self.conversations.get(agent)
+            && let Err(e) = self.store.set_agent_title(*id, title)
+        {
+            tracing::warn!("{e}");
+        }
+    }
+
     fn apply(&mut self, event: Event) {
         match event {
             Event::Config(ConfigEvent::Opened { .. }) => {
@@ -142,15 +154,7 @@ impl Recorder {
                 self.conversations.insert(agent.0, (thread, Conversation::restored(messages)));
             }
             Event::Agent(agent, AgentEvent::Update { update: crate::model::conversation::Update::Title(title) }) => {
-                // A session's title names a thread only while it holds one message of the person's
-                // (the store checks what it has saved; this, what is not saved yet).
-                let user = crate::model::conversation::Role::User;
-                if self.conversation(&agent).is_some_and(|c| c.messages.iter().filter(|m| m.role == user).count() <= 1)
-                    && let Some((id, _)) = self.conversations.get(agent.as_str())
-                    && let Err(e) = self.store.set_agent_title(*id, title.as_deref())
-                {
-                    tracing::warn!("{e}");
-                }
+                self.title(&agent, title.as_deref());
             }
             Event::Agent(agent, AgentEvent::UserMessage { text, id, attached }) => {
                 if let Some(c) = self.conversation(&agent) {

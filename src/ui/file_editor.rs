@@ -57,38 +57,7 @@ pub(super) fn language_of(name: &str) -> Option<&'static str> {
 
 /// Draws the open file; returns what the person asked for.
 pub fn file_editor_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) -> Option<EditorAction> {
-    let mut action = None;
-    let dirty = file.is_dirty();
-    ui.horizontal(|ui| {
-        ui.label(RichText::new(file.path.as_str()).monospace().strong());
-        if dirty {
-            ui.label(RichText::new(tr(lang, Key::Modified)).small().color(warning_color()));
-        }
-        let can_save = dirty && file.conflict.is_none() && !file.saving;
-        let save = ui.add_enabled(can_save, egui::Button::new(tr(lang, Key::Save))).clicked();
-        let shortcut =
-            ui.input_mut(|i| i.consume_shortcut(&egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S)));
-        if (save || (shortcut && can_save))
-            && let Some((_, version)) = &file.base
-        {
-            file.saving = true;
-            action = Some(EditorAction::Save { text: file.text.clone(), expected: version.clone() });
-        }
-        // Rename and Delete in sight, not only on the tree's right-click (issue 48, item 10).
-        if ui.small_button(tr(lang, Key::Rename)).clicked() {
-            action = Some(EditorAction::Rename);
-        }
-        if ui.small_button(tr(lang, Key::Delete)).clicked() {
-            action = Some(EditorAction::Delete);
-        }
-        if file.saved && !dirty {
-            ui.label(RichText::new(tr(lang, Key::SavedMark)).small().color(crate::ui::theme::ok_color()));
-        }
-        if let Some(error) = &file.save_error {
-            let error = crate::i18n::workspace_error_text(lang, error);
-            ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", &error)])).small().color(error_color()));
-        }
-    });
+    let mut action = header_ui(ui, lang, file);
     if let Some((theirs, version)) = file.conflict.clone() {
         egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warning_color())).show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
@@ -193,4 +162,41 @@ fn auto_indent(ui: &mut egui::Ui, id: egui::Id, text: &mut String) {
     let at = text[..from + inserted.len()].chars().count();
     state.cursor.set_char_range(Some(egui::text::CCursorRange::one(egui::text::CCursor::new(at))));
     state.store(ui.ctx(), id);
+}
+
+/// The file's header: its path, modified, Save (Ctrl+S), Rename, Delete, and how the last save went.
+fn header_ui(ui: &mut egui::Ui, lang: Language, file: &mut OpenFile) -> Option<EditorAction> {
+    let mut action = None;
+    let dirty = file.is_dirty();
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(file.path.as_str()).monospace().strong());
+        if dirty {
+            ui.label(RichText::new(tr(lang, Key::Modified)).small().color(warning_color()));
+        }
+        let can_save = dirty && file.conflict.is_none() && !file.saving;
+        let save = ui.add_enabled(can_save, egui::Button::new(tr(lang, Key::Save))).clicked();
+        let shortcut =
+            ui.input_mut(|i| i.consume_shortcut(&egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S)));
+        if (save || (shortcut && can_save))
+            && let Some((_, version)) = &file.base
+        {
+            file.saving = true;
+            action = Some(EditorAction::Save { text: file.text.clone(), expected: version.clone() });
+        }
+        // Rename and Delete in sight, not only on the tree's right-click (issue 48, item 10).
+        if ui.small_button(tr(lang, Key::Rename)).clicked() {
+            action = Some(EditorAction::Rename);
+        }
+        if ui.small_button(tr(lang, Key::Delete)).clicked() {
+            action = Some(EditorAction::Delete);
+        }
+        if file.saved && !dirty {
+            ui.label(RichText::new(tr(lang, Key::SavedMark)).small().color(crate::ui::theme::ok_color()));
+        }
+        if let Some(error) = &file.save_error {
+            let error = crate::i18n::workspace_error_text(lang, error);
+            ui.label(RichText::new(trf(lang, Key::SaveFailed, &[("error", &error)])).small().color(error_color()));
+        }
+    });
+    action
 }

@@ -150,6 +150,15 @@ fn headless_prompt_streams_text_and_json() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8(out.stderr).unwrap().contains("The demo model is overloaded"));
 
+    // A tool call is told, and the file it changed shown as a diff (issue 48: only the answer was).
+    let out = headless(dir.path(), &["--agent", "demo", "diff"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("→ Edit src/greeting.rs\n"), "{text}");
+    assert!(text.contains("src/greeting.rs\n@@ -1,3 +1,3 @@\n-fn greet() {\n"), "{text}");
+    assert!(text.contains("+    println!(\"Hello, {name}!\");\n"), "{text}");
+    assert!(text.contains("I changed `greet` to take a name"), "{text}");
+
     let out = headless(dir.path(), &["--agent", "nobody", "hi"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8(out.stderr).unwrap().contains("no agent named \"nobody\""));

@@ -500,7 +500,20 @@ fn editor_ui(ui: &mut egui::Ui, lang: Language, view: &mut ReviewView, height: f
         ui.set_height(height);
         ui.add_space(48.0);
         let hint = trf(lang, Key::CommentHint, &[("line", &line.to_string())]);
-        let field = ui.add(egui::TextEdit::singleline(draft).hint_text(hint).desired_width(480.0));
+        // The field takes what the two buttons leave (Cancel was cut off in a narrow window).
+        let buttons = [Key::AddComment, Key::Cancel]
+            .map(|k| {
+                let galley = ui.painter().layout_no_wrap(
+                    tr(lang, k).to_string(),
+                    egui::TextStyle::Button.resolve(ui.style()),
+                    egui::Color32::WHITE,
+                );
+                galley.size().x + 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x
+            })
+            .iter()
+            .sum::<f32>();
+        let width = (ui.available_width() - buttons - ui.spacing().item_spacing.x).clamp(80.0, 480.0);
+        let field = ui.add(egui::TextEdit::singleline(draft).hint_text(hint).desired_width(width));
         if !field.has_focus() && !field.lost_focus() && draft.is_empty() {
             field.request_focus();
         }
