@@ -29,6 +29,7 @@ pub mod rel_path;
 pub mod review;
 pub mod search;
 pub mod session_config;
+pub mod short_path;
 pub mod ssh_host;
 pub mod terminal;
 pub mod tool;

@@ -46,8 +46,11 @@ pub fn team_line_ui(
     team: Option<&(String, String)>,
 ) -> Option<String> {
     let (id, name) = team?;
+    // Said short (the header wrapped over three lines at 1100 px), whole on hover.
     let path = agent.config.workspace.display().to_string();
-    ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &path)])).small().weak());
+    let home = std::env::var("HOME").ok();
+    let short = crate::model::short_path::short_path(&path, home.as_deref(), 40);
+    ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &short)])).small().weak()).on_hover_text(&path);
     // Whole, on one line: a link broken over two lines of a wrapped header is hard to hit. On a
     // row of its own when the rest of this one is too short: kept whole on a short row, it went
     // on past the window's edge and its middle could not be clicked.
@@ -80,7 +83,8 @@ pub fn run_buttons_ui(ui: &mut egui::Ui, lang: Language, agent: &AgentView) -> O
     if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Stop))).clicked() {
         command = Some(Command::Agent(name.clone().into(), AgentCommand::Stop));
     }
-    if ui.button(tr(lang, Key::Restart)).clicked() {
+    // Restart restarts what runs; a stopped agent is started with Start.
+    if ui.add_enabled(running, egui::Button::new(tr(lang, Key::Restart))).clicked() {
         command = Some(Command::Agent(name.into(), AgentCommand::Restart));
     }
     command

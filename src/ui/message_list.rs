@@ -60,6 +60,9 @@ impl MessageList {
         }
         let heights = &mut self.heights;
         let output = area.show_viewport(ui, |ui, viewport| {
+            // What is inside the scroll bar (the list's whole width ran under it: the right
+            // edge of every message, Retry and Copy, was cut off, the more so zoomed in).
+            let width = ui.available_width();
             ui.set_min_width(width);
             let (from, to) = (viewport.min.y - MARGIN, viewport.max.y + MARGIN);
             let mut y = 0.0;

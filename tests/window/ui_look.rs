@@ -195,3 +195,37 @@ fn the_zoom_is_remembered_for_the_next_run() {
     step_until(&mut h, LONG, "back to 100 %", |h| (h.ctx.zoom_factor() - 1.0).abs() < 0.01);
     h.state_mut().shutdown();
 }
+
+/// Zoomed in, the conversation keeps its right edge inside the window: the list ran under its
+/// scroll bar, and Retry and Copy were cut off (issue 48, item 7).
+#[test]
+fn zoomed_in_the_conversation_keeps_its_right_edge() {
+    use egui::accesskit::Role;
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    for text in ["plan", "diff", "plan"] {
+        send(&mut h, text);
+        step_until(&mut h, LONG, "the answer", |h| h.query_by_label("Retry").is_some());
+        step_until(&mut h, LONG, "idle", |h| {
+            h.state().state.agent("demo").is_some_and(|a| a.state == sidekicks::app::AgentState::Idle)
+        });
+    }
+    for _ in 0..3 {
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Equals);
+        h.step();
+    }
+    step_until(&mut h, LONG, "zoomed", |h| h.ctx.zoom_factor() > 1.25);
+    for _ in 0..5 {
+        h.step();
+    }
+    let send_right = h.get_by_role_and_label(Role::Button, "Send").rect().right();
+    // (Cut off by the list's edge, it was not even laid out as a button.)
+    let retry = h.query_by_role_and_label(Role::Button, "Retry").expect("Retry in sight").rect();
+    assert!(retry.right() <= send_right + 0.5, "Retry {retry:?} runs past the composer's Send (right {send_right})");
+    for copy in h.get_all_by_role_and_label(Role::Button, "Copy") {
+        assert!(copy.rect().right() <= send_right + 0.5, "Copy {:?} past {send_right}", copy.rect());
+    }
+    h.state_mut().shutdown();
+}
