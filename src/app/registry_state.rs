@@ -17,6 +17,8 @@ pub struct RegistryState {
     pub reading: bool,
     /// Why the index could not be read (when there is no copy either).
     pub error: Option<String>,
+    /// How many reads in a row failed (a retry that fails at once is said, not silent).
+    pub failed_reads: u32,
     /// Entries being added, updated or removed, with what their download received so far.
     pub busy: BTreeMap<String, (u64, Option<u64>)>,
     /// The last add, update or remove: its entry, what it was, and what it did or why not.
@@ -59,8 +61,12 @@ impl RegistryState {
                     Ok(listing) => {
                         self.listing = Some(listing);
                         self.error = None;
+                        self.failed_reads = 0;
                     }
-                    Err(why) => self.error = Some(why),
+                    Err(why) => {
+                        self.error = Some(why);
+                        self.failed_reads += 1;
+                    }
                 }
             }
             RegistryEvent::Icon { id, mask } => {

@@ -250,6 +250,7 @@ strings! {
     RegistryMirror => ("Set a mirror…", "Indiquer un miroir…"),
     RegistryMirrorHint => ("in the config: [registry] url = \"https://…/registry.json\" (a copy of the index on your network)", "dans la configuration : [registry] url = \"https://…/registry.json\" (une copie de l’index sur votre réseau)"),
     RegistryRetry => ("Try again", "Réessayer"),
+    RegistryTriedAgain => ("Tried {count} times: still unreadable.", "Essayé {count} fois : toujours illisible."),
     RegistrySearch => ("Search:", "Rechercher :"),
     RegistryNoMatch => ("No agent of the index matches “{words}”.", "Aucun agent de l’index ne correspond à « {words} »."),
     RegistryNoConfig => ("Open a config file first: agents are added to it.", "Ouvrez d’abord un fichier de configuration : les agents y sont ajoutés."),

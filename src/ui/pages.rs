@@ -162,6 +162,8 @@ impl SidekicksApp {
                 self.view = View::Settings;
                 if with_form {
                     self.settings.open_new_agent_form();
+                } else {
+                    self.settings.add_mirror_stub();
                 }
             }
             return;

@@ -69,7 +69,7 @@ pub fn registry_ui(ui: &mut egui::Ui, state: &AppState, page: &mut RegistryPage)
             ui.label(RichText::new(line).color(color));
         }
         (None, Some(why)) => {
-            if let Some(command) = offline_ui(ui, lang, why, page, &config) {
+            if let Some(command) = offline_ui(ui, lang, why, registry.failed_reads, page, &config) {
                 commands.push(command);
             }
         }
@@ -110,6 +110,7 @@ fn offline_ui(
     ui: &mut egui::Ui,
     lang: Language,
     why: &str,
+    failed: u32,
     page: &mut RegistryPage,
     config: &std::path::Path,
 ) -> Option<Command> {
@@ -130,9 +131,16 @@ fn offline_ui(
         }
         ui.label(RichText::new(tr(lang, Key::RegistryMirrorHint)).small().weak());
     });
-    if ui.button(tr(lang, Key::RegistryRetry)).clicked() {
-        asked = Some(Command::Registry(RegistryCommand::List { config: config.to_path_buf(), icons: true }));
-    }
+    ui.horizontal(|ui| {
+        if ui.button(tr(lang, Key::RegistryRetry)).clicked() {
+            asked = Some(Command::Registry(RegistryCommand::List { config: config.to_path_buf(), icons: true }));
+        }
+        // A retry that fails at once is said: the page looked the same and nothing seemed to happen.
+        if failed > 1 {
+            let count = failed.to_string();
+            ui.label(RichText::new(trf(lang, Key::RegistryTriedAgain, &[("count", &count)])).small().weak());
+        }
+    });
     asked
 }
 

@@ -492,4 +492,17 @@ fn an_unclosed_bracket_is_told_once_at_its_place() {
     assert_eq!(stdout.lines().filter(|l| l.contains("typo.toml:")).count(), 1, "{stdout}");
     assert!(stdout.contains("typo.toml:2:15: `[` opened on line 2 is never closed."), "{stdout}");
     assert!(!stdout.contains("comma") && !stdout.contains("whole number"), "{stdout}");
+
+    // A table header left open: its own error, not "Unknown key" for each key under it.
+    let text = format!(
+        "[defaults
+idle_stop = 5
+max_running = 2
+
+{AGENT}"
+    );
+    let problems = load(&text).problems;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].line, 1);
+    assert!(matches!(problems[0].kind, ProblemKind::Syntax { .. }), "{problems:?}");
 }

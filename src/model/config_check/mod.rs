@@ -80,10 +80,16 @@ pub fn load_str(src: &str, ctx: &LoadContext<'_>) -> LoadResult {
         let line = super::problem::line_column(src, u.at).0;
         checker.problem(u.at..u.at + 1, ProblemKind::Unclosed { open: u.open, line });
     }
+    // The lines under a table header the parser could not read (`[defaults` never closed): the
+    // parser's guess puts their keys elsewhere ("Unknown key"); only the header's error is said.
+    let mut unread = Vec::new();
     for error in errors {
         let span = error.span().unwrap_or(0..0);
         if span.start >= cut {
             continue;
+        }
+        if let Some(under) = unclosed::under_broken_header(src, span.start) {
+            unread.push(under);
         }
         // One error per line: the parser's follow-up errors on the same line are noise.
         if syntax_lines.insert(super::problem::line_column(src, span.start).0) {
@@ -95,6 +101,10 @@ pub fn load_str(src: &str, ctx: &LoadContext<'_>) -> LoadResult {
     let mut problems = checker.problems;
     // What the checker read after it is the parser's guess, not the person's text.
     problems.retain(|p| p.span.start < cut || matches!(p.kind, ProblemKind::Unclosed { .. }));
+    problems.retain(|p| {
+        matches!(p.kind, ProblemKind::Syntax { .. })
+            || !unread.iter().any(|r: &std::ops::Range<usize>| r.contains(&p.span.start))
+    });
     problems.sort_by_key(|p| (p.span.start, p.span.end));
     let blocking = problems.iter().any(|p| p.severity() == Severity::Error);
     let config = (syntax_ok && !blocking).then_some(config);

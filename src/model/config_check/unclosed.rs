@@ -17,6 +17,25 @@ pub struct Unclosed {
     pub open: char,
 }
 
+/// When the syntax error at `at` is on a table header line (`[defaults` never closed), that line
+/// and the lines under it up to the next header: what the parser made of them is a guess.
+pub fn under_broken_header(src: &str, at: usize) -> Option<std::ops::Range<usize>> {
+    let start = src[..at.min(src.len())].rfind('\n').map_or(0, |n| n + 1);
+    let end = src[start..].find('\n').map_or(src.len(), |n| start + n);
+    if !src[start..end].trim_start().starts_with('[') {
+        return None;
+    }
+    let mut next = end;
+    while next < src.len() {
+        let line_end = src[next + 1..].find('\n').map_or(src.len(), |n| next + 1 + n);
+        if src[(next + 1).min(src.len())..line_end].trim_start().starts_with('[') {
+            break;
+        }
+        next = line_end;
+    }
+    Some(start..next.max(end))
+}
+
 /// The first bracket of `src` opened in a value and never closed, if any.
 pub fn find(src: &str) -> Option<Unclosed> {
     let bytes = src.as_bytes();

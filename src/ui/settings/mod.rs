@@ -20,6 +20,10 @@ use crate::ui::config_editor::config_editor_ui;
 use crate::ui::i18n::{Key, problem_text, tr, trf};
 use crate::ui::theme::{error_color, ok_color, warning_color};
 
+/// The `[registry]` table "Set a mirror…" adds, to be filled in.
+const MIRROR_STUB: &str =
+    "\n[registry]\n# A mirror of the ACP Registry's index (https://…, or http:// on this computer only).\nurl = \"\"\n";
+
 /// The editor's state.
 #[derive(Default)]
 pub struct SettingsView {
@@ -158,6 +162,18 @@ impl SettingsView {
     /// Opens the form to add an agent by hand (from "Get agents" when the index cannot be read).
     pub fn open_new_agent_form(&mut self) {
         self.form = Some(crate::ui::agent_form_view::AgentFormView::default());
+    }
+
+    /// Shows where a mirror of the ACP Registry goes: a `[registry]` table with an empty `url`
+    /// added to the text when it has none (not saved: the checker marks the empty URL to fill in).
+    pub fn add_mirror_stub(&mut self) {
+        let has = self.text.lines().any(|l| l.trim_start().starts_with("[registry]"));
+        if !has && !self.text.is_empty() {
+            if !self.text.ends_with('\n') {
+                self.text.push('\n');
+            }
+            self.text.push_str(MIRROR_STUB);
+        }
     }
 
     /// The folder picked for the form's workspace.
