@@ -528,6 +528,7 @@ strings! {
     ReviewSent => ("Review sent to {agent}.", "Relecture envoyée à {agent}."),
     ReadingReview => ("Reading the changes…", "Lecture des changements…"),
     NothingToReview => ("No changes to review.", "Aucun changement à relire."),
+    CommentHowAgent => ("Click a line's number to comment on it; your comments go to the agent together with “Send review”.", "Cliquez sur le numéro d’une ligne pour la commenter ; vos commentaires partent ensemble à l’agent avec « Envoyer la relecture »."),
     CommentHow => ("Click a line's number to comment on it; your comments go to the member together with “Send review”.", "Cliquez sur le numéro d’une ligne pour la commenter ; vos commentaires partent ensemble au membre avec « Envoyer la relecture »."),
     ShowFile => ("Show", "Afficher"),
     HideFile => ("Hide", "Masquer"),

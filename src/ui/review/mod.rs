@@ -257,7 +257,9 @@ pub fn review_ui(
         Some(Ok(_)) => {}
     }
     view.current = view.current.min(files.len() - 1);
-    ui.label(RichText::new(tr(lang, Key::CommentHow)).weak().small());
+    // A team member's work, or an agent's own workspace: who the comments go to.
+    let how = if input.accept { Key::CommentHow } else { Key::CommentHowAgent };
+    ui.label(RichText::new(tr(lang, how)).weak().small());
     ui.separator();
     egui::Panel::left("review-tree")
         .resizable(true)
