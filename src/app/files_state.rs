@@ -82,7 +82,10 @@ impl OpenFile {
         if self.base.as_ref().is_some_and(|(_, v)| *v == version) {
             return;
         }
-        if self.is_dirty() {
+        if self.is_dirty() && self.base.as_ref().is_some_and(|(t, _)| *t == text) {
+            // The same text under another version (the file was renamed): nothing to ask.
+            self.base = Some((text, version));
+        } else if self.is_dirty() {
             // Changed on disk under unsaved edits: ask, never overwrite.
             self.conflict = Some((text, version));
         } else {
@@ -149,6 +152,11 @@ pub struct FilesState {
     created: Option<RelPath>,
     /// A new file made, to open.
     open_next: Option<RelPath>,
+    /// A rename asked (from, to): the open file and the ones left unsaved follow it once done,
+    /// their edits with them (a rename lost them).
+    moving: Option<(RelPath, RelPath)>,
+    /// The open file a delete closed: Undo opens it again.
+    closed: Option<RelPath>,
     /// The tree is due to be read again.
     stale: bool,
     /// The open file is due to be read again.
@@ -191,13 +199,24 @@ impl FilesState {
             }
             WorkspaceEvent::Done { result } => {
                 let made = self.created.take();
+                let moved = self.moving.take();
                 if result.is_ok() {
                     self.open_next = made;
+                    if let Some((from, to)) = moved {
+                        self.follow_rename(&from, &to);
+                    }
                 }
                 self.error = result.err();
                 self.stale = true;
             }
             WorkspaceEvent::Removed { path, result } => {
+                if result.is_ok() {
+                    self.unsaved.retain(|p, _| !p.is_within(&path));
+                    if self.file.as_ref().is_some_and(|f| f.path.is_within(&path)) {
+                        // Not shown as "does not exist": the editor closes, Undo opens it again.
+                        self.closed = self.file.take().map(|f| f.path);
+                    }
+                }
                 // On this computer it is in the trash: offered back until the next delete.
                 self.removed = result.is_ok().then_some(path).filter(|_| local);
                 self.error = result.err();
@@ -246,12 +265,20 @@ impl FilesState {
                 }
             }
             FilesRequest::Op(op) => {
-                if let WorkspaceOp::NewFile { path } = &op {
-                    self.created = Some(path.clone());
+                match &op {
+                    WorkspaceOp::NewFile { path } => self.created = Some(path.clone()),
+                    WorkspaceOp::Rename { from, to } => self.moving = Some((from.clone(), to.clone())),
+                    _ => {}
                 }
                 ops.push(op);
             }
-            FilesRequest::UndoDelete => ops.extend(self.removed.take().map(|path| WorkspaceOp::Restore { path })),
+            FilesRequest::UndoDelete => {
+                if let Some(path) = self.removed.take() {
+                    // The file the delete closed comes back into the editor once restored.
+                    self.created = self.closed.take().filter(|closed| closed.is_within(&path));
+                    ops.push(WorkspaceOp::Restore { path });
+                }
+            }
             FilesRequest::Failed(e) => self.error = Some(e),
         }
         ops.extend(self.due());
@@ -277,6 +304,23 @@ impl FilesState {
             ops.extend(self.open(path, 0));
         }
         ops
+    }
+
+    /// A rename done: the open file and those left unsaved take their new paths, with their edits.
+    fn follow_rename(&mut self, from: &RelPath, to: &RelPath) {
+        if let Some(file) = self.file.as_mut()
+            && let Some(moved) = file.path.moved(from, to)
+        {
+            file.path = moved;
+            self.reread = file.state == FileState::Text;
+        }
+        let left: Vec<RelPath> = self.unsaved.keys().filter(|p| p.is_within(from)).cloned().collect();
+        for path in left {
+            if let (Some(mut file), Some(moved)) = (self.unsaved.remove(&path), path.moved(from, to)) {
+                file.path = moved.clone();
+                self.unsaved.insert(moved, file);
+            }
+        }
     }
 
     /// Opens `path` in the editor: the file left with unsaved edits comes back as it was (read
@@ -349,6 +393,33 @@ mod tests {
         assert_eq!(files.file.as_ref().unwrap().text, "");
         files.request("x", FilesRequest::Open { path: a, size: 1 });
         assert_eq!(files.file.as_ref().unwrap().text, "edited");
+    }
+
+    #[test]
+    fn the_editor_follows_a_rename_and_a_delete_closes_it_until_undone() {
+        let mut files = FilesState::default();
+        ops(files.request("x", FilesRequest::Show { root: PathBuf::from("/w") }));
+        let (a, b) = (RelPath::new("a.md").unwrap(), RelPath::new("docs/b.md").unwrap());
+        files.request("x", FilesRequest::Open { path: a.clone(), size: 1 });
+        files.apply(true, WorkspaceEvent::Read { path: a.clone(), result: Ok((b"1".to_vec(), Version("v1".into()))) });
+        files.file.as_mut().unwrap().text = "edited".into();
+        files.request("x", FilesRequest::Op(WorkspaceOp::Rename { from: a.clone(), to: b.clone() }));
+        files.apply(true, WorkspaceEvent::Done { result: Ok(()) });
+        let file = files.file.as_ref().unwrap();
+        assert_eq!((file.path.clone(), file.text.as_str()), (b.clone(), "edited"), "the edits went with it");
+        // Read again under its new name: the same text under another version asks nothing.
+        files.apply(true, WorkspaceEvent::Read { path: b.clone(), result: Ok((b"1".to_vec(), Version("v2".into()))) });
+        assert!(files.file.as_ref().unwrap().conflict.is_none());
+        assert_eq!(files.file.as_ref().unwrap().text, "edited");
+        // Deleted: the editor closes (no "does not exist"); Undo opens it again once restored.
+        files.apply(true, WorkspaceEvent::Removed { path: b.clone(), result: Ok(()) });
+        assert!(files.file.is_none());
+        let undo = ops(files.request("x", FilesRequest::UndoDelete));
+        assert!(undo.iter().any(|o| o.contains("Restore")), "{undo:?}");
+        files.apply(true, WorkspaceEvent::Done { result: Ok(()) });
+        let after = ops(files.request("x", FilesRequest::Show { root: PathBuf::from("/w") }));
+        assert!(after.iter().any(|o| o.contains("Read") && o.contains("docs/b.md")), "{after:?}");
+        assert_eq!(files.file.as_ref().unwrap().path, b);
     }
 
     #[test]

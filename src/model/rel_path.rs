@@ -51,6 +51,30 @@ impl RelPath {
         Self::new(&if self.is_root() { name.to_string() } else { format!("{}/{name}", self.0) })
     }
 
+    /// `rel` below this folder: a name, or a path of names (`notes/intro.md`); nothing that
+    /// leaves it (`..`, a path from `/`).
+    pub fn join_path(&self, rel: &str) -> Result<Self, Outside> {
+        let names: Vec<&str> = rel.split('/').filter(|n| !n.is_empty() && *n != ".").collect();
+        if rel.starts_with('/') || names.is_empty() || names.contains(&"..") {
+            return Err(Outside(rel.to_string()));
+        }
+        names.iter().try_fold(self.clone(), |at, name| at.join(name))
+    }
+
+    /// Whether this path is `other` or lies below it.
+    pub fn is_within(&self, other: &RelPath) -> bool {
+        other.is_root() || self.0 == other.0 || self.0.starts_with(&format!("{}/", other.0))
+    }
+
+    /// This path with its leading `from` replaced by `to` (when it is within `from`).
+    pub fn moved(&self, from: &RelPath, to: &RelPath) -> Option<RelPath> {
+        if !self.is_within(from) || from.is_root() {
+            return None;
+        }
+        let rest = &self.0[from.0.len()..];
+        Some(RelPath(format!("{}{rest}", to.0)))
+    }
+
     /// The parent folder (the root's parent is the root).
     pub fn parent(&self) -> Self {
         Self(self.0.rsplit_once('/').map_or(String::new(), |(p, _)| p.to_string()))
@@ -71,6 +95,17 @@ impl std::fmt::Display for RelPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_of_names_is_joined_and_a_rename_follows_what_is_below() {
+        let notes = RelPath::new("notes").unwrap();
+        assert_eq!(RelPath::root().join_path("notes/intro.md").unwrap().as_str(), "notes/intro.md");
+        assert!(notes.join_path("../x").is_err() && notes.join_path("/etc").is_err() && notes.join_path("").is_err());
+        let file = RelPath::new("notes/a/b.md").unwrap();
+        assert_eq!(file.moved(&notes, &RelPath::new("docs").unwrap()).unwrap().as_str(), "docs/a/b.md");
+        assert_eq!(file.moved(&file, &RelPath::new("c.md").unwrap()).unwrap().as_str(), "c.md");
+        assert_eq!(RelPath::new("notesx/a").unwrap().moved(&notes, &RelPath::root()), None);
+    }
 
     #[test]
     fn relative_paths_only() {

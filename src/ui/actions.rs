@@ -117,6 +117,11 @@ impl SidekicksApp {
                 self.view = View::Settings;
                 None
             }
+            Action::AllThreads => {
+                self.view = View::Threads;
+                self.state.read_thread = None;
+                None
+            }
             Action::GetAgents => {
                 self.view = View::GetAgents;
                 self.registry_page.asked = false;

@@ -49,7 +49,7 @@ pub fn team_line_ui(
     // Said short (the header wrapped over three lines at 1100 px), whole on hover.
     let path = agent.config.workspace.display().to_string();
     let home = std::env::var("HOME").ok();
-    let short = crate::model::short_path::short_path(&path, home.as_deref(), 40);
+    let short = crate::model::short_path::short_path(&path, home.as_deref(), 24);
     ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &short)])).small().weak()).on_hover_text(&path);
     // Whole, on one line: a link broken over two lines of a wrapped header is hard to hit. On a
     // row of its own when the rest of this one is too short: kept whole on a short row, it went
@@ -167,10 +167,13 @@ pub fn agent_header_ui(
         }
         mcp_ui(ui, lang, agent);
         ui.separator();
-        asked.commands.extend(run_buttons_ui(ui, lang, agent));
-        if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
-            asked.commands.push(Command::Agent(agent.config.name.clone().into(), AgentCommand::Logout));
-        }
+        // The buttons move to the next line together, never one by one (Restart alone there).
+        ui.horizontal(|ui| {
+            asked.commands.extend(run_buttons_ui(ui, lang, agent));
+            if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
+                asked.commands.push(Command::Agent(agent.config.name.clone().into(), AgentCommand::Logout));
+            }
+        });
     });
     // The pages on a line of their own: always in the same place, whatever the first line holds.
     ui.horizontal(|ui| {

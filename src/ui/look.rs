@@ -31,6 +31,7 @@ impl Look {
         if !self.given {
             self.give(ctx, state);
         }
+        bound_zoom(ctx);
         // Followed once what was kept is known (the screen's size may never be told).
         let Some((zoom, window)) = state.remembered else { return };
         let kept = *self.kept.get_or_insert((zoom.unwrap_or(1.0), window));
@@ -95,6 +96,25 @@ fn place(ctx: &egui::Context) -> Option<[f32; 4]> {
         let (outer, inner) = (viewport.outer_rect?, viewport.inner_rect?);
         Some([outer.min.x.round(), outer.min.y.round(), inner.width().round(), inner.height().round()])
     })
+}
+
+/// The least room the window needs, in points: zoomed in further, the conversation's messages
+/// were drawn over its composer and the header's buttons ran off the window (a new user's trial).
+const LEAST_ROOM: egui::Vec2 = egui::vec2(860.0, 540.0);
+
+/// The smallest zoom: below it, text is too small to read.
+const LEAST_ZOOM: f32 = 0.7;
+
+/// Keeps the zoom where the window still has room for the page, and text stays readable.
+fn bound_zoom(ctx: &egui::Context) {
+    let zoom = ctx.zoom_factor();
+    // The window's size in pixels (what a zoom of 1 would give in points).
+    let pixels = ctx.content_rect().size() * zoom;
+    let most = (pixels.x / LEAST_ROOM.x).min(pixels.y / LEAST_ROOM.y).max(1.0);
+    let bounded = zoom.clamp(LEAST_ZOOM, most.max(LEAST_ZOOM));
+    if (bounded - zoom).abs() > 0.001 {
+        ctx.set_zoom_factor(bounded);
+    }
 }
 
 /// Two looks alike (a zoom within a hundredth; a place unknown on one side is not a change).

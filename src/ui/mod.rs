@@ -171,6 +171,8 @@ struct AgentPane {
     reveal: Option<(crate::protocol::threads::ThreadId, usize)>,
     /// The review of its changes since a checkpoint, while open.
     review: Option<review::ReviewView>,
+    /// The thread the list last showed: another one opens at its end.
+    thread: Option<crate::protocol::threads::ThreadId>,
 }
 
 impl SidekicksApp {

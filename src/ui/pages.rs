@@ -257,8 +257,14 @@ impl SidekicksApp {
             ui.label(i18n::tr(lang, i18n::Key::PickAgent));
             return;
         };
-        let AgentPane { draft, list, workspace, login_values, find, reveal, review } =
+        let AgentPane { draft, list, workspace, login_values, find, reveal, review, thread } =
             self.panes.entry(name.clone()).or_default();
+        // Another thread shown (from the bar, All threads, the palette): its last messages, not its
+        // first (a search result goes to its own message below).
+        if *thread != agent.threads.current {
+            *thread = agent.threads.current;
+            list.jump_to_bottom();
+        }
         // A search result: its message, once its thread is shown.
         if let Some((thread, seq)) = *reveal
             && agent.threads.current == Some(thread)

@@ -34,6 +34,8 @@ pub enum Action {
     Settings,
     /// "Get agents": the ACP Registry's agents.
     GetAgents,
+    /// Every thread of every agent.
+    AllThreads,
     /// Open another config file.
     OpenConfig,
     /// The inbox.
@@ -156,6 +158,7 @@ fn actions(state: &AppState, agent: Option<&str>) -> Vec<(Action, String, &'stat
     all.push((Action::TryAgents, tr(lang, Key::TryAgents).to_string(), ""));
     all.push((Action::Settings, tr(lang, Key::Settings).to_string(), ""));
     all.push((Action::GetAgents, tr(lang, Key::GetAgents).to_string(), ""));
+    all.push((Action::AllThreads, tr(lang, Key::AllThreads).to_string(), ""));
     all.push((Action::OpenConfig, tr(lang, Key::PaletteOpenConfig).to_string(), ""));
     all.push((Action::About, tr(lang, Key::AboutTitle).to_string(), ""));
     all.push((Action::Zoom(1), tr(lang, Key::ZoomIn).to_string(), "Ctrl+="));
@@ -232,7 +235,9 @@ pub fn palette_ui(ctx: &egui::Context, state: &AppState, agent: Option<&str>, pa
                     palette.selected = 0;
                 }
                 ui.separator();
-                egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+                // Most of the window's height (it showed three rows at 1100×720).
+                let tall = (ctx.content_rect().height() - 160.0).clamp(200.0, 560.0);
+                egui::ScrollArea::vertical().max_height(tall).show(ui, |ui| {
                     if found.is_empty() {
                         ui.label(RichText::new(tr(lang, Key::PaletteNothing)).weak());
                     }
@@ -245,10 +250,21 @@ pub fn palette_ui(ctx: &egui::Context, state: &AppState, agent: Option<&str>, pa
                             if row.clicked() {
                                 chosen = Some(action.clone());
                             }
+                            // At the row's right end, the row no taller than its text (a layout from the
+                            // right took the whole height: three rows filled the list).
                             if !shortcut.is_empty() {
-                                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                                    ui.label(RichText::new(*shortcut).small().weak());
-                                });
+                                let text = RichText::new(*shortcut).small().weak();
+                                let width = egui::WidgetText::from(text.clone())
+                                    .into_galley(
+                                        ui,
+                                        Some(egui::TextWrapMode::Extend),
+                                        f32::INFINITY,
+                                        egui::TextStyle::Small,
+                                    )
+                                    .size()
+                                    .x;
+                                ui.add_space((ui.available_width() - width).max(8.0));
+                                ui.label(text);
                             }
                         });
                     }

@@ -89,8 +89,8 @@ pub fn threads_ui(
                     }
                 }
                 ui.label(RichText::new(super::threads_bar::age(lang, thread.updated_at)).weak());
-                if other.is_some() {
-                    if let Some(c) = delete_ui(ui, page, thread.id, title, lang) {
+                if let Some(o) = other {
+                    if let Some(c) = delete_ui(ui, page, o, title, lang) {
                         clicked = Some(c);
                     }
                 } else {
@@ -107,14 +107,18 @@ pub fn threads_ui(
 fn delete_ui(
     ui: &mut egui::Ui,
     page: &mut ThreadsPage,
-    id: ThreadId,
+    thread: &OtherThread,
     title: &str,
     lang: crate::model::config::Language,
 ) -> Option<ThreadsClick> {
+    let id = thread.summary.id;
     let mut clicked = None;
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         if page.confirm == Some(id) {
             ui.label(trf(lang, Key::DeleteThreadConfirm, &[("title", title)]));
+            // The thread is the agent's, not this config's: said before it goes everywhere.
+            let whose = trf(lang, Key::DeleteOtherThreadNote, &[("agent", &thread.agent), ("home", &thread.home)]);
+            ui.label(RichText::new(whose).small().weak());
             if ui.button(tr(lang, Key::DeleteThread)).clicked() {
                 page.confirm = None;
                 clicked = Some(ThreadsClick::Delete(id));
@@ -146,7 +150,7 @@ fn read_ui(
     let title = if thread.summary.title.is_empty() { tr(lang, Key::UntitledThread) } else { &thread.summary.title };
     ui.horizontal_wrapped(|ui| {
         ui.heading(title);
-        if let Some(c) = delete_ui(ui, page, thread.summary.id, title, lang) {
+        if let Some(c) = delete_ui(ui, page, thread, title, lang) {
             clicked = Some(c);
         }
     });

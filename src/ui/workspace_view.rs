@@ -9,7 +9,7 @@ use egui::RichText;
 
 use super::file_editor::{EditorAction, file_editor_ui};
 use super::i18n::{Key, tr, trf, workspace_error_text};
-use super::theme::error_color;
+use super::theme::{error_color, warning_color};
 use crate::app::Request;
 use crate::app::files_state::{FilesRequest, FilesState};
 use crate::model::config::{AgentConfig, Language, RuntimeKind};
@@ -130,7 +130,8 @@ impl WorkspaceView {
         if let Some(request) = save {
             self.files(agent, request);
         }
-        self.dialog_ui(ui, lang, agent);
+        let dirty = files.file.as_ref().filter(|f| f.is_dirty()).map(|f| f.path.clone());
+        self.dialog_ui(ui, lang, agent, dirty.as_ref());
     }
 
     fn tree_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentConfig, files: &FilesState, dir: &RelPath) {
@@ -197,7 +198,9 @@ impl WorkspaceView {
         });
     }
 
-    fn dialog_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentConfig) {
+    /// The open dialog; `dirty`: the open file, when it has unsaved edits (a delete loses them).
+    fn dialog_ui(&mut self, ui: &mut egui::Ui, lang: Language, agent: &AgentConfig, dirty: Option<&RelPath>) {
+        let unsaved_inside = |path: &RelPath| dirty.is_some_and(|d| d.is_within(path));
         let Some(dialog) = &mut self.dialog else { return };
         // On this computer a removal goes to the trash; in a container it is for good.
         let final_removal = agent.runtime.kind != RuntimeKind::Local;
@@ -223,6 +226,9 @@ impl WorkspaceView {
                     Dialog::Delete { path } => {
                         let key = if final_removal { Key::ConfirmFinal } else { Key::ConfirmTrash };
                         ui.label(trf(lang, key, &[("name", path.as_str())]));
+                        if unsaved_inside(path) {
+                            ui.label(RichText::new(tr(lang, Key::UnsavedLost)).color(warning_color()));
+                        }
                         false
                     }
                 };
@@ -252,7 +258,9 @@ impl WorkspaceView {
         let op = match dialog {
             Dialog::NewFile { dir, name } => dir.join(&name).map(|path| WorkspaceOp::NewFile { path }),
             Dialog::NewFolder { dir, name } => dir.join(&name).map(|path| WorkspaceOp::CreateDir { path }),
-            Dialog::Rename { path, name } => path.parent().join(&name).map(|to| WorkspaceOp::Rename { from: path, to }),
+            Dialog::Rename { path, name } => {
+                path.parent().join_path(&name).map(|to| WorkspaceOp::Rename { from: path, to })
+            }
             Dialog::Delete { path } => Ok(WorkspaceOp::Remove { path }),
         };
         let request = match op {

@@ -204,6 +204,8 @@ fn zoomed_in_the_conversation_keeps_its_right_edge() {
     let dir = tempfile::tempdir().unwrap();
     let rt = runtime();
     let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    // Room to zoom in (the zoom stops where the page would not fit).
+    h.set_size(egui::vec2(1400.0, 900.0));
     step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
     for text in ["plan", "diff", "plan"] {
         send(&mut h, text);
@@ -220,12 +222,48 @@ fn zoomed_in_the_conversation_keeps_its_right_edge() {
     for _ in 0..5 {
         h.step();
     }
-    let send_right = h.get_by_role_and_label(Role::Button, "Send").rect().right();
-    // (Cut off by the list's edge, it was not even laid out as a button.)
-    let retry = h.query_by_role_and_label(Role::Button, "Retry").expect("Retry in sight").rect();
-    assert!(retry.right() <= send_right + 0.5, "Retry {retry:?} runs past the composer's Send (right {send_right})");
-    for copy in h.get_all_by_role_and_label(Role::Button, "Copy") {
-        assert!(copy.rect().right() <= send_right + 0.5, "Copy {:?} past {send_right}", copy.rect());
+    // Every message action in view lies inside the window (checked on whatever messages the
+    // list shows after the zoom moved it: at least one header's).
+    let inside = |h: &H| {
+        let Some(send) = h.query_by_role_and_label(Role::Button, "Send") else { return false };
+        let right = send.rect().right();
+        let actions: Vec<egui::Rect> = ["Copy", "Retry", "Edit"]
+            .iter()
+            .flat_map(|label| h.get_all_by_role_and_label(Role::Button, label).map(|n| n.rect()).collect::<Vec<_>>())
+            .collect();
+        !actions.is_empty() && actions.iter().all(|r| r.right() <= right + 0.5)
+    };
+    step_until(&mut h, LONG, "the messages' actions inside the window", inside);
+    // Not so far that the page no longer fits: at most 1400/860 here.
+    for _ in 0..10 {
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Equals);
+        h.step();
     }
+    h.step();
+    assert!(h.ctx.zoom_factor() <= 1400.0 / 860.0 + 0.01, "zoom {}", h.ctx.zoom_factor());
+    h.state_mut().shutdown();
+}
+
+/// The palette's rows are as tall as their text (a row with a shortcut took the whole list's
+/// height: three rows showed), and All threads is one of its actions (a new user's trial).
+#[test]
+fn the_palette_lists_many_rows_and_finds_all_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let mut h = window(&config_text("", &[("demo", BIN, &["demo-agent"])], dir.path()), dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("demo").is_some());
+    palette(&mut h, "zoom");
+    step_until(&mut h, LONG, "the zoom rows", |h| h.query_by_label("Zoom out").is_some());
+    for row in ["Zoom in", "Zoom out"] {
+        let height = h.get_by_label(row).rect().height();
+        assert!(height < 40.0, "{row} is {height} px tall");
+    }
+    close_palette(&mut h);
+    palette(&mut h, "all thr");
+    step_until(&mut h, LONG, "All threads offered", |h| h.query_all_by_label("All threads").count() >= 2);
+    h.key_press(egui::Key::Enter);
+    step_until(&mut h, LONG, "the page of every thread", |h| {
+        h.query_by_label("No thread yet: each conversation with an agent is one.").is_some()
+    });
     h.state_mut().shutdown();
 }

@@ -100,7 +100,7 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     step_until(&mut h, LONG, "ada's page", |h| h.query_by_label("team Docs team").is_some());
     // (Said short in the header, whole on hover.)
     let user_home = std::env::var("HOME").ok();
-    let short = sidekicks::model::short_path::short_path(&copies[0].display().to_string(), user_home.as_deref(), 40);
+    let short = sidekicks::model::short_path::short_path(&copies[0].display().to_string(), user_home.as_deref(), 24);
     assert!(short.ends_with("ada-Docs team") || short.ends_with(&*copies[0].file_name().unwrap().to_string_lossy()));
     assert!(h.query_by_label(&format!("works in {short}")).is_some());
     h.get_by_label("team Docs team").click();

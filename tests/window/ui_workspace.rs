@@ -281,16 +281,33 @@ fn the_open_file_is_renamed_and_its_deletion_asked_from_its_header() {
     h.step();
     assert!(dir.path().join("draft.md").exists(), "Cancel keeps the file");
 
+    // Edits not saved yet go with the file when it is renamed, into a folder too (they were lost,
+    // and "a/b" was said to be outside the workspace).
+    std::fs::create_dir(dir.path().join("notes")).unwrap();
+    h.get_by_role(Role::MultilineTextInput).click();
+    h.step();
+    h.get_by_role(Role::MultilineTextInput).type_text("more ");
+    step_until(&mut h, LONG, "the edit", |h| h.query_by_label("modified").is_some());
     h.get_by_role_and_label(Role::Button, "Rename").click();
     step_until(&mut h, LONG, "the name field", |h| {
         h.query_by_role(Role::TextInput).is_some_and(|n| n.value().as_deref() == Some("draft.md"))
     });
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.step();
-    h.get_by_role(Role::TextInput).type_text("final.md");
+    h.get_by_role(Role::TextInput).type_text("notes/final.md");
     h.step();
     h.key_press(egui::Key::Enter);
-    step_until(&mut h, LONG, "renamed on disk", |_| dir.path().join("final.md").exists());
+    step_until(&mut h, LONG, "renamed on disk", |_| dir.path().join("notes/final.md").exists());
     assert!(!dir.path().join("draft.md").exists());
-    assert_eq!(std::fs::read_to_string(dir.path().join("final.md")).unwrap(), "words\n");
+    assert_eq!(std::fs::read_to_string(dir.path().join("notes/final.md")).unwrap(), "words\n");
+    step_until(&mut h, LONG, "the editor on the new name, the edit kept", |h| {
+        h.query_by_label("notes/final.md").is_some()
+            && h.query_by_label("modified").is_some()
+            && h.query_by_role(Role::MultilineTextInput).is_some_and(|n| n.value().is_some_and(|v| v.contains("more")))
+    });
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    step_until(&mut h, LONG, "saved under the new name", |_| {
+        std::fs::read_to_string(dir.path().join("notes/final.md")).is_ok_and(|t| t.contains("more"))
+    });
+    assert!(!dir.path().join("draft.md").exists(), "not written back under the old name");
 }
