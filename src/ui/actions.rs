@@ -103,6 +103,41 @@ impl SidekicksApp {
             Action::Start => command(|agent| Command::Agent(agent.into(), AgentCommand::Start)),
             Action::Stop => command(|agent| Command::Agent(agent.into(), AgentCommand::Stop)),
             Action::Restart => command(|agent| Command::Agent(agent.into(), AgentCommand::Restart)),
+            Action::OpenConfig => {
+                let start_in = self.state.config_path.as_ref().and_then(|p| p.parent().map(|d| d.to_path_buf()));
+                Some(Command::Config(ConfigCommand::PickFile { start_in }))
+            }
+            Action::Find => {
+                if let Some(name) = shown {
+                    self.view = View::Agent;
+                    self.tab = Tab::Conversation;
+                    self.panes.entry(name).or_default().find = Some(find_bar::FindBar::opened());
+                }
+                None
+            }
+            Action::Page(page) => {
+                if let Some(name) = shown {
+                    self.show_page(&name, page);
+                }
+                None
+            }
+            Action::FocusComposer => {
+                self.view = View::Agent;
+                self.tab = Tab::Conversation;
+                conversation::focus_composer(ctx);
+                None
+            }
+            action => self.run_view(ctx, action),
+        };
+        if let Some(command) = command {
+            self.submit([command]);
+        }
+    }
+
+    /// The palette's actions that show a page (split from `run`).
+    fn run_view(&mut self, ctx: &egui::Context, action: palette::Action) -> Option<Command> {
+        use palette::Action;
+        match action {
             Action::NewTeam => {
                 self.team_views.form.try_task = None;
                 self.view = View::NewTeam;
@@ -127,10 +162,6 @@ impl SidekicksApp {
                 self.registry_page.asked = false;
                 None
             }
-            Action::OpenConfig => {
-                let start_in = self.state.config_path.as_ref().and_then(|p| p.parent().map(|d| d.to_path_buf()));
-                Some(Command::Config(ConfigCommand::PickFile { start_in }))
-            }
             Action::About => {
                 self.about = true;
                 None
@@ -139,35 +170,12 @@ impl SidekicksApp {
                 self.view = View::Inbox;
                 None
             }
-            Action::Find => {
-                if let Some(name) = shown {
-                    self.view = View::Agent;
-                    self.tab = Tab::Conversation;
-                    self.panes.entry(name).or_default().find = Some(find_bar::FindBar::opened());
-                }
-                None
-            }
             Action::Search => {
                 self.view = View::Search;
                 self.search.opened();
                 None
             }
-            Action::Page(page) => {
-                if let Some(name) = shown {
-                    self.show_page(&name, page);
-                }
-                None
-            }
-            Action::FocusComposer => {
-                self.view = View::Agent;
-                self.tab = Tab::Conversation;
-                conversation::focus_composer(ctx);
-                None
-            }
             action => self.run_team_or_look(ctx, action),
-        };
-        if let Some(command) = command {
-            self.submit([command]);
         }
     }
 
