@@ -86,6 +86,9 @@ pub enum CliCommand {
     /// Run the demo MCP server on stdin/stdout (tools `echo` and `add`).
     #[command(hide = true)]
     DemoMcp,
+    /// Serve team members' copies on stdin/stdout, for a Sidekicks elsewhere (ADR 0037).
+    #[command(hide = true)]
+    ServeCopies,
     /// The team lead's MCP server (`sidekicks-team`), started by the lead: a pipe to the
     /// Sidekicks that runs its team (ADR 0035).
     #[command(hide = true)]
@@ -149,6 +152,16 @@ fn run() -> anyhow::Result<std::process::ExitCode> {
                 Ok(std::process::ExitCode::from(2))
             }
         },
+        Some(CliCommand::ServeCopies) => {
+            let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+            match crate::runtime::copies::serve::serve(&mut stdin.lock(), &mut stdout.lock()) {
+                Ok(()) => Ok(std::process::ExitCode::SUCCESS),
+                Err(e) => {
+                    errln!("sidekicks serve-copies: {e}");
+                    Ok(std::process::ExitCode::from(2))
+                }
+            }
+        }
         Some(CliCommand::DemoMcp) => {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(crate::demo_agent::mcp::run_server())?;

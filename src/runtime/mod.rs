@@ -9,6 +9,7 @@ pub mod attach;
 pub mod checkpoints;
 pub mod clock;
 pub mod config;
+pub mod copies;
 pub mod dialog;
 pub mod discovery;
 pub mod events;

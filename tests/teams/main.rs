@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod copy_service;
 mod team_checkout;
 mod team_cli;
 mod team_container;

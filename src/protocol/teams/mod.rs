@@ -122,7 +122,7 @@ fn ready_by_default() -> bool {
 }
 
 /// What kind of change a member made to a path.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ChangeKind {
     /// New.
     Added,
@@ -142,7 +142,7 @@ pub enum ChangeKind {
 }
 
 /// One changed path of a member's copy, against its base.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {
     /// The path (relative, `/`-separated).
     pub path: String,

@@ -36,7 +36,7 @@ pub use crate::protocol::teams::{
 pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
 pub use export::commit_as_branch;
 pub use merge::{ConflictText, merge, merge_as_recipe_says, merge_checked};
-pub use sides::read_side;
+pub use sides::{MAX_FILE, read_side};
 pub use team::{add_members, create_team, reattach_team};
 pub use undo::{undo_merge, undoable};
 pub use worktree::GitWorktreeProvider;

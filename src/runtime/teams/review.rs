@@ -134,7 +134,7 @@ pub(super) fn accept_hunks_locked(member: &MemberCopy, path: &str, shown: &[Hunk
 }
 
 /// Writes `steps` into the member's copy, all or nothing.
-fn write_copy(member: &MemberCopy, steps: &[Step]) -> Result<(), TeamError> {
+pub(crate) fn write_copy(member: &MemberCopy, steps: &[Step]) -> Result<(), TeamError> {
     let dir = member.state.join("member-journal");
     std::fs::create_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))?;
     journal::recover(&member.copy, &dir)?;

@@ -1,0 +1,134 @@
+//! The near side: a copy service started by a command (`sidekicks serve-copies` here, or through
+//! `ssh`, `docker exec -i`, `podman exec -i`, `kubectl exec -i` there), asked one thing at a time.
+
+use std::io::{BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use super::wire::{self, Answer, Header, Request, VERSION, WireError};
+use crate::model::merge::Side;
+use crate::protocol::teams::{Change, ProviderKind};
+
+/// Where the far side runs, as it said.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FarSide {
+    /// Its Sidekicks' version.
+    pub sidekicks: String,
+    /// Its OS.
+    pub os: String,
+    /// Its CPU architecture.
+    pub arch: String,
+}
+
+/// A running copy service.
+pub struct CopyClient {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    /// Where it runs.
+    pub far: FarSide,
+}
+
+impl CopyClient {
+    /// Starts `command` (which runs `sidekicks serve-copies` somewhere) and says hello.
+    pub fn start(mut command: Command) -> Result<Self, WireError> {
+        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn()?;
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(WireError::Closed);
+        };
+        let mut client = Self { child, input, output: BufReader::new(output), far: FarSide::default() };
+        wire::send(&mut client.input, &Request::Hello { version: VERSION })?;
+        client.input.flush()?;
+        match client.answer()? {
+            Answer::Hello { version: VERSION, sidekicks, os, arch } => client.far = FarSide { sidekicks, os, arch },
+            Answer::Hello { version, .. } => {
+                return Err(WireError::Refused(format!("the far side speaks version {version} of the copy protocol")));
+            }
+            other => return Err(unexpected(other)),
+        }
+        Ok(client)
+    }
+
+    fn ask(&mut self, request: &Request) -> Result<Answer, WireError> {
+        wire::send(&mut self.input, request)?;
+        self.input.flush()?;
+        self.answer()
+    }
+
+    fn answer(&mut self) -> Result<Answer, WireError> {
+        match wire::receive::<Answer>(&mut self.output)? {
+            Answer::Error { message } => Err(WireError::Refused(message)),
+            answer => Ok(answer),
+        }
+    }
+
+    /// Makes a copy of `project` there; its base.
+    pub fn make(
+        &mut self,
+        project: PathBuf,
+        copy: PathBuf,
+        state: PathBuf,
+        (id, name): (&str, &str),
+        provider: ProviderKind,
+    ) -> Result<String, WireError> {
+        let request = Request::Make { project, copy, state, id: id.into(), name: name.into(), provider };
+        match self.ask(&request)? {
+            Answer::Made { base } => Ok(base),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// The copy's changes against its base.
+    pub fn changes(&mut self, state: PathBuf) -> Result<Vec<Change>, WireError> {
+        match self.ask(&Request::Changes { state })? {
+            Answer::Changes { changes } => Ok(changes),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// What `path` is in the copy, or in its base; checked against its announced size and sha256.
+    pub fn read(&mut self, state: PathBuf, path: &str, base: bool) -> Result<Side, WireError> {
+        let header = match self.ask(&Request::Read { state, path: path.into(), base })? {
+            Answer::Side { header } => header,
+            other => return Err(unexpected(other)),
+        };
+        wire::receive_side::<Answer>(&mut self.output, path, header, |m| match m {
+            Answer::Chunk { data } => Some(data),
+            _ => None,
+        })
+    }
+
+    /// Writes `steps` into the copy, all or nothing.
+    pub fn write(&mut self, state: PathBuf, steps: &[(String, Side)]) -> Result<(), WireError> {
+        let headers: Vec<(String, Header)> = steps.iter().map(|(p, s)| (p.clone(), wire::header_of(s).0)).collect();
+        wire::send(&mut self.input, &Request::Write { state, steps: headers })?;
+        for (_, side) in steps {
+            wire::send_bytes(&mut self.input, wire::header_of(side).1, |data| Request::Chunk { data })?;
+        }
+        self.input.flush()?;
+        match self.answer()? {
+            Answer::Done => Ok(()),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Removes the copy and its state there.
+    pub fn discard(&mut self, state: PathBuf) -> Result<(), WireError> {
+        match self.ask(&Request::Discard { state })? {
+            Answer::Done => Ok(()),
+            other => Err(unexpected(other)),
+        }
+    }
+}
+
+impl Drop for CopyClient {
+    fn drop(&mut self) {
+        // Its stdin closes with the client: the far side ends on its own; it is waited for.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn unexpected(answer: Answer) -> WireError {
+    WireError::Garbled(format!("an answer that does not fit the question: {answer:?}"))
+}

@@ -1,0 +1,108 @@
+//! The far side: `sidekicks serve-copies` answers the near side's requests on stdin/stdout until
+//! stdin closes. Each member is its state folder there (`member.json`, as a local member's), so
+//! the same code makes, reads and writes copies whichever side it runs on.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use super::wire::{self, Answer, Request, VERSION, WireError};
+use crate::runtime::teams::journal::Step;
+use crate::runtime::teams::{MemberCopy, TeamError};
+
+/// Serves requests from `input` to `output` until `input` ends. The first must be `Hello` with
+/// this version.
+pub fn serve(input: &mut impl BufRead, output: &mut impl Write) -> Result<(), WireError> {
+    match wire::receive::<Request>(input)? {
+        Request::Hello { version } if version == VERSION => {
+            let hello = Answer::Hello {
+                version: VERSION,
+                sidekicks: env!("CARGO_PKG_VERSION").to_string(),
+                os: std::env::consts::OS.to_string(),
+                arch: std::env::consts::ARCH.to_string(),
+            };
+            wire::send(output, &hello)?;
+        }
+        Request::Hello { version } => {
+            let message = format!("this Sidekicks speaks version {VERSION} of the copy protocol, not {version}");
+            wire::send(output, &Answer::Error { message: message.clone() })?;
+            return Err(WireError::Refused(message));
+        }
+        _ => return Err(WireError::Garbled("the first message is not hello".into())),
+    }
+    output.flush()?;
+    loop {
+        let request = match wire::receive::<Request>(input) {
+            Err(WireError::Closed) => return Ok(()),
+            other => other?,
+        };
+        answer(request, input, output)?;
+        output.flush()?;
+    }
+}
+
+/// Answers one request (a refusal in words is an answer, not an end).
+fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -> Result<(), WireError> {
+    let refused = |output: &mut dyn Write, e: TeamError| {
+        let mut output = output;
+        wire::send(&mut output, &Answer::Error { message: e.to_string() })
+    };
+    match request {
+        Request::Hello { .. } | Request::Chunk { .. } => {
+            Err(WireError::Garbled("a hello or a chunk where a request was expected".into()))
+        }
+        Request::Make { project, copy, state, id, name, provider } => {
+            let made = std::fs::create_dir_all(&state)
+                .map_err(|e| TeamError::Io { path: state.display().to_string(), message: e.to_string() })
+                .and_then(|()| provider.provider().create(&project, &copy, &state, &id, &name))
+                .and_then(|member| member.save().map(|()| member));
+            match made {
+                Ok(member) => wire::send(output, &Answer::Made { base: member.base }),
+                Err(e) => refused(output, e),
+            }
+        }
+        Request::Changes { state } => match member(&state).and_then(|m| crate::runtime::teams::changes(&m)) {
+            Ok(changes) => wire::send(output, &Answer::Changes { changes }),
+            Err(e) => refused(output, e),
+        },
+        Request::Read { state, path, base } => {
+            let side = member(&state).and_then(|m| match base {
+                true => crate::runtime::teams::read_bases(&m, std::slice::from_ref(&path)).map(|mut s| s.remove(0)),
+                false => crate::runtime::teams::read_side(&m.copy, &path),
+            });
+            match side {
+                Ok(side) => {
+                    let (header, bytes) = wire::header_of(&side);
+                    wire::send(output, &Answer::Side { header })?;
+                    wire::send_bytes(output, bytes, |data| Answer::Chunk { data })
+                }
+                Err(e) => refused(output, e),
+            }
+        }
+        Request::Write { state, steps } => {
+            // Every file's bytes are read (the stream stays in step) before anything is written.
+            let mut sides = Vec::with_capacity(steps.len());
+            for (path, header) in steps {
+                let side = wire::receive_side::<Request>(input, &path, header, |m| match m {
+                    Request::Chunk { data } => Some(data),
+                    _ => None,
+                })?;
+                sides.push(Step { path, side });
+            }
+            match member(&state).and_then(|m| crate::runtime::teams::review::write_copy(&m, &sides)) {
+                Ok(()) => wire::send(output, &Answer::Done),
+                Err(e) => refused(output, e),
+            }
+        }
+        Request::Discard { state } => match member(&state).and_then(|m| m.provider().discard(&m)) {
+            Ok(()) => wire::send(output, &Answer::Done),
+            Err(e) => refused(output, e),
+        },
+    }
+}
+
+/// The member whose state folder is `state` there.
+fn member(state: &Path) -> Result<MemberCopy, TeamError> {
+    let member = MemberCopy::load(state)?;
+    member.ensure_copy()?;
+    Ok(member)
+}

@@ -1,0 +1,253 @@
+//! The copy service's messages and how they are framed (see the module above).
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::model::merge::Side;
+use crate::protocol::teams::{Change, ProviderKind};
+use crate::runtime::teams::MAX_FILE;
+
+/// The protocol's version: both sides say theirs first, and a difference is refused in words.
+pub const VERSION: u32 = 1;
+
+/// The most bytes of a file in one chunk.
+pub const CHUNK: usize = 256 * 1024;
+
+/// The longest line read (a chunk in base64 and its framing): a longer one is refused, not kept.
+pub const MAX_LINE: usize = CHUNK * 4 / 3 + 4096;
+
+/// What the near side asks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// The first message: the version spoken.
+    Hello {
+        /// The protocol's version.
+        version: u32,
+    },
+    /// Make a copy of `project` at `copy` for member `name` (state in `state`).
+    Make {
+        /// The project there.
+        project: PathBuf,
+        /// Where the copy goes.
+        copy: PathBuf,
+        /// The member's state folder there.
+        state: PathBuf,
+        /// The member's id.
+        id: String,
+        /// The member's name.
+        name: String,
+        /// How the copy is made.
+        provider: ProviderKind,
+    },
+    /// The copy's changes against its base.
+    Changes {
+        /// The member's state folder there.
+        state: PathBuf,
+    },
+    /// What `path` is in the copy (`base`: in its base).
+    Read {
+        /// The member's state folder there.
+        state: PathBuf,
+        /// The path, relative.
+        path: String,
+        /// At the base, not now.
+        base: bool,
+    },
+    /// Write these paths into the copy, all or nothing; each file's bytes follow as chunks, in
+    /// order.
+    Write {
+        /// The member's state folder there.
+        state: PathBuf,
+        /// The paths and what they become.
+        steps: Vec<(String, Header)>,
+    },
+    /// Remove the copy and its state.
+    Discard {
+        /// The member's state folder there.
+        state: PathBuf,
+    },
+    /// Some of a file's bytes.
+    Chunk {
+        /// Base64.
+        data: String,
+    },
+}
+
+/// What the far side answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum Answer {
+    /// Its version and where it runs.
+    Hello {
+        /// The protocol's version.
+        version: u32,
+        /// Its Sidekicks' version.
+        sidekicks: String,
+        /// `uname`'s OS, as Rust names it (`linux`).
+        os: String,
+        /// Its CPU architecture (`x86_64`).
+        arch: String,
+    },
+    /// The copy was made: its base.
+    Made {
+        /// The base commit (empty for a plain copy).
+        base: String,
+    },
+    /// The copy's changes.
+    Changes {
+        /// The changes.
+        changes: Vec<Change>,
+    },
+    /// What a path is (a file's bytes follow as chunks).
+    Side {
+        /// Its header.
+        header: Header,
+    },
+    /// Some of a file's bytes.
+    Chunk {
+        /// Base64.
+        data: String,
+    },
+    /// Done.
+    Done,
+    /// Why not, in words.
+    Error {
+        /// The words.
+        message: String,
+    },
+}
+
+/// What a path is, without a file's bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Header {
+    /// Not there.
+    Absent,
+    /// A file: its size and sha256 (hex); its bytes follow.
+    File {
+        /// Bytes.
+        size: u64,
+        /// sha256, hex.
+        sha256: String,
+        /// The executable bit.
+        executable: bool,
+    },
+    /// A symbolic link (never followed).
+    Symlink {
+        /// Where it points.
+        target: String,
+    },
+}
+
+/// Errors of the wire, in words.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    /// Reading or writing the stream failed.
+    #[error("the copy service's connection: {0}")]
+    Io(#[from] std::io::Error),
+    /// The other side said something that is not a message of this protocol.
+    #[error("the copy service sent what is not a message of its protocol: {0}")]
+    Garbled(String),
+    /// The other side ended.
+    #[error("the copy service's connection was closed")]
+    Closed,
+    /// A file's bytes were not what its header said.
+    #[error("{path} arrived damaged (its size or sha256 is not what was announced)")]
+    Damaged {
+        /// The path.
+        path: String,
+    },
+    /// The other side refused, in its words.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// sha256 of `bytes`, hex.
+pub fn sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The header of `side`, and the bytes to send after it.
+pub fn header_of(side: &Side) -> (Header, &[u8]) {
+    match side {
+        Side::Absent => (Header::Absent, &[]),
+        Side::File { content, executable } => (
+            Header::File { size: content.len() as u64, sha256: sha256(content), executable: *executable },
+            content.as_slice(),
+        ),
+        Side::Symlink { target } => (Header::Symlink { target: target.clone() }, &[]),
+    }
+}
+
+/// Writes one message as a line.
+pub fn send(out: &mut impl Write, message: &impl Serialize) -> Result<(), WireError> {
+    let mut line = serde_json::to_vec(message).map_err(|e| WireError::Garbled(e.to_string()))?;
+    line.push(b'\n');
+    out.write_all(&line)?;
+    Ok(())
+}
+
+/// Writes `bytes` as chunk messages made by `chunk`.
+pub fn send_bytes<M: Serialize>(
+    out: &mut impl Write,
+    bytes: &[u8],
+    chunk: impl Fn(String) -> M,
+) -> Result<(), WireError> {
+    for piece in bytes.chunks(CHUNK) {
+        send(out, &chunk(base64::engine::general_purpose::STANDARD.encode(piece)))?;
+    }
+    Ok(())
+}
+
+/// Reads one message; a line longer than [`MAX_LINE`] or not a message is refused.
+pub fn receive<M: for<'de> Deserialize<'de>>(input: &mut impl BufRead) -> Result<M, WireError> {
+    let mut line = Vec::new();
+    let read = std::io::Read::take(&mut *input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line)?;
+    if read == 0 {
+        return Err(WireError::Closed);
+    }
+    if line.len() > MAX_LINE {
+        return Err(WireError::Garbled(format!("a line longer than {MAX_LINE} bytes")));
+    }
+    serde_json::from_slice(&line).map_err(|e| WireError::Garbled(e.to_string()))
+}
+
+/// Reads the bytes of a file announced by `header` (chunks taken out by `data`), checks their
+/// size and sha256, and gives the side.
+pub fn receive_side<M: for<'de> Deserialize<'de>>(
+    input: &mut impl BufRead,
+    path: &str,
+    header: Header,
+    data: impl Fn(M) -> Option<String>,
+) -> Result<Side, WireError> {
+    let (size, expected, executable) = match header {
+        Header::Absent => return Ok(Side::Absent),
+        Header::Symlink { target } => return Ok(Side::Symlink { target }),
+        Header::File { size, sha256, executable } => (size, sha256, executable),
+    };
+    if size > MAX_FILE {
+        return Err(WireError::Refused(format!("{path} is {size} bytes, more than the {MAX_FILE} a copy moves")));
+    }
+    let mut content = Vec::with_capacity(size as usize);
+    while (content.len() as u64) < size {
+        let Some(text) = data(receive(input)?) else {
+            return Err(WireError::Garbled(format!("{path}: a file's bytes were cut short")));
+        };
+        let piece = base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map_err(|e| WireError::Garbled(e.to_string()))?;
+        if piece.len() > CHUNK || content.len() as u64 + piece.len() as u64 > size {
+            return Err(WireError::Damaged { path: path.into() });
+        }
+        content.extend_from_slice(&piece);
+    }
+    if sha256(&content) != expected {
+        return Err(WireError::Damaged { path: path.into() });
+    }
+    Ok(Side::File { content, executable })
+}
