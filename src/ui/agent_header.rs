@@ -167,13 +167,24 @@ pub fn agent_header_ui(
         }
         mcp_ui(ui, lang, agent);
         ui.separator();
-        // The buttons move to the next line together, never one by one (Restart alone there).
-        ui.horizontal(|ui| {
-            asked.commands.extend(run_buttons_ui(ui, lang, agent));
-            if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
-                asked.commands.push(Command::Agent(agent.config.name.clone().into(), AgentCommand::Logout));
-            }
-        });
+        // The three buttons go to the next row together when they do not fit on this one (Restart
+        // alone there, and moving as the agent started, confused a new user).
+        let needed: f32 = [Key::Start, Key::Stop, Key::Restart]
+            .iter()
+            .map(|k| {
+                let text = egui::WidgetText::from(tr(lang, *k));
+                let galley =
+                    text.into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Button);
+                galley.size().x + 2.0 * ui.spacing().button_padding.x + ui.spacing().item_spacing.x
+            })
+            .sum();
+        if ui.max_rect().right() - ui.cursor().min.x < needed {
+            ui.end_row();
+        }
+        asked.commands.extend(run_buttons_ui(ui, lang, agent));
+        if agent.can_logout && agent.state.is_running() && ui.button(tr(lang, Key::LogOut)).clicked() {
+            asked.commands.push(Command::Agent(agent.config.name.clone().into(), AgentCommand::Logout));
+        }
     });
     // The pages on a line of their own: always in the same place, whatever the first line holds.
     ui.horizontal(|ui| {

@@ -128,3 +128,41 @@ fn a_garbled_or_endless_answer_is_an_error() {
     let e = CopyClient::start(command).err().expect("refused");
     assert!(e.to_string().contains("version 7"), "{e}");
 }
+
+/// This binary is sent to a container that runs it from nowhere of its own: checked by its sha256
+/// there, kept in a per-user cache, and found there the next time (not sent again); a machine of
+/// another kind is refused in words.
+#[test]
+fn the_binary_is_sent_once_checked_and_reused() {
+    use sidekicks::runtime::copies::upload::{Far, Placed, UploadError, ensure_binary};
+    if !common::docker::available() {
+        return;
+    }
+    let container = Container::start(&[]);
+    let far = Far { prefix: vec!["docker".into(), "exec".into(), "-i".into(), container.name.clone()] };
+    let sent = ensure_binary(&far, Path::new(BIN)).unwrap();
+    assert!(matches!(sent, Placed::Sent(_)), "{sent:?}");
+    let path = sent.path().display().to_string();
+    assert!(path.contains("/.cache/sidekicks/bin/sidekicks-"), "{path}");
+    let again = ensure_binary(&far, Path::new(BIN)).unwrap();
+    assert_eq!(again, Placed::Found(sent.path().to_path_buf()), "found, not sent again");
+    // It runs there, from there.
+    let mut command = Command::new("docker");
+    command.args(["exec", "-i", &container.name, &path, "serve-copies"]);
+    let client = CopyClient::start(command).unwrap();
+    assert_eq!(client.far.os, "linux");
+    drop(client);
+    // Damaged in place (another program wrote over it): checked, so sent again.
+    container.sh(&format!("echo broken > {path}"));
+    assert!(matches!(ensure_binary(&far, Path::new(BIN)).unwrap(), Placed::Sent(_)));
+
+    // Another kind of machine: refused in words, nothing sent.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("far");
+    std::fs::write(&fake, "#!/bin/sh\necho 'Linux riscv64'\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let other = Far { prefix: vec![fake.display().to_string()] };
+    let refused = ensure_binary(&other, Path::new(BIN)).unwrap_err();
+    assert!(matches!(refused, UploadError::OtherMachine { .. }), "{refused}");
+    assert!(refused.to_string().contains("Linux riscv64"), "{refused}");
+}

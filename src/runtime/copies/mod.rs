@@ -12,6 +12,7 @@
 
 pub mod client;
 pub mod serve;
+pub mod upload;
 pub mod wire;
 
 pub use client::CopyClient;
