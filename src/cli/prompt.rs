@@ -123,9 +123,24 @@ pub(crate) fn find_thread(
     }
 }
 
+/// The agent's name as the config file writes it, when `asked` differs only by case and names
+/// one agent there (`--agent helper` for "Helper"); else `asked` as it is.
+fn named_as_in_the_file(config: &std::path::Path, asked: String) -> String {
+    let Some(loaded) = crate::runtime::config::file::load_file(config, None).config else { return asked };
+    if loaded.agent(&asked).is_some() {
+        return asked;
+    }
+    let mut alike = loaded.agents.iter().filter(|a| a.name.eq_ignore_ascii_case(&asked));
+    match (alike.next(), alike.next()) {
+        (Some(one), None) => one.name.clone(),
+        _ => asked,
+    }
+}
+
 /// Runs one turn; returns the process exit code (0 ended normally, 1 failed, 2 bad input).
 pub fn run(config: PathBuf, dirs: Option<AppDirs>, asked: Asked) -> anyhow::Result<u8> {
     let Asked { agent, allow, json, chosen, thread, attach, transcript, text } = asked;
+    let agent = named_as_in_the_file(&config, agent);
     let system = sys_locale::get_locale();
     let rt = crate::runtime::host::runtime()?;
     let store = match &dirs {

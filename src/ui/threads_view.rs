@@ -51,6 +51,8 @@ pub fn threads_ui(
             a.threads.list.iter().map(move |t| (a.config.name.as_str(), t, None, a.threads.current == Some(t.id)))
         })
         .chain(state.other_threads.iter().map(|o| (o.agent.as_str(), &o.summary, Some(o), false)))
+        // A thread nothing was said in is not listed (every agent has one: they cluttered the page).
+        .filter(|(_, t, _, _)| !(t.title.is_empty() && t.session_id.is_none()))
         .collect();
     rows.sort_by_key(|(_, t, _, _)| std::cmp::Reverse(t.updated_at));
     if rows.is_empty() {

@@ -159,6 +159,11 @@ fn headless_prompt_streams_text_and_json() {
     assert!(text.contains("+    println!(\"Hello, {name}!\");\n"), "{text}");
     assert!(text.contains("I changed `greet` to take a name"), "{text}");
 
+    // The name as typed in another case names the one agent it can be.
+    let out = headless(dir.path(), &["--agent", "DEMO", "hello"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("**Hello!**"));
+
     let out = headless(dir.path(), &["--agent", "nobody", "hi"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8(out.stderr).unwrap().contains("no agent named \"nobody\""));

@@ -255,3 +255,26 @@ fn a_renamed_agent_keeps_its_thread_and_a_removed_ones_are_read_only_and_deletab
     assert!(h.query_by_label_contains("Read only").is_none(), "back to the list");
     h.state_mut().shutdown();
 }
+
+/// A thread nothing was said in is not listed in All threads (every agent has one, shown as
+/// "New thread (open)" for agents never spoken to: a new user's trial).
+#[test]
+fn all_threads_lists_no_empty_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = runtime();
+    let store = Store::open(&dir.path().join("db/sidekicks.db")).unwrap();
+    let agents: &[(&str, &str, &[&str])] = &[("demo", BIN, &["demo-agent"]), ("quiet", BIN, &["demo-agent"])];
+    let mut h = window(&config_text("", agents, dir.path()), dir.path(), &rt, Some(store));
+    step_until(&mut h, LONG, "the agents, in threads", |h| {
+        current(h).is_some() && h.state().state.agent("quiet").is_some_and(|a| a.threads.current.is_some())
+    });
+    send(&mut h, "fix the flaky build");
+    step_until(&mut h, LONG, "the answer and the title", |h| {
+        answers(h) == 1 && titles(h).contains(&"fix the flaky build".to_string())
+    });
+    h.get_by_label("All threads").click();
+    step_until(&mut h, LONG, "the list", |h| h.query_by_label("Last activity").is_some());
+    assert!(h.query_by_label("fix the flaky build").is_some());
+    assert!(h.query_by_label("New thread").is_none(), "quiet's empty thread is not listed");
+    h.state_mut().shutdown();
+}
