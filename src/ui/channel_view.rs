@@ -212,17 +212,13 @@ fn timeline_ui(
                     // The person's words as a block of their own, as in a conversation (issue 48,
                     // item 10): the members' answers are the page.
                     ui.add_space(theme::GAP);
-                    egui::Frame::new()
-                        .fill(theme::user_block(ui.visuals()))
-                        .corner_radius(theme::RADIUS)
-                        .inner_margin(theme::BLOCK_MARGIN)
-                        .show(ui, |ui| {
-                            ui.set_width(ui.available_width());
-                            let to = trf(lang, Key::ChannelTo, &[("to", &to.join(", "))]);
-                            let who = ui.label(RichText::new(to).strong());
-                            super::message::time_on_hover(&who, lang, *at);
-                            ui.label(text);
-                        });
+                    theme::user_frame(ui.visuals()).show(ui, |ui| {
+                        ui.set_width(ui.available_width());
+                        let to = trf(lang, Key::ChannelTo, &[("to", &to.join(", "))]);
+                        let who = ui.label(RichText::new(to).strong());
+                        super::message::time_on_hover(&who, lang, *at);
+                        ui.label(text);
+                    });
                 }
                 Entry::Notice { text, to } => {
                     ui.add_space(6.0);

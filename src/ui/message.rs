@@ -51,17 +51,13 @@ pub fn marked_message_ui(
                 ui.separator();
             }
             ui.add_space(theme::GAP);
-            egui::Frame::new()
-                .fill(theme::user_block(ui.visuals()))
-                .corner_radius(theme::RADIUS)
-                .inner_margin(theme::BLOCK_MARGIN)
-                .show(ui, |ui| {
-                    ui.set_width(ui.available_width());
-                    user_header_ui(ui, lang, agent, index, actions);
-                    if !super::edit_message::edit_ui(ui, lang, agent, index, actions) {
-                        parts_ui(ui, lang, markdown, agent, index, actions, marked);
-                    }
-                });
+            theme::user_frame(ui.visuals()).show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                user_header_ui(ui, lang, agent, index, actions);
+                if !super::edit_message::edit_ui(ui, lang, agent, index, actions) {
+                    parts_ui(ui, lang, markdown, agent, index, actions, marked);
+                }
+            });
         }
         Role::Agent => {
             ui.add_space(theme::GAP);

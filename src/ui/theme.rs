@@ -64,6 +64,12 @@ pub fn user_block(visuals: &egui::Visuals) -> Color32 {
     if visuals.dark_mode { Color32::from_rgb(38, 44, 56) } else { Color32::from_rgb(232, 238, 248) }
 }
 
+/// The frame of a message of the person's: a block of its own (a conversation, a channel, a
+/// thread read).
+pub fn user_frame(visuals: &egui::Visuals) -> egui::Frame {
+    egui::Frame::new().fill(user_block(visuals)).corner_radius(RADIUS).inner_margin(BLOCK_MARGIN)
+}
+
 /// The colour of the agent at `place` in the config's list: the same in every view, and
 /// different for each of the first eight agents (readable on light and dark pages).
 pub fn member_color(place: usize) -> Color32 {

@@ -188,15 +188,11 @@ fn message_ui(
 ) {
     ui.add_space(theme::GAP);
     if message.role == Role::User {
-        egui::Frame::new()
-            .fill(theme::user_block(ui.visuals()))
-            .corner_radius(theme::RADIUS)
-            .inner_margin(theme::BLOCK_MARGIN)
-            .show(ui, |ui| {
-                ui.set_width(ui.available_width());
-                ui.label(RichText::new(tr(lang, Key::ThreadRole)).strong());
-                ui.label(message.text());
-            });
+        theme::user_frame(ui.visuals()).show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.label(RichText::new(tr(lang, Key::ThreadRole)).strong());
+            ui.label(message.text());
+        });
         return;
     }
     ui.label(RichText::new(agent).strong());
