@@ -229,7 +229,7 @@ fn zoomed_in_the_conversation_keeps_its_right_edge() {
         let right = send.rect().right();
         let actions: Vec<egui::Rect> = ["Copy", "Retry", "Edit"]
             .iter()
-            .flat_map(|label| h.get_all_by_role_and_label(Role::Button, label).map(|n| n.rect()).collect::<Vec<_>>())
+            .flat_map(|label| h.query_all_by_role_and_label(Role::Button, label).map(|n| n.rect()).collect::<Vec<_>>())
             .collect();
         !actions.is_empty() && actions.iter().all(|r| r.right() <= right + 0.5)
     };
