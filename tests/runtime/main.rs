@@ -21,6 +21,7 @@ mod hostile_inputs;
 mod login_cli;
 mod mcp;
 mod misbehaving;
+mod misbehaving_history;
 mod open_config;
 mod permission_trust;
 mod prompt_options;
