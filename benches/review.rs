@@ -77,6 +77,7 @@ fn state(files: Vec<ReviewFile>) -> AppState {
         env: Default::default(),
         ready: true,
         container: None,
+        far: None,
     };
     let record = TeamRecord {
         id: "t".into(),

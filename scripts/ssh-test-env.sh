@@ -14,13 +14,15 @@
 #   sidekicks-test-down     a port nothing listens on
 #   sidekicks-test-drop     the server again, for the test that kills its connection
 #   sidekicks-test-changed  the server, but known_hosts holds another key for it
+#   sidekicks-test-far      the server again, for team members whose copies are kept there (their
+#                           tests give it an XDG_DATA_HOME/XDG_CACHE_HOME of their own with SetEnv)
 # Each is on a port of its own: ssh shares one connection per host and port, and a shared one would
 # skip the host key check and the login that these tests are about.
 set -euo pipefail
 dir=${SIDEKICKS_SSH_DIR:-/tmp/sidekicks-ssh}
 port=${SIDEKICKS_SSH_PORT:-42022}
 down_port=$((port + 1)) unknown_port=$((port + 2)) nokey_port=$((port + 3)) drop_port=$((port + 4))
-changed_port=$((port + 5))
+changed_port=$((port + 5)) far_port=$((port + 6))
 mkdir -p "$dir"
 chmod 700 "$dir"
 
@@ -42,6 +44,7 @@ Port $unknown_port
 Port $nokey_port
 Port $drop_port
 Port $changed_port
+Port $far_port
 ListenAddress 127.0.0.1
 HostKey $dir/host_ed25519
 PidFile $dir/sshd.pid
@@ -53,14 +56,14 @@ UsePAM no
 PermitRootLogin prohibit-password
 StrictModes no
 AllowUsers $user
-AcceptEnv LANG LC_*
+AcceptEnv LANG LC_* XDG_DATA_HOME XDG_CACHE_HOME
 MaxSessions 100
 MaxStartups 100:30:200
 LogLevel VERBOSE
 EOF
 
 key=$(cut -d' ' -f1,2 "$dir/host_ed25519.pub")
-printf '[127.0.0.1]:%s %s\n' "$port" "$key" "$nokey_port" "$key" "$drop_port" "$key" > "$dir/known_hosts"
+printf '[127.0.0.1]:%s %s\n' "$port" "$key" "$nokey_port" "$key" "$drop_port" "$key" "$far_port" "$key" > "$dir/known_hosts"
 : > "$dir/known_hosts_empty"
 # Another key where the server's should be: ssh must refuse, as for a machine reinstalled or a
 # machine in between.
@@ -92,6 +95,11 @@ Host sidekicks-test-down
 $common
 Host sidekicks-test-drop
   Port $drop_port
+  IdentityFile $dir/id_ed25519
+  UserKnownHostsFile $dir/known_hosts
+$common
+Host sidekicks-test-far
+  Port $far_port
   IdentityFile $dir/id_ed25519
   UserKnownHostsFile $dir/known_hosts
 $common

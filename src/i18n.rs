@@ -224,10 +224,7 @@ pub fn team_error_text(lang: Language, error: &crate::protocol::teams::TeamError
         T::Container { agent, message } => {
             trf(lang, Key::MemberContainerFailed, &[("agent", agent), ("message", message)])
         }
-        T::NoPlaceOfItsOwn { agent, kind } if kind == "ssh" => trf(lang, Key::NoPlaceOfItsOwnSsh, &[("agent", agent)]),
-        T::NoPlaceOfItsOwn { agent, kind } => {
-            trf(lang, Key::NoPlaceOfItsOwn, &[("agent", agent), ("kind", &runtime_place(lang, kind))])
-        }
+        T::Far { place, message } => trf(lang, Key::FarCopyFailed, &[("place", place), ("message", message)]),
         T::StillConflicted(paths) => trf(lang, Key::StillConflictedError, &[("paths", &paths.join(", "))]),
         T::ChangedSinceMerge(paths) => trf(lang, Key::ChangedSinceMerge, &[("paths", &paths.join(", "))]),
         T::TooBig { path, size, limit } => trf(

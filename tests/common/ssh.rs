@@ -3,7 +3,7 @@
 //! reason, unless `SIDEKICKS_REQUIRE_SSH=1`. The "other machine" is this one, so what runs there
 //! is seen in /proc.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The host whose key is known and whose login works.
@@ -100,4 +100,58 @@ pub fn master_pid(host: &str) -> i32 {
         .and_then(|r| r.split(')').next())
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no shared connection to {host}: {text}"))
+}
+
+/// The host team members' copies are kept on (a port of its own, so a test that kills its
+/// shared connection hits no other test's).
+pub const FAR: &str = "sidekicks-test-far";
+
+/// An SSH config file of a test's own, in `dir`, naming [`FAR`] as the script does, with the
+/// "other machine"'s folders set there (`XDG_DATA_HOME`, `XDG_CACHE_HOME` below `home`: a second
+/// machine is a folder of its own). With `proxy`, the connection goes through that command (and
+/// the host is named `far-proxied` on both ends, so it never shares another test's connection).
+pub fn far_config(dir: &Path, home: &Path, proxy: Option<&str>) -> PathBuf {
+    let base = std::fs::read_to_string(config()).unwrap();
+    let block: Vec<&str> = base
+        .lines()
+        .skip_while(|l| l.trim() != format!("Host {FAR}"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("Host "))
+        .collect();
+    assert!(!block.is_empty(), "{FAR} is not in {}: run scripts/ssh-test-env.sh again", config().display());
+    let mut text = format!("Host {FAR}\n");
+    for line in block {
+        let line = match (proxy, line.trim().split_once(' ')) {
+            (Some(_), Some(("HostName", _))) => "  HostName far-proxied".to_string(),
+            (Some(_), Some(("UserKnownHostsFile", _))) => {
+                format!("  UserKnownHostsFile {}", dir.join("known_hosts").display())
+            }
+            _ => line.to_string(),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let (data, cache) = (home.join("data"), home.join("cache"));
+    text.push_str(&format!("  SetEnv XDG_DATA_HOME={} XDG_CACHE_HOME={}\n", data.display(), cache.display()));
+    if let Some(proxy) = proxy {
+        text.push_str(&format!("  ProxyCommand {proxy}\n"));
+        // The server's key, known under the proxied name.
+        let port = text.lines().find_map(|l| l.trim().strip_prefix("Port ")).unwrap().to_string();
+        let known = std::fs::read_to_string(self::dir().join("known_hosts")).unwrap();
+        let key = known.lines().find(|l| l.starts_with(&format!("[127.0.0.1]:{port} "))).unwrap();
+        let key = key.split_once(' ').unwrap().1;
+        std::fs::write(dir.join("known_hosts"), format!("[far-proxied]:{port} {key}\n")).unwrap();
+    }
+    let path = dir.join("ssh_config");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The port of [`FAR`].
+pub fn far_port() -> u16 {
+    let base = std::fs::read_to_string(config()).unwrap();
+    base.lines()
+        .skip_while(|l| l.trim() != format!("Host {FAR}"))
+        .find_map(|l| l.trim().strip_prefix("Port ").map(|p| p.parse().unwrap()))
+        .unwrap()
 }

@@ -166,6 +166,7 @@ async fn members_count_for_max_running_and_end_when_removed() {
         workspace: copy.clone(),
         env: Default::default(),
         container: None,
+        far: false,
     };
     rig.send(sidekicks::runtime::agents::ManagerCommand::SetMember { name: "a · t".into(), member: Some(member) })
         .await;

@@ -139,7 +139,7 @@ fn the_binary_is_sent_once_checked_and_reused() {
         return;
     }
     let container = Container::start(&[]);
-    let far = Far { prefix: vec!["docker".into(), "exec".into(), "-i".into(), container.name.clone()] };
+    let far = Far::prefix(vec!["docker".into(), "exec".into(), "-i".into(), container.name.clone()]);
     let sent = ensure_binary(&far, Path::new(BIN)).unwrap();
     assert!(matches!(sent, Placed::Sent(_)), "{sent:?}");
     let path = sent.path().display().to_string();
@@ -161,7 +161,7 @@ fn the_binary_is_sent_once_checked_and_reused() {
     let fake = dir.path().join("far");
     std::fs::write(&fake, "#!/bin/sh\necho 'Linux riscv64'\n").unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let other = Far { prefix: vec![fake.display().to_string()] };
+    let other = Far::prefix(vec![fake.display().to_string()]);
     let refused = ensure_binary(&other, Path::new(BIN)).unwrap_err();
     assert!(matches!(refused, UploadError::OtherMachine { .. }), "{refused}");
     assert!(refused.to_string().contains("Linux riscv64"), "{refused}");

@@ -6,6 +6,7 @@
 mod common;
 
 mod copy_service;
+mod far_members;
 mod team_checkout;
 mod team_cli;
 mod team_container;

@@ -272,7 +272,7 @@ fn leftover_container(engine: Engine) {
 }
 
 #[test]
-fn an_agent_in_a_sandbox_cannot_be_a_member_and_the_window_says_why() {
+fn an_agent_in_a_sandbox_out_of_reach_is_refused_in_words_with_nothing_made() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
@@ -283,24 +283,25 @@ fn an_agent_in_a_sandbox_cannot_be_a_member_and_the_window_says_why() {
     let rt = runtime();
     let mut h = window(&config(&project, "my-sandbox", "sbx"), dir.path(), &rt, None);
     step_until(&mut h, LONG, "the agent", |h| h.state().state.agent("boxed").is_some());
-    // Not offered on the form…
+    // Offered on the form, saying where its copy would be kept (ADR 0037)…
     h.get_by_label("New team…").click();
     h.step();
     {
         use egui_kittest::kittest::NodeT;
         let mut boxes =
             h.get_all_by_label("boxed").filter(|n| n.accesskit_node().role() == egui::accesskit::Role::CheckBox);
-        assert!(boxes.next().unwrap().accesskit_node().is_disabled(), "a sandboxed agent cannot be chosen");
+        assert!(!boxes.next().unwrap().accesskit_node().is_disabled(), "a sandboxed agent can be chosen");
     }
-    // …and refused in words when asked anyway, with nothing made.
+    assert!(h.query_by_label("its copy is kept where it runs: a Docker sandbox").is_some());
+    // …but this sandbox cannot be reached (no `sbx` here): refused in words, nothing made.
     common::window::ask_team(&mut h, "S", &project, &["boxed"]);
     step_until(&mut h, LONG, "the refusal", |h| h.state().state.teams.create_error.is_some());
     let error = h.state().state.teams.create_error.clone().unwrap();
     assert!(
-        matches!(&error, TeamError::NoPlaceOfItsOwn { agent, kind } if agent == "boxed" && kind == "sbx"),
+        matches!(&error, TeamError::Far { place, message } if place == "sbx my-sandbox" && message.contains("sbx is not installed on this computer")),
         "{error:?}"
     );
-    assert!(h.query_by_label_contains("boxed runs in a Docker sandbox").is_some());
+    assert!(h.query_by_label_contains("the copy on sbx my-sandbox").is_some());
     assert!(
         !dir.path().join("sidekicks-teams").exists()
             || std::fs::read_dir(dir.path().join("sidekicks-teams")).unwrap().next().is_none()

@@ -186,7 +186,8 @@ fn discard_and_restore(provider: ProviderKind) {
     write(&main, "src/other.rs", b"// added by the person\n");
     write(&main, "src/lib.rs", b"// the person\n\npub fn one() -> u32 {\n    1\n}\n");
 
-    let (restored_team, restored) = discarded::restore(&teams, &kept.id, Some(team_now), &[]).unwrap();
+    let (restored_team, restored) =
+        discarded::restore(&teams, &kept.id, Some(team_now), (&[], &Default::default())).unwrap();
     assert_eq!(restored_team.members.iter().map(|m| m.agent.as_str()).collect::<Vec<_>>(), ["Bob", "Ada"]);
     let ada2 = restored.iter().find(|m| m.name == "Ada").unwrap();
     assert_eq!(work_of(ada2), ada_work, "the restored work is not byte for byte what it was");
@@ -208,7 +209,7 @@ fn discard_and_restore(provider: ProviderKind) {
     for m in &members2 {
         m.provider().discard(m).unwrap();
     }
-    let (again, members3) = discarded::restore(&teams, &kept.id, None, &[]).unwrap();
+    let (again, members3) = discarded::restore(&teams, &kept.id, None, (&[], &Default::default())).unwrap();
     assert_ne!(again.id, record.id);
     assert_eq!(again.name, "t");
     assert_eq!(work_of(&members3[0]), bob_work);

@@ -78,7 +78,7 @@ impl Door {
                 for (name, member) in &team.members {
                     match member {
                         Ok(m) => {
-                            outln!("  {name}: {}{}", m.copy.display(), if m.ready { "" } else { " (setup failed)" })
+                            outln!("  {name}: {}{}", m.copy_shown(), if m.ready { "" } else { " (setup failed)" })
                         }
                         Err(e) => outln!("  {name}: {e}"),
                     }
@@ -106,6 +106,7 @@ impl Door {
             };
             let state = if member.ready { "ready" } else { "setup needed" };
             members.push(json!({"name": name, "agent": member.agent, "copy": member.copy, "state": state,
+                "kept": member.far.as_ref().map(|f| f.place()),
                 "container": member.container.as_ref().map(|c| &c.name), "changes": changes}));
         }
         // Where their changes meet (the radar), read now.
@@ -409,7 +410,8 @@ pub(super) fn team_json(team: &TeamInfo) -> serde_json::Value {
         .members
         .iter()
         .map(|(name, m)| match m {
-            Ok(m) => json!({"name": name, "agent": m.agent, "copy": m.copy, "ready": m.ready}),
+            Ok(m) => json!({"name": name, "agent": m.agent, "copy": m.copy, "ready": m.ready,
+                "kept": m.far.as_ref().map(|f| f.place())}),
             Err(e) => json!({"name": name, "error": e.to_string()}),
         })
         .collect();

@@ -64,6 +64,41 @@ pub struct MemberCopy {
     /// The member's own container, when its agent runs in one (the copy is bound into it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<MemberContainer>,
+    /// Where the copy is when it is not on this computer (`copy` is then its path there): the
+    /// copy service there keeps it (ADR 0037).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub far: Option<FarCopy>,
+}
+
+/// A member's copy kept by the copy service where its agent runs: another machine, a container,
+/// a sandbox, a pod.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FarCopy {
+    /// The agent's runtime there, as the config names it (`ssh`, `container`, `podman`, `sbx`,
+    /// `kubectl`).
+    pub runtime: String,
+    /// The host, container, sandbox or pod.
+    pub target: String,
+    /// The member's state folder there (its base).
+    pub state: PathBuf,
+}
+
+impl MemberCopy {
+    /// Where the copy is, in words: its folder, after its place when it is kept elsewhere
+    /// (`ssh build-1:/home/ci/…`).
+    pub fn copy_shown(&self) -> String {
+        match &self.far {
+            Some(far) => format!("{}:{}", far.place(), self.copy.display()),
+            None => self.copy.display().to_string(),
+        }
+    }
+}
+
+impl FarCopy {
+    /// The place in words: `ssh build-1`, `kubectl web-0`.
+    pub fn place(&self) -> String {
+        format!("{} {}", self.runtime, self.target)
+    }
 }
 
 /// A team member as the agent manager runs it: the agent definition it is an instance of, and
@@ -81,6 +116,8 @@ pub struct MemberAgent {
     /// Its own container, for an agent that runs in one: it runs there, its workspace path
     /// unchanged (the copy is bound at it).
     pub container: Option<String>,
+    /// Its copy is kept where its agent runs (`workspace` is its path there).
+    pub far: bool,
 }
 
 /// A team member's own container: made from its agent's container, with the member's copy bound
@@ -239,15 +276,13 @@ pub enum TeamError {
         /// What the engine said.
         message: String,
     },
-    /// The agent runs where Sidekicks cannot make a member its own place (a sandbox, a pod).
-    #[error(
-        "{agent} runs where Sidekicks cannot make a team member a place of its own ({kind}): only Docker and Podman containers can"
-    )]
-    NoPlaceOfItsOwn {
-        /// The agent.
-        agent: String,
-        /// `sbx` or `kubectl`.
-        kind: String,
+    /// The member's copy is kept elsewhere and could not be reached, or refused, in its words.
+    #[error("the copy on {place}: {message}")]
+    Far {
+        /// Where (`ssh build-1`).
+        place: String,
+        /// What happened.
+        message: String,
     },
     /// The files still hold the markers of a conflict: not merged until the member resolves it.
     #[error("these files still hold conflict markers, resolve them in the member's copy first: {}", .0.join(", "))]

@@ -26,7 +26,11 @@ fn agent(config: &Config, name: &str, member: &MemberAgent) -> Option<AgentConfi
     };
     let mut agent = definition.clone();
     match (&member.container, agent.runtime.kind) {
-        (None, RuntimeKind::Local) => {}
+        (None, RuntimeKind::Local) if !member.far => {}
+        // Its copy is kept where it runs: its machine, sandbox or pod.
+        (None, RuntimeKind::Ssh | RuntimeKind::Sbx | RuntimeKind::Kubectl) if member.far => {
+            agent.runtime.workspace_path = Some(member.workspace.clone());
+        }
         // Its own container, where the copy is bound at the definition's workspace path.
         (Some(container), RuntimeKind::Container | RuntimeKind::Podman) => {
             agent.runtime.workspace_path = Some(definition.workspace_path());
@@ -72,6 +76,7 @@ mod tests {
             workspace: "/data/teams/t1/Demo".into(),
             env: [("PORT".to_string(), "3001".to_string())].into(),
             container: None,
+            far: false,
         }
     }
 
@@ -110,5 +115,24 @@ mod tests {
         let a = agents(&config, &[("Demo · squad".to_string(), m)].into()).pop().unwrap();
         assert_eq!(a.runtime.container.as_deref(), Some("member-1"));
         assert_eq!(a.runtime.workspace_path.as_deref(), Some(std::path::Path::new("/home/me/project")));
+    }
+
+    #[test]
+    fn a_member_of_an_agent_elsewhere_runs_there_in_its_copy_there() {
+        let mut def = definition("Demo");
+        def.runtime.kind = RuntimeKind::Ssh;
+        def.runtime.host = Some("build-1".into());
+        let config = Config { agents: vec![def], ..Default::default() };
+        let mut m = member("Demo");
+        assert!(agents(&config, &[("Demo · squad".to_string(), m.clone())].into()).is_empty(), "a copy here");
+        m.far = true;
+        m.workspace = "/home/ci/.local/share/sidekicks/far-teams/t1/Demo".into();
+        let a = agents(&config, &[("Demo · squad".to_string(), m.clone())].into()).pop().unwrap();
+        assert_eq!(a.runtime.host.as_deref(), Some("build-1"));
+        assert_eq!(a.workspace, m.workspace);
+        assert_eq!(a.workspace_path(), m.workspace, "there, not in the definition's folder");
+        // A far copy is not for an agent on this computer.
+        let config = Config { agents: vec![definition("Demo")], ..Default::default() };
+        assert!(agents(&config, &[("Demo · squad".to_string(), m)].into()).is_empty());
     }
 }

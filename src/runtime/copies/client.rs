@@ -112,6 +112,60 @@ impl CopyClient {
         }
     }
 
+    /// The paths the copy changed against its original base.
+    pub fn paths(&mut self, state: PathBuf) -> Result<Vec<String>, WireError> {
+        match self.ask(&Request::Paths { state })? {
+            Answer::Paths { paths } => Ok(paths),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Which of `paths` (each with whether it is deleted) cannot be written into the copy.
+    pub fn obstacles(&mut self, state: PathBuf, paths: Vec<(String, bool)>) -> Result<Vec<String>, WireError> {
+        match self.ask(&Request::Obstacles { state, paths })? {
+            Answer::Paths { paths } => Ok(paths),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Makes a member's copy there from `entries` (read one at a time; the first that cannot be
+    /// read ends the stream and is the error, and what was made there is discarded): where the
+    /// copy and its state are there.
+    pub fn push(
+        &mut self,
+        (team, folder, id, name): (&str, &str, &str, &str),
+        entries: impl Iterator<Item = Result<(String, Side), String>>,
+    ) -> Result<(PathBuf, PathBuf), WireError> {
+        let start = Request::Receive { team: team.into(), folder: folder.into(), id: id.into(), name: name.into() };
+        wire::send(&mut self.input, &start)?;
+        let mut failed = None;
+        for entry in entries {
+            let (path, side) = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
+            let (header, bytes) = wire::header_of(&side);
+            wire::send(&mut self.input, &Request::Entry { path, header })?;
+            wire::send_bytes(&mut self.input, bytes, |data| Request::Chunk { data })?;
+        }
+        wire::send(&mut self.input, &Request::End)?;
+        self.input.flush()?;
+        let (copy, state) = match self.answer()? {
+            Answer::Received { copy, state } => (copy, state),
+            other => return Err(unexpected(other)),
+        };
+        match failed {
+            None => Ok((copy, state)),
+            Some(why) => {
+                let _ = self.discard(state);
+                Err(WireError::Refused(why))
+            }
+        }
+    }
+
     /// Removes the copy and its state there.
     pub fn discard(&mut self, state: PathBuf) -> Result<(), WireError> {
         match self.ask(&Request::Discard { state })? {

@@ -11,6 +11,8 @@
 //! no `..`; links are read as links, never followed), sizes bounded by the merge's own limit.
 
 pub mod client;
+pub mod place;
+mod receive;
 pub mod serve;
 pub mod upload;
 pub mod wire;

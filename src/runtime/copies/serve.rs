@@ -6,6 +6,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 
 use super::wire::{self, Answer, Request, VERSION, WireError};
+use crate::model::merge::Side;
 use crate::runtime::teams::journal::Step;
 use crate::runtime::teams::{MemberCopy, TeamError};
 
@@ -47,9 +48,37 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
         wire::send(&mut output, &Answer::Error { message: e.to_string() })
     };
     match request {
-        Request::Hello { .. } | Request::Chunk { .. } => {
-            Err(WireError::Garbled("a hello or a chunk where a request was expected".into()))
+        Request::Hello { .. } | Request::Chunk { .. } | Request::Entry { .. } | Request::End => {
+            Err(WireError::Garbled("a hello, a chunk or a copy's file where a request was expected".into()))
         }
+        Request::Receive { team, folder, id, name } => {
+            match super::receive::receive(input, (&team, &folder, &id, &name))? {
+                Ok(member) => wire::send(output, &Answer::Received { copy: member.copy, state: member.state }),
+                Err(e) => refused(output, e),
+            }
+        }
+        Request::Paths { state } => match member(&state).and_then(|m| m.provider().changed_paths(&m)) {
+            Ok(paths) => wire::send(output, &Answer::Paths { paths }),
+            Err(e) => refused(output, e),
+        },
+        Request::Obstacles { state, paths } => match member(&state) {
+            Ok(m) => {
+                let steps: Vec<Step> = paths
+                    .into_iter()
+                    .map(|(path, deleted)| Step {
+                        path,
+                        side: if deleted {
+                            Side::Absent
+                        } else {
+                            Side::File { content: Vec::new(), executable: false }
+                        },
+                    })
+                    .collect();
+                let paths = crate::runtime::teams::journal::obstacles(&m.copy, &steps);
+                wire::send(output, &Answer::Paths { paths })
+            }
+            Err(e) => refused(output, e),
+        },
         Request::Make { project, copy, state, id, name, provider } => {
             let made = std::fs::create_dir_all(&state)
                 .map_err(|e| TeamError::Io { path: state.display().to_string(), message: e.to_string() })

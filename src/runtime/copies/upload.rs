@@ -29,31 +29,55 @@ pub enum UploadError {
         /// Its words.
         why: String,
     },
+    /// The tool that reaches the other side is not installed here.
+    #[error("{0} is not installed on this computer, so the other side cannot be reached")]
+    Missing(String),
     /// The file arrived, but not whole.
     #[error("the copy of Sidekicks sent to the other side arrived damaged (its sha256 differs); nothing was kept")]
     Damaged,
 }
 
-/// Runs commands on the far side through a prefix (`docker exec -i NAME`, …).
-#[derive(Clone, Debug)]
+/// How commands run on the far side: the command line (run here) that runs these words there.
+type Through = dyn Fn(Vec<String>) -> Vec<String> + Send + Sync;
+
+/// Runs commands on the far side.
+#[derive(Clone)]
 pub struct Far {
-    /// The command and its arguments that run what follows them there.
-    pub prefix: Vec<String>,
+    through: std::sync::Arc<Through>,
 }
 
 impl Far {
+    /// Through a prefix that runs the words following it there (`docker exec -i NAME`).
+    pub fn prefix(prefix: Vec<String>) -> Self {
+        Self::new(move |words| prefix.iter().cloned().chain(words).collect())
+    }
+
+    /// Through `through`, which gives the command line that runs the words there (ssh quotes
+    /// them into one string).
+    pub fn new(through: impl Fn(Vec<String>) -> Vec<String> + Send + Sync + 'static) -> Self {
+        Self { through: std::sync::Arc::new(through) }
+    }
+
+    /// The command line that runs `words` there.
+    pub fn argv(&self, words: Vec<String>) -> Vec<String> {
+        (self.through)(words)
+    }
+
     /// `sh -c script` there, with `input` on its stdin; its stdout, or its stderr in words.
     fn sh(&self, what: &'static str, script: &str, input: Option<&Path>) -> Result<String, UploadError> {
         let failed = |why: String| UploadError::Failed { what, why };
-        let (program, args) = self.prefix.split_first().ok_or_else(|| failed("no transport".into()))?;
+        let argv = self.argv(vec!["sh".into(), "-c".into(), script.into()]);
+        let (program, args) = argv.split_first().ok_or_else(|| failed("no transport".into()))?;
         let mut child = Command::new(program)
             .args(args)
-            .args(["sh", "-c", script])
             .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => UploadError::Missing(program.clone()),
+                _ => failed(e.to_string()),
+            })?;
         if let (Some(path), Some(mut stdin)) = (input, child.stdin.take()) {
             let mut file = std::fs::File::open(path).map_err(|e| failed(e.to_string()))?;
             std::io::copy(&mut file, &mut stdin).map_err(|e| failed(e.to_string()))?;

@@ -71,6 +71,41 @@ pub enum Request {
         /// The member's state folder there.
         state: PathBuf,
     },
+    /// The paths the copy changed against its original base (the near side keeps what was
+    /// rebased since).
+    Paths {
+        /// The member's state folder there.
+        state: PathBuf,
+    },
+    /// Which of these paths could not be written into the copy (a file or link where a folder
+    /// of theirs is, a folder in the way): `true` for a path to delete.
+    Obstacles {
+        /// The member's state folder there.
+        state: PathBuf,
+        /// The paths, each with whether it is deleted.
+        paths: Vec<(String, bool)>,
+    },
+    /// Make a member's copy there from the files that follow (`entry` messages, each file's
+    /// bytes as chunks, then `end`), in the far side's own teams folder.
+    Receive {
+        /// The team's id (its folder there).
+        team: String,
+        /// The member's folder name.
+        folder: String,
+        /// The member's id.
+        id: String,
+        /// The member's name.
+        name: String,
+    },
+    /// One path of a copy being received; a file's bytes follow as chunks.
+    Entry {
+        /// The path, relative.
+        path: String,
+        /// What it is.
+        header: Header,
+    },
+    /// The copy being received is complete.
+    End,
     /// Some of a file's bytes.
     Chunk {
         /// Base64.
@@ -115,6 +150,18 @@ pub enum Answer {
     },
     /// Done.
     Done,
+    /// Paths.
+    Paths {
+        /// The paths.
+        paths: Vec<String>,
+    },
+    /// A copy was received: where it and its state are there.
+    Received {
+        /// The copy.
+        copy: PathBuf,
+        /// The member's state folder.
+        state: PathBuf,
+    },
     /// Why not, in words.
     Error {
         /// The words.

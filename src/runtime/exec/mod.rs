@@ -180,15 +180,19 @@ pub trait Executor: Send + Sync {
 
 /// The executor for an agent's runtime.
 pub fn executor_for(agent: &AgentConfig) -> Result<std::sync::Arc<dyn Executor>, ExecError> {
-    let runtime = &agent.runtime;
-    let target = || runtime.target_name().unwrap_or_default().to_string();
-    Ok(match runtime.kind {
+    executor_at(agent.runtime.kind, agent.runtime.target_name().unwrap_or_default())
+}
+
+/// The executor for runtime `kind` at `target` (its container, sandbox, pod or host).
+pub fn executor_at(kind: RuntimeKind, target: &str) -> Result<std::sync::Arc<dyn Executor>, ExecError> {
+    let name = || target.to_string();
+    Ok(match kind {
         RuntimeKind::Local => std::sync::Arc::new(LocalExecutor),
-        RuntimeKind::Container => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Docker, target())),
-        RuntimeKind::Podman => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Podman, target())),
-        RuntimeKind::Sbx => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Sbx, target())),
-        RuntimeKind::Kubectl => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Kubectl, target())),
-        RuntimeKind::Ssh => std::sync::Arc::new(SshExecutor::new(&target())?),
+        RuntimeKind::Container => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Docker, name())),
+        RuntimeKind::Podman => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Podman, name())),
+        RuntimeKind::Sbx => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Sbx, name())),
+        RuntimeKind::Kubectl => std::sync::Arc::new(RemoteExecutor::new(RemoteKind::Kubectl, name())),
+        RuntimeKind::Ssh => std::sync::Arc::new(SshExecutor::new(target)?),
     })
 }
 

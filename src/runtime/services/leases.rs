@@ -77,7 +77,7 @@ impl Leases for BookLeases {
 
 /// Whether `member`'s copy changed `rel` from its base.
 fn changed(member: &MemberCopy, rel: &str) -> bool {
-    let now = teams::read_side(&member.copy, rel).unwrap_or(Side::Absent);
+    let now = teams::read_mine(member, rel).unwrap_or(Side::Absent);
     let base = teams::read_bases(member, &[rel.to_string()]).ok().and_then(|b| b.into_iter().next());
     base.is_some_and(|base| base != now)
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::model::config::AgentConfig;
 use crate::protocol::{TeamEvent, TeamInfo};
 use crate::runtime::store::Store;
-use crate::runtime::teams::{self, MemberCopy, TeamError, TeamRecord, create_team, reattach_team};
+use crate::runtime::teams::{self, MemberCopy, TeamError, TeamRecord, reattach_team};
 
 /// How long the work of discarded members is kept.
 pub(super) const KEEP_DISCARDED: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
@@ -81,7 +81,8 @@ pub(super) fn restore(
     for agent in configs {
         teams::container::engine_for(&agent.name, &agent.runtime)?;
     }
-    let (record, mut restored) = teams::discarded::restore(dir, id, team, taken)?;
+    let far = teams::far::places(configs);
+    let (record, mut restored) = teams::discarded::restore(dir, id, team, (taken, &far))?;
     // Members whose agent runs in a container get theirs. If that fails the work is restored all
     // the same (the kept copy is gone by now) and the team remembered: the member shows the error
     // and is not moved, rather than the team being lost with its work.
@@ -123,7 +124,7 @@ pub(super) fn diff(team: String, member: MemberCopy, path: String) -> TeamEvent 
         _ => None,
     };
     let base = teams::read_bases(&member, std::slice::from_ref(&path)).ok().and_then(|mut b| b.pop()).and_then(text);
-    let mine = teams::read_side(&member.copy, &path).ok().and_then(text);
+    let mine = teams::read_mine(&member, &path).ok().and_then(text);
     TeamEvent::Diff { team, agent: member.name.clone(), path, base, member: mine }
 }
 
@@ -154,7 +155,7 @@ pub(super) fn patch(team: String, member: MemberCopy, paths: Option<Vec<String>>
         };
         let mut out = Vec::with_capacity(changes.len());
         for (change, base) in counted.iter().zip(bases) {
-            let mine = teams::read_side(&member.copy, &change.path).ok().and_then(text);
+            let mine = teams::read_mine(&member, &change.path).ok().and_then(text);
             out.push(FilePatch::of(change, text(base).as_deref(), mine.as_deref()));
         }
         out.extend(changes[counted.len()..].iter().map(|c| FilePatch { path: c.path.clone(), ..FilePatch::default() }));
@@ -205,7 +206,8 @@ pub(super) fn create_placed(
     for agent in configs {
         teams::container::engine_for(&agent.name, &agent.runtime)?;
     }
-    let (record, mut members) = create_team(dir, name, project, provider, members, lead)?;
+    let far = teams::far::places(configs);
+    let (record, mut members) = teams::create_team_at(dir, (name, project), provider, members, lead, &far)?;
     if let Err(e) = teams::container::place(&mut members, configs) {
         for m in &members {
             let _ = m.provider().discard(m);

@@ -139,6 +139,7 @@ pub(super) fn set_member(team: &str, m: &MemberCopy) -> ManagerCommand {
         workspace: m.copy.clone(),
         env: m.env.clone(),
         container: m.container.as_ref().map(|c| c.name.clone()),
+        far: m.far.is_some(),
     };
     ManagerCommand::SetMember { name: m.name.clone(), member: Some(member) }
 }

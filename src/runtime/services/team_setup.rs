@@ -24,6 +24,9 @@ fn here(command: &str, cwd: &Path, env: &std::collections::BTreeMap<String, Stri
 /// `sh -c command` where `member` works: in its copy, or in its own container (`exec`, in the
 /// folder the copy is bound at) when it has one.
 fn in_member(command: &str, member: &MemberCopy) -> tokio::process::Command {
+    if let Some(far) = &member.far {
+        return there(command, member, far);
+    }
     let Some(c) = &member.container else { return here(command, &member.copy, &member.env) };
     let mut exec = tokio::process::Command::new(c.engine.program());
     exec.arg("exec").arg("--workdir").arg(&c.workspace_path);
@@ -32,6 +35,28 @@ fn in_member(command: &str, member: &MemberCopy) -> tokio::process::Command {
     }
     exec.arg(&c.name).arg("sh").arg("-c").arg(command);
     exec
+}
+
+/// `sh -c command` in a far member's copy, where it is (its machine, sandbox or pod), through its
+/// runtime's own command line; its variables are set by `env` there.
+fn there(command: &str, member: &MemberCopy, far: &crate::protocol::teams::FarCopy) -> tokio::process::Command {
+    const IN_COPY: &str = r#"cd "$1" || exit 127; exec sh -c "$2""#;
+    let place = crate::runtime::copies::place::Place::of(far);
+    let mut words = vec!["env".to_string()];
+    words.extend(member.env.iter().map(|(k, v)| format!("{k}={v}")));
+    words.extend(["sh", "-c", IN_COPY, "sidekicks"].map(String::from));
+    words.extend([member.copy.display().to_string(), command.to_string()]);
+    let argv = match place.far() {
+        Ok(through) => through.argv(words),
+        Err(e) => ["sh", "-c", r#"printf '%s\n' "$1" >&2; exit 127"#, "sidekicks"]
+            .map(String::from)
+            .into_iter()
+            .chain([e.to_string()])
+            .collect(),
+    };
+    let mut run = tokio::process::Command::new(&argv[0]);
+    run.args(&argv[1..]);
+    run
 }
 
 /// Runs `command` (shown as `shown`), sending what it writes through `output`; `Err` says how

@@ -34,11 +34,12 @@ const WAIT: &str = "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; do
 /// one (a sandbox, a pod).
 pub fn engine_for(agent: &str, runtime: &RuntimeConfig) -> Result<Option<ContainerEngine>, TeamError> {
     match runtime.kind {
-        RuntimeKind::Local => Ok(None),
         RuntimeKind::Container => Ok(Some(ContainerEngine::Docker)),
         RuntimeKind::Podman => Ok(Some(ContainerEngine::Podman)),
-        RuntimeKind::Sbx | RuntimeKind::Kubectl | RuntimeKind::Ssh => {
-            Err(TeamError::NoPlaceOfItsOwn { agent: agent.into(), kind: runtime.kind.code().into() })
+        // Their copies are kept where they run, by the copy service (`far.rs`).
+        RuntimeKind::Local | RuntimeKind::Sbx | RuntimeKind::Kubectl | RuntimeKind::Ssh => {
+            let _ = agent;
+            Ok(None)
         }
     }
 }
@@ -429,6 +430,7 @@ mod tests {
             env: [("PORT".to_string(), "3010".to_string()), ("MODE".to_string(), "dev".to_string())].into(),
             ready: true,
             container: None,
+            far: None,
         }
     }
 
@@ -497,16 +499,12 @@ mod tests {
     }
 
     #[test]
-    fn sandboxes_and_pods_are_refused_in_words() {
-        let runtime = RuntimeConfig { kind: RuntimeKind::Sbx, ..Default::default() };
-        let e = engine_for("ada", &runtime).unwrap_err();
-        assert!(
-            e.to_string().starts_with("ada runs where Sidekicks cannot make a team member a place of its own (sbx)"),
-            "{e}"
-        );
-        // Over SSH too (ADR 0032): the copies would have to be made on that machine.
-        let ssh = RuntimeConfig { kind: RuntimeKind::Ssh, host: Some("gpu".into()), ..Default::default() };
-        assert!(engine_for("ada", &ssh).unwrap_err().to_string().contains("(ssh)"), "{:?}", engine_for("ada", &ssh));
+    fn only_docker_and_podman_members_get_containers_of_their_own() {
+        // Sandboxes, pods and other machines keep their members' copies there (ADR 0037).
+        for kind in [RuntimeKind::Local, RuntimeKind::Sbx, RuntimeKind::Kubectl, RuntimeKind::Ssh] {
+            let runtime = RuntimeConfig { kind, ..Default::default() };
+            assert_eq!(engine_for("ada", &runtime).unwrap(), None, "{kind:?}");
+        }
         let docker = RuntimeConfig { kind: RuntimeKind::Container, ..Default::default() };
         assert_eq!(engine_for("ada", &docker).unwrap(), Some(ContainerEngine::Docker));
     }

@@ -49,7 +49,7 @@ fn clone_unavailable(e: &std::io::Error) -> TeamError {
 
 /// The project's sources: relative paths of files, links and folders, filtered by `.gitignore`,
 /// without `.git` and the dependency folders.
-fn sources(root: &Path, skip: &[String]) -> Vec<(String, std::fs::FileType)> {
+pub(crate) fn sources(root: &Path, skip: &[String]) -> Vec<(String, std::fs::FileType)> {
     let skip: Vec<PathBuf> = skip.iter().map(|d| root.join(d)).collect();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
@@ -199,6 +199,7 @@ impl IsolationProvider for CopyProvider {
             env: Default::default(),
             ready: true,
             container: None,
+            far: None,
         };
         member.save()?;
         Ok(member)

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::journal::{self, Step};
+use super::journal::Step;
 use super::sides::Rebased;
-use super::{MemberCopy, TeamError, TeamRecord, read_bases, read_side};
+use super::{MemberCopy, TeamError, TeamRecord, read_bases, read_mine};
 use crate::protocol::teams::DiscardedWork;
 
 const RECORD: &str = "discarded.json";
@@ -43,7 +43,7 @@ fn member_work(member: &MemberCopy) -> Result<Vec<(String, super::Side, super::S
     let bases = read_bases(member, &paths)?;
     let mut out = Vec::new();
     for (path, base) in paths.into_iter().zip(bases) {
-        let mine = read_side(&member.copy, &path)?;
+        let mine = read_mine(member, &path)?;
         if mine != base {
             out.push((path, base, mine));
         }
@@ -171,7 +171,7 @@ pub fn restore(
     teams_dir: &Path,
     id: &str,
     team: Option<TeamRecord>,
-    taken: &[String],
+    (taken, far): (&[String], &super::Places),
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     let record = load(teams_dir, id)?;
     let _lock = super::lock::ProjectLock::acquire(&record.team.project, "restoring discarded work")?;
@@ -182,12 +182,12 @@ pub fn restore(
             if let Some(m) = team.members.iter().find(|m| new.iter().any(|(name, _)| *name == m.agent)) {
                 return Err(TeamError::AlreadyMember(m.agent.clone()));
             }
-            super::team::add_members(teams_dir, team, &new)?
+            super::team::add_members_at(teams_dir, team, &new, far)?
         }
         None => {
             let old = &record.team;
             let lead = old.lead.clone().filter(|l| !new.iter().any(|(name, _)| name == l));
-            super::create_team(teams_dir, &old.name, &old.project, old.provider, &new, lead)?
+            super::create_team_at(teams_dir, (&old.name, &old.project), old.provider, &new, lead, far)?
         }
     };
     let dir = root(teams_dir).join(id);
@@ -203,9 +203,7 @@ pub fn restore(
             steps.push(Step { path: path.clone(), side: work.read(&work_dir, &path)? });
         }
         super::rebase_paths(member, &rebased)?;
-        let journal = member.state.join("member-journal");
-        std::fs::create_dir_all(&journal).map_err(|e| TeamError::io(&journal, e))?;
-        journal::apply(&member.copy, &journal, "restore", &steps)?;
+        super::write_mine(member, "restore", &steps)?;
     }
     forget(teams_dir, id)?;
     Ok((record_now, members))

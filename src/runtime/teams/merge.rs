@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use super::journal::{self, Step};
 use super::lock::ProjectLock;
 use super::sides::Rebased;
-use super::{MemberCopy, MergeReport, TeamError, changes, read_bases, read_side, rebase_paths};
+use super::{MemberCopy, MergeReport, TeamError, changes, read_bases, read_mine, read_side, rebase_paths};
 use crate::model::merge::{ConflictKind, Outcome, Side, decide, holds_markers};
 
 /// Asked about a merge's steps before they are applied: an error stops the merge; a text is what
@@ -102,7 +102,11 @@ pub(super) fn note_recipe(member: &MemberCopy, steps: &[Step]) -> Result<(), Tea
 /// them with U+FFFD for the bytes, a name no file has, so they would be read as absent and left
 /// behind without a word. They are reported instead (`MergeReport::unreadable_names`).
 fn unreadable_names(member: &MemberCopy, paths: Vec<String>) -> (Vec<String>, Vec<String>) {
-    paths.into_iter().partition(|p| !p.contains('\u{FFFD}') || std::fs::symlink_metadata(member.copy.join(p)).is_ok())
+    // A far copy's names arrive as text: one with U+FFFD was not UTF-8 there.
+    let here = member.far.is_none();
+    paths
+        .into_iter()
+        .partition(|p| !p.contains('\u{FFFD}') || (here && std::fs::symlink_metadata(member.copy.join(p)).is_ok()))
 }
 
 /// Stage 1: the paths to merge, sorted.
@@ -153,7 +157,7 @@ fn read_sides(member: &MemberCopy, paths: Vec<String>) -> Result<Vec<Sides>, Tea
                         .map(|(path, base)| {
                             Ok(Sides {
                                 main: read_side(&member.project, path)?,
-                                mine: read_side(&member.copy, path)?,
+                                mine: read_mine(member, path)?,
                                 rebased: rebased.has(path),
                                 base: base.clone(),
                                 path: path.clone(),
@@ -251,7 +255,7 @@ fn write_conflicts(
         }
         rebased.push((path.clone(), main.clone()));
     }
-    for path in journal::obstacles(&member.copy, &steps) {
+    for path in super::obstacles_mine(member, &steps)? {
         steps.retain(|s| s.path != path);
         for (p, kind, _) in conflicted.iter_mut() {
             if *p == path {
@@ -259,13 +263,10 @@ fn write_conflicts(
             }
         }
     }
-    let journal = member.state.join("member-journal");
-    std::fs::create_dir_all(&journal).map_err(|e| TeamError::io(&journal, e))?;
     // The state first, put back as it was should the copy not take the markers.
     let saved = super::sides::Rebased::snapshot(&member.state)?;
     rebase_paths(member, &rebased)?;
-    let id = format!("conflict-{}", std::process::id());
-    if let Err(e) = journal::apply(&member.copy, &journal, &id, &steps) {
+    if let Err(e) = super::write_mine(member, "conflict", &steps) {
         saved.restore(&member.state)?;
         return Err(e);
     }

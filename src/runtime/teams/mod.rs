@@ -9,6 +9,7 @@ mod copy;
 mod deps;
 pub mod discarded;
 mod export;
+pub mod far;
 #[cfg(unix)]
 pub mod journal;
 pub mod lock;
@@ -35,9 +36,10 @@ pub use crate::protocol::teams::{
 };
 pub use deps::{DEFAULT_DEPENDENCIES, dependency_folders};
 pub use export::commit_as_branch;
+pub use far::{FarProvider, obstacles_mine, read_mine, write_mine};
 pub use merge::{ConflictText, merge, merge_as_recipe_says, merge_checked};
 pub use sides::{MAX_FILE, read_side};
-pub use team::{add_members, create_team, reattach_team};
+pub use team::{Places, add_members, add_members_at, create_team, create_team_at, reattach_team};
 pub use undo::{undo_merge, undoable};
 pub use worktree::GitWorktreeProvider;
 
@@ -89,12 +91,20 @@ impl MemberCopy {
 
     /// An error unless the copy's folder is still there.
     pub fn ensure_copy(&self) -> Result<(), TeamError> {
-        if self.copy.is_dir() { Ok(()) } else { Err(TeamError::CopyGone(self.copy.display().to_string())) }
+        // A far copy is checked there, by the copy service.
+        if self.far.is_some() || self.copy.is_dir() {
+            Ok(())
+        } else {
+            Err(TeamError::CopyGone(self.copy.display().to_string()))
+        }
     }
 
     /// Its provider.
     pub fn provider(&self) -> Box<dyn IsolationProvider> {
-        self.provider.provider()
+        match self.far {
+            Some(_) => Box::new(FarProvider),
+            None => self.provider.provider(),
+        }
     }
 }
 
@@ -189,7 +199,7 @@ pub fn changes(member: &MemberCopy) -> Result<Vec<Change>, TeamError> {
     let mut added: Vec<(String, Side)> = Vec::new();
     let mut deleted: Vec<(String, Side)> = Vec::new();
     for (path, base) in paths.into_iter().zip(bases) {
-        let mine = match read_side(&member.copy, &path) {
+        let mine = match read_mine(member, &path) {
             Ok(mine) => mine,
             // Listed without being read: its diff and merge say why they cannot be made.
             Err(TeamError::TooBig { .. }) => {
@@ -235,6 +245,11 @@ pub fn changes(member: &MemberCopy) -> Result<Vec<Change>, TeamError> {
         }
     }
     Ok(out)
+}
+
+/// A relative path checked: no `..`, no absolute path, no empty component.
+pub(crate) fn checked_path(path: &str) -> Result<(), TeamError> {
+    checked(path).map(|_| ())
 }
 
 /// A relative path checked: no `..`, no absolute path, no empty component.

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{MemberCopy, Side, changes, read_bases, read_side};
+use super::{MemberCopy, Side, changes, read_bases, read_mine, read_side};
 use crate::model::merge::{Outcome, decide, is_binary};
 use crate::model::radar::{MemberChanges, Overlap, overlaps, ranges_between};
 
@@ -100,7 +100,7 @@ pub fn read(member: &MemberCopy, limit: usize) -> Option<Reading> {
     let bases = read_bases(member, &paths).ok()?;
     let mut files = BTreeMap::new();
     for (path, base) in paths.into_iter().zip(bases) {
-        let now = read_side(&member.copy, &path).unwrap_or(Side::Absent);
+        let now = read_mine(member, &path).unwrap_or(Side::Absent);
         let ranges = match (text(&base), text(&now)) {
             (Some(old), Some(new)) if !old.is_empty() => ranges_between(old, new),
             _ => Vec::new(),

@@ -41,6 +41,24 @@ pub fn overlap(project: &Path) -> crate::model::recipe::OverlapRule {
 /// Copies the files of `project` matching `patterns` into `copy` (where the copy has none
 /// already), ignored files included, `.git` and dependency folders left out; returns their paths.
 pub fn copy_files(project: &Path, copy: &Path, patterns: &[String], skip: &[String]) -> Result<Vec<String>, TeamError> {
+    let mut copied = Vec::new();
+    for rel in matching(project, patterns, skip)? {
+        let target = copy.join(&rel);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            continue;
+        }
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| TeamError::io(dir, e))?;
+        }
+        std::fs::copy(project.join(&rel), &target).map_err(|e| TeamError::io(&target, e))?;
+        copied.push(rel);
+    }
+    Ok(copied)
+}
+
+/// The files of `project` matching `patterns`, ignored files included, `.git` and the folders
+/// of `skip` left out; sorted.
+fn matching(project: &Path, patterns: &[String], skip: &[String]) -> Result<Vec<String>, TeamError> {
     if patterns.is_empty() {
         return Ok(Vec::new());
     }
@@ -56,7 +74,7 @@ pub fn copy_files(project: &Path, copy: &Path, patterns: &[String], skip: &[Stri
     let skip: Vec<String> = skip.iter().map(|s| s.trim_matches('/').to_string()).collect();
     let walker =
         ignore::WalkBuilder::new(project).standard_filters(false).filter_entry(|e| e.file_name() != ".git").build();
-    let mut copied = Vec::new();
+    let mut found = Vec::new();
     for entry in walker.flatten() {
         let Ok(rel) = entry.path().strip_prefix(project) else { continue };
         let rel = rel.to_string_lossy().into_owned();
@@ -64,21 +82,25 @@ pub fn copy_files(project: &Path, copy: &Path, patterns: &[String], skip: &[Stri
         if rel.is_empty() || skip.iter().any(in_skipped) || !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        if !set.is_match(&rel) {
-            continue;
+        if set.is_match(&rel) {
+            found.push(rel);
         }
-        let target = copy.join(&rel);
-        if std::fs::symlink_metadata(&target).is_ok() {
-            continue;
-        }
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| TeamError::io(dir, e))?;
-        }
-        std::fs::copy(entry.path(), &target).map_err(|e| TeamError::io(&target, e))?;
-        copied.push(rel);
     }
-    copied.sort();
-    Ok(copied)
+    found.sort();
+    Ok(found)
+}
+
+/// Sends the files of the project matching `patterns` to a far member's copy.
+fn send_files(member: &MemberCopy, patterns: &[String]) -> Result<(), TeamError> {
+    let mut steps = Vec::new();
+    for rel in matching(&member.project, patterns, &super::deps::dependency_folders(&member.project))? {
+        let side = super::read_side(&member.project, &rel)?;
+        steps.push(super::journal::Step { path: rel, side });
+    }
+    match steps.is_empty() {
+        true => Ok(()),
+        false => super::write_mine(member, "recipe", &steps),
+    }
 }
 
 /// Prepares a new member's copy from the recipe: its files, its number and ports; not ready while
@@ -86,7 +108,10 @@ pub fn copy_files(project: &Path, copy: &Path, patterns: &[String], skip: &[Stri
 pub fn prepare(member: &mut MemberCopy, recipe: &Recipe, number: usize) -> Result<(), TeamError> {
     member.number = number;
     let skip = member.dependencies.clone();
-    copy_files(&member.project, &member.copy, &recipe.copy, &skip)?;
+    match member.far {
+        Some(_) => send_files(member, &recipe.copy)?,
+        None => drop(copy_files(&member.project, &member.copy, &recipe.copy, &skip)?),
+    }
     if let Some(ports) = &recipe.ports {
         let vars = ports.for_member(number).map_err(|e| TeamError::Recipe(e.to_string()))?;
         member.env = vars.into_iter().map(|(k, v)| (k, v.to_string())).collect();

@@ -8,7 +8,7 @@
 
 use super::journal::{self, Step};
 use super::lock::ProjectLock;
-use super::{Change, ChangeKind, MemberCopy, MergeReport, TeamError, changes, read_bases, read_side};
+use super::{Change, ChangeKind, MemberCopy, MergeReport, TeamError, changes, read_bases, read_mine, read_side};
 use crate::model::merge::{Outcome, Side, decide, holds_markers};
 use crate::model::review::{Hunk, apply_hunks, diff, reviewable_text};
 use crate::protocol::teams::ReviewFile;
@@ -34,7 +34,7 @@ pub fn review(member: &MemberCopy) -> Result<Vec<ReviewFile>, TeamError> {
     let bases = read_bases(member, &from)?;
     let mut out = Vec::with_capacity(list.len());
     for (change, base) in list.into_iter().zip(bases) {
-        let mine = read_side(&member.copy, &change.path)?;
+        let mine = read_mine(member, &change.path)?;
         let diff = match (text(&base), text(&mine)) {
             (Some(old), Some(new)) => Some(diff(old, new)),
             _ => None,
@@ -52,7 +52,7 @@ pub(super) fn locate_all(
 ) -> Result<(Side, Side, String, String, Vec<usize>), TeamError> {
     // An added file is one hunk from nothing (its base is absent).
     let base = read_bases(member, &[path.to_string()])?.pop().unwrap_or(Side::Absent);
-    let mine = read_side(&member.copy, path)?;
+    let mine = read_mine(member, path)?;
     let stale = || TeamError::ReviewStale(path.into());
     let old = match &base {
         Side::Absent => String::new(),
@@ -75,7 +75,7 @@ pub(super) fn locate_all(
 /// The base and member versions of a modified text file, and the index of `shown` among its hunks.
 fn locate(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(Side, Side, String, String, usize), TeamError> {
     let base = read_bases(member, &[path.to_string()])?.pop().unwrap_or(Side::Absent);
-    let mine = read_side(&member.copy, path)?;
+    let mine = read_mine(member, path)?;
     let (Side::File { content: old, .. }, Side::File { content: new, .. }) = (&base, &mine) else {
         return Err(TeamError::ReviewStale(path.into()));
     };
@@ -135,11 +135,7 @@ pub(super) fn accept_hunks_locked(member: &MemberCopy, path: &str, shown: &[Hunk
 
 /// Writes `steps` into the member's copy, all or nothing.
 pub(crate) fn write_copy(member: &MemberCopy, steps: &[Step]) -> Result<(), TeamError> {
-    let dir = member.state.join("member-journal");
-    std::fs::create_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))?;
-    journal::recover(&member.copy, &dir)?;
-    let id = format!("reject-{}", std::process::id());
-    journal::apply(&member.copy, &dir, &id, steps)
+    super::write_mine(member, "reject", steps)
 }
 
 /// Takes hunk `shown` of `path` out of the member's copy.

@@ -5,6 +5,10 @@
 use std::path::Path;
 
 use super::{MemberCopy, MemberRecord, ProviderKind, TeamError, TeamRecord};
+use crate::runtime::copies::place::Place;
+
+/// Where the copies of the members of each agent definition are kept, when not on this computer.
+pub type Places = std::collections::BTreeMap<String, Place>;
 
 fn new_id() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -22,12 +26,24 @@ pub fn create_team(
     agents: &[(String, String)],
     lead: Option<String>,
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
+    create_team_at(teams_dir, (name, project), provider, agents, lead, &Places::new())
+}
+
+/// The same, the copies of the members of the definitions of `far` kept there.
+pub fn create_team_at(
+    teams_dir: &Path,
+    (name, project): (&str, &Path),
+    provider: ProviderKind,
+    agents: &[(String, String)],
+    lead: Option<String>,
+    far: &Places,
+) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     let project = project.canonicalize().map_err(|e| TeamError::io(project, e))?;
     let isolation = provider.provider();
     isolation.available(&project)?;
     let id = new_id();
     let dir = teams_dir.join(&id);
-    let members = match make_members(&dir, &id, &project, provider, agents) {
+    let members = match make_members(&dir, (&id, &project), provider, agents, far) {
         Ok(members) => members,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
@@ -63,10 +79,10 @@ pub(super) fn safe_name(agent: &str) -> String {
 /// fails, the ones made are discarded.
 fn make_members(
     dir: &Path,
-    id: &str,
-    project: &Path,
+    (id, project): (&str, &Path),
     provider: ProviderKind,
     agents: &[(String, String)],
+    far: &Places,
 ) -> Result<Vec<MemberCopy>, TeamError> {
     let isolation = provider.provider();
     let recipe = super::recipe::load(project)?;
@@ -84,13 +100,17 @@ fn make_members(
     for (i, (agent, from)) in agents.iter().enumerate() {
         let safe = folder_name(dir, agent);
         let state = dir.join(".state").join(&safe);
-        let made = isolation.create(project, &dir.join(&safe), &state, &format!("{id}-{safe}"), agent);
+        let member_id = format!("{id}-{safe}");
+        let made = match far.get(from) {
+            Some(place) => super::far::create(project, place, &state, (id, &safe), (&member_id, agent)),
+            None => isolation.create(project, &dir.join(&safe), &state, &member_id, agent),
+        };
         let made = made.and_then(|mut member| {
             member.agent = from.clone();
             match member.save() {
                 Ok(()) => Ok(member),
                 Err(e) => {
-                    let _ = isolation.discard(&member);
+                    let _ = member.provider().discard(&member);
                     Err(e)
                 }
             }
@@ -99,7 +119,7 @@ fn make_members(
             Some(recipe) => match super::recipe::prepare(&mut member, recipe, first + i) {
                 Ok(()) => Ok(member),
                 Err(e) => {
-                    let _ = isolation.discard(&member);
+                    let _ = member.provider().discard(&member);
                     Err(e)
                 }
             },
@@ -109,7 +129,7 @@ fn make_members(
             Ok(member) => members.push(member),
             Err(e) => {
                 for member in &members {
-                    let _ = isolation.discard(member);
+                    let _ = member.provider().discard(member);
                 }
                 return Err(e);
             }
@@ -122,11 +142,22 @@ fn make_members(
 /// project.
 pub fn add_members(
     teams_dir: &Path,
-    mut team: TeamRecord,
+    team: TeamRecord,
     agents: &[(String, String)],
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
+    add_members_at(teams_dir, team, agents, &Places::new())
+}
+
+/// The same, the copies of the members of the definitions of `far` kept there.
+pub fn add_members_at(
+    teams_dir: &Path,
+    mut team: TeamRecord,
+    agents: &[(String, String)],
+    far: &Places,
+) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     team.provider.provider().available(&team.project)?;
-    let members = make_members(&teams_dir.join(&team.id), &team.id, &team.project, team.provider, agents)?;
+    let dir = teams_dir.join(&team.id);
+    let members = make_members(&dir, (&team.id, &team.project), team.provider, agents, far)?;
     team.members.extend(members.iter().map(record_of));
     Ok((team, members))
 }
@@ -157,7 +188,9 @@ pub fn reattach_team(record: &TeamRecord) -> Vec<(String, Result<MemberCopy, Tea
 /// unfinished and nobody holds the project's lock.
 fn recover_if_free(copy: &MemberCopy) -> Result<(), TeamError> {
     let member_journal = copy.state.join("member-journal");
-    if !super::journal::unfinished(&copy.state) && !super::journal::unfinished(&member_journal) {
+    // A far copy's own journal is there: the copy service finishes it before it writes again.
+    let member_journal_here = copy.far.is_none() && super::journal::unfinished(&member_journal);
+    if !super::journal::unfinished(&copy.state) && !member_journal_here {
         return Ok(());
     }
     let what = format!("finishing an interrupted merge of {}", copy.name);
@@ -169,6 +202,8 @@ fn recover_if_free(copy: &MemberCopy) -> Result<(), TeamError> {
     if recovered != super::journal::Recovery::Nothing {
         tracing::info!("an interrupted merge of {} into {}: {recovered:?}", copy.name, copy.project.display());
     }
-    super::journal::recover(&copy.copy, &member_journal)?;
+    if copy.far.is_none() {
+        super::journal::recover(&copy.copy, &member_journal)?;
+    }
     Ok(())
 }

@@ -205,6 +205,7 @@ impl IsolationProvider for GitWorktreeProvider {
             env: Default::default(),
             ready: true,
             container: None,
+            far: None,
         };
         member.save()?;
         Ok(member)

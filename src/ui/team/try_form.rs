@@ -5,7 +5,7 @@
 
 use egui::RichText;
 
-use super::view::{NewTeamForm, common_rows, not_placeable};
+use super::view::{NewTeamForm, common_rows, kept_there};
 use crate::app::{AppState, Command};
 use crate::model::config::Language;
 use crate::protocol::teams::TeamCommand;
@@ -80,15 +80,14 @@ pub fn try_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
 fn attempts_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut NewTeamForm) {
     for agent in state.agents.iter().filter(|a| state.teams.team_of(&a.config.name).is_none()) {
         let name = agent.config.name.clone();
-        let why = not_placeable(lang, agent);
+        let there = kept_there(lang, agent);
         let n = form.attempts.get(&name).copied().unwrap_or(0);
         ui.horizontal(|ui| {
-            let enabled = why.is_none();
-            if ui.add_enabled(enabled && n > 0, egui::Button::new("−").small()).clicked() {
+            if ui.add_enabled(n > 0, egui::Button::new("−").small()).clicked() {
                 form.attempts.insert(name.clone(), n - 1);
             }
             ui.label(RichText::new(n.to_string()).monospace());
-            if ui.add_enabled(enabled && n < MOST, egui::Button::new("+").small()).clicked() {
+            if ui.add_enabled(n < MOST, egui::Button::new("+").small()).clicked() {
                 // The project is where the first agent chosen works, until changed.
                 if form.project.trim().is_empty() {
                     form.project = agent.config.workspace.display().to_string();
@@ -96,8 +95,8 @@ fn attempts_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut N
                 form.attempts.insert(name.clone(), n + 1);
             }
             ui.label(&name);
-            if let Some(why) = &why {
-                ui.label(RichText::new(why).small().weak());
+            if let Some(there) = &there {
+                ui.label(RichText::new(there).small().weak());
             }
         });
     }

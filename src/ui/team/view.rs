@@ -171,16 +171,12 @@ pub(super) fn common_rows(ui: &mut egui::Ui, lang: Language, form: &mut NewTeamF
     ui.end_row();
 }
 
-/// Why `agent` cannot be a member, when it cannot (its copy cannot be a folder of this computer).
-pub(super) fn not_placeable(lang: Language, agent: &crate::app::AgentView) -> Option<String> {
+/// Where `agent`'s members keep their copies, when not on this computer (another machine, a
+/// sandbox, a pod: the copy service there keeps them).
+pub(super) fn kept_there(lang: Language, agent: &crate::app::AgentView) -> Option<String> {
     let kind = agent.config.runtime.kind;
-    if matches!(kind, RuntimeKind::Local | RuntimeKind::Container | RuntimeKind::Podman) {
-        return None;
-    }
-    Some(match kind {
-        RuntimeKind::Ssh => tr(lang, Key::NotInTeamSsh).to_string(),
-        _ => trf(lang, Key::NotInTeamKind, &[("kind", &crate::ui::i18n::runtime_place(lang, kind.code()))]),
-    })
+    matches!(kind, RuntimeKind::Ssh | RuntimeKind::Sbx | RuntimeKind::Kubectl)
+        .then(|| trf(lang, Key::CopyKeptThere, &[("kind", &crate::ui::i18n::runtime_place(lang, kind.code()))]))
 }
 
 /// The agents a team can be made of, each with why it cannot be chosen where it cannot.
@@ -189,17 +185,15 @@ fn members_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
     for agent in state.agents.iter().filter(|a| state.teams.team_of(&a.config.name).is_none()) {
         let name = agent.config.name.clone();
         let mut on = form.members.contains(&name);
-        // Members get a copy of their own on this computer, bound into a container of
-        // their own for an agent in a container; sandboxes and pods cannot have one.
-        let why = not_placeable(lang, agent);
-        let placeable = why.is_none();
-        let why = why.unwrap_or_default();
-        // Why one cannot be chosen is said beside it, not only on hover.
+        // Members get a copy of their own on this computer (bound into a container of their own
+        // for an agent in a container), or where their agent runs (another machine, a sandbox,
+        // a pod), said beside it.
+        let there = kept_there(lang, agent);
         let checkbox = ui
             .horizontal(|ui| {
-                let checkbox = ui.add_enabled(placeable, egui::Checkbox::new(&mut on, &name));
-                if !placeable {
-                    ui.label(RichText::new(&why).small().weak());
+                let checkbox = ui.checkbox(&mut on, &name);
+                if let Some(there) = &there {
+                    ui.label(RichText::new(there).small().weak());
                 }
                 checkbox
             })
@@ -385,7 +379,7 @@ fn member_ui(
             return;
         }
     };
-    ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy.display().to_string())])).weak());
+    ui.label(RichText::new(trf(lang, Key::MemberWorksIn, &[("path", &member.copy_shown())])).weak());
     if let Some(task) = team.task_of(agent) {
         super::task::task_ui(ui, lang, task);
     }

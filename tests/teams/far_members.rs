@@ -1,0 +1,225 @@
+//! Members whose copies are kept where their agents run (issue 49, ADR 0037), driven through
+//! `sidekicks team` as a script would: two demo agents over SSH (the private sshd; the "other
+//! machine" is a folder of its own there, `XDG_DATA_HOME`/`XDG_CACHE_HOME` set by the SSH config)
+//! and one in a "pod" (a stand-in `kubectl` that execs into a Docker container whose copy lives
+//! only inside it). The copies are made there from the project here, the binary sent once and
+//! reused; the members work there; status, diff, merge, conflicts told and resolved, undo and
+//! discard work as for copies on this computer.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common;
+use common::{BIN, git};
+
+/// One far test at a time: each makes a shared connection and sends a 100 MB binary.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A person whose agents run on another machine over SSH (and, with a pod, in one).
+pub(crate) struct Far {
+    _dir: tempfile::TempDir,
+    pub(crate) root: PathBuf,
+    pub(crate) config: PathBuf,
+    pub(crate) project: PathBuf,
+    /// The other machine's folders (`data`, `cache`).
+    pub(crate) there: PathBuf,
+    pub(crate) ssh_config: PathBuf,
+    /// Where a stand-in `kubectl` is, first on the PATH.
+    pub(crate) tools: PathBuf,
+}
+
+impl Far {
+    /// With agents `ssh` (names) over SSH, through `proxy` when given, and `pods` (name, container)
+    /// in pods.
+    pub(crate) fn new(ssh: &[&str], pods: &[(&str, &str)], proxy: Option<&dyn Fn(&Path) -> String>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let project = root.join("project");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join("notes.txt"), "first\nsecond\nthird\n").unwrap();
+        std::fs::write(project.join("src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n").unwrap();
+        std::fs::write(project.join(".gitignore"), "target/\n.env\n").unwrap();
+        std::fs::write(project.join(".env"), "SECRET=here\n").unwrap();
+        git(&project, &["init", "-q", "-b", "main"]);
+        git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+        git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+        let there = root.join("there");
+        std::fs::create_dir_all(&there).unwrap();
+        let proxy = proxy.map(|p| p(&root));
+        let ssh_config = common::ssh::far_config(&root, &there, proxy.as_deref());
+        let home = root.join("home");
+        std::fs::create_dir(&home).unwrap();
+        let mut text = String::from("[defaults]\n");
+        for name in ssh {
+            text.push_str(&format!(
+                "\n[[agent]]\nname = {name:?}\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {home:?}\n\
+                 runtime = {{ type = \"ssh\", host = {host:?}, workspace_path = \"/tmp\" }}\n",
+                host = common::ssh::FAR,
+            ));
+        }
+        for (name, pod) in pods {
+            text.push_str(&format!(
+                "\n[[agent]]\nname = {name:?}\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {home:?}\n\
+                 runtime = {{ type = \"kubectl\", pod = {pod:?}, workspace_path = \"/tmp\" }}\n"
+            ));
+        }
+        let config = root.join("sidekicks.toml");
+        std::fs::write(&config, text).unwrap();
+        let tools = root.join("tools");
+        std::fs::create_dir(&tools).unwrap();
+        Self { _dir: dir, root, config, project, there, ssh_config, tools }
+    }
+
+    /// Runs `sidekicks --config C team ARGS`: exit code, stdout, stderr.
+    pub(crate) fn team(&self, args: &[&str]) -> (i32, String, String) {
+        let path = format!("{}:{}", self.tools.display(), std::env::var("PATH").unwrap_or_default());
+        let out = Command::new(BIN)
+            .arg("--config")
+            .arg(&self.config)
+            .arg("team")
+            .args(args)
+            .env("HOME", self.root.join("user"))
+            .env("XDG_DATA_HOME", self.root.join("user/data"))
+            .env("XDG_CONFIG_HOME", self.root.join("user/config"))
+            .env("XDG_STATE_HOME", self.root.join("user/state"))
+            .env("XDG_CACHE_HOME", self.root.join("user/cache"))
+            .env("XDG_RUNTIME_DIR", self.root.join("user"))
+            .env("SIDEKICKS_SSH_CONFIG", &self.ssh_config)
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    }
+
+    pub(crate) fn json(&self, args: &[&str]) -> serde_json::Value {
+        let (code, out, err) = self.team(args);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        serde_json::from_str(out.lines().next().unwrap_or_default().trim())
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {out}{err}"))
+    }
+
+    /// The copies of Sidekicks sent there (the other machine's cache).
+    pub(crate) fn sent(&self) -> Vec<(PathBuf, std::time::SystemTime)> {
+        let bin = self.there.join("cache/sidekicks/bin");
+        let mut found: Vec<_> = std::fs::read_dir(bin)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| (e.path(), e.metadata().unwrap().modified().unwrap()))
+            .collect();
+        found.sort();
+        found
+    }
+}
+
+pub(crate) fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{}: {e}", root.join(rel).display()))
+}
+
+/// The copy of member `i` of a team as `team new --json` or `status --json` gave it, and where
+/// it is kept.
+pub(crate) fn copy_of(team: &serde_json::Value, name: &str) -> (PathBuf, String) {
+    let m = team["members"].as_array().unwrap().iter().find(|m| m["name"] == name).cloned();
+    let m = m.unwrap_or_else(|| panic!("no {name}: {team}"));
+    (PathBuf::from(m["copy"].as_str().unwrap()), m["kept"].as_str().unwrap_or_default().to_string())
+}
+
+#[test]
+fn two_members_over_ssh_work_there_and_merge_here() {
+    if !common::ssh::available() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let p = Far::new(&["ada", "bob"], &[], None);
+    let made = p.json(&[
+        "new",
+        "--project",
+        p.project.to_str().unwrap(),
+        "--agent",
+        "ada",
+        "--agent",
+        "bob",
+        "--name",
+        "far",
+        "--json",
+    ]);
+    let (ada, kept) = copy_of(&made, "ada · far");
+    let (bob, _) = copy_of(&made, "bob · far");
+    assert_eq!(kept, format!("ssh {}", common::ssh::FAR), "{made}");
+    // Made there (the other machine's folder), not among this computer's teams.
+    let far_teams = p.there.join("data/sidekicks/far-teams");
+    assert!(ada.starts_with(&far_teams) && bob.starts_with(&far_teams), "{made}");
+    assert!(!p.root.join("user").join("data/sidekicks/teams").join(ada.file_name().unwrap()).exists());
+    assert_eq!(read(&ada, "notes.txt"), "first\nsecond\nthird\n");
+    assert_eq!(read(&bob, "src/lib.rs"), read(&p.project, "src/lib.rs"));
+    assert!(!ada.join(".git").exists() && !ada.join(".env").exists(), "sources only, as a copy here");
+    // This binary was sent there once, and is used from there.
+    let sent = p.sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let sha = |path: &Path| common::static_http::sha256_hex(&std::fs::read(path).unwrap());
+    assert_eq!(sha(&sent[0].0), sha(Path::new(BIN)));
+
+    // Ada's member works there: the demo agent, started over SSH in her copy, writes a note.
+    let (code, out, err) = p.team(&["prompt", "far", "ada", "--allow", "once", "files"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(ada.join("notes/demo.md").is_file(), "written in her copy there: {out}{err}");
+    assert!(!p.project.join("notes").exists());
+    std::fs::write(ada.join("notes.txt"), "first\nsecond (Ada)\nthird\n").unwrap();
+    // Bob changes the same line, and adds a file of a few chunks.
+    std::fs::write(bob.join("notes.txt"), "first\nsecond (Bob)\nthird\n").unwrap();
+    let big: Vec<u8> = (0..700_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(bob.join("data.bin"), &big).unwrap();
+
+    let status = p.json(&["status", "far", "--json"]);
+    let (_, ada_kept) = copy_of(&status, "ada · far");
+    assert_eq!(ada_kept, kept);
+    let changes = |name: &str| -> Vec<(String, String)> {
+        let m = status["members"].as_array().unwrap().iter().find(|m| m["name"] == name).unwrap().clone();
+        m["changes"].as_array().unwrap().iter().map(|c| (c["path"].to_string(), c["kind"].to_string())).collect()
+    };
+    assert_eq!(
+        changes("ada · far"),
+        [("\"notes.txt\"".into(), "\"modified\"".into()), ("\"notes/demo.md\"".into(), "\"added\"".into())],
+        "{status}"
+    );
+    let (code, diff, err) = p.team(&["diff", "far", "ada"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(diff.contains("-second\n+second (Ada)\n"), "{diff}");
+
+    // Ada merges; Bob's same line conflicts: nothing of his applied, the markers written there.
+    let (code, out, err) = p.team(&["merge", "far", "ada"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(&p.project, "notes.txt"), "first\nsecond (Ada)\nthird\n");
+    assert_eq!(read(&p.project, "notes/demo.md"), read(&ada, "notes/demo.md"));
+    let (code, out, err) = p.team(&["merge", "far", "bob"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("bob · far: conflicts: 1 (nothing applied)"), "{out}");
+    assert!(read(&bob, "notes.txt").contains("<<<<<<< main\n"), "told in his copy there");
+    assert!(!p.project.join("data.bin").exists());
+    // Resolved there, it merges, the big file whole.
+    std::fs::write(bob.join("notes.txt"), "first\nsecond (Ada and Bob)\nthird\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "far", "bob"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(&p.project, "notes.txt"), "first\nsecond (Ada and Bob)\nthird\n");
+    assert_eq!(std::fs::read(p.project.join("data.bin")).unwrap(), big);
+    // Nothing left to merge: the copies' bases moved with the merges.
+    let status = p.json(&["status", "far", "--json"]);
+    for member in status["members"].as_array().unwrap() {
+        assert_eq!(member["changes"], serde_json::json!([]), "{status}");
+    }
+    // Undone here, as any merge.
+    let (code, out, err) = p.team(&["undo", "far"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(&p.project, "notes.txt"), "first\nsecond (Ada)\nthird\n");
+    assert!(!p.project.join("data.bin").exists());
+
+    // The binary there was reused by every process after the first.
+    assert_eq!(p.sent(), sent, "sent once, reused");
+
+    // Discarded: the copies there go.
+    let (code, out, err) = p.team(&["discard", "far"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!ada.exists() && !bob.exists(), "the copies there are removed");
+    assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
+}
