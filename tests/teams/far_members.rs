@@ -67,6 +67,8 @@ impl Far {
         std::fs::write(&config, text).unwrap();
         let tools = root.join("tools");
         std::fs::create_dir(&tools).unwrap();
+        // Its own folder for shared SSH connections (XDG_RUNTIME_DIR), never another test's.
+        std::fs::create_dir_all(root.join("user")).unwrap();
         Self { _dir: dir, root, config, project, there, ssh_config, tools }
     }
 
@@ -222,4 +224,189 @@ fn two_members_over_ssh_work_there_and_merge_here() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(!ada.exists() && !bob.exists(), "the copies there are removed");
     assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
+}
+
+/// A stand-in `kubectl` in `tools`: `kubectl exec [-i] POD [--] WORDS` runs WORDS in Docker
+/// container `container` (the "pod"), as today's tests of that runtime do.
+fn kubectl_into(tools: &Path, container: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = format!(
+        "#!/bin/sh\n[ \"$1\" = exec ] || {{ echo \"stand-in kubectl: only exec\" >&2; exit 2; }}\nshift\ni=\n\
+         while :; do case \"$1\" in -i) i=-i; shift;; -e) shift 2;; *) break;; esac; done\nshift\n\
+         [ \"$1\" = -- ] && shift\nexec docker exec $i {container} \"$@\"\n"
+    );
+    let path = tools.join("kubectl");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_member_in_a_pod_keeps_its_copy_only_there_with_its_recipe() {
+    if !common::docker::available() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let pod = common::docker::Container::start(&[]);
+    let p = Far::new(&[], &[("carol", "web-0")], None);
+    kubectl_into(&p.tools, &pod.name);
+    std::fs::write(p.project.join(".gitignore"), "target/\n.env\nsetup-saw.txt\n").unwrap();
+    std::fs::create_dir_all(p.project.join(".sidekicks")).unwrap();
+    std::fs::write(
+        p.project.join(".sidekicks/team.toml"),
+        "copy = [\".env\"]\nsetup = \"cat .env > setup-saw.txt; echo port $PORT >> setup-saw.txt\"\n\
+         [ports]\nbase = 4100\nnames = [\"PORT\"]\n",
+    )
+    .unwrap();
+    let made =
+        p.json(&["new", "--project", p.project.to_str().unwrap(), "--agent", "carol", "--name", "pod", "--json"]);
+    let (copy, kept) = copy_of(&made, "carol · pod");
+    assert_eq!(kept, "kubectl web-0", "{made}");
+    let member = made["members"][0].clone();
+    assert_eq!(member["ready"], true, "the setup ran: {made}");
+    // The copy is inside the container only (no bind mount): not on this computer.
+    let copy_text = copy.display().to_string();
+    assert!(!copy.exists(), "{copy_text} is not a folder of this computer");
+    assert_eq!(pod.sh(&format!("cat '{copy_text}/notes.txt'")), "first\nsecond\nthird\n");
+    assert!(pod.sh("cat /proc/self/mountinfo").lines().all(|l| !l.contains("far-teams")), "nothing bound");
+    // The recipe's file git does not carry was sent, and the setup ran there with its port.
+    assert_eq!(pod.sh(&format!("cat '{copy_text}/setup-saw.txt'")), "SECRET=here\nport 4110\n");
+
+    // The member works there (the demo agent in the pod writes a note) and in its files.
+    let (code, out, err) = p.team(&["prompt", "pod", "carol", "--allow", "once", "files"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!pod.sh(&format!("cat '{copy_text}/notes/demo.md'")).is_empty(), "{out}{err}");
+    pod.sh(&format!("printf 'pub fn one() -> u32 {{\\n    2\\n}}\\n' > '{copy_text}/src/lib.rs'"));
+    let status = p.json(&["status", "pod", "--json"]);
+    let changes: Vec<String> =
+        status["members"][0]["changes"].as_array().unwrap().iter().map(|c| c["path"].to_string()).collect();
+    assert_eq!(changes, ["\"notes/demo.md\"", "\"src/lib.rs\""], "ignored files are not changes: {status}");
+    let (code, out, err) = p.team(&["merge", "pod", "carol"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(&p.project, "src/lib.rs"), "pub fn one() -> u32 {\n    2\n}\n");
+    assert!(p.project.join("notes/demo.md").is_file());
+    assert!(!p.project.join("setup-saw.txt").exists());
+
+    // Gone there behind Sidekicks' back: said in words when it is next read.
+    pod.sh(&format!("rm -rf '{copy_text}'"));
+    let (code, out, err) = p.team(&["status", "pod", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("the copy on kubectl web-0") && out.contains("is gone"), "{out}{err}");
+    let (code, out, err) = p.team(&["discard", "pod"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// The pid of the shared connection `p`'s Sidekicks made to the far host.
+fn master_of(p: &Far) -> i32 {
+    let out = Command::new("ssh")
+        .arg("-F")
+        .arg(&p.ssh_config)
+        .arg("-o")
+        .arg(format!("ControlPath={}/%C", p.root.join("user/sidekicks-ssh").display()))
+        .args(["-O", "check", common::ssh::FAR])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    text.split("pid=")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no shared connection: {text}"))
+}
+
+#[test]
+fn the_connection_lost_mid_merge_leaves_the_project_as_it_was() {
+    if !common::ssh::available() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let relay = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ssh/relay.py");
+    let control = |root: &Path| root.join("relay");
+    let proxy = |root: &Path| {
+        std::fs::create_dir_all(control(root)).unwrap();
+        format!("python3 {} {} {}", relay.display(), common::ssh::far_port(), control(root).display())
+    };
+    let p = Far::new(&["ada"], &[], Some(&proxy));
+    let control = control(&p.root);
+    let made = p.json(&["new", "--project", p.project.to_str().unwrap(), "--agent", "ada", "--name", "lost", "--json"]);
+    let (ada, _) = copy_of(&made, "ada · lost");
+    // Ada's work: a few files and one of 1.5 MB, which takes seconds through the paced relay.
+    for i in 0..5 {
+        std::fs::write(ada.join(format!("src/part{i}.rs")), format!("pub const N: u32 = {i};\n")).unwrap();
+    }
+    let big: Vec<u8> = (0..1_500_000u32).map(|i| b'a' + (i * 13 % 26) as u8).collect();
+    std::fs::write(ada.join("big.txt"), &big).unwrap();
+    std::fs::write(ada.join("notes.txt"), "first\nsecond (Ada)\nthird\n").unwrap();
+    let before = git(&p.project, &["status", "--porcelain"]);
+
+    // The merge starts; once its reading is under way the shared connection is killed and the
+    // machine is out of reach.
+    std::fs::write(control.join("slow"), "").unwrap();
+    let path = format!("{}:{}", p.tools.display(), std::env::var("PATH").unwrap_or_default());
+    let merging = Command::new(BIN)
+        .arg("--config")
+        .arg(&p.config)
+        .args(["team", "merge", "lost", "ada"])
+        .env("HOME", p.root.join("user"))
+        .env("XDG_DATA_HOME", p.root.join("user/data"))
+        .env("XDG_CONFIG_HOME", p.root.join("user/config"))
+        .env("XDG_STATE_HOME", p.root.join("user/state"))
+        .env("XDG_CACHE_HOME", p.root.join("user/cache"))
+        .env("XDG_RUNTIME_DIR", p.root.join("user"))
+        .env("SIDEKICKS_SSH_CONFIG", &p.ssh_config)
+        .env("PATH", path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let passed = || std::fs::read_to_string(control.join("passed")).ok().and_then(|t| t.parse::<u64>().ok());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while passed().unwrap_or(0) < 200_000 {
+        assert!(std::time::Instant::now() < deadline, "the merge never read through the relay");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::write(control.join("down"), "").unwrap();
+    let master = master_of(&p);
+    // SAFETY: a plain kill of the shared connection's process.
+    unsafe { libc::kill(master, libc::SIGKILL) };
+    let out = merging.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_ne!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the copy on ssh sidekicks-test-far")
+            && stderr.contains("nothing was merged, the project is as it was"),
+        "said in words: {stdout}{stderr}"
+    );
+    // The project is whole: nothing of Ada's, nothing half-written, no journal left.
+    assert_eq!(git(&p.project, &["status", "--porcelain"]), before);
+    assert_eq!(read(&p.project, "notes.txt"), "first\nsecond\nthird\n");
+    assert!(!p.project.join("big.txt").exists() && !p.project.join("src/part0.rs").exists());
+    let leftovers: Vec<_> = walkdir(&p.project).into_iter().filter(|f| f.contains("sk-merge")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // Back in reach: the same merge goes through, whole.
+    std::fs::remove_file(control.join("down")).unwrap();
+    std::fs::remove_file(control.join("slow")).unwrap();
+    let (code, out, err) = p.team(&["merge", "lost", "ada"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read(p.project.join("big.txt")).unwrap(), big);
+    assert_eq!(read(&p.project, "src/part4.rs"), "pub const N: u32 = 4;\n");
+    let (code, out, err) = p.team(&["discard", "lost"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Every file below `root`, as paths relative to it.
+fn walkdir(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    found
 }

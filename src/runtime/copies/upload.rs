@@ -22,7 +22,7 @@ pub enum UploadError {
         ours: String,
     },
     /// A command there failed.
-    #[error("on the other side, {what} failed: {why}")]
+    #[error("{what} failed: {why}")]
     Failed {
         /// What was done.
         what: &'static str,
@@ -134,7 +134,7 @@ fn same_machine(uname: &str) -> bool {
 /// Puts `binary` (this Sidekicks) on the far side, once: found there already (by its sha256), or
 /// sent, checked there, and kept.
 pub fn ensure_binary(far: &Far, binary: &Path) -> Result<Placed, UploadError> {
-    let uname = far.sh("uname", "uname -s -m", None)?;
+    let uname = far.sh("reaching it (uname)", "uname -s -m", None)?;
     if !same_machine(&uname) {
         let (os, arch) = our_machine();
         return Err(UploadError::OtherMachine { found: uname, ours: format!("{os} {arch}") });

@@ -54,9 +54,10 @@ pub fn merge_checked(
     // Nobody else writes the project from the moment its files are read until they are written.
     let _lock = ProjectLock::acquire(&member.project, &format!("merging {}'s work", member.name))?;
     journal::recover(&member.project, &member.state)?;
-    let (paths, unreadable_names) = unreadable_names(member, list_paths(member, selected)?);
+    let listed = list_paths(member, selected).map_err(nothing_merged)?;
+    let (paths, unreadable_names) = unreadable_names(member, listed);
     lap("changes listed");
-    let sides = read_sides(member, paths)?;
+    let sides = read_sides(member, paths).map_err(nothing_merged)?;
     lap("sides read");
     let mut plan = decide_all(member, sides)?;
     lap("decided");
@@ -68,7 +69,7 @@ pub fn merge_checked(
     }
     if !plan.conflicted.is_empty() {
         let mut report = MergeReport { refused: plan.report.refused, unreadable_names, ..MergeReport::default() };
-        report.conflicts = write_conflicts(member, plan.conflicted, &plan.sides)?;
+        report.conflicts = write_conflicts(member, plan.conflicted, &plan.sides).map_err(nothing_merged)?;
         return Ok(report);
     }
     let mut report = MergeReport { unreadable_names, ..plan.report };
@@ -86,6 +87,16 @@ pub fn merge_checked(
     rebase_paths(member, &std::mem::take(&mut plan.settled))?;
     lap("rebased");
     Ok(report)
+}
+
+/// A far copy that could not be reached before anything was written into the project: said so.
+fn nothing_merged(e: TeamError) -> TeamError {
+    match e {
+        TeamError::Far { place, message } => {
+            TeamError::Far { place, message: format!("{message}; nothing was merged, the project is as it was") }
+        }
+        other => other,
+    }
 }
 
 /// A recipe among `steps` is the member's: recorded before it is written, so that it is not used
