@@ -219,6 +219,19 @@ fn two_members_over_ssh_work_there_and_merge_here() {
     // The binary there was reused by every process after the first.
     assert_eq!(p.sent(), sent, "sent once, reused");
 
+    // Bob discarded with work not merged: kept here, and back in a new copy there on restore.
+    std::fs::write(bob.join("later.txt"), "not merged yet\n").unwrap();
+    let (code, out, err) = p.team(&["discard", "far", "bob"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!bob.exists(), "his copy there is removed");
+    let (code, out, err) = p.team(&["restore", "far"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let status = p.json(&["status", "far", "--json"]);
+    let (bob, bob_kept) = copy_of(&status, "bob · far");
+    assert_eq!(bob_kept, kept, "restored where his agent runs: {status}");
+    assert!(bob.starts_with(&far_teams));
+    assert_eq!(read(&bob, "later.txt"), "not merged yet\n");
+
     // Discarded: the copies there go.
     let (code, out, err) = p.team(&["discard", "far"]);
     assert_eq!(code, 0, "{out}{err}");

@@ -20,6 +20,15 @@ type Slot = Arc<Mutex<Option<CopyClient>>>;
 /// The running copy services, by place (runtime, target).
 static SERVICES: LazyLock<Mutex<HashMap<(String, String), Slot>>> = LazyLock::new(Default::default);
 
+/// The Sidekicks binary sent to the far side, when not this process's own (a program that links
+/// the library, such as a test harness, names the binary it means).
+static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Names the Sidekicks binary to run on the far side (once; later calls change nothing).
+pub fn use_binary(path: PathBuf) {
+    let _ = BINARY.set(path);
+}
+
 /// A place where copies are kept: an agent's runtime and its target.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Place {
@@ -57,7 +66,10 @@ impl Place {
     /// Starts the copy service there, putting this binary there first when it is not.
     pub fn connect(&self) -> Result<CopyClient, TeamError> {
         let far = self.far()?;
-        let binary = crate::runtime::exec::resolve_program(crate::runtime::exec::SELF_COMMAND);
+        let binary = match BINARY.get() {
+            Some(binary) => binary.clone(),
+            None => crate::runtime::exec::resolve_program(crate::runtime::exec::SELF_COMMAND),
+        };
         let there: PathBuf = match self.runtime == RuntimeKind::Local.code() {
             true => binary,
             false => ensure_binary(&far, &binary).map_err(|e| self.error(e))?.path().to_path_buf(),
