@@ -14,8 +14,9 @@
 #   sidekicks-test-down     a port nothing listens on
 #   sidekicks-test-drop     the server again, for the test that kills its connection
 #   sidekicks-test-changed  the server, but known_hosts holds another key for it
-#   sidekicks-test-far      the server again, for team members whose copies are kept there (their
-#                           tests give it an XDG_DATA_HOME/XDG_CACHE_HOME of their own with SetEnv)
+#   sidekicks-test-far      the server again, for team members whose copies are kept there: its
+#                           XDG_DATA_HOME/XDG_CACHE_HOME are below this folder's far/ (SetEnv), so
+#                           this user's own are untouched; tests give it folders of their own
 # Each is on a port of its own: ssh shares one connection per host and port, and a shared one would
 # skip the host key check and the login that these tests are about.
 set -euo pipefail
@@ -102,6 +103,7 @@ Host sidekicks-test-far
   Port $far_port
   IdentityFile $dir/id_ed25519
   UserKnownHostsFile $dir/known_hosts
+  SetEnv XDG_DATA_HOME=$dir/far/data XDG_CACHE_HOME=$dir/far/cache
 $common
 Host sidekicks-test-changed
   Port $changed_port

@@ -117,6 +117,8 @@ pub fn far_config(dir: &Path, home: &Path, proxy: Option<&str>) -> PathBuf {
         .skip_while(|l| l.trim() != format!("Host {FAR}"))
         .skip(1)
         .take_while(|l| !l.starts_with("Host "))
+        // Its folders there are the test's own (below).
+        .filter(|l| !l.trim().starts_with("SetEnv"))
         .collect();
     assert!(!block.is_empty(), "{FAR} is not in {}: run scripts/ssh-test-env.sh again", config().display());
     let mut text = format!("Host {FAR}\n");

@@ -122,7 +122,7 @@ pub fn make_team(
 }
 
 /// The copy of the member of team `team` made from `agent`, once that member works in it.
-fn member_copy(h: &Harness<'static, SidekicksApp>, team: &str, agent: &str) -> Option<std::path::PathBuf> {
+pub fn member_copy(h: &Harness<'static, SidekicksApp>, team: &str, agent: &str) -> Option<std::path::PathBuf> {
     let state = &h.state().state;
     let team = state.teams.teams.iter().find(|t| t.info.record.name == team)?;
     let member = team.info.members.iter().filter_map(|(_, m)| m.as_ref().ok()).find(|m| m.agent == agent)?;

@@ -30,6 +30,7 @@ mod ui_settings;
 mod ui_sidebar;
 mod ui_slash;
 mod ui_small;
+mod ui_far_team;
 mod ui_ssh;
 mod ui_team;
 mod ui_team_lead;

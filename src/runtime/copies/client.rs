@@ -1,7 +1,8 @@
 //! The near side: a copy service started by a command (`sidekicks serve-copies` here, or through
 //! `ssh`, `docker exec -i`, `podman exec -i`, `kubectl exec -i` there), asked one thing at a time.
 
-use std::io::{BufReader, Write};
+use std::io::{BufReader, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
@@ -20,11 +21,43 @@ pub struct FarSide {
     pub arch: String,
 }
 
+/// Bytes this process sent to and received from copy services (for measures: bytes per merge).
+static SENT: AtomicU64 = AtomicU64::new(0);
+static RECEIVED: AtomicU64 = AtomicU64::new(0);
+
+/// The bytes sent to and received from every copy service so far.
+pub fn traffic() -> (u64, u64) {
+    (SENT.load(Ordering::Relaxed), RECEIVED.load(Ordering::Relaxed))
+}
+
+/// The far side's stdin, counting.
+struct Counted<T>(T);
+
+impl<T: Write> Write for Counted<T> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        SENT.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<T: Read> Read for Counted<T> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        RECEIVED.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
 /// A running copy service.
 pub struct CopyClient {
     child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
+    input: std::io::BufWriter<Counted<ChildStdin>>,
+    output: BufReader<Counted<ChildStdout>>,
     /// Where it runs.
     pub far: FarSide,
 }
@@ -36,7 +69,8 @@ impl CopyClient {
         let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(WireError::Closed);
         };
-        let mut client = Self { child, input, output: BufReader::new(output), far: FarSide::default() };
+        let (input, output) = (std::io::BufWriter::new(Counted(input)), BufReader::new(Counted(output)));
+        let mut client = Self { child, input, output, far: FarSide::default() };
         wire::send(&mut client.input, &Request::Hello { version: VERSION })?;
         client.input.flush()?;
         match client.answer()? {
