@@ -50,16 +50,22 @@ fn work(copy: &Path, round: usize) {
     for i in 0..CHANGED {
         let path = copy.join(format!("src/mod{}/file{i}.rs", i % 180));
         let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, text.replacen("line 30: some code", &format!("line 30: round {round}'s code"), 1)).unwrap();
+        std::fs::write(&path, text.replacen("line 30: some code", &format!("line 30: round {round}'s code"), 1))
+            .unwrap();
     }
 }
 
 /// This bench's SSH config: the far host with its folders below `there`.
 fn ssh_config(dir: &Path, there: &Path) -> PathBuf {
-    let base = std::fs::read_to_string(std::env::var("SIDEKICKS_SSH_CONFIG").expect("run scripts/ssh-test-env.sh"))
-        .unwrap();
-    let block: Vec<&str> =
-        base.lines().skip_while(|l| l.trim() != format!("Host {HOST}")).skip(1).take_while(|l| !l.starts_with("Host ")).filter(|l| !l.trim().starts_with("SetEnv")).collect();
+    let base =
+        std::fs::read_to_string(std::env::var("SIDEKICKS_SSH_CONFIG").expect("run scripts/ssh-test-env.sh")).unwrap();
+    let block: Vec<&str> = base
+        .lines()
+        .skip_while(|l| l.trim() != format!("Host {HOST}"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("Host "))
+        .filter(|l| !l.trim().starts_with("SetEnv"))
+        .collect();
     assert!(!block.is_empty(), "{HOST} is not in the SSH config: run scripts/ssh-test-env.sh again");
     let mut text = format!("Host {HOST}\n{}\n", block.join("\n"));
     let (data, cache) = (there.join("data"), there.join("cache"));

@@ -2,9 +2,9 @@
 //! `ssh`, `docker exec -i`, `podman exec -i`, `kubectl exec -i` there), asked one thing at a time.
 
 use std::io::{BufReader, Read, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::wire::{self, Answer, Header, Request, VERSION, WireError};
 use crate::model::merge::Side;
