@@ -29,9 +29,9 @@ pub(crate) struct Far {
 }
 
 impl Far {
-    /// With agents `ssh` (names) over SSH, through `proxy` when given, and `pods` (name, container)
-    /// in pods.
-    pub(crate) fn new(ssh: &[&str], pods: &[(&str, &str)], proxy: Option<&dyn Fn(&Path) -> String>) -> Self {
+    /// With agents `ssh` (names) over SSH, through `proxy` when given, and `pods` (name, runtime,
+    /// target: `kubectl` and a pod, `sbx` and a sandbox).
+    pub(crate) fn new(ssh: &[&str], pods: &[(&str, &str, &str)], proxy: Option<&dyn Fn(&Path) -> String>) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let project = root.join("project");
@@ -57,10 +57,11 @@ impl Far {
                 host = common::ssh::FAR,
             ));
         }
-        for (name, pod) in pods {
+        for (name, kind, target) in pods {
+            let key = if *kind == "kubectl" { "pod" } else { "sandbox" };
             text.push_str(&format!(
                 "\n[[agent]]\nname = {name:?}\ncommand = {BIN:?}\nargs = [\"demo-agent\"]\nworkspace = {home:?}\n\
-                 runtime = {{ type = \"kubectl\", pod = {pod:?}, workspace_path = \"/tmp\" }}\n"
+                 runtime = {{ type = {kind:?}, {key} = {target:?}, workspace_path = \"/tmp\" }}\n"
             ));
         }
         let config = root.join("sidekicks.toml");
@@ -239,8 +240,9 @@ fn two_members_over_ssh_work_there_and_merge_here() {
     assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
 }
 
-/// A stand-in `kubectl` in `tools`: `kubectl exec [-i] POD [--] WORDS` runs WORDS in Docker
-/// container `container` (the "pod"), as today's tests of that runtime do.
+/// Stand-ins `kubectl` and `sbx` in `tools`: `kubectl exec [-i] POD [--] WORDS` and `sbx exec
+/// [-i] SANDBOX WORDS` run WORDS in Docker container `container` (the "pod" and the "sandbox"), as
+/// today's tests of those runtimes do.
 fn kubectl_into(tools: &Path, container: &str) {
     use std::os::unix::fs::PermissionsExt;
     let script = format!(
@@ -248,19 +250,21 @@ fn kubectl_into(tools: &Path, container: &str) {
          while :; do case \"$1\" in -i) i=-i; shift;; -e) shift 2;; *) break;; esac; done\nshift\n\
          [ \"$1\" = -- ] && shift\nexec docker exec $i {container} \"$@\"\n"
     );
-    let path = tools.join("kubectl");
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for tool in ["kubectl", "sbx"] {
+        let path = tools.join(tool);
+        std::fs::write(&path, script.replace("stand-in kubectl", &format!("stand-in {tool}"))).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
 }
 
 #[test]
-fn a_member_in_a_pod_keeps_its_copy_only_there_with_its_recipe() {
+fn members_in_a_pod_and_a_sandbox_keep_their_copies_only_there_with_their_recipe() {
     if !common::docker::available() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let pod = common::docker::Container::start(&[]);
-    let p = Far::new(&[], &[("carol", "web-0")], None);
+    let p = Far::new(&[], &[("carol", "kubectl", "web-0"), ("dan", "sbx", "dev-1")], None);
     kubectl_into(&p.tools, &pod.name);
     std::fs::write(p.project.join(".gitignore"), "target/\n.env\nsetup-saw.txt\n").unwrap();
     std::fs::create_dir_all(p.project.join(".sidekicks")).unwrap();
@@ -290,8 +294,8 @@ fn a_member_in_a_pod_keeps_its_copy_only_there_with_its_recipe() {
     assert!(!pod.sh(&format!("cat '{copy_text}/notes/demo.md'")).is_empty(), "{out}{err}");
     pod.sh(&format!("printf 'pub fn one() -> u32 {{\\n    2\\n}}\\n' > '{copy_text}/src/lib.rs'"));
     let status = p.json(&["status", "pod", "--json"]);
-    let changes: Vec<String> =
-        status["members"][0]["changes"].as_array().unwrap().iter().map(|c| c["path"].to_string()).collect();
+    let carol = status["members"].as_array().unwrap().iter().find(|m| m["name"] == "carol · pod").unwrap().clone();
+    let changes: Vec<String> = carol["changes"].as_array().unwrap().iter().map(|c| c["path"].to_string()).collect();
     assert_eq!(changes, ["\"notes/demo.md\"", "\"src/lib.rs\""], "ignored files are not changes: {status}");
     let (code, out, err) = p.team(&["merge", "pod", "carol"]);
     assert_eq!(code, 0, "{out}{err}");

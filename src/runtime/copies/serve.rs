@@ -122,7 +122,8 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
                 Err(e) => refused(output, e),
             }
         }
-        Request::Discard { state } => match member(&state).and_then(|m| m.provider().discard(&m)) {
+        // A copy already gone is discarded all the same (its state goes).
+        Request::Discard { state } => match MemberCopy::load(&state).and_then(|m| m.provider().discard(&m)) {
             Ok(()) => wire::send(output, &Answer::Done),
             Err(e) => refused(output, e),
         },

@@ -93,7 +93,7 @@ fn matching(project: &Path, patterns: &[String], skip: &[String]) -> Result<Vec<
 /// Sends the files of the project matching `patterns` to a far member's copy.
 fn send_files(member: &MemberCopy, patterns: &[String]) -> Result<(), TeamError> {
     let mut steps = Vec::new();
-    for rel in matching(&member.project, patterns, &super::deps::dependency_folders(&member.project))? {
+    for rel in matching(&member.project, patterns, &super::dependency_folders(&member.project))? {
         let side = super::read_side(&member.project, &rel)?;
         steps.push(super::journal::Step { path: rel, side });
     }
