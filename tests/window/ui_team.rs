@@ -162,7 +162,13 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     // Bob and the project edit the same line: a conflict, nothing applied, Bob is told.
     std::fs::write(project.join("notes.txt"), "first (project)\nsecond\nthird\n").unwrap();
     std::fs::write(copies[1].join("notes.txt"), "first (Bob)\nsecond\nthird\n").unwrap();
-    step_until(&mut h, LONG, "bob's change", |h| h.query_by_label("notes.txt").is_some());
+    // Bob's change known (not only a "notes.txt" label, which Ada's diff may show): Merge all
+    // clicked before it was listed merged nothing, and the conflict never came (seen under load).
+    step_until(&mut h, LONG, "bob's change", |h| {
+        let changes = h.state().state.teams.teams[0].changes.get(bob).cloned();
+        changes.is_some_and(|c| c.is_ok_and(|c| c.iter().any(|c| c.path == "notes.txt")))
+            && h.query_by_label("notes.txt").is_some()
+    });
     h.get_all_by_label("Merge all").nth(1).unwrap().click();
     // Said in red while Bob's copy holds the markers (Bob, told at once, may resolve them first:
     // then it says he did, below).
