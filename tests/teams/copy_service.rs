@@ -110,7 +110,11 @@ fn the_copy_service_runs_in_a_container_whose_copy_lives_only_there() {
 #[test]
 fn a_garbled_or_endless_answer_is_an_error() {
     let mut command = Command::new("sh");
-    command.args(["-c", "read hello; echo '{\"answer\":\"hello\",\"version\":1,\"sidekicks\":\"x\",\"os\":\"linux\",\"arch\":\"x\"}'; read q; echo 'not json at all'"]);
+    let hello = format!(
+        "{{\"answer\":\"hello\",\"version\":{},\"sidekicks\":\"x\",\"os\":\"linux\",\"arch\":\"x\"}}",
+        wire::VERSION
+    );
+    command.args(["-c", &format!("read hello; echo '{hello}'; read q; echo 'not json at all'")]);
     let mut client = CopyClient::start(command).unwrap();
     let e = client.changes(PathBuf::from("/s")).unwrap_err();
     assert!(matches!(e, WireError::Garbled(_)), "{e}");

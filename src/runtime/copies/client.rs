@@ -127,7 +127,7 @@ impl CopyClient {
             other => return Err(unexpected(other)),
         };
         wire::receive_side::<Answer>(&mut self.output, path, header, |m| match m {
-            Answer::Chunk { data } => Some(data),
+            Answer::Chunk { data, z } => Some((data, z)),
             _ => None,
         })
     }
@@ -137,7 +137,7 @@ impl CopyClient {
         let headers: Vec<(String, Header)> = steps.iter().map(|(p, s)| (p.clone(), wire::header_of(s).0)).collect();
         wire::send(&mut self.input, &Request::Write { state, steps: headers })?;
         for (_, side) in steps {
-            wire::send_bytes(&mut self.input, wire::header_of(side).1, |data| Request::Chunk { data })?;
+            wire::send_bytes(&mut self.input, wire::header_of(side).1, |data, z| Request::Chunk { data, z })?;
         }
         self.input.flush()?;
         match self.answer()? {
@@ -183,7 +183,7 @@ impl CopyClient {
             };
             let (header, bytes) = wire::header_of(&side);
             wire::send(&mut self.input, &Request::Entry { path, header })?;
-            wire::send_bytes(&mut self.input, bytes, |data| Request::Chunk { data })?;
+            wire::send_bytes(&mut self.input, bytes, |data, z| Request::Chunk { data, z })?;
         }
         wire::send(&mut self.input, &Request::End)?;
         self.input.flush()?;

@@ -6,7 +6,7 @@
 //! into the copy (all or nothing, through its journal), and discards it. ADR 0037.
 //!
 //! The wire (`wire.rs`): one JSON object per line; a file travels as a header naming its size and
-//! sha256, then chunks of at most [`wire::CHUNK`] bytes (base64), checked on arrival. Everything
+//! sha256, then chunks of at most [`wire::CHUNK`] bytes (deflated when smaller, base64), checked on arrival. Everything
 //! the other side sends is input: lines are bounded, paths are checked on both sides (relative,
 //! no `..`; links are read as links, never followed), sizes bounded by the merge's own limit.
 

@@ -105,7 +105,7 @@ pub fn receive(
             _ => return Err(WireError::Garbled("a copy's files were cut short".into())),
         };
         let side = wire::receive_side::<Request>(input, &path, header, |m| match m {
-            Request::Chunk { data } => Some(data),
+            Request::Chunk { data, z } => Some((data, z)),
             _ => None,
         })?;
         if let Ok((copy, state)) = &made {

@@ -102,7 +102,7 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
                 Ok(side) => {
                     let (header, bytes) = wire::header_of(&side);
                     wire::send(output, &Answer::Side { header })?;
-                    wire::send_bytes(output, bytes, |data| Answer::Chunk { data })
+                    wire::send_bytes(output, bytes, |data, z| Answer::Chunk { data, z })
                 }
                 Err(e) => refused(output, e),
             }
@@ -112,7 +112,7 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
             let mut sides = Vec::with_capacity(steps.len());
             for (path, header) in steps {
                 let side = wire::receive_side::<Request>(input, &path, header, |m| match m {
-                    Request::Chunk { data } => Some(data),
+                    Request::Chunk { data, z } => Some((data, z)),
                     _ => None,
                 })?;
                 sides.push(Step { path, side });

@@ -12,7 +12,7 @@ use crate::protocol::teams::{Change, ProviderKind};
 use crate::runtime::teams::MAX_FILE;
 
 /// The protocol's version: both sides say theirs first, and a difference is refused in words.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// The most bytes of a file in one chunk.
 pub const CHUNK: usize = 256 * 1024;
@@ -110,6 +110,9 @@ pub enum Request {
     Chunk {
         /// Base64.
         data: String,
+        /// The bytes are deflated (raw DEFLATE; at most a chunk once inflated).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        z: bool,
     },
 }
 
@@ -147,6 +150,9 @@ pub enum Answer {
     Chunk {
         /// Base64.
         data: String,
+        /// The bytes are deflated (raw DEFLATE; at most a chunk once inflated).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        z: bool,
     },
     /// Done.
     Done,
@@ -239,16 +245,45 @@ pub fn send(out: &mut impl Write, message: &impl Serialize) -> Result<(), WireEr
     Ok(())
 }
 
-/// Writes `bytes` as chunk messages made by `chunk`.
+/// Writes `bytes` as chunk messages made by `chunk` (its data in base64, and whether it is
+/// deflated: each piece is, when that makes it smaller).
 pub fn send_bytes<M: Serialize>(
     out: &mut impl Write,
     bytes: &[u8],
-    chunk: impl Fn(String) -> M,
+    chunk: impl Fn(String, bool) -> M,
 ) -> Result<(), WireError> {
+    use base64::engine::general_purpose::STANDARD;
     for piece in bytes.chunks(CHUNK) {
-        send(out, &chunk(base64::engine::general_purpose::STANDARD.encode(piece)))?;
+        let deflated = deflate(piece).filter(|d| d.len() < piece.len());
+        let message = match &deflated {
+            Some(d) => chunk(STANDARD.encode(d), true),
+            None => chunk(STANDARD.encode(piece), false),
+        };
+        send(out, &message)?;
     }
     Ok(())
+}
+
+/// `piece` deflated (fast), or `None` should that fail.
+fn deflate(piece: &[u8]) -> Option<Vec<u8>> {
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(piece).ok()?;
+    encoder.finish().ok()
+}
+
+/// A deflated piece inflated, refused when it would be more than a chunk (a small message that
+/// inflates to gigabytes is not read).
+fn inflate(piece: &[u8], path: &str) -> Result<Vec<u8>, WireError> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(piece)
+        .take(CHUNK as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|_| WireError::Damaged { path: path.into() })?;
+    if out.len() > CHUNK {
+        return Err(WireError::Damaged { path: path.into() });
+    }
+    Ok(out)
 }
 
 /// Reads one message; a line longer than [`MAX_LINE`] or not a message is refused.
@@ -264,13 +299,13 @@ pub fn receive<M: for<'de> Deserialize<'de>>(input: &mut impl BufRead) -> Result
     serde_json::from_slice(&line).map_err(|e| WireError::Garbled(e.to_string()))
 }
 
-/// Reads the bytes of a file announced by `header` (chunks taken out by `data`), checks their
-/// size and sha256, and gives the side.
+/// Reads the bytes of a file announced by `header` (chunks taken out by `data`: their base64
+/// and whether they are deflated), checks their size and sha256, and gives the side.
 pub fn receive_side<M: for<'de> Deserialize<'de>>(
     input: &mut impl BufRead,
     path: &str,
     header: Header,
-    data: impl Fn(M) -> Option<String>,
+    data: impl Fn(M) -> Option<(String, bool)>,
 ) -> Result<Side, WireError> {
     let (size, expected, executable) = match header {
         Header::Absent => return Ok(Side::Absent),
@@ -282,12 +317,13 @@ pub fn receive_side<M: for<'de> Deserialize<'de>>(
     }
     let mut content = Vec::with_capacity(size as usize);
     while (content.len() as u64) < size {
-        let Some(text) = data(receive(input)?) else {
+        let Some((text, deflated)) = data(receive(input)?) else {
             return Err(WireError::Garbled(format!("{path}: a file's bytes were cut short")));
         };
         let piece = base64::engine::general_purpose::STANDARD
             .decode(text.as_bytes())
             .map_err(|e| WireError::Garbled(e.to_string()))?;
+        let piece = if deflated { inflate(&piece, path)? } else { piece };
         if piece.len() > CHUNK || content.len() as u64 + piece.len() as u64 > size {
             return Err(WireError::Damaged { path: path.into() });
         }
@@ -297,4 +333,59 @@ pub fn receive_side<M: for<'de> Deserialize<'de>>(
         return Err(WireError::Damaged { path: path.into() });
     }
     Ok(Side::File { content, executable })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side_back(message_lines: &[u8], header: Header) -> Result<Side, WireError> {
+        let mut input = message_lines;
+        receive_side::<Request>(&mut input, "f.txt", header, |m| match m {
+            Request::Chunk { data, z } => Some((data, z)),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn files_travel_deflated_when_smaller_and_come_back_whole() {
+        let text = "fn main() { println!(\"hello\"); }\n".repeat(20_000);
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let noise: Vec<u8> = (0..CHUNK + 77)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 24) as u8
+            })
+            .collect();
+        for bytes in [text.as_bytes(), noise.as_slice()] {
+            let side = Side::File { content: bytes.to_vec(), executable: false };
+            let (header, content) = header_of(&side);
+            let mut out = Vec::new();
+            send_bytes(&mut out, content, |data, z| Request::Chunk { data, z }).unwrap();
+            assert_eq!(side_back(&out, header).unwrap(), side);
+            let deflated =
+                out.split(|b| *b == b'\n').filter(|l| !l.is_empty()).any(|l| l.windows(6).any(|w| w == b"\"z\":tr"));
+            assert_eq!(deflated, bytes == text.as_bytes(), "text is deflated, noise is not");
+        }
+        let text_sent = {
+            let mut out = Vec::new();
+            send_bytes(&mut out, text.as_bytes(), |data, z| Request::Chunk { data, z }).unwrap();
+            out.len()
+        };
+        assert!(text_sent * 10 < text.len(), "{text_sent} bytes sent for {}", text.len());
+    }
+
+    #[test]
+    fn a_small_message_that_inflates_past_a_chunk_is_refused() {
+        let zeros = vec![0u8; 64 * CHUNK];
+        let bomb = deflate(&zeros).unwrap();
+        assert!(bomb.len() < CHUNK);
+        let header = Header::File { size: zeros.len() as u64, sha256: sha256(&zeros), executable: false };
+        let mut out = Vec::new();
+        send(&mut out, &Request::Chunk { data: base64::engine::general_purpose::STANDARD.encode(&bomb), z: true })
+            .unwrap();
+        assert!(matches!(side_back(&out, header), Err(WireError::Damaged { .. })));
+    }
 }
