@@ -15,7 +15,7 @@
 #   sidekicks-test-drop     the server again, for the test that kills its connection
 #   sidekicks-test-changed  the server, but known_hosts holds another key for it
 #   sidekicks-test-far      the server again, for team members whose copies are kept there: its
-#                           XDG_DATA_HOME/XDG_CACHE_HOME are below this folder's far/ (SetEnv), so
+#                           XDG_DATA_HOME/XDG_CACHE_HOME/XDG_RUNTIME_DIR are below this folder's far/ (SetEnv), so
 #                           this user's own are untouched; tests give it folders of their own
 # Each is on a port of its own: ssh shares one connection per host and port, and a shared one would
 # skip the host key check and the login that these tests are about.
@@ -24,8 +24,8 @@ dir=${SIDEKICKS_SSH_DIR:-/tmp/sidekicks-ssh}
 port=${SIDEKICKS_SSH_PORT:-42022}
 down_port=$((port + 1)) unknown_port=$((port + 2)) nokey_port=$((port + 3)) drop_port=$((port + 4))
 changed_port=$((port + 5)) far_port=$((port + 6))
-mkdir -p "$dir"
-chmod 700 "$dir"
+mkdir -p "$dir" "$dir/far/run"
+chmod 700 "$dir" "$dir/far/run"
 
 if ! [ -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null; then
   echo "installing openssh-server and openssh-client…" >&2
@@ -57,7 +57,7 @@ UsePAM no
 PermitRootLogin prohibit-password
 StrictModes no
 AllowUsers $user
-AcceptEnv LANG LC_* XDG_DATA_HOME XDG_CACHE_HOME
+AcceptEnv LANG LC_* XDG_DATA_HOME XDG_CACHE_HOME XDG_RUNTIME_DIR
 MaxSessions 100
 MaxStartups 100:30:200
 LogLevel VERBOSE
@@ -103,7 +103,7 @@ Host sidekicks-test-far
   Port $far_port
   IdentityFile $dir/id_ed25519
   UserKnownHostsFile $dir/known_hosts
-  SetEnv XDG_DATA_HOME=$dir/far/data XDG_CACHE_HOME=$dir/far/cache
+  SetEnv XDG_DATA_HOME=$dir/far/data XDG_CACHE_HOME=$dir/far/cache XDG_RUNTIME_DIR=$dir/far/run
 $common
 Host sidekicks-test-changed
   Port $changed_port

@@ -35,7 +35,7 @@ impl Side {
 }
 
 /// Why a path could not be merged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum ConflictKind {
     /// Both changed the same lines; the markers are in the member's copy.
     Text,

@@ -21,6 +21,7 @@ pub mod mentions;
 pub mod merge;
 pub mod permission;
 pub mod problem;
+pub mod project_at;
 pub mod radar;
 pub mod recipe;
 pub mod registry;

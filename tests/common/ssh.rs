@@ -107,9 +107,10 @@ pub fn master_pid(host: &str) -> i32 {
 pub const FAR: &str = "sidekicks-test-far";
 
 /// An SSH config file of a test's own, in `dir`, naming [`FAR`] as the script does, with the
-/// "other machine"'s folders set there (`XDG_DATA_HOME`, `XDG_CACHE_HOME` below `home`: a second
-/// machine is a folder of its own). With `proxy`, the connection goes through that command (and
-/// the host is named `far-proxied` on both ends, so it never shares another test's connection).
+/// "other machine"'s folders set there (`XDG_DATA_HOME`, `XDG_CACHE_HOME`, and `XDG_RUNTIME_DIR`
+/// where its locks are, below `home`: a second machine is a folder of its own). With `proxy`, the
+/// connection goes through that command (and the host is named `far-proxied` on both ends, so it
+/// never shares another test's connection).
 pub fn far_config(dir: &Path, home: &Path, proxy: Option<&str>) -> PathBuf {
     let base = std::fs::read_to_string(config()).unwrap();
     let block: Vec<&str> = base
@@ -133,8 +134,15 @@ pub fn far_config(dir: &Path, home: &Path, proxy: Option<&str>) -> PathBuf {
         text.push_str(&line);
         text.push('\n');
     }
-    let (data, cache) = (home.join("data"), home.join("cache"));
-    text.push_str(&format!("  SetEnv XDG_DATA_HOME={} XDG_CACHE_HOME={}\n", data.display(), cache.display()));
+    let (data, cache, run) = (home.join("data"), home.join("cache"), home.join("run"));
+    // Its runtime folder too: the locks of projects there are the other machine's own.
+    std::fs::create_dir_all(&run).unwrap();
+    text.push_str(&format!(
+        "  SetEnv XDG_DATA_HOME={} XDG_CACHE_HOME={} XDG_RUNTIME_DIR={}\n",
+        data.display(),
+        cache.display(),
+        run.display()
+    ));
     if let Some(proxy) = proxy {
         text.push_str(&format!("  ProxyCommand {proxy}\n"));
         // The server's key, known under the proxied name.

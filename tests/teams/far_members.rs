@@ -13,7 +13,7 @@ use crate::common;
 use common::{BIN, git};
 
 /// One far test at a time: each makes a shared connection and sends a 100 MB binary.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A person whose agents run on another machine over SSH (and, with a pod, in one).
 pub(crate) struct Far {
@@ -75,8 +75,22 @@ impl Far {
 
     /// Runs `sidekicks --config C team ARGS`: exit code, stdout, stderr.
     pub(crate) fn team(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self.command(args).output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    }
+
+    /// `sidekicks --config C team ARGS` started, its output piped.
+    pub(crate) fn spawn_team(&self, args: &[&str]) -> std::process::Child {
+        let mut command = self.command(args);
+        command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        command.spawn().unwrap()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
         let path = format!("{}:{}", self.tools.display(), std::env::var("PATH").unwrap_or_default());
-        let out = Command::new(BIN)
+        let mut command = Command::new(BIN);
+        command
             .arg("--config")
             .arg(&self.config)
             .arg("team")
@@ -88,11 +102,8 @@ impl Far {
             .env("XDG_CACHE_HOME", self.root.join("user/cache"))
             .env("XDG_RUNTIME_DIR", self.root.join("user"))
             .env("SIDEKICKS_SSH_CONFIG", &self.ssh_config)
-            .env("PATH", path)
-            .output()
-            .unwrap();
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+            .env("PATH", path);
+        command
     }
 
     pub(crate) fn json(&self, args: &[&str]) -> serde_json::Value {

@@ -7,6 +7,7 @@ mod common;
 
 mod copy_service;
 mod far_members;
+mod far_project;
 mod far_review;
 mod team_checkout;
 mod team_cli;

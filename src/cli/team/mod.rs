@@ -45,7 +45,8 @@ pub enum TeamCli {
     /// Make a team: a copy of the project for each member, each member a new instance of an agent
     /// of the config. Exit 0 made, 2 not.
     New {
-        /// The project folder.
+        /// The project folder; on another machine `HOST:PATH` or `ssh://HOST/PATH` (its members
+        /// are then agents that run on HOST over SSH, their copies made there).
         #[arg(long)]
         project: PathBuf,
         /// An agent of the config to make a member of (repeat it for more members).

@@ -23,7 +23,11 @@ impl Door {
                 bail!("no agent {agent:?} in the config (agents: {})", own.join(", "));
             }
         }
-        let project = std::path::absolute(&project).unwrap_or(project);
+        // A project on another machine (`host:path`, `ssh://host/path`) stays as written (ADR 0039).
+        let project = match project.to_str().and_then(crate::model::project_at::normalized) {
+            Some(far) => PathBuf::from(far),
+            None => std::path::absolute(&project).unwrap_or(project),
+        };
         let name = name.unwrap_or_else(|| {
             project.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "team".into())
         });

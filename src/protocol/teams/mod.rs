@@ -193,8 +193,9 @@ pub struct Change {
     pub markers: bool,
 }
 
-/// Errors of teams, in words the UI can show.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Errors of teams, in words the UI can show. (Serialized: a far side's copy service sends its
+/// own, ADR 0039.)
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum TeamError {
     /// The provider cannot work here.
     #[error("this kind of copy is not available here: {reason}")]
@@ -311,7 +312,7 @@ pub enum TeamError {
 }
 
 /// Why a provider cannot work for a project.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum Unavailable {
     /// The project is not a folder.
     #[error("the project is not a folder")]
@@ -378,7 +379,7 @@ pub struct TeamRecord {
 }
 
 /// What a merge did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MergeReport {
     /// Paths written to (or removed from) the main folder.
     pub applied: Vec<String>,

@@ -112,6 +112,34 @@ impl CopyClient {
         }
     }
 
+    /// Makes member `name`'s copy of `project`, a project there (ADR 0039): the project's
+    /// canonical path there, the copy's, its state's, and its base.
+    pub fn make_there(
+        &mut self,
+        project: PathBuf,
+        (team, folder, id, name): (&str, &str, &str, &str),
+        provider: ProviderKind,
+    ) -> Result<(PathBuf, PathBuf, PathBuf, String), WireError> {
+        let (team, folder, id, name) = (team.into(), folder.into(), id.into(), name.into());
+        match self.ask(&Request::MakeThere { project, team, folder, id, name, provider })? {
+            Answer::MadeThere { project, copy, state, base } => Ok((project, copy, state, base)),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Does `call` there to the member whose state is `state` there: what the team service gave,
+    /// or its error (`Ok(Err(…))`).
+    pub fn call(
+        &mut self,
+        state: PathBuf,
+        call: wire::Call,
+    ) -> Result<Result<serde_json::Value, crate::protocol::teams::TeamError>, WireError> {
+        match self.ask(&Request::Call { state, call })? {
+            Answer::Called { result } => Ok(result),
+            other => Err(unexpected(other)),
+        }
+    }
+
     /// The copy's changes against its base.
     pub fn changes(&mut self, state: PathBuf) -> Result<Vec<Change>, WireError> {
         match self.ask(&Request::Changes { state })? {

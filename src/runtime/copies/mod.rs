@@ -14,6 +14,7 @@ pub mod client;
 pub mod place;
 mod receive;
 pub mod serve;
+mod there;
 pub mod upload;
 pub mod wire;
 

@@ -16,7 +16,7 @@ use crate::model::merge::Side;
 use crate::protocol::teams::{MemberCopy, ProviderKind, TeamError};
 
 /// The far side's teams folder.
-fn teams_root() -> Result<PathBuf, TeamError> {
+pub(super) fn teams_root() -> Result<PathBuf, TeamError> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
@@ -29,7 +29,7 @@ fn teams_root() -> Result<PathBuf, TeamError> {
 }
 
 /// A single folder name, not a path.
-fn single(name: &str) -> Result<&str, TeamError> {
+pub(super) fn single(name: &str) -> Result<&str, TeamError> {
     let bad = name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']);
     if bad { Err(TeamError::BadPath(name.into())) } else { Ok(name) }
 }

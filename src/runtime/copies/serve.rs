@@ -122,6 +122,18 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
                 Err(e) => refused(output, e),
             }
         }
+        Request::MakeThere { project, team, folder, id, name, provider } => {
+            match super::there::make(&project, (&team, &folder, &id, &name), provider) {
+                Ok(m) => wire::send(
+                    output,
+                    &Answer::MadeThere { project: m.project, copy: m.copy, state: m.state, base: m.base },
+                ),
+                Err(e) => refused(output, e),
+            }
+        }
+        Request::Call { state, call } => {
+            wire::send(output, &Answer::Called { result: super::there::call(&state, call) })
+        }
         // A copy already gone is discarded all the same (its state goes).
         Request::Discard { state } => match MemberCopy::load(&state).and_then(|m| m.provider().discard(&m)) {
             Ok(()) => wire::send(output, &Answer::Done),

@@ -97,6 +97,29 @@ pub enum Request {
         /// The member's name.
         name: String,
     },
+    /// Make a member's copy of a project that is there (ADR 0039), in the far side's own teams
+    /// folder, by the far side's own provider (a git worktree, a copy).
+    MakeThere {
+        /// The project there (relative to the far side's folder when not absolute).
+        project: PathBuf,
+        /// The team's id (its folder there).
+        team: String,
+        /// The member's folder name.
+        folder: String,
+        /// The member's id.
+        id: String,
+        /// The member's name.
+        name: String,
+        /// How the copy is made.
+        provider: ProviderKind,
+    },
+    /// Do there what the team service does to a member whose project is there (ADR 0039).
+    Call {
+        /// The member's state folder there.
+        state: PathBuf,
+        /// What to do.
+        call: Call,
+    },
     /// One path of a copy being received; a file's bytes follow as chunks.
     Entry {
         /// The path, relative.
@@ -168,11 +191,41 @@ pub enum Answer {
         /// The member's state folder.
         state: PathBuf,
     },
+    /// A copy of a project there was made.
+    MadeThere {
+        /// The project there (its canonical path).
+        project: PathBuf,
+        /// The copy.
+        copy: PathBuf,
+        /// The member's state folder.
+        state: PathBuf,
+        /// The base commit (empty for a plain copy).
+        base: String,
+    },
+    /// What a call gave: its value as the team service gives it, or the team service's error.
+    Called {
+        /// The value, or why not.
+        result: Result<serde_json::Value, crate::protocol::teams::TeamError>,
+    },
     /// Why not, in words.
     Error {
         /// The words.
         message: String,
     },
+}
+
+/// What the team service does to a member whose project is there, done there under the
+/// project's lock there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub enum Call {
+    /// Merge its work (all, or these paths) as the project's recipe says: a `MergeReport`.
+    Merge {
+        /// The paths, or all.
+        selected: Option<Vec<String>>,
+    },
+    /// Undo its last merge: the paths put back.
+    Undo,
 }
 
 /// What a path is, without a file's bytes.

@@ -29,6 +29,13 @@ pub fn merge(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeRe
 /// door merges with: the team service, and `sidekicks team-merge`.
 pub fn merge_as_recipe_says(member: &MemberCopy, selected: Option<&[String]>) -> Result<MergeReport, TeamError> {
     use crate::model::recipe::CheckPlace;
+    // A project on another machine merges there, by this same function (ADR 0039).
+    let call = crate::runtime::copies::wire::Call::Merge { selected: selected.map(<[String]>::to_vec) };
+    if let Some(merged) = super::there::call::<MergeReport>(member, call) {
+        let merged = merged?;
+        super::undo::note_there(member, !merged.applied.is_empty(), !merged.conflicts.is_empty())?;
+        return Ok(merged);
+    }
     let recipe = super::recipe::load(&member.project)?;
     match recipe.as_ref().and_then(|r| r.check.as_ref().map(|c| (r, c))) {
         Some((recipe, check)) if check.place == CheckPlace::Scratch => merge_checked(member, selected, &|steps| {
@@ -49,6 +56,7 @@ pub fn merge_checked(
     selected: Option<&[String]>,
     check: &PreMergeCheck,
 ) -> Result<MergeReport, TeamError> {
+    super::there::not_yet(member, "a merge with a check of its own")?;
     let started = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge of {}: {what} after {:?}", member.name, started.elapsed());
     // Nobody else writes the project from the moment its files are read until they are written.

@@ -23,6 +23,7 @@ pub mod review;
 pub mod scratch;
 mod sides;
 mod team;
+pub mod there;
 mod undo;
 mod worktree;
 

@@ -49,7 +49,7 @@ pub fn leftovers(teams_dir: &Path, known: &[TeamRecord], labelled: &Labelled) ->
             continue;
         }
         let stored = known.iter().find(|t| t.id == id);
-        if stored.is_some_and(|t| t.project.is_dir()) {
+        if stored.is_some_and(|t| alive(&t.project)) {
             continue;
         }
         let members = members(&entry.path());
@@ -65,7 +65,7 @@ pub fn leftovers(teams_dir: &Path, known: &[TeamRecord], labelled: &Labelled) ->
     }
     // Containers of teams whose folder is gone as well.
     for (_, _, id) in labelled {
-        let live = known.iter().any(|t| t.id == *id && t.project.is_dir());
+        let live = known.iter().any(|t| t.id == *id && alive(&t.project));
         if live || out.iter().any(|l| l.id == *id) || super::checked(id).is_err() {
             continue;
         }
@@ -101,4 +101,10 @@ pub fn reap(teams_dir: &Path, id: &str, labelled: &Labelled) -> Result<(), TeamE
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TeamError::io(&dir, e)),
         _ => Ok(()),
     }
+}
+
+/// A stored team's project is there: a folder here, or a project on another machine (not
+/// looked at from here: its team is never a leftover of this computer).
+fn alive(project: &Path) -> bool {
+    project.is_dir() || super::there::place_of(project).is_some()
 }

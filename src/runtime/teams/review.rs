@@ -99,6 +99,7 @@ pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<Merg
 
 /// Merges the base plus hunks `shown` of `path` into the project; they join the member's base.
 pub fn accept_hunks(member: &MemberCopy, path: &str, shown: &[Hunk]) -> Result<MergeReport, TeamError> {
+    super::there::not_yet(member, "merging one change of a file")?;
     let _lock = ProjectLock::acquire(&member.project, &format!("merging a change of {}", member.name))?;
     accept_hunks_locked(member, path, shown)
 }
@@ -140,6 +141,7 @@ pub(crate) fn write_copy(member: &MemberCopy, steps: &[Step]) -> Result<(), Team
 
 /// Takes hunk `shown` of `path` out of the member's copy.
 pub fn reject_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(), TeamError> {
+    super::there::not_yet(member, "taking one change out of a copy")?;
     let _lock = ProjectLock::acquire(&member.project, &format!("taking a change out of {}'s copy", member.name))?;
     let (_, mine, old, new, i) = locate(member, path, shown)?;
     let side = file_like(&mine, apply_hunks(&old, &new, |j| j != i));
@@ -148,6 +150,7 @@ pub fn reject_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(), 
 
 /// Puts the member's copy of the files of `changes` back as in its base (both ends of a rename).
 pub fn reject_files(member: &MemberCopy, changes: &[Change]) -> Result<(), TeamError> {
+    super::there::not_yet(member, "taking files out of a copy")?;
     let _lock = ProjectLock::acquire(&member.project, &format!("taking files out of {}'s copy", member.name))?;
     let paths: Vec<String> = changes.iter().flat_map(Change::paths).collect();
     let bases = read_bases(member, &paths)?;

@@ -10,7 +10,7 @@ use crate::runtime::copies::place::Place;
 /// Where the copies of the members of each agent definition are kept, when not on this computer.
 pub type Places = std::collections::BTreeMap<String, Place>;
 
-fn new_id() -> String {
+pub(super) fn new_id() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     format!("{}-{}", now.as_secs(), now.subsec_nanos() % 1_000_000)
 }
@@ -38,6 +38,10 @@ pub fn create_team_at(
     lead: Option<String>,
     far: &Places,
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
+    // A project on another machine: its members' copies are made there (ADR 0039).
+    if super::there::place_of(project).is_some() {
+        return super::there::create_team(teams_dir, (name, project), provider, agents, lead, far);
+    }
     let project = project.canonicalize().map_err(|e| TeamError::io(project, e))?;
     let isolation = provider.provider();
     isolation.available(&project)?;
@@ -56,13 +60,13 @@ pub fn create_team_at(
 }
 
 /// What the store keeps of a member.
-fn record_of(m: &MemberCopy) -> MemberRecord {
+pub(super) fn record_of(m: &MemberCopy) -> MemberRecord {
     MemberRecord { agent: m.name.clone(), state: m.state.clone(), from: m.agent.clone() }
 }
 
 /// A member's name as the name of its folders in team folder `dir` (`Demo · squad` →
 /// `Demo-squad`), unlike those there.
-fn folder_name(dir: &Path, member: &str) -> String {
+pub(super) fn folder_name(dir: &Path, member: &str) -> String {
     let dashed: String = member.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '-' }).collect();
     let base = dashed.split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-");
     let base = if base.is_empty() { "member".to_string() } else { base };
@@ -155,6 +159,9 @@ pub fn add_members_at(
     agents: &[(String, String)],
     far: &Places,
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
+    if super::there::place_of(&team.project).is_some() {
+        return super::there::add_members(teams_dir, team, agents, far);
+    }
     team.provider.provider().available(&team.project)?;
     let dir = teams_dir.join(&team.id);
     let members = make_members(&dir, (&team.id, &team.project), team.provider, agents, far)?;

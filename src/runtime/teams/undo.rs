@@ -22,6 +22,21 @@ fn record_dir(member: &MemberCopy) -> PathBuf {
     member.state.parent().unwrap_or(&member.state).join(".last-merge")
 }
 
+/// What this side knows of a merge done there (ADR 0039), so that the team's undo is offered as
+/// for a project here: a merge that wrote files is the one to undo; conflicts of the member end
+/// the chance to undo its merge (as `forget_if_of` says). The merge's own record is there.
+pub(super) fn note_there(member: &MemberCopy, wrote: bool, conflicted: bool) -> Result<(), TeamError> {
+    if conflicted {
+        return forget_if_of(member);
+    }
+    if !wrote {
+        return Ok(());
+    }
+    let dir = record_dir(member);
+    std::fs::create_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))?;
+    std::fs::write(dir.join(MEMBER), &member.name).map_err(|e| TeamError::io(&dir, e))
+}
+
 /// Forgets the team's last merge (a new merge attempt begins).
 pub(super) fn forget(member: &MemberCopy) -> Result<(), TeamError> {
     let dir = record_dir(member);
@@ -76,6 +91,12 @@ pub fn undoable(team: &TeamRecord) -> Option<String> {
 
 /// Undoes the team's last merge, which must be `member`'s; returns the paths put back.
 pub fn undo_merge(member: &MemberCopy) -> Result<Vec<String>, TeamError> {
+    // A project on another machine is put back there (ADR 0039).
+    if let Some(undone) = super::there::call::<Vec<String>>(member, crate::runtime::copies::wire::Call::Undo) {
+        let undone = undone?;
+        forget(member)?;
+        return Ok(undone);
+    }
     let _lock = super::lock::ProjectLock::acquire(&member.project, &format!("undoing the merge of {}", member.name))?;
     journal::recover(&member.project, &member.state)?;
     let dir = record_dir(member);
