@@ -25,7 +25,7 @@ const CONTEXT: usize = 3;
 const EMPH_LIMIT: usize = 1_000;
 
 /// What a line of a diff is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LineKind {
     /// The same on both sides.
     Context,
@@ -36,7 +36,7 @@ pub enum LineKind {
 }
 
 /// One line of a hunk.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DiffLine {
     /// What it is.
     pub kind: LineKind,
@@ -51,7 +51,7 @@ pub struct DiffLine {
 }
 
 /// A run of changes with context around.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Hunk {
     /// The old lines it covers (0-based).
     pub old: Range<usize>,

@@ -170,3 +170,64 @@ fn walk(root: &Path) -> Vec<PathBuf> {
     }
     found
 }
+
+/// The project's recipe there: its files copied and its setup run in each copy there, its check
+/// run in the project there after a merge; a recipe a member wrote runs there only once the
+/// person accepts it.
+#[test]
+fn the_recipe_of_a_project_there_works_there_and_a_members_runs_only_once_accepted() {
+    if !common::ssh::available() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let p = Far::new(&["ada"], &[], None);
+    let app = project_there(&p);
+    std::fs::create_dir_all(app.join(".sidekicks")).unwrap();
+    std::fs::write(app.join(".gitignore"), ".env\n").unwrap();
+    std::fs::write(app.join(".env"), "SECRET=there\n").unwrap();
+    std::fs::write(app.join("status.txt"), "ok\n").unwrap();
+    let recipe = "copy = [\".env\"]\nsetup = \"cat .env > setup-saw.txt; echo port $PORT >> setup-saw.txt\"\n\
+                  [check]\ncommand = \"grep -q '^ok' status.txt || { echo 'status is not ok'; exit 1; }\"\n\
+                  [ports]\nbase = 4300\nnames = [\"PORT\"]\n";
+    std::fs::write(app.join(".sidekicks/team.toml"), recipe).unwrap();
+    git(&app, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&app, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "recipe"]);
+    let far = format!("{}:{}", common::ssh::FAR, app.display());
+
+    let made = p.json(&["new", "--project", &far, "--agent", "ada", "--name", "app", "--json"]);
+    let (ada, _) = copy_of(&made, "ada · app");
+    assert_eq!(read(&ada, ".env"), "SECRET=there\n", "the recipe's file, copied there");
+    assert_eq!(read(&ada, "setup-saw.txt"), "SECRET=there\nport 4310\n", "the setup ran there with its port");
+
+    // A merge that breaks the check: applied, the check failed there, said; undone.
+    std::fs::write(ada.join("status.txt"), "broken\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "app", "ada"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("the check after the merge failed (exit code 1)"), "{out}{err}");
+    assert_eq!(read(&app, "status.txt"), "broken\n");
+    let (code, out, err) = p.team(&["undo", "app"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(&app, "status.txt"), "ok\n");
+
+    // Ada writes a recipe whose check would run a command of hers there: merged, never run.
+    let ran = p.there.join("ran");
+    let hers = format!("[check]\ncommand = \"echo ran >> {}\"\n", ran.display());
+    std::fs::write(ada.join(".sidekicks/team.toml"), &hers).unwrap();
+    std::fs::write(ada.join("status.txt"), "ok\nstill\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "app", "ada"]);
+    let said = format!("{out}{err}");
+    assert_eq!(read(&app, ".sidekicks/team.toml"), hers, "{said}");
+    assert!(!ran.exists(), "the member's check ran after its own merge: {said}");
+    assert_ne!(code, 0, "{said}");
+    assert!(said.contains("written by ada · app") && said.contains("accept-recipe"), "{said}");
+    // Accepted by name (there): it runs.
+    let (code, out, err) = p.team(&["accept-recipe", "app"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("written by ada · app"), "{out}");
+    std::fs::write(ada.join("status.txt"), "ok\nstill\nagain\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "app", "ada"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read_to_string(&ran).unwrap(), "ran\n");
+    let (code, out, err) = p.team(&["discard", "app"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

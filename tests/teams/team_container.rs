@@ -292,7 +292,7 @@ fn an_agent_in_a_sandbox_out_of_reach_is_refused_in_words_with_nothing_made() {
             h.get_all_by_label("boxed").filter(|n| n.accesskit_node().role() == egui::accesskit::Role::CheckBox);
         assert!(!boxes.next().unwrap().accesskit_node().is_disabled(), "a sandboxed agent can be chosen");
     }
-    assert!(h.query_by_label("its copy is kept where it runs: a Docker sandbox").is_some());
+    assert!(h.query_by_label_contains("its copy is kept where it runs: a Docker sandbox, ").is_some());
     // …but this sandbox cannot be reached (no `sbx` here): refused in words, nothing made.
     common::window::ask_team(&mut h, "S", &project, &["boxed"]);
     step_until(&mut h, LONG, "the refusal", |h| h.state().state.teams.create_error.is_some());

@@ -37,7 +37,8 @@ fn a_member_over_ssh_is_made_worked_in_there_and_merged_here() {
     step_until(&mut h, LONG, "the agent", |h| h.state().state.agent("far").is_some());
     h.get_by_label("New team…").click();
     h.step();
-    assert!(h.query_by_label("its copy is kept where it runs: another machine (over SSH)").is_some());
+    let said = format!("its copy is kept where it runs: another machine (over SSH), {}", common::ssh::FAR);
+    assert!(h.query_by_label(&said).is_some());
     common::window::ask_team(&mut h, "Far", &project, &["far"]);
     step_until(&mut h, LONG, "the member in its copy", |h| {
         member_copy(h, "Far", "far").is_some() || h.state().state.teams.create_error.is_some()

@@ -131,11 +131,16 @@ impl Door {
         }
         outln!("{} ({})  {}", team.record.name, team.record.id, team.record.project.display());
         for m in &members {
+            // A copy kept elsewhere is said with its place (`ssh build-1:/…`), as `team new` says it.
+            let copy = m["copy"].as_str().map(|c| match m["kept"].as_str() {
+                Some(place) => format!("{place}:{c}"),
+                None => c.to_string(),
+            });
             outln!(
                 "  {} — {} — {}",
                 m["name"].as_str().unwrap_or_default(),
                 m["state"].as_str().unwrap_or("error"),
-                m["copy"].as_str().or(m["error"].as_str()).unwrap_or_default()
+                copy.as_deref().or(m["error"].as_str()).unwrap_or_default()
             );
             let changes = m["changes"].as_array().cloned().unwrap_or_default();
             if changes.is_empty() {

@@ -140,6 +140,18 @@ impl CopyClient {
         }
     }
 
+    /// Does `call` there to project `project` there: what it gave, or its error (`Ok(Err(…))`).
+    pub fn project_call(
+        &mut self,
+        project: PathBuf,
+        call: wire::ProjectCall,
+    ) -> Result<Result<serde_json::Value, crate::protocol::teams::TeamError>, WireError> {
+        match self.ask(&Request::Project { project, call })? {
+            Answer::Called { result } => Ok(result),
+            other => Err(unexpected(other)),
+        }
+    }
+
     /// The copy's changes against its base.
     pub fn changes(&mut self, state: PathBuf) -> Result<Vec<Change>, WireError> {
         match self.ask(&Request::Changes { state })? {
@@ -162,8 +174,17 @@ impl CopyClient {
 
     /// Writes `steps` into the copy, all or nothing.
     pub fn write(&mut self, state: PathBuf, steps: &[(String, Side)]) -> Result<(), WireError> {
+        self.write_as(state, steps, false)
+    }
+
+    /// Records `steps` as the member's bases of their paths there (not in the copy).
+    pub fn rebase(&mut self, state: PathBuf, steps: &[(String, Side)]) -> Result<(), WireError> {
+        self.write_as(state, steps, true)
+    }
+
+    fn write_as(&mut self, state: PathBuf, steps: &[(String, Side)], rebase: bool) -> Result<(), WireError> {
         let headers: Vec<(String, Header)> = steps.iter().map(|(p, s)| (p.clone(), wire::header_of(s).0)).collect();
-        wire::send(&mut self.input, &Request::Write { state, steps: headers })?;
+        wire::send(&mut self.input, &Request::Write { state, steps: headers, rebase })?;
         for (_, side) in steps {
             wire::send_bytes(&mut self.input, wire::header_of(side).1, |data, z| Request::Chunk { data, z })?;
         }

@@ -107,7 +107,7 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
                 Err(e) => refused(output, e),
             }
         }
-        Request::Write { state, steps } => {
+        Request::Write { state, steps, rebase } => {
             // Every file's bytes are read (the stream stays in step) before anything is written.
             let mut sides = Vec::with_capacity(steps.len());
             for (path, header) in steps {
@@ -117,7 +117,14 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
                 })?;
                 sides.push(Step { path, side });
             }
-            match member(&state).and_then(|m| crate::runtime::teams::review::write_copy(&m, &sides)) {
+            let written = member(&state).and_then(|m| match rebase {
+                true => {
+                    let sides: Vec<(String, Side)> = sides.into_iter().map(|s| (s.path, s.side)).collect();
+                    crate::runtime::teams::rebase_paths(&m, &sides)
+                }
+                false => crate::runtime::teams::review::write_copy(&m, &sides),
+            });
+            match written {
                 Ok(()) => wire::send(output, &Answer::Done),
                 Err(e) => refused(output, e),
             }
@@ -131,12 +138,22 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
                 Err(e) => refused(output, e),
             }
         }
+        Request::Project { project, call } => {
+            wire::send(output, &Answer::Called { result: super::there::project_call(&project, call) })
+        }
         Request::Call { state, call } => {
             wire::send(output, &Answer::Called { result: super::there::call(&state, call) })
         }
         // A copy already gone is discarded all the same (its state goes).
         Request::Discard { state } => match MemberCopy::load(&state).and_then(|m| m.provider().discard(&m)) {
-            Ok(()) => wire::send(output, &Answer::Done),
+            Ok(()) => {
+                // The team's folders there go with its last member (`remove_dir` takes only empty ones).
+                let states = state.parent();
+                for dir in [states, states.and_then(Path::parent)].into_iter().flatten() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                wire::send(output, &Answer::Done)
+            }
             Err(e) => refused(output, e),
         },
     }

@@ -65,6 +65,10 @@ pub enum Request {
         state: PathBuf,
         /// The paths and what they become.
         steps: Vec<(String, Header)>,
+        /// Not into the copy: these are the member's bases of the paths from now on (a member
+        /// whose project is there: its restored work's bases, ADR 0039).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rebase: bool,
     },
     /// Remove the copy and its state.
     Discard {
@@ -112,6 +116,13 @@ pub enum Request {
         name: String,
         /// How the copy is made.
         provider: ProviderKind,
+    },
+    /// Do there what the team service does to a project there (ADR 0039).
+    Project {
+        /// The project there.
+        project: PathBuf,
+        /// What to do.
+        call: ProjectCall,
     },
     /// Do there what the team service does to a member whose project is there (ADR 0039).
     Call {
@@ -226,6 +237,41 @@ pub enum Call {
     },
     /// Undo its last merge: the paths put back.
     Undo,
+    /// Merge these changes of one file (as shown to the person): a `MergeReport`.
+    AcceptHunks {
+        /// The file.
+        path: String,
+        /// The changes.
+        hunks: Vec<crate::model::review::Hunk>,
+    },
+    /// Take one change of a file out of the copy.
+    RejectHunk {
+        /// The file.
+        path: String,
+        /// The change.
+        hunk: crate::model::review::Hunk,
+    },
+    /// Take these changed files out of the copy (back to its base).
+    RejectFiles {
+        /// The changes.
+        changes: Vec<Change>,
+    },
+}
+
+/// What the team service does to a project there (ADR 0039), done there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub enum ProjectCall {
+    /// The text of its team recipe (`null`: none), refused as the recipe's loading refuses it (a
+    /// recipe a member wrote and the person has not accepted).
+    Recipe,
+    /// Accept its recipe as it is now: the member whose merge wrote it, if any.
+    AcceptRecipe,
+    /// What its recipe would run, whatever its mark.
+    CommandsToAccept,
+    /// Run its recipe's check in the project, under the project's lock: `null` when it has
+    /// none, else `{ok, why, output}`.
+    Check,
 }
 
 /// What a path is, without a file's bytes.

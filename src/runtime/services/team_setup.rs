@@ -203,6 +203,9 @@ pub(super) async fn run_check(
     member: &MemberCopy,
 ) -> Option<(TeamEvent, Option<String>)> {
     let name = member.name.clone();
+    if teams::there::place_of(&member.project).is_some() {
+        return check_there(sink, team, member).await;
+    }
     let check = match recipe(sink, team, &member.project).await {
         // A check in a scratch copy ran before the merge (see `teams::merge_as_recipe_says`).
         Ok(recipe) => recipe?.check.filter(|c| c.place == crate::model::recipe::CheckPlace::Project)?,
@@ -237,6 +240,24 @@ pub(super) async fn run_check(
     let all = kept.lock().map(|k| k.clone()).unwrap_or_default();
     let failed = result.as_ref().err().map(|why| failure_message(member, why, &all, true));
     Some((TeamEvent::CheckDone { team: team.into(), agent: name, result }, failed))
+}
+
+/// [`run_check`] for a project on another machine: the check runs there, under the project's
+/// lock there; what it wrote comes when it ends.
+async fn check_there(sink: &EventSink, team: &str, member: &MemberCopy) -> Option<(TeamEvent, Option<String>)> {
+    let (name, project) = (member.name.clone(), member.project.clone());
+    let checked = tokio::task::spawn_blocking(move || teams::there::check(&project)).await.ok()??;
+    let done = |result| TeamEvent::CheckDone { team: team.into(), agent: name.clone(), result };
+    let checked = match checked {
+        Ok(Some(checked)) => checked,
+        Ok(None) => return None,
+        Err(e) => return Some((done(Err(e.to_string())), None)),
+    };
+    let text = checked.output.clone();
+    sink.send(Event::Team(TeamEvent::CheckOutput { team: team.into(), agent: name.clone(), text })).await;
+    let result = if checked.ok { Ok(()) } else { Err(checked.why.clone()) };
+    let failed = result.as_ref().err().map(|why| failure_message(member, why, &checked.output, true));
+    Some((done(result), failed))
 }
 
 /// What the member whose merge failed the recipe's check is told: the command, how it failed, the

@@ -174,10 +174,6 @@ pub fn restore(
     (taken, far): (&[String], &super::Places),
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     let record = load(teams_dir, id)?;
-    if let Some(place) = super::there::place_of(&record.team.project) {
-        let message = "restoring discarded work is not done yet for a project on another machine (ADR 0039)".into();
-        return Err(TeamError::Far { place: place.words(), message });
-    }
     let _lock = super::lock::ProjectLock::acquire(&record.team.project, "restoring discarded work")?;
     let kept = kept_members(&record, taken);
     let new: Vec<(String, String)> = kept.iter().map(|(_, now, from)| (now.clone(), from.clone())).collect();

@@ -160,6 +160,10 @@ pub fn read_bases(member: &MemberCopy, paths: &[String]) -> Result<Vec<Side>, Te
 /// Makes `side` the base of `path` (after it was merged, or after a conflict: the main folder's
 /// version, so a resubmission merges cleanly).
 pub fn rebase_paths(member: &MemberCopy, sides: &[(String, Side)]) -> Result<(), TeamError> {
+    // A member whose project is there keeps its bases there (ADR 0039).
+    if let Some(rebased) = there::rebase(member, sides) {
+        return rebased;
+    }
     let mut rebased = sides::Rebased::load(&member.state)?;
     for (path, side) in sides {
         rebased.set(path, side);

@@ -6,10 +6,15 @@ use std::path::Path;
 
 use super::{MemberCopy, TeamError};
 use crate::model::recipe::{RECIPE_PATH, Recipe};
+use crate::runtime::copies::wire::ProjectCall;
 
 /// The recipe of `project`, if it has one; refused while it is a member's that the person has
 /// not accepted (see [`accept`]).
 pub fn load(project: &Path) -> Result<Option<Recipe>, TeamError> {
+    // A project on another machine: read there, refused there as here (ADR 0039).
+    if let Some(text) = super::there::project_call::<Option<String>>(project, ProjectCall::Recipe) {
+        return text?.map(|t| Recipe::parse(&t).map_err(|e| TeamError::Recipe(e.to_string()))).transpose();
+    }
     let path = project.join(RECIPE_PATH);
     match std::fs::read_to_string(&path) {
         Ok(text) => {
@@ -109,6 +114,8 @@ pub fn prepare(member: &mut MemberCopy, recipe: &Recipe, number: usize) -> Resul
     member.number = number;
     let skip = member.dependencies.clone();
     match member.far {
+        // A project there: its files were copied there as the copy was made.
+        Some(_) if super::there::is_there(member) => {}
         Some(_) => send_files(member, &recipe.copy)?,
         None => drop(copy_files(&member.project, &member.copy, &recipe.copy, &skip)?),
     }
@@ -123,6 +130,9 @@ pub fn prepare(member: &mut MemberCopy, recipe: &Recipe, number: usize) -> Resul
 /// What the project's recipe would run, read whatever its mark ("setup: …", "check: …"): shown
 /// to the person before they accept a recipe a member wrote.
 pub fn commands_to_accept(project: &Path) -> Vec<String> {
+    if let Some(commands) = super::there::project_call(project, ProjectCall::CommandsToAccept) {
+        return commands.unwrap_or_else(|e| vec![format!("(it cannot be read: {e})")]);
+    }
     let Ok(text) = std::fs::read_to_string(project.join(RECIPE_PATH)) else { return Vec::new() };
     let Ok(recipe) = Recipe::parse(&text) else { return vec![format!("(it cannot be read: {RECIPE_PATH})")] };
     let setup = recipe.setup.map(|c| format!("setup: {c}"));
@@ -197,6 +207,9 @@ pub fn written_by_member(project: &Path, content: &[u8]) -> Option<String> {
 /// The person accepts the project's recipe as it is now: its commands run from then on. Returns
 /// the member who wrote it, `None` when it was not a member's.
 pub fn accept(project: &Path) -> Result<Option<String>, TeamError> {
+    if let Some(accepted) = super::there::project_call(project, ProjectCall::AcceptRecipe) {
+        return accepted;
+    }
     let path = project.join(RECIPE_PATH);
     let content = std::fs::read(&path).map_err(|e| TeamError::io(&path, e))?;
     let sha256 = from_members::hash(&content);

@@ -12,6 +12,7 @@ use super::{Change, ChangeKind, MemberCopy, MergeReport, TeamError, changes, rea
 use crate::model::merge::{Outcome, Side, decide, holds_markers};
 use crate::model::review::{Hunk, apply_hunks, diff, reviewable_text};
 use crate::protocol::teams::ReviewFile;
+use crate::runtime::copies::wire::Call;
 
 fn text(side: &Side) -> Option<&str> {
     match side {
@@ -99,7 +100,12 @@ pub fn accept_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<Merg
 
 /// Merges the base plus hunks `shown` of `path` into the project; they join the member's base.
 pub fn accept_hunks(member: &MemberCopy, path: &str, shown: &[Hunk]) -> Result<MergeReport, TeamError> {
-    super::there::not_yet(member, "merging one change of a file")?;
+    let call = || Call::AcceptHunks { path: path.into(), hunks: shown.to_vec() };
+    if let Some(merged) = super::there::call::<MergeReport>(member, call()) {
+        let merged = merged?;
+        super::undo::note_there(member, !merged.applied.is_empty(), !merged.conflicts.is_empty())?;
+        return Ok(merged);
+    }
     let _lock = ProjectLock::acquire(&member.project, &format!("merging a change of {}", member.name))?;
     accept_hunks_locked(member, path, shown)
 }
@@ -141,7 +147,9 @@ pub(crate) fn write_copy(member: &MemberCopy, steps: &[Step]) -> Result<(), Team
 
 /// Takes hunk `shown` of `path` out of the member's copy.
 pub fn reject_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(), TeamError> {
-    super::there::not_yet(member, "taking one change out of a copy")?;
+    if let Some(done) = super::there::call::<()>(member, Call::RejectHunk { path: path.into(), hunk: shown.clone() }) {
+        return done;
+    }
     let _lock = ProjectLock::acquire(&member.project, &format!("taking a change out of {}'s copy", member.name))?;
     let (_, mine, old, new, i) = locate(member, path, shown)?;
     let side = file_like(&mine, apply_hunks(&old, &new, |j| j != i));
@@ -150,7 +158,9 @@ pub fn reject_hunk(member: &MemberCopy, path: &str, shown: &Hunk) -> Result<(), 
 
 /// Puts the member's copy of the files of `changes` back as in its base (both ends of a rename).
 pub fn reject_files(member: &MemberCopy, changes: &[Change]) -> Result<(), TeamError> {
-    super::there::not_yet(member, "taking files out of a copy")?;
+    if let Some(done) = super::there::call::<()>(member, Call::RejectFiles { changes: changes.to_vec() }) {
+        return done;
+    }
     let _lock = ProjectLock::acquire(&member.project, &format!("taking files out of {}'s copy", member.name))?;
     let paths: Vec<String> = changes.iter().flat_map(Change::paths).collect();
     let bases = read_bases(member, &paths)?;

@@ -12,7 +12,7 @@ use super::team::{Places, folder_name, new_id, record_of};
 use super::{MemberCopy, ProviderKind, TeamError, TeamRecord};
 use crate::protocol::teams::FarCopy;
 use crate::runtime::copies::place::Place;
-use crate::runtime::copies::wire::Call;
+use crate::runtime::copies::wire::{Call, ProjectCall};
 
 /// The place of a project written as one on another machine: over SSH to its host.
 pub fn place_of(project: &Path) -> Option<Place> {
@@ -58,6 +58,41 @@ pub fn call<T: serde::de::DeserializeOwned>(member: &MemberCopy, call: Call) -> 
         serde_json::from_value(value)
             .map_err(|e| TeamError::Far { place: place.words(), message: format!("an answer that does not fit: {e}") })
     }))
+}
+
+/// Does `call` to a project there: `None` when `project` is here.
+pub fn project_call<T: serde::de::DeserializeOwned>(project: &Path, call: ProjectCall) -> Option<Result<T, TeamError>> {
+    let place = place_of(project)?;
+    let far = crate::model::project_at::far(project)?;
+    let path = PathBuf::from(far.path);
+    let result = place.with(true, |c| c.project_call(path.clone(), call.clone())).and_then(|r| r);
+    Some(result.and_then(|value| {
+        serde_json::from_value(value)
+            .map_err(|e| TeamError::Far { place: place.words(), message: format!("an answer that does not fit: {e}") })
+    }))
+}
+
+/// What a check of the project there gave: whether it passed, how it failed, what it wrote.
+#[derive(Debug, serde::Deserialize)]
+pub struct Checked {
+    /// It passed.
+    pub ok: bool,
+    /// How it ended (`exit code 1`).
+    pub why: String,
+    /// What it wrote (its end).
+    pub output: String,
+}
+
+/// Runs the recipe's check in the project there, under its lock there: `None` when `project`
+/// is here; `Ok(None)` when the recipe has no check of the project.
+pub fn check(project: &Path) -> Option<Result<Option<Checked>, TeamError>> {
+    project_call(project, ProjectCall::Check)
+}
+
+/// Records `sides` as the member's bases there, when its project is there: `None` when it is here.
+pub fn rebase(member: &MemberCopy, sides: &[(String, super::Side)]) -> Option<Result<(), TeamError>> {
+    let (far, place) = of(member)?;
+    Some(place.with(true, |c| c.rebase(far.state.clone(), sides)))
 }
 
 /// Makes a team of `project` on another machine (`host:path`): a copy there for each member
@@ -169,7 +204,13 @@ fn make_member(
         container: None,
         far: Some(FarCopy { runtime: place.runtime.clone(), target: place.target.clone(), state: far_state }),
     };
-    if let Err(e) = member.save() {
+    let mut member = member;
+    let prepared = match super::recipe::load(&member.project) {
+        Ok(Some(recipe)) => super::recipe::prepare(&mut member, &recipe, number),
+        Ok(None) => member.save(),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = prepared {
         let _ = member.provider().discard(&member);
         return Err(e);
     }

@@ -151,7 +151,9 @@ pub(super) fn common_rows(ui: &mut egui::Ui, lang: Language, form: &mut NewTeamF
     ui.end_row();
     ui.label(tr(lang, Key::ProjectFolder));
     ui.horizontal(|ui| {
-        ui.add(egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text("/home/me/project"));
+        ui.add(
+            egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text(tr(lang, Key::ProjectHint)),
+        );
         if ui.button(tr(lang, Key::ChooseFolder)).clicked() {
             let start_in = Some(form.project.trim()).filter(|p| !p.is_empty()).map(Into::into);
             commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));
@@ -175,8 +177,14 @@ pub(super) fn common_rows(ui: &mut egui::Ui, lang: Language, form: &mut NewTeamF
 /// sandbox, a pod: the copy service there keeps them).
 pub(super) fn kept_there(lang: Language, agent: &crate::app::AgentView) -> Option<String> {
     let kind = agent.config.runtime.kind;
-    matches!(kind, RuntimeKind::Ssh | RuntimeKind::Sbx | RuntimeKind::Kubectl)
-        .then(|| trf(lang, Key::CopyKeptThere, &[("kind", &crate::ui::i18n::runtime_place(lang, kind.code()))]))
+    let target = agent.config.runtime.target_name().unwrap_or_default();
+    matches!(kind, RuntimeKind::Ssh | RuntimeKind::Sbx | RuntimeKind::Kubectl).then(|| {
+        trf(
+            lang,
+            Key::CopyKeptThere,
+            &[("kind", &crate::ui::i18n::runtime_place(lang, kind.code())), ("target", target)],
+        )
+    })
 }
 
 /// The agents a team can be made of, each with why it cannot be chosen where it cannot.
