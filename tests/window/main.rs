@@ -15,6 +15,7 @@ mod ui_claude;
 mod ui_conversation;
 mod ui_edit;
 mod ui_elicitation;
+mod ui_far_project;
 mod ui_far_team;
 mod ui_find;
 mod ui_login;
