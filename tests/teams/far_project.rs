@@ -104,6 +104,15 @@ fn a_project_on_another_machine_is_merged_there_under_its_lock_there() {
     assert!(read(&bob, "notes.txt").contains("<<<<<<< main\n"), "told in his copy there");
     assert!(!app.join("src/bob.rs").exists());
     std::fs::write(bob.join("notes.txt"), "first\nsecond (Ada and Bob)\nthird\n").unwrap();
+    // The radar reads the project there: Bob's change of a file the project kept as it was is
+    // no collision.
+    std::fs::write(bob.join("src/lib.rs"), "pub fn one() -> u32 {\n    1 // Bob\n}\n").unwrap();
+    std::fs::write(app.join("notes.txt"), "first\nsecond (Ada)\nthird, later\n").unwrap();
+    let status = p.json(&["status", "app", "--json"]);
+    let overlaps: Vec<String> =
+        status["overlaps"].as_array().unwrap().iter().map(|o| o["path"].as_str().unwrap().to_string()).collect();
+    assert_eq!(overlaps, ["notes.txt"], "{status}");
+    std::fs::write(app.join("notes.txt"), "first\nsecond (Ada)\nthird\n").unwrap();
 
     // Someone else holds the project's lock there: Bob's merge waits for it, and writes nothing.
     let locks = p.there.join("run/sidekicks/locks");
@@ -134,6 +143,7 @@ fn a_project_on_another_machine_is_merged_there_under_its_lock_there() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert_eq!(read(&app, "notes.txt"), "first\nsecond (Ada and Bob)\nthird\n");
     assert_eq!(read(&app, "src/bob.rs"), "pub const BOB: u32 = 2;\n");
+    assert_eq!(read(&app, "src/lib.rs"), "pub fn one() -> u32 {\n    1 // Bob\n}\n");
     let status = p.json(&["status", "app", "--json"]);
     for member in status["members"].as_array().unwrap() {
         assert_eq!(member["changes"], serde_json::json!([]), "the bases moved there: {status}");

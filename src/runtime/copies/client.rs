@@ -162,7 +162,16 @@ impl CopyClient {
 
     /// What `path` is in the copy, or in its base; checked against its announced size and sha256.
     pub fn read(&mut self, state: PathBuf, path: &str, base: bool) -> Result<Side, WireError> {
-        let header = match self.ask(&Request::Read { state, path: path.into(), base })? {
+        self.read_side(&Request::Read { state, path: path.into(), base }, path)
+    }
+
+    /// What `path` is in project `project` there; checked as [`Self::read`] checks it.
+    pub fn read_project(&mut self, project: PathBuf, path: &str) -> Result<Side, WireError> {
+        self.read_side(&Request::ReadProject { project, path: path.into() }, path)
+    }
+
+    fn read_side(&mut self, request: &Request, path: &str) -> Result<Side, WireError> {
+        let header = match self.ask(request)? {
             Answer::Side { header } => header,
             other => return Err(unexpected(other)),
         };

@@ -138,6 +138,21 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
                 Err(e) => refused(output, e),
             }
         }
+        Request::ReadProject { project, path } => {
+            // A project here is a folder of this machine.
+            let side = match crate::model::project_at::far(&project) {
+                Some(_) => Err(TeamError::BadPath(project.display().to_string())),
+                None => crate::runtime::teams::read_side(&project, &path),
+            };
+            match side {
+                Ok(side) => {
+                    let (header, bytes) = wire::header_of(&side);
+                    wire::send(output, &Answer::Side { header })?;
+                    wire::send_bytes(output, bytes, |data, z| Answer::Chunk { data, z })
+                }
+                Err(e) => refused(output, e),
+            }
+        }
         Request::Project { project, call } => {
             wire::send(output, &Answer::Called { result: super::there::project_call(&project, call) })
         }

@@ -117,6 +117,13 @@ pub enum Request {
         /// How the copy is made.
         provider: ProviderKind,
     },
+    /// What `path` is in a project there (ADR 0039): its bytes follow as chunks.
+    ReadProject {
+        /// The project there.
+        project: PathBuf,
+        /// The path, relative.
+        path: String,
+    },
     /// Do there what the team service does to a project there (ADR 0039).
     Project {
         /// The project there.

@@ -20,6 +20,10 @@ pub const MAX_FILE: u64 = 256 << 20;
 /// absent too: as for git, the link is what is there, not what it leads to. A file over
 /// [`MAX_FILE`] is refused in words (`TeamError::TooBig`).
 pub fn read_side(root: &Path, rel: &str) -> Result<Side, TeamError> {
+    // A project on another machine is read there (ADR 0039).
+    if let Some(side) = super::there::read(root, rel) {
+        return side;
+    }
     let path = root.join(checked(rel)?);
     let mut folder = root.to_path_buf();
     for part in rel.split('/').rev().skip(1).collect::<Vec<_>>().into_iter().rev() {

@@ -72,6 +72,13 @@ pub fn project_call<T: serde::de::DeserializeOwned>(project: &Path, call: Projec
     }))
 }
 
+/// What `rel` is in `project` there: `None` when `project` is here.
+pub fn read(project: &Path, rel: &str) -> Option<Result<super::Side, TeamError>> {
+    let place = place_of(project)?;
+    let path = PathBuf::from(crate::model::project_at::far(project)?.path);
+    Some(place.with(true, |c| c.read_project(path.clone(), rel)))
+}
+
 /// What a check of the project there gave: whether it passed, how it failed, what it wrote.
 #[derive(Debug, serde::Deserialize)]
 pub struct Checked {
