@@ -1,7 +1,8 @@
 //! A team whose project is on another machine, made in the window (issue 49, item 4; ADR 0039):
 //! the form takes `host:/path`; the member's copy is a git worktree there; one change of a file
 //! accepted into the project there and another taken out of the copy there; the rest merged
-//! there with Merge all and undone with Undo merge; discarding removes the worktree there.
+//! there with Merge all and undone with Undo merge; its work made a branch there; discarding
+//! removes the worktree there.
 //! Against the private sshd (the "other machine" is a folder of its own).
 
 use std::time::Duration;
@@ -112,6 +113,23 @@ fn a_team_of_a_project_there_is_made_reviewed_merged_and_undone_there() {
     step_until(&mut h, LONG, "the undo offered", |h| h.query_all_by_label("Undo merge").next().is_some());
     h.get_all_by_label("Undo merge").next().unwrap().click();
     step_until(&mut h, LONG, "undone there", |_| !app.join("more.txt").exists());
+
+    // Its work made a branch of the repository there.
+    std::fs::write(copy.join("branch.txt"), "on a branch\n").unwrap();
+    let branch = TeamCommand::CommitBranch {
+        team: team.clone(),
+        member: name.clone(),
+        branch: "far-work".into(),
+        message: "far work".into(),
+    };
+    h.state_mut().send(sidekicks::app::Command::Team(Box::new(branch)));
+    let has_branch = || {
+        let mut git = std::process::Command::new("git");
+        git.arg("-C").arg(&app).args(["rev-parse", "--verify", "--quiet", "far-work"]);
+        git.output().is_ok_and(|o| o.status.success())
+    };
+    step_until(&mut h, LONG, "the branch there", |_| has_branch());
+    assert_eq!(git(&app, &["show", "far-work:branch.txt"]), "on a branch\n");
 
     let discard = TeamCommand::Discard { team, member: None };
     h.state_mut().send(sidekicks::app::Command::Team(Box::new(discard)));

@@ -119,6 +119,9 @@ pub fn call(state: &Path, call: Call) -> Result<serde_json::Value, TeamError> {
         Call::Undo => serde_json::to_value(crate::runtime::teams::undo_merge(&member)?),
         Call::AcceptHunks { path, hunks } => serde_json::to_value(review::accept_hunks(&member, &path, &hunks)?),
         Call::RejectHunk { path, hunk } => serde_json::to_value(review::reject_hunk(&member, &path, &hunk)?),
+        Call::Branch { branch, message } => {
+            serde_json::to_value(crate::runtime::teams::commit_as_branch(&member, &branch, &message)?)
+        }
         Call::RejectFiles { changes } => serde_json::to_value(review::reject_files(&member, &changes)?),
     };
     value.map_err(|e| io(state, e))

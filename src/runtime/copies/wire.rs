@@ -258,6 +258,13 @@ pub enum Call {
         /// The change.
         hunk: crate::model::review::Hunk,
     },
+    /// Commit the copy's work as a new branch of the project: the commit.
+    Branch {
+        /// The branch.
+        branch: String,
+        /// The commit's message.
+        message: String,
+    },
     /// Take these changed files out of the copy (back to its base).
     RejectFiles {
         /// The changes.

@@ -10,6 +10,11 @@ use crate::runtime::git::snapshot::{commit_with, git, head_with};
 /// Returns the commit. Refused for copies that are not git worktrees, for a name git refuses and
 /// for a branch that exists.
 pub fn commit_as_branch(member: &MemberCopy, branch: &str, message: &str) -> Result<String, TeamError> {
+    // A project on another machine gets its branch there (ADR 0039).
+    let call = crate::runtime::copies::wire::Call::Branch { branch: branch.into(), message: message.into() };
+    if let Some(made) = super::there::call(member, call) {
+        return made;
+    }
     let refused = |message: String| TeamError::Git { command: "branch".into(), message };
     if member.provider != ProviderKind::GitWorktree {
         return Err(refused("only a team made of git worktrees can give a branch".into()));
