@@ -157,6 +157,14 @@ fn a_project_on_another_machine_is_merged_there_under_its_lock_there() {
     let (code, out, err) = p.team(&["undo", "app"]);
     assert_ne!(code, 0, "only the last merge: {out}{err}");
 
+    // Changes chosen from both copies, taken into the project there at once.
+    std::fs::write(ada.join("notes.txt"), "first (Ada)\nsecond (Ada)\nthird\n").unwrap();
+    let (code, out, err) = p.team(&["take", "app", "ada:notes.txt:1", "bob:src/bob.rs:1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(&app, "notes.txt"), "first (Ada)\nsecond (Ada)\nthird\n");
+    assert_eq!(read(&app, "src/bob.rs"), "pub const BOB: u32 = 2;\n");
+    assert_eq!(read(&app, "src/lib.rs"), "pub fn one() -> u32 {\n    1\n}\n", "only what was chosen");
+
     // Discarded: the worktrees there are removed.
     let (code, out, err) = p.team(&["discard", "app"]);
     assert_eq!(code, 0, "{out}{err}");

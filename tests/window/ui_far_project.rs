@@ -67,9 +67,7 @@ fn a_team_of_a_project_there_is_made_reviewed_merged_and_undone_there() {
     let copy = member_copy(&h, "Far app", "far").unwrap();
     assert!(git(&app, &["worktree", "list"]).contains(copy.to_str().unwrap()), "a worktree there");
     h.get_all_by_label("Far app").next().unwrap().click();
-    step_until(&mut h, LONG, "the project's place", |h| {
-        h.query_by_label(&format!("Project: {there}")).is_some()
-    });
+    step_until(&mut h, LONG, "the project's place", |h| h.query_by_label(&format!("Project: {there}")).is_some());
 
     // Two changes of one file: the first accepted into the project there, the second taken out.
     std::fs::write(copy.join("notes.txt"), lines(&[(2, "line 2 (far)"), (25, "line 25 (far)")])).unwrap();

@@ -66,6 +66,18 @@ pub fn project_call(project: &Path, call: ProjectCall) -> Result<serde_json::Val
         ProjectCall::AcceptRecipe => serde_json::to_value(recipe::accept(project)?),
         ProjectCall::CommandsToAccept => serde_json::to_value(recipe::commands_to_accept(project)),
         ProjectCall::Check => return check(project),
+        ProjectCall::TakeHunks { picks } => {
+            let mut loaded = Vec::with_capacity(picks.len());
+            for (state, path, hunk) in picks {
+                let member = MemberCopy::load(&state)?;
+                // Only members of this project.
+                if member.project != project {
+                    return Err(TeamError::BadPath(state.display().to_string()));
+                }
+                loaded.push((member, path, hunk));
+            }
+            serde_json::to_value(crate::runtime::teams::picks::take_hunks(&loaded)?)
+        }
     };
     value.map_err(|e| io(project, e))
 }

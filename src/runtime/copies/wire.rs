@@ -286,6 +286,12 @@ pub enum ProjectCall {
     /// Run its recipe's check in the project, under the project's lock: `null` when it has
     /// none, else `{ok, why, output}`.
     Check,
+    /// Merge changes chosen from several members' copies (state there, file, change), all or
+    /// none, under the project's lock: each member's `MergeReport`.
+    TakeHunks {
+        /// The picks.
+        picks: Vec<(PathBuf, String, crate::model::review::Hunk)>,
+    },
 }
 
 /// What a path is, without a file's bytes.

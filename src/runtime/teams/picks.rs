@@ -34,7 +34,10 @@ pub fn take_hunks(picks: &[(MemberCopy, String, Hunk)]) -> Result<Vec<(String, M
     }
     // One lock over the trial and the merges: no other merge comes between them.
     let Some(first) = tried.first() else { return Ok(Vec::new()) };
-    super::there::not_yet(first.member, "merging changes chosen from several attempts")?;
+    // A project on another machine takes them there (ADR 0039).
+    if let Some(taken) = super::there::take_hunks(&first.member.project, picks) {
+        return taken;
+    }
     let _lock = ProjectLock::acquire(&first.member.project, "merging hunks chosen from several attempts")?;
     for t in &mut tried {
         let (base, mine, old, new, at) = locate_all(t.member, t.path, &t.hunks)?;

@@ -65,7 +65,9 @@ pub fn project_call<T: serde::de::DeserializeOwned>(project: &Path, call: Projec
     let place = place_of(project)?;
     let far = crate::model::project_at::far(project)?;
     let path = PathBuf::from(far.path);
-    let result = place.with(true, |c| c.project_call(path.clone(), call.clone())).and_then(|r| r);
+    // What writes is asked once: on a new connection it may have been done already.
+    let again = matches!(call, ProjectCall::Recipe | ProjectCall::CommandsToAccept);
+    let result = place.with(again, |c| c.project_call(path.clone(), call.clone())).and_then(|r| r);
     Some(result.and_then(|value| {
         serde_json::from_value(value)
             .map_err(|e| TeamError::Far { place: place.words(), message: format!("an answer that does not fit: {e}") })
@@ -77,6 +79,33 @@ pub fn read(project: &Path, rel: &str) -> Option<Result<super::Side, TeamError>>
     let place = place_of(project)?;
     let path = PathBuf::from(crate::model::project_at::far(project)?.path);
     Some(place.with(true, |c| c.read_project(path.clone(), rel)))
+}
+
+/// Merges changes chosen from several members' copies into a project there: `None` when
+/// `project` is here.
+pub fn take_hunks(
+    project: &Path,
+    picks: &[(MemberCopy, String, crate::model::review::Hunk)],
+) -> Option<Result<Vec<(String, super::MergeReport)>, TeamError>> {
+    let place = place_of(project)?;
+    let mut there = Vec::with_capacity(picks.len());
+    for (member, path, hunk) in picks {
+        let Some((far, _)) = of(member).filter(|_| member.project == project) else {
+            let message = format!("{} is not a member of the team there", member.name);
+            return Some(Err(TeamError::Far { place: place.words(), message }));
+        };
+        there.push((far.state.clone(), path.clone(), hunk.clone()));
+    }
+    let taken = project_call::<Vec<(String, super::MergeReport)>>(project, ProjectCall::TakeHunks { picks: there })?;
+    // The undo offered here is of the last member whose changes were applied there (as there).
+    Some(taken.and_then(|reports| {
+        for (name, report) in &reports {
+            if let Some((member, _, _)) = picks.iter().find(|(m, _, _)| m.name == *name) {
+                super::undo::note_there(member, !report.applied.is_empty(), false)?;
+            }
+        }
+        Ok(reports)
+    }))
 }
 
 /// What a check of the project there gave: whether it passed, how it failed, what it wrote.
