@@ -43,115 +43,55 @@ pub fn serve(input: &mut impl BufRead, output: &mut impl Write) -> Result<(), Wi
 
 /// Answers one request (a refusal in words is an answer, not an end).
 fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -> Result<(), WireError> {
-    let refused = |output: &mut dyn Write, e: TeamError| {
-        let mut output = output;
-        wire::send(&mut output, &Answer::Error { message: e.to_string() })
-    };
+    use crate::runtime::teams;
     match request {
         Request::Hello { .. } | Request::Chunk { .. } | Request::Entry { .. } | Request::End => {
             Err(WireError::Garbled("a hello, a chunk or a copy's file where a request was expected".into()))
         }
         Request::Receive { team, folder, id, name } => {
-            match super::receive::receive(input, (&team, &folder, &id, &name))? {
-                Ok(member) => wire::send(output, &Answer::Received { copy: member.copy, state: member.state }),
-                Err(e) => refused(output, e),
-            }
+            let received = super::receive::receive(input, (&team, &folder, &id, &name))?;
+            reply(output, received, |m| Answer::Received { copy: m.copy, state: m.state })
         }
-        Request::Paths { state } => match member(&state).and_then(|m| m.provider().changed_paths(&m)) {
-            Ok(paths) => wire::send(output, &Answer::Paths { paths }),
-            Err(e) => refused(output, e),
-        },
-        Request::Obstacles { state, paths } => match member(&state) {
-            Ok(m) => {
-                let steps: Vec<Step> = paths
-                    .into_iter()
-                    .map(|(path, deleted)| Step {
-                        path,
-                        side: if deleted {
-                            Side::Absent
-                        } else {
-                            Side::File { content: Vec::new(), executable: false }
-                        },
-                    })
-                    .collect();
-                let paths = crate::runtime::teams::journal::obstacles(&m.copy, &steps);
-                wire::send(output, &Answer::Paths { paths })
-            }
-            Err(e) => refused(output, e),
-        },
+        Request::Paths { state } => {
+            let paths = member(&state).and_then(|m| m.provider().changed_paths(&m));
+            reply(output, paths, |paths| Answer::Paths { paths })
+        }
+        Request::Obstacles { state, paths } => reply(output, obstacles(&state, paths), |paths| Answer::Paths { paths }),
         Request::Make { project, copy, state, id, name, provider } => {
             let made = std::fs::create_dir_all(&state)
                 .map_err(|e| TeamError::Io { path: state.display().to_string(), message: e.to_string() })
                 .and_then(|()| provider.provider().create(&project, &copy, &state, &id, &name))
                 .and_then(|member| member.save().map(|()| member));
-            match made {
-                Ok(member) => wire::send(output, &Answer::Made { base: member.base }),
-                Err(e) => refused(output, e),
-            }
+            reply(output, made, |m| Answer::Made { base: m.base })
         }
-        Request::Changes { state } => match member(&state).and_then(|m| crate::runtime::teams::changes(&m)) {
-            Ok(changes) => wire::send(output, &Answer::Changes { changes }),
-            Err(e) => refused(output, e),
-        },
+        Request::Changes { state } => {
+            let changes = member(&state).and_then(|m| teams::changes(&m));
+            reply(output, changes, |changes| Answer::Changes { changes })
+        }
         Request::Read { state, path, base } => {
             let side = member(&state).and_then(|m| match base {
-                true => crate::runtime::teams::read_bases(&m, std::slice::from_ref(&path)).map(|mut s| s.remove(0)),
-                false => crate::runtime::teams::read_side(&m.copy, &path),
+                true => teams::read_bases(&m, std::slice::from_ref(&path)).map(|mut s| s.remove(0)),
+                false => teams::read_side(&m.copy, &path),
             });
-            match side {
-                Ok(side) => {
-                    let (header, bytes) = wire::header_of(&side);
-                    wire::send(output, &Answer::Side { header })?;
-                    wire::send_bytes(output, bytes, |data, z| Answer::Chunk { data, z })
-                }
-                Err(e) => refused(output, e),
-            }
+            send_side(output, side)
         }
-        Request::Write { state, steps, rebase } => {
-            // Every file's bytes are read (the stream stays in step) before anything is written.
-            let mut sides = Vec::with_capacity(steps.len());
-            for (path, header) in steps {
-                let side = wire::receive_side::<Request>(input, &path, header, |m| match m {
-                    Request::Chunk { data, z } => Some((data, z)),
-                    _ => None,
-                })?;
-                sides.push(Step { path, side });
-            }
-            let written = member(&state).and_then(|m| match rebase {
-                true => {
-                    let sides: Vec<(String, Side)> = sides.into_iter().map(|s| (s.path, s.side)).collect();
-                    crate::runtime::teams::rebase_paths(&m, &sides)
-                }
-                false => crate::runtime::teams::review::write_copy(&m, &sides),
-            });
-            match written {
-                Ok(()) => wire::send(output, &Answer::Done),
-                Err(e) => refused(output, e),
-            }
-        }
+        Request::Write { state, steps, rebase } => write(input, output, &state, steps, rebase),
         Request::MakeThere { project, team, folder, id, name, provider } => {
-            match super::there::make(&project, (&team, &folder, &id, &name), provider) {
-                Ok(m) => wire::send(
-                    output,
-                    &Answer::MadeThere { project: m.project, copy: m.copy, state: m.state, base: m.base },
-                ),
-                Err(e) => refused(output, e),
-            }
+            let made = super::there::make(&project, (&team, &folder, &id, &name), provider);
+            reply(output, made, |m| Answer::MadeThere {
+                project: m.project,
+                copy: m.copy,
+                state: m.state,
+                base: m.base,
+            })
         }
         Request::ReadProject { project, path } => {
             // A project here is a folder of this machine.
             let side = match crate::model::project_at::far(&project) {
                 Some(_) => Err(TeamError::BadPath(project.display().to_string())),
-                None => crate::runtime::teams::read_side(&project, &path),
+                None => teams::read_side(&project, &path),
             };
-            match side {
-                Ok(side) => {
-                    let (header, bytes) = wire::header_of(&side);
-                    wire::send(output, &Answer::Side { header })?;
-                    wire::send_bytes(output, bytes, |data, z| Answer::Chunk { data, z })
-                }
-                Err(e) => refused(output, e),
-            }
+            send_side(output, side)
         }
         Request::Project { project, call } => {
             wire::send(output, &Answer::Called { result: super::there::project_call(&project, call) })
@@ -159,19 +99,86 @@ fn answer(request: Request, input: &mut impl BufRead, output: &mut impl Write) -
         Request::Call { state, call } => {
             wire::send(output, &Answer::Called { result: super::there::call(&state, call) })
         }
-        // A copy already gone is discarded all the same (its state goes).
-        Request::Discard { state } => match MemberCopy::load(&state).and_then(|m| m.provider().discard(&m)) {
-            Ok(()) => {
-                // The team's folders there go with its last member (`remove_dir` takes only empty ones).
-                let states = state.parent();
-                for dir in [states, states.and_then(Path::parent)].into_iter().flatten() {
-                    let _ = std::fs::remove_dir(dir);
-                }
-                wire::send(output, &Answer::Done)
-            }
-            Err(e) => refused(output, e),
-        },
+        Request::Discard { state } => reply(output, discard(&state), |()| Answer::Done),
     }
+}
+
+/// Sends what `result` gave as `ok` makes it an answer, or the refusal in words.
+fn reply<T>(
+    output: &mut impl Write,
+    result: Result<T, TeamError>,
+    ok: impl FnOnce(T) -> Answer,
+) -> Result<(), WireError> {
+    match result {
+        Ok(value) => wire::send(output, &ok(value)),
+        Err(e) => wire::send(output, &Answer::Error { message: e.to_string() }),
+    }
+}
+
+/// Sends a side: its header, then its bytes as chunks.
+fn send_side(output: &mut impl Write, side: Result<Side, TeamError>) -> Result<(), WireError> {
+    match side {
+        Ok(side) => {
+            let (header, bytes) = wire::header_of(&side);
+            wire::send(output, &Answer::Side { header })?;
+            wire::send_bytes(output, bytes, |data, z| Answer::Chunk { data, z })
+        }
+        Err(e) => wire::send(output, &Answer::Error { message: e.to_string() }),
+    }
+}
+
+/// Which of `paths` (each with whether it is deleted) cannot be written into the member's copy.
+fn obstacles(state: &Path, paths: Vec<(String, bool)>) -> Result<Vec<String>, TeamError> {
+    let m = member(state)?;
+    let steps: Vec<Step> = paths
+        .into_iter()
+        .map(|(path, deleted)| Step {
+            path,
+            side: if deleted { Side::Absent } else { Side::File { content: Vec::new(), executable: false } },
+        })
+        .collect();
+    Ok(crate::runtime::teams::journal::obstacles(&m.copy, &steps))
+}
+
+/// Reads the files of a `write` and writes them into the copy (or, `rebase`, records them as
+/// the member's bases), all or nothing.
+fn write(
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+    state: &Path,
+    steps: Vec<(String, wire::Header)>,
+    rebase: bool,
+) -> Result<(), WireError> {
+    // Every file's bytes are read (the stream stays in step) before anything is written.
+    let mut sides = Vec::with_capacity(steps.len());
+    for (path, header) in steps {
+        let side = wire::receive_side::<Request>(input, &path, header, |m| match m {
+            Request::Chunk { data, z } => Some((data, z)),
+            _ => None,
+        })?;
+        sides.push(Step { path, side });
+    }
+    let written = member(state).and_then(|m| match rebase {
+        true => {
+            let sides: Vec<(String, Side)> = sides.into_iter().map(|s| (s.path, s.side)).collect();
+            crate::runtime::teams::rebase_paths(&m, &sides)
+        }
+        false => crate::runtime::teams::review::write_copy(&m, &sides),
+    });
+    reply(output, written, |()| Answer::Done)
+}
+
+/// Removes the member's copy and state there; a copy already gone is discarded all the same (its
+/// state goes), and the team's folders go with its last member.
+fn discard(state: &Path) -> Result<(), TeamError> {
+    let m = MemberCopy::load(state)?;
+    m.provider().discard(&m)?;
+    // `remove_dir` takes only empty folders.
+    let states = state.parent();
+    for dir in [states, states.and_then(Path::parent)].into_iter().flatten() {
+        let _ = std::fs::remove_dir(dir);
+    }
+    Ok(())
 }
 
 /// The member whose state folder is `state` there.

@@ -15,6 +15,7 @@ pub mod journal;
 pub mod lock;
 mod merge;
 pub mod migrate;
+mod names;
 pub mod picks;
 pub mod radar;
 pub mod reap;

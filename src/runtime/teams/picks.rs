@@ -36,7 +36,14 @@ pub fn take_hunks(picks: &[(MemberCopy, String, Hunk)]) -> Result<Vec<(String, M
     let Some(first) = tried.first() else { return Ok(Vec::new()) };
     // A project on another machine takes them there (ADR 0039).
     if let Some(taken) = super::there::take_hunks(&first.member.project, picks) {
-        return taken;
+        // The undo offered here is of the last member whose changes were applied there (as there).
+        let reports = taken?;
+        for (name, report) in &reports {
+            if let Some((member, _, _)) = picks.iter().find(|(m, _, _)| m.name == *name) {
+                super::undo::note_there(member, !report.applied.is_empty(), false)?;
+            }
+        }
+        return Ok(reports);
     }
     let _lock = ProjectLock::acquire(&first.member.project, "merging hunks chosen from several attempts")?;
     for t in &mut tried {

@@ -4,16 +4,12 @@
 
 use std::path::Path;
 
-use super::{MemberCopy, MemberRecord, ProviderKind, TeamError, TeamRecord};
+use super::names::{folder_name, new_id, record_of};
+use super::{MemberCopy, ProviderKind, TeamError, TeamRecord};
 use crate::runtime::copies::place::Place;
 
 /// Where the copies of the members of each agent definition are kept, when not on this computer.
 pub type Places = std::collections::BTreeMap<String, Place>;
-
-pub(super) fn new_id() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    format!("{}-{}", now.as_secs(), now.subsec_nanos() % 1_000_000)
-}
 
 /// Makes a team: a copy of `project` for each member (its name and the agent definition it is
 /// an instance of), in `teams_dir/<id>/<member>` (state in `teams_dir/<id>/.state/<member>`). If
@@ -40,7 +36,14 @@ pub fn create_team_at(
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     // A project on another machine: its members' copies are made there (ADR 0039).
     if super::there::place_of(project).is_some() {
-        return super::there::create_team(teams_dir, (name, project), provider, agents, lead, far);
+        let (record, members) = super::there::create_team(teams_dir, (name, project), provider, agents, lead, far)?;
+        return match prepared_there(&record.project, members) {
+            Ok(members) => Ok((record, members)),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(teams_dir.join(&record.id));
+                Err(e)
+            }
+        };
     }
     let project = project.canonicalize().map_err(|e| TeamError::io(project, e))?;
     let isolation = provider.provider();
@@ -57,21 +60,6 @@ pub fn create_team_at(
     let record =
         TeamRecord { id, name: name.into(), project, provider, members: members.iter().map(record_of).collect(), lead };
     Ok((record, members))
-}
-
-/// What the store keeps of a member.
-pub(super) fn record_of(m: &MemberCopy) -> MemberRecord {
-    MemberRecord { agent: m.name.clone(), state: m.state.clone(), from: m.agent.clone() }
-}
-
-/// A member's name as the name of its folders in team folder `dir` (`Demo · squad` →
-/// `Demo-squad`), unlike those there.
-pub(super) fn folder_name(dir: &Path, member: &str) -> String {
-    let dashed: String = member.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '-' }).collect();
-    let base = dashed.split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-");
-    let base = if base.is_empty() { "member".to_string() } else { base };
-    let taken = |name: &str| dir.join(name).exists() || dir.join(".state").join(name).exists();
-    (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}-{n}") }).find(|n| !taken(n)).unwrap_or(base)
 }
 
 /// An agent's name as a folder name (its copy's and state's).
@@ -142,6 +130,26 @@ fn make_members(
     Ok(members)
 }
 
+/// Members whose project is on another machine, as its recipe (read there) says: their numbers
+/// and ports, whether a setup must run (its files were copied there as the copies were made).
+/// If one fails, all are discarded.
+fn prepared_there(project: &Path, mut members: Vec<MemberCopy>) -> Result<Vec<MemberCopy>, TeamError> {
+    let prepared = super::recipe::load(project).and_then(|recipe| {
+        let Some(recipe) = recipe else { return Ok(()) };
+        members.iter_mut().try_for_each(|m| {
+            let number = m.number;
+            super::recipe::prepare(m, &recipe, number)
+        })
+    });
+    if let Err(e) = prepared {
+        for member in &members {
+            let _ = member.provider().discard(member);
+        }
+        return Err(e);
+    }
+    Ok(members)
+}
+
 /// Adds members (name, definition) to `team` (in `teams_dir/<id>`), each with a new copy of the
 /// project.
 pub fn add_members(
@@ -160,7 +168,9 @@ pub fn add_members_at(
     far: &Places,
 ) -> Result<(TeamRecord, Vec<MemberCopy>), TeamError> {
     if super::there::place_of(&team.project).is_some() {
-        return super::there::add_members(teams_dir, team, agents, far);
+        let (record, members) = super::there::add_members(teams_dir, team, agents, far)?;
+        let members = prepared_there(&record.project, members)?;
+        return Ok((record, members));
     }
     team.provider.provider().available(&team.project)?;
     let dir = teams_dir.join(&team.id);

@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::team::{Places, folder_name, new_id, record_of};
+use super::Places;
+use super::names::{folder_name, new_id, record_of};
 use super::{MemberCopy, ProviderKind, TeamError, TeamRecord};
 use crate::protocol::teams::FarCopy;
 use crate::runtime::copies::place::Place;
@@ -96,16 +97,7 @@ pub fn take_hunks(
         };
         there.push((far.state.clone(), path.clone(), hunk.clone()));
     }
-    let taken = project_call::<Vec<(String, super::MergeReport)>>(project, ProjectCall::TakeHunks { picks: there })?;
-    // The undo offered here is of the last member whose changes were applied there (as there).
-    Some(taken.and_then(|reports| {
-        for (name, report) in &reports {
-            if let Some((member, _, _)) = picks.iter().find(|(m, _, _)| m.name == *name) {
-                super::undo::note_there(member, !report.applied.is_empty(), false)?;
-            }
-        }
-        Ok(reports)
-    }))
+    project_call(project, ProjectCall::TakeHunks { picks: there })
 }
 
 /// What a check of the project there gave: whether it passed, how it failed, what it wrote.
@@ -240,13 +232,7 @@ fn make_member(
         container: None,
         far: Some(FarCopy { runtime: place.runtime.clone(), target: place.target.clone(), state: far_state }),
     };
-    let mut member = member;
-    let prepared = match super::recipe::load(&member.project) {
-        Ok(Some(recipe)) => super::recipe::prepare(&mut member, &recipe, number),
-        Ok(None) => member.save(),
-        Err(e) => Err(e),
-    };
-    if let Err(e) = prepared {
+    if let Err(e) = member.save() {
         let _ = member.provider().discard(&member);
         return Err(e);
     }
