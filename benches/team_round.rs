@@ -4,11 +4,13 @@
 //! same by hand: per member `git worktree add`, the same 20 files, `git add -A && git commit`,
 //! then `git merge` of each member's branch. Both sides start processes the same way (one per
 //! command) and write the same files; each side's time is the median of three rounds, the rounds
-//! alternating which side goes first. Memory: the largest resident size of the `team new` and
+//! alternating which side goes first; the first round (the project's first team) is printed on its
+//! own, the rounds after it make a team again (a discarded team's worktrees are kept for the
+//! next, `teams::spare`). Memory: the largest resident size of the `team new` and
 //! `team merge` processes (their own, not the agents': members are not started by a merge), per
 //! member count.
 //!
-//! Run: `cargo bench --bench team_round`.
+//! Run: `cargo perf --bench team_round`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -162,13 +164,18 @@ fn main() {
     std::fs::create_dir(&project).unwrap();
     generate(&project);
     for members in [2, 4, 8] {
-        let (mut mine, mut hand, mut rss) = (Vec::new(), Vec::new(), Vec::new());
-        for round in 0..ROUNDS {
-            let here = dir.path().join(format!("m{members}-r{round}"));
-            std::fs::create_dir_all(&here).unwrap();
+        // One person for every round: the first team of the project, then teams made again (a
+        // discarded team's worktrees are kept for the next, `teams::spare`).
+        let here = dir.path().join(format!("m{members}"));
+        std::fs::create_dir_all(&here).unwrap();
+        let (mut first, mut again, mut hand, mut rss) = (0.0, Vec::new(), Vec::new(), Vec::new());
+        for round in 0..=ROUNDS {
             let mut measure_ours = || {
                 let (s, r) = ours(&here, &project, members);
-                mine.push(s);
+                match round {
+                    0 => first = s,
+                    _ => again.push(s),
+                }
                 rss.push(r);
             };
             if round % 2 == 0 {
@@ -179,13 +186,15 @@ fn main() {
                 measure_ours();
             }
         }
-        let (m, h) = (median(&mut mine), median(&mut hand));
+        let (m, h) = (median(&mut again), median(&mut hand));
         let rss = rss.iter().max().copied().unwrap_or(0);
         println!(
-            "round trip, {members} members x {CHANGED} files: sidekicks team {:.0} ms, by hand with git {:.0} ms ({:.2}x git); largest sidekicks process {} MiB",
+            "round trip, {members} members x {CHANGED} files: sidekicks team {:.0} ms (the project's first team {:.0} ms), by hand with git {:.0} ms ({:.2}x git; first team {:.2}x); largest sidekicks process {} MiB",
             m * 1000.0,
+            first * 1000.0,
             h * 1000.0,
             m / h,
+            first / h,
             rss / 1024
         );
     }

@@ -23,6 +23,7 @@ mod team_recipe;
 mod team_review;
 mod team_scan;
 mod team_scan_settings;
+mod team_spare;
 mod team_trust;
 mod team_try;
 mod team_undo;

@@ -132,6 +132,9 @@ fn a_team_of_a_project_there_is_made_reviewed_merged_and_undone_there() {
     let discard = TeamCommand::Discard { team, member: None };
     h.state_mut().send(sidekicks::app::Command::Team(Box::new(discard)));
     step_until(&mut h, LONG, "discarded there", |h| h.state().state.teams.teams.is_empty() && !copy.exists());
-    assert_eq!(git(&app, &["worktree", "list"]).lines().count(), 1);
+    // Its worktree is kept there for a next team of the project (`teams::spare`), nowhere else.
+    let worktrees = git(&app, &["worktree", "list"]);
+    let others: Vec<&str> = worktrees.lines().skip(1).collect();
+    assert!(others.len() == 1 && others[0].contains("/far-teams/.spare/"), "{worktrees}");
     h.state_mut().shutdown();
 }

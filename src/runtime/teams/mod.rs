@@ -23,6 +23,7 @@ pub mod recipe;
 pub mod review;
 pub mod scratch;
 mod sides;
+mod spare;
 mod team;
 pub mod there;
 mod undo;

@@ -93,6 +93,8 @@ pub fn reap(teams_dir: &Path, id: &str, labelled: &Labelled) -> Result<(), TeamE
         if let Err(e) = member.provider().discard(&member) {
             tracing::info!("leftover member {} of team {id}: {e}", member.name);
         }
+        // Nothing is kept for a next team of what the person removes.
+        super::spare::drop_all(teams_dir, &member.project);
     }
     for (engine, name, _) in labelled.iter().filter(|(_, _, team)| team == id) {
         container::remove_named(*engine, name);

@@ -160,7 +160,9 @@ impl IsolationProvider for GitWorktreeProvider {
         // its hidden ref written; a base with uncommitted changes, or a HEAD that moved meanwhile,
         // is then checked out over it (only the files that differ are written).
         let (base, added) = std::thread::scope(|scope| {
-            let added = scope.spawn(|| add_worktree(project, copy));
+            // A spare worktree of the project, when one was kept (`spare`), else a new one.
+            let added =
+                scope.spawn(|| if super::spare::take(project, copy) { Ok(()) } else { add_worktree(project, copy) });
             let base = head(project).and_then(|head| {
                 let index = state.join("base.index");
                 let message = format!("Sidekicks: the base of {name}");
@@ -293,7 +295,9 @@ impl IsolationProvider for GitWorktreeProvider {
 
     fn discard(&self, member: &MemberCopy) -> Result<(), TeamError> {
         let copy = member.copy.to_string_lossy();
-        if git(&member.project, &["worktree", "remove", "--force", &copy], &[]).is_err() {
+        // Kept for the next team of the project when there is room (`spare`), else removed.
+        if !super::spare::keep(member) && git(&member.project, &["worktree", "remove", "--force", &copy], &[]).is_err()
+        {
             let _ = std::fs::remove_dir_all(&member.copy);
         }
         git(&member.project, &["worktree", "prune"], &[])?;

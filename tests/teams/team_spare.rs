@@ -1,0 +1,111 @@
+//! Copies kept for the next team (issue 50, `teams::spare`): a discarded member's worktree serves
+//! the next team of its project, made exactly the commit again — whatever the member left in it
+//! (changed, deleted, untracked and ignored files, a nested repository, a link out, its own git
+//! folder whose settings would run a command) — and is never given to another project.
+
+use std::path::{Path, PathBuf};
+
+use crate::common;
+use common::team_run::team;
+use common::{BIN, config_text, git};
+
+fn project(root: &Path, name: &str) -> PathBuf {
+    let project = root.join(name);
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(project.join("notes.txt"), "one\n").unwrap();
+    std::fs::write(project.join("src/lib.rs"), "pub fn one() {}\n").unwrap();
+    std::fs::write(project.join(".gitignore"), "target/\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-q", "-m", "start"]);
+    project
+}
+
+/// Makes team `name` of `agent` on `project`: its member's copy.
+fn made(config: &Path, root: &Path, project: &Path, name: &str, agent: &str) -> PathBuf {
+    let args = ["new", "--project", project.to_str().unwrap(), "--agent", agent, "--name", name, "--json"];
+    let (code, out, err) = team(config, root, &args);
+    assert_eq!(code, 0, "{out}{err}");
+    let made: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    PathBuf::from(made["members"][0]["copy"].as_str().unwrap())
+}
+
+/// The spares kept for each project (their folders below the teams folder's `.spare`).
+fn spares(root: &Path) -> Vec<PathBuf> {
+    let dir = root.join("user/data/sidekicks/teams/.spare");
+    let per_project = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    per_project.flat_map(|p| std::fs::read_dir(p.path()).unwrap().flatten().map(|e| e.path())).collect()
+}
+
+#[test]
+fn a_discarded_worktree_serves_the_next_team_exactly_as_the_commit_and_trusted_in_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let home = root.join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = root.join("sidekicks.toml");
+    let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
+    std::fs::write(&config, config_text("", &agents, &home)).unwrap();
+    let app = project(root, "app");
+    let ada = made(&config, root, &app, "first", "ada");
+
+    // Ada leaves all she can.
+    std::fs::write(ada.join("notes.txt"), "changed\n").unwrap();
+    std::fs::remove_file(ada.join("src/lib.rs")).unwrap();
+    std::fs::write(ada.join("untracked.txt"), "mine\n").unwrap();
+    std::fs::create_dir_all(ada.join("target")).unwrap();
+    std::fs::write(ada.join("target/out.o"), "built\n").unwrap();
+    let nested = ada.join("vendor/thing");
+    std::fs::create_dir_all(&nested).unwrap();
+    git(&nested, &["init", "-q"]);
+    let outside = root.join("outside.txt");
+    std::fs::write(&outside, "keep me\n").unwrap();
+    std::os::unix::fs::symlink(&outside, ada.join("link-out")).unwrap();
+    std::os::unix::fs::symlink(root, ada.join("src/dir-out")).unwrap();
+    // Her own git folder, whose settings would run a command, named by her copy's `.git`.
+    let ran = root.join("ran");
+    let evil = ada.join(".evil-git");
+    let copied = std::process::Command::new("cp").arg("-r").arg(app.join(".git")).arg(&evil).status().unwrap();
+    assert!(copied.success());
+    let _ = std::fs::remove_dir_all(evil.join("worktrees"));
+    let hook = format!("echo ran >> {}", ran.display());
+    git(&evil, &["config", "core.fsmonitor", &hook]);
+    git(&evil, &["config", "core.hooksPath", "/nonexistent"]);
+    std::fs::write(ada.join(".git"), "gitdir: .evil-git\n").unwrap();
+
+    let (code, out, err) = team(&config, root, &["discard", "first"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!ada.exists());
+    assert_eq!(spares(root).len(), 1, "kept for the next team");
+
+    // The next team of the project gets it: exactly the commit, nothing of Ada's.
+    let bob = made(&config, root, &app, "second", "bob");
+    assert!(spares(root).is_empty(), "the spare was taken");
+    assert_eq!(std::fs::read_to_string(bob.join("notes.txt")).unwrap(), "one\n");
+    assert_eq!(std::fs::read_to_string(bob.join("src/lib.rs")).unwrap(), "pub fn one() {}\n");
+    for left in ["untracked.txt", "target", "vendor", "link-out", "src/dir-out", ".evil-git"] {
+        assert!(std::fs::symlink_metadata(bob.join(left)).is_err(), "{left} is still there");
+    }
+    let dot_git = std::fs::read_to_string(bob.join(".git")).unwrap();
+    let admin = dot_git.trim().strip_prefix("gitdir: ").unwrap();
+    assert!(Path::new(admin).starts_with(app.join(".git/worktrees")), "{dot_git}");
+    assert_eq!(git(&bob, &["status", "--porcelain", "--ignored"]), "");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me\n");
+    assert!(root.join("home").exists() && app.join("notes.txt").exists(), "nothing outside was touched");
+    assert!(!ran.exists(), "a member's git settings ran: {}", std::fs::read_to_string(&ran).unwrap_or_default());
+    // Bob's team works as any: his change merges.
+    std::fs::write(bob.join("notes.txt"), "one\ntwo\n").unwrap();
+    let (code, out, err) = team(&config, root, &["merge", "second"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read_to_string(app.join("notes.txt")).unwrap(), "one\ntwo\n");
+
+    // A spare is never another project's.
+    let (code, out, err) = team(&config, root, &["discard", "second"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(spares(root).len(), 1);
+    let other = project(root, "other");
+    let copy = made(&config, root, &other, "third", "ada");
+    assert_eq!(spares(root).len(), 1, "the other project's team made its own");
+    assert_eq!(git(&copy, &["status", "--porcelain", "--ignored"]), "");
+    assert!(git(&other, &["worktree", "list"]).contains(copy.to_str().unwrap()));
+}
