@@ -33,9 +33,13 @@ fn folder(teams_dir: &Path, project: &Path) -> PathBuf {
     teams_dir.join(".spare").join(key)
 }
 
-/// The teams folder a member's copy is in (`TEAMS/ID/MEMBER`).
-fn teams_dir_of(member: &MemberCopy) -> Option<&Path> {
-    member.copy.parent()?.parent()
+/// The teams folder of a copy and its state made as a team's are (`TEAMS/ID/MEMBER`, its state
+/// `TEAMS/ID/.state/MEMBER`); `None` for copies made anywhere else (by a program using the
+/// library): they are never kept, nor given a spare.
+fn teams_dir_of<'a>(copy: &'a Path, state: &Path) -> Option<&'a Path> {
+    let team = copy.parent()?;
+    (state.parent()? == team.join(".state")).then_some(())?;
+    team.parent()
 }
 
 /// The spares in `dir`, oldest first; those kept longer than a day are removed first.
@@ -65,7 +69,7 @@ pub(super) fn keep(member: &MemberCopy) -> bool {
     if member.provider != ProviderKind::GitWorktree || member.container.is_some() || member.far.is_some() {
         return false;
     }
-    let Some(teams_dir) = teams_dir_of(member) else { return false };
+    let Some(teams_dir) = teams_dir_of(&member.copy, &member.state) else { return false };
     let dir = folder(teams_dir, &member.project);
     if spares(&member.project, &dir).len() >= SPARES || std::fs::create_dir_all(&dir).is_err() {
         return false;
@@ -78,8 +82,8 @@ pub(super) fn keep(member: &MemberCopy) -> bool {
 
 /// Gives `copy` a spare worktree of `project`, made again at the project's HEAD: `true` when
 /// one was taken, `false` when there is none (a new worktree is made then).
-pub(super) fn take(project: &Path, copy: &Path) -> bool {
-    let Some(teams_dir) = copy.parent().and_then(Path::parent) else { return false };
+pub(super) fn take(project: &Path, copy: &Path, state: &Path) -> bool {
+    let Some(teams_dir) = teams_dir_of(copy, state) else { return false };
     let dir = folder(teams_dir, project);
     let spares = spares(project, &dir);
     if spares.is_empty() {

@@ -162,7 +162,7 @@ impl IsolationProvider for GitWorktreeProvider {
         let (base, added) = std::thread::scope(|scope| {
             // A spare worktree of the project, when one was kept (`spare`), else a new one.
             let added =
-                scope.spawn(|| if super::spare::take(project, copy) { Ok(()) } else { add_worktree(project, copy) });
+                scope.spawn(|| if super::spare::take(project, copy, state) { Ok(()) } else { add_worktree(project, copy) });
             let base = head(project).and_then(|head| {
                 let index = state.join("base.index");
                 let message = format!("Sidekicks: the base of {name}");
