@@ -161,8 +161,8 @@ impl IsolationProvider for GitWorktreeProvider {
         // is then checked out over it (only the files that differ are written).
         let (base, added) = std::thread::scope(|scope| {
             // A spare worktree of the project, when one was kept (`spare`), else a new one.
-            let added =
-                scope.spawn(|| if super::spare::take(project, copy, state) { Ok(()) } else { add_worktree(project, copy) });
+            let added = scope
+                .spawn(|| if super::spare::take(project, copy, state) { Ok(()) } else { add_worktree(project, copy) });
             let base = head(project).and_then(|head| {
                 let index = state.join("base.index");
                 let message = format!("Sidekicks: the base of {name}");
