@@ -81,6 +81,12 @@ impl Services {
         let dir = self.teams_dir.clone();
         let taken = self.agent_names();
         self.team.load(move || {
+            // The engines' containers (for the leftovers) are asked while the teams are read and
+            // reattached: `docker ps` and `podman ps` take as long as the rest of a command's start.
+            let labelled = {
+                let dir = dir.clone();
+                std::thread::spawn(move || teams::container::labelled(&dir))
+            };
             let records = store.teams().unwrap_or_else(|e| {
                 tracing::warn!("cannot read the teams: {e}");
                 Vec::new()
@@ -111,7 +117,8 @@ impl Services {
                     bytes: Some(teams::reap::disk_use(&dir.join(&r.id))),
                 })
                 .collect();
-            let leftovers = teams::reap::leftovers(&dir, &records, &teams::container::labelled(&dir));
+            let labelled = labelled.join().unwrap_or_default();
+            let leftovers = teams::reap::leftovers(&dir, &records, &labelled);
             Read { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
         });
     }
