@@ -22,6 +22,7 @@ mod login_cli;
 mod mcp;
 mod misbehaving;
 mod misbehaving_history;
+mod misbehaving_leaks;
 mod open_config;
 mod permission_trust;
 mod prompt_options;
