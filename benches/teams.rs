@@ -16,6 +16,8 @@ use std::time::Instant;
 use sidekicks::runtime::checkpoints::Checkpoints;
 use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, changes, merge};
 
+#[path = "common/busy.rs"]
+mod busy;
 #[path = "../tests/common/history.rs"]
 mod history;
 
@@ -67,6 +69,10 @@ fn best(times: &[f64]) -> f64 {
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
+    // `BENCH_BUSY=2` runs the whole bench with two busy processes (`yes`) beside.
+    let busy: usize = std::env::var("BENCH_BUSY").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
+    println!("busy processes beside: {busy}");
+    let _busy = busy::Busy::start(busy);
     // `BENCH_ONLY=real` runs only the small real merges (with `SIDEKICKS_MERGE_CORPUS`).
     if std::env::var("BENCH_ONLY").as_deref() == Ok("real") {
         real_merges(dir.path());
@@ -346,6 +352,9 @@ fn real_merges(dir: &Path) {
     let (mut ours, mut peers, mut count, mut conflicts, mut differ) = (0.0, 0.0, 0, 0, 0);
     // Through the command line: one `sidekicks team-merge` process per merge, its start included.
     let mut cli = 0.0;
+    // And the person's command: `sidekicks team merge TEAM` (the door: config, history, the team).
+    let person = Person::new(dir);
+    let (mut door, mut door_count, mut door_peers) = (0.0, 0, 0.0);
     for (r, repo) in repos.iter().enumerate() {
         for (k, (first, second, base)) in history::small_merges(repo, 6).into_iter().enumerate() {
             // A snapshot without its largest files (fetch leaves out files of 4 MiB and more)
@@ -366,6 +375,8 @@ fn real_merges(dir: &Path) {
                 .then_some((project, member))
             };
             let (Some(a), Some(b), Some(c)) = (setup("ours"), setup("peer"), setup("cli")) else { continue };
+            let team = format!("real{r}-{k}");
+            let door_copy = person.team_at(repo, &dir.join(format!("{team}-door")), &team, [&base, &first, &second]);
             let setups = [a, b, c];
             sync();
             let t = Instant::now();
@@ -380,7 +391,22 @@ fn real_merges(dir: &Path) {
             sync();
             let t = Instant::now();
             let clean = peer_merge(&setups[1].1.copy, &setups[1].0);
-            peers += secs(t);
+            let peer_time = secs(t);
+            peers += peer_time;
+            // The person's own command, `sidekicks team merge TEAM`, on the merges both make
+            // without conflicts (one that conflicts tells the member, who then answers).
+            if let (true, Some(_)) = (clean && report.conflicts.is_empty(), &door_copy) {
+                sync();
+                let t = Instant::now();
+                let out = person.run(&["merge", &team, "--json"]);
+                door += secs(t);
+                let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+                assert!(out.status.success(), "team merge: {:?} {said}", out.status.code());
+                (door_count, door_peers) = (door_count + 1, door_peers + peer_time);
+            }
+            if door_copy.is_some() {
+                let _ = person.run(&["discard", &team]);
+            }
             if report.conflicts.is_empty() != clean {
                 println!("  {} {first}+{second}: git clean {clean}, Sidekicks {:?}", repo.display(), report.conflicts);
                 differ += 1;
@@ -402,4 +428,73 @@ fn real_merges(dir: &Path) {
         "the same through the command line, one `sidekicks team-merge` process per merge: {cli:.3} s in all ({:.1}x faster than git's way, process start included)",
         peers / cli
     );
+    println!(
+        "{door_count} of them clean in git and here, through `sidekicks team merge TEAM` (a team of one member, its process start included): {door:.3} s in all, git's way {door_peers:.3} s ({:.1}x faster)",
+        door_peers / door
+    );
+}
+
+/// A person's own Sidekicks for `sidekicks team …`: folders of its own, a config with one demo
+/// agent (`Real`).
+struct Person {
+    root: std::path::PathBuf,
+    config: std::path::PathBuf,
+}
+
+impl Person {
+    fn new(dir: &Path) -> Self {
+        let root = dir.join("person");
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        let config = root.join("sidekicks.toml");
+        let text = format!(
+            "[defaults]\n\n[[agent]]\nname = \"Real\"\ncommand = {:?}\nargs = [\"demo-agent\"]\nworkspace = {:?}\n",
+            env!("CARGO_BIN_EXE_sidekicks"),
+            root.join("home").display().to_string()
+        );
+        std::fs::write(&config, text).unwrap();
+        Self { root, config }
+    }
+
+    /// `sidekicks --config C team ARGS`, as this person.
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        let user = self.root.join("user");
+        Command::new(env!("CARGO_BIN_EXE_sidekicks"))
+            .arg("--config")
+            .arg(&self.config)
+            .arg("team")
+            .args(args)
+            .env("HOME", &user)
+            .env("XDG_DATA_HOME", user.join("data"))
+            .env("XDG_CONFIG_HOME", user.join("config"))
+            .env("XDG_STATE_HOME", user.join("state"))
+            .env("XDG_RUNTIME_DIR", &user)
+            .output()
+            .unwrap()
+    }
+
+    /// Team `name` of one member on a clone of `repo` at `root`: made at the merge base, its
+    /// member's copy then holding the second parent's tree and the project at the first parent.
+    /// The member's copy; `None` when a commit cannot be checked out.
+    fn team_at(
+        &self,
+        repo: &Path,
+        root: &Path,
+        name: &str,
+        [base, first, second]: [&str; 3],
+    ) -> Option<std::path::PathBuf> {
+        let project = root.join("project");
+        let ok = |d: &Path, args: &[&str]| {
+            Command::new("git").arg("-C").arg(d).args(args).output().is_ok_and(|o| o.status.success())
+        };
+        std::fs::create_dir_all(root).ok()?;
+        let (repo, project_arg) = (repo.to_str()?, project.to_str()?);
+        (ok(root, &["clone", "-q", "--shared", "--no-checkout", repo, project_arg])
+            && ok(&project, &["checkout", "-q", "--detach", base]))
+        .then_some(())?;
+        let made = self.run(&["new", "--project", project_arg, "--agent", "Real", "--name", name, "--json"]);
+        let made: serde_json::Value = serde_json::from_slice(&made.stdout).ok()?;
+        let copy = std::path::PathBuf::from(made["members"][0]["copy"].as_str()?);
+        (ok(&copy, &["read-tree", "-u", "--reset", second]) && ok(&project, &["checkout", "-q", "--detach", first]))
+            .then_some(copy)
+    }
 }

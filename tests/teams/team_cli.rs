@@ -193,6 +193,34 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
     let (code, out, err) = p.team(&["discard", "squad"]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
+    let (code, _, err) = p.team(&["status", "squad"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no team \"squad\": there are no teams (`sidekicks team new` makes one)"), "{err}");
+}
+
+/// A command naming one team loads that team alone (issue 50): it is found by its name in any
+/// case among others, works on its members only, and a name that is no team's is told with the
+/// names of all of them, read from the history.
+#[test]
+fn a_command_naming_one_team_finds_it_among_others_and_names_them_all_when_it_is_not_there() {
+    let p = Person::new();
+    let project = p.project.to_str().unwrap();
+    p.json(&["new", "--project", project, "--agent", "ada", "--name", "alpha", "--json"]);
+    p.json(&["new", "--project", project, "--agent", "bob", "--name", "Beta", "--json"]);
+    let beta = p.json(&["status", "beta", "--json"]);
+    let names: Vec<&str> = beta["members"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!((beta["name"].as_str(), names), (Some("Beta"), vec!["bob · Beta"]), "{beta}");
+    let copy = PathBuf::from(beta["members"][0]["copy"].as_str().unwrap());
+    std::fs::write(copy.join("beta.txt"), "from bob\n").unwrap();
+    let (code, out, err) = p.team(&["merge", "BETA"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("bob · Beta: merged: 1 applied"), "{out}");
+    assert_eq!(read(&p.project, "beta.txt"), "from bob\n");
+    let (code, _, err) = p.team(&["diff", "gamma", "bob"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no team \"gamma\" (teams: alpha, Beta)"), "{err}");
+    let listed = p.json(&["list", "--json"]);
+    assert_eq!(listed.as_array().map(Vec::len), Some(2), "{listed}");
 }
 
 /// A merge another process left half-done (a crash after its commit point: the journal is

@@ -240,6 +240,28 @@ pub enum TeamCli {
     },
 }
 
+impl TeamCli {
+    /// The one team a subcommand works on, when it needs no other loaded: making a team needs
+    /// every team's name, bringing one back every member's, listing them all of them.
+    fn one_team(&self) -> Option<String> {
+        match self {
+            TeamCli::New { .. } | TeamCli::List { .. } | TeamCli::Try { .. } | TeamCli::Restore { .. } => None,
+            TeamCli::Status { team, .. }
+            | TeamCli::Prompt { team, .. }
+            | TeamCli::Diff { team, .. }
+            | TeamCli::Merge { team, .. }
+            | TeamCli::AcceptRecipe { team }
+            | TeamCli::Undo { team, .. }
+            | TeamCli::Discard { team, .. }
+            | TeamCli::Tasks { team, .. }
+            | TeamCli::Assign { team, .. }
+            | TeamCli::Lead { team, .. }
+            | TeamCli::Compare { team, .. }
+            | TeamCli::Take { team, .. } => Some(team.clone()),
+        }
+    }
+}
+
 /// Runs a `team` subcommand with config file `config`; returns the exit code.
 pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::Result<u8> {
     let dirs = dirs.context("no home folder: teams are kept in the user's data folder")?;
@@ -254,7 +276,11 @@ pub fn run(config: PathBuf, dirs: Option<AppDirs>, command: TeamCli) -> anyhow::
             | TeamCli::Try { allow, .. } => *allow,
             _ => Allow::Reject,
         };
-        let mut door = Door::open(config, dirs, unattended.into()).await?;
+        let brief = !matches!(
+            command,
+            TeamCli::Prompt { .. } | TeamCli::Lead { .. } | TeamCli::Assign { .. } | TeamCli::Try { .. }
+        );
+        let mut door = Door::open(config, dirs, unattended.into(), command.one_team(), brief).await?;
         let code = match door.serve(command).await {
             Ok(code) => code,
             Err(e) => {
@@ -280,6 +306,8 @@ struct Door {
     shut: bool,
     /// Each agent's threads, as the manager listed them.
     threads: std::collections::HashMap<String, Vec<crate::protocol::threads::ThreadSummary>>,
+    /// The history (the names of teams not loaded, for a command naming none of them).
+    store: Arc<crate::runtime::store::Store>,
 }
 
 impl Door {
@@ -288,6 +316,8 @@ impl Door {
         config_path: PathBuf,
         dirs: AppDirs,
         unattended: crate::model::permission::Unattended,
+        teams_only: Option<String>,
+        brief: bool,
     ) -> anyhow::Result<Self> {
         let (store, note) = crate::runtime::host::open_history(&dirs)?;
         if let Some(note) = note {
@@ -295,7 +325,11 @@ impl Door {
         }
         let startup = Startup {
             dirs: Some(dirs),
-            store: Some(store),
+            store: Some(store.clone()),
+            // A command that ends in a moment reads the config once (one that streams a member's
+            // turns follows it, as `sidekicks prompt` does).
+            follow_config: !brief,
+            teams_only,
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             settings: crate::runtime::agents::ManagerSettings { unattended: Some(unattended), ..Default::default() },
             ..Startup::new(config_path.clone())
@@ -317,7 +351,7 @@ impl Door {
             }
         }
         let ((config, lang), (teams, discarded)) = (config.unwrap_or_default(), loaded.unwrap_or_default());
-        Ok(Self { commands, events, history: sink, config, teams, discarded, lang, shut: false, threads })
+        Ok(Self { commands, events, history: sink, config, teams, discarded, lang, shut: false, threads, store })
     }
 
     /// Keeps what an event says of the agents: the config in force, their threads.
@@ -364,13 +398,18 @@ impl Door {
 
     /// The team named `which` (its name, in any case, or its id).
     fn team(&self, which: &str) -> anyhow::Result<TeamInfo> {
-        let found: Vec<&TeamInfo> =
-            self.teams.iter().filter(|t| t.record.id == which || t.record.name.eq_ignore_ascii_case(which)).collect();
+        let found: Vec<&TeamInfo> = self.teams.iter().filter(|t| t.record.answers_to(which)).collect();
         match found.as_slice() {
             [team] => Ok((*team).clone()),
             [] => {
-                let names: Vec<&str> = self.teams.iter().map(|t| t.record.name.as_str()).collect();
-                bail!("no team {which:?} (teams: {})", names.join(", "))
+                // Only the team named was loaded: the others' names are read from the history.
+                let records = self.store.teams().unwrap_or_default();
+                let mut names: Vec<&str> = records.iter().map(|t| t.name.as_str()).collect();
+                names.sort_by_key(|n| n.to_lowercase());
+                match names.is_empty() {
+                    true => bail!("no team {which:?}: there are no teams (`sidekicks team new` makes one)"),
+                    false => bail!("no team {which:?} (teams: {})", names.join(", ")),
+                }
             }
             _ => bail!("{} teams are named {which:?}: give its id (`sidekicks team list`)", found.len()),
         }

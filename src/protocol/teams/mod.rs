@@ -378,6 +378,14 @@ pub struct TeamRecord {
     pub lead: Option<String>,
 }
 
+impl TeamRecord {
+    /// Whether the person means this team by `which`: its id, or its name in any case (every
+    /// door names a team so).
+    pub fn answers_to(&self, which: &str) -> bool {
+        self.id == which || self.name.eq_ignore_ascii_case(which)
+    }
+}
+
 /// What a merge did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MergeReport {

@@ -48,10 +48,18 @@ impl ConfigFile {
 
     /// Loads `path` and follows it from now on (the previous file is no longer followed): each
     /// change goes to `manager` as `Command::ConfigLoaded`.
-    pub(super) async fn follow(&mut self, path: &Path, manager: &mpsc::Sender<ManagerCommand>) -> LoadResult {
+    pub(super) async fn follow(
+        &mut self,
+        path: &Path,
+        manager: &mpsc::Sender<ManagerCommand>,
+        watch: bool,
+    ) -> LoadResult {
         let (file, home) = (path.to_path_buf(), self.home());
         let result = tokio::task::spawn_blocking(move || load_file(&file, home.as_deref())).await.unwrap_or_default();
         self.watcher = None;
+        if !watch {
+            return result;
+        }
         match watch_config(path.to_path_buf(), self.home(), result.text.clone(), manager.clone()) {
             Ok(w) => self.watcher = Some(w),
             Err(e) => tracing::warn!("cannot follow {}: {e}", path.display()),

@@ -56,6 +56,15 @@ pub struct Startup {
     pub terminal_host: PathBuf,
     /// What to tell about the history as it was opened (damaged and kept aside, not available).
     pub history_note: Option<crate::protocol::HistoryNote>,
+    /// Only the teams answering to this (`TeamRecord::answers_to`) are loaded, their members
+    /// reattached; no team's disk use is measured nor leftovers looked for. A command line that
+    /// names one team starts so (issue 50: not every team's copies asked of git, nor the
+    /// engines' containers listed, for one merge). `None`: every team (the window).
+    pub teams_only: Option<String>,
+    /// Whether the config file is followed (read again when it changes). A command that ends in
+    /// a moment reads it once: following a file costs a process's end a wait for the kernel
+    /// (the watch is dropped after a grace period, 5–15 ms measured; issue 50).
+    pub follow_config: bool,
 }
 
 impl Startup {
@@ -69,6 +78,8 @@ impl Startup {
             store: None,
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             history_note: None,
+            teams_only: None,
+            follow_config: true,
         }
     }
 }
@@ -98,6 +109,10 @@ struct Services {
     teams_mark: String,
     /// The registry entries under way.
     registry_busy: registry::Busy,
+    /// Only the teams answering to this are loaded (`Startup::teams_only`).
+    teams_only: Option<String>,
+    /// Whether the config file is followed (`Startup::follow_config`).
+    follow_config: bool,
 }
 
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
@@ -151,6 +166,8 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         store: startup.store,
         teams_dir,
         registry_busy: registry::Busy::default(),
+        teams_only: startup.teams_only.clone(),
+        follow_config: startup.follow_config,
     };
     services.config.tell_remembered();
     tokio::spawn(services.run(rx, notes, startup.config_path));
@@ -164,7 +181,7 @@ impl Services {
         mut notes: mpsc::Receiver<teams::TeamNote>,
         first: PathBuf,
     ) {
-        let result = self.config.follow(&first, &self.manager).await;
+        let result = self.config.follow(&first, &self.manager, self.follow_config).await;
         self.forward(ManagerCommand::ConfigLoaded { path: first, result }).await;
         self.config.send_recent().await;
         self.load_teams();
@@ -205,7 +222,7 @@ impl Services {
                 // What was open for the first file's agents ends, even for a namesake in the next.
                 self.terminals.close_where(|_| false);
                 self.config.record_opened(&path).await;
-                let result = self.config.follow(&path, &self.manager).await;
+                let result = self.config.follow(&path, &self.manager, self.follow_config).await;
                 self.forward(ManagerCommand::OpenConfig { path, result }).await;
                 self.config.send_recent().await;
             }

@@ -80,13 +80,14 @@ impl Services {
         let Some(store) = self.store.clone() else { return };
         let dir = self.teams_dir.clone();
         let taken = self.agent_names();
+        let only = self.teams_only.clone();
         self.team.load(move || {
             // The engines' containers (for the leftovers) are asked while the teams are read and
             // reattached: `docker ps` and `podman ps` take as long as the rest of a command's start.
-            let labelled = {
+            let labelled = only.is_none().then(|| {
                 let dir = dir.clone();
                 std::thread::spawn(move || teams::container::labelled(&dir))
-            };
+            });
             let records = store.teams().unwrap_or_else(|e| {
                 tracing::warn!("cannot read the teams: {e}");
                 Vec::new()
@@ -107,18 +108,23 @@ impl Services {
                     None => r,
                 })
                 .collect();
+            // A command line naming one team loads that team alone (`Startup::teams_only`).
+            let wanted = |r: &&teams::TeamRecord| only.as_deref().is_none_or(|which| r.answers_to(which));
             let teams = records
                 .iter()
+                .filter(wanted)
                 .map(|r| TeamInfo {
                     record: r.clone(),
                     members: reattach_team(r).into_iter().map(|(agent, m)| (agent, m.and_then(running))).collect(),
                     channel: store.team_channel(&r.id).ok().flatten(),
                     undoable: teams::undoable(r),
-                    bytes: Some(teams::reap::disk_use(&dir.join(&r.id))),
+                    bytes: only.is_none().then(|| teams::reap::disk_use(&dir.join(&r.id))),
                 })
                 .collect();
-            let labelled = labelled.join().unwrap_or_default();
-            let leftovers = teams::reap::leftovers(&dir, &records, &labelled);
+            let leftovers = match labelled.map(|listing| listing.join().unwrap_or_default()) {
+                Some(labelled) => teams::reap::leftovers(&dir, &records, &labelled),
+                None => Vec::new(),
+            };
             Read { teams, discarded: teams::discarded::list(&dir, Some(KEEP_DISCARDED)), leftovers }
         });
     }

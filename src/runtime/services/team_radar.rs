@@ -62,7 +62,7 @@ impl TeamCtx {
                 let fresh: Vec<MemberCopy> =
                     members.into_iter().filter(|m| !kept.iter().any(|k| k.name() == m.name)).collect();
                 let read = ctx
-                    .blocking(move || {
+                    .reading(move || {
                         let fresh: Vec<_> = fresh
                             .iter()
                             .filter_map(|m| teams::radar::read(m, RADAR_FILES).map(std::sync::Arc::new))

@@ -244,6 +244,27 @@ impl TeamCtx {
         tokio::task::spawn_blocking(move || teams::lock::reporting_busy(report, op)).await.ok()
     }
 
+    /// Runs the read `op` as [`TeamCtx::blocking`] does, but on a thread of its own that nothing
+    /// waits for when the runtime ends: a command-line door ends as soon as it has its answer,
+    /// not after the change lists and the radar it would never show are read (issue 50). Only
+    /// for what writes nothing.
+    pub(super) async fn reading<T: Send + 'static>(&self, op: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (rt, waits) = (tokio::runtime::Handle::current(), self.sink.clone());
+        let report = move |project: &Path, holder: Option<&str>| {
+            let waiting = TeamEvent::Waiting { project: project.into(), holder: holder.map(str::to_string) };
+            rt.block_on(waits.send(Event::Team(waiting)));
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let spawned = std::thread::Builder::new()
+            .name("sidekicks-team-read".into())
+            .spawn(move || drop(tx.send(teams::lock::reporting_busy(report, op))));
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start a thread to read a team's copies: {e}");
+            return None;
+        }
+        rx.await.ok()
+    }
+
     /// Carries out what an operation did: a recipe a member wrote shown, members made agents of
     /// their own or ended, other processes told the teams changed (before the event: the command
     /// line ends once told), the event told, the team's copies followed again, setups started
@@ -427,7 +448,7 @@ impl TeamCtx {
             let result = loop {
                 let member = ctx.book().member(&team, &agent);
                 let read = match member {
-                    Ok(m) => ctx.blocking(move || teams::changes(&m)).await.unwrap_or_else(|| Err(gone(&agent))),
+                    Ok(m) => ctx.reading(move || teams::changes(&m)).await.unwrap_or_else(|| Err(gone(&agent))),
                     Err(e) => Err(e),
                 };
                 let mut book = ctx.book();

@@ -141,6 +141,17 @@ CREATE TABLE IF NOT EXISTS thread_writers (
 );
 ";
 
+/// Whether the store is at this version's schema with nothing for [`search::settle`] to index
+/// (read without a write transaction).
+fn settled(conn: &Connection) -> Result<bool, StoreError> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version != SCHEMA_VERSION {
+        return Ok(false);
+    }
+    let streaming: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM streaming_words)", [], |r| r.get(0))?;
+    Ok(!streaming)
+}
+
 /// The version of the schema above (`PRAGMA user_version`). 2: the full-text index. 3: a
 /// message's place is its rowid (no second index on `(conversation_id, seq)`), and the index keeps
 /// no per-message sizes (see `search`). 4: when each message was written (`messages.at`). 5: remembered
@@ -277,6 +288,12 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "OFF")?;
         migrate(&conn)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // A store as this version leaves it, with no answer left streaming, is opened without
+        // writing (issue 50: each command-line start wrote a transaction, and the log of them
+        // grew for the next start to read back).
+        if settled(&conn)? {
+            return Ok(Arc::new(Self { conn: Mutex::new(conn), path, streaming: Mutex::default(), dropped_rules: 0 }));
+        }
         // Brings older stores to version 3 and indexes what they hold, once: the version is read
         // and raised in one write transaction, so two processes opening the file together do not
         // both do it.

@@ -288,9 +288,16 @@ impl IsolationProvider for GitWorktreeProvider {
 
     fn reattach(&self, member: &MemberCopy) -> Result<(), TeamError> {
         member.ensure_copy()?;
-        git(&member.project, &["worktree", "repair", &member.copy.to_string_lossy()], &[])?;
-        git(&member.project, &["rev-parse", "--verify", &base_ref(&member.id)], &[])?;
-        Ok(())
+        // Read here, not asked of two git processes (issue 50: each command's start reattaches):
+        // git is asked to repair the links only when they are not exactly as it makes them.
+        if !linked(member) {
+            git(&member.project, &["worktree", "repair", &member.copy.to_string_lossy()], &[])?;
+        }
+        let base = base_ref(&member.id);
+        match crate::runtime::git::commit::Repo::open(&member.project).and_then(|repo| repo.resolve(&base)) {
+            Some(_) => Ok(()),
+            None => git(&member.project, &["rev-parse", "--verify", &base], &[]).map(|_| ()),
+        }
     }
 
     fn discard(&self, member: &MemberCopy) -> Result<(), TeamError> {
@@ -307,6 +314,20 @@ impl IsolationProvider for GitWorktreeProvider {
             _ => Err(TeamError::io(&member.state, e)),
         })
     }
+}
+
+/// True when the member's worktree and the project's repository name each other as git leaves
+/// them: the project's worktree folder for the copy names its `.git`, and the copy's `.git` is a
+/// file (the member's, so read as input) naming exactly that folder. Anything else is for
+/// `git worktree repair`.
+fn linked(member: &MemberCopy) -> bool {
+    let Some((admin, _)) = crate::runtime::git::index::member_git_dirs(&member.project, &member.copy) else {
+        return false;
+    };
+    let dot_git = member.copy.join(".git");
+    let is_file = std::fs::symlink_metadata(&dot_git).is_ok_and(|m| m.file_type().is_file() && m.len() < 4096);
+    let Some(named) = is_file.then(|| std::fs::read_to_string(&dot_git).ok()).flatten() else { return false };
+    named.strip_prefix("gitdir: ").map(|n| n.trim_end_matches(['\n', '\r'])) == admin.to_str()
 }
 
 fn cat_failed(e: std::io::Error) -> TeamError {
