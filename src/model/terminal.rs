@@ -7,7 +7,7 @@
 //! [`PENDING_MAX`] the reader applies it itself, so memory stays bounded.
 //! No I/O here: what the terminal answers the program (cursor reports) is handed back as bytes.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use alacritty_terminal::Term;
@@ -29,9 +29,12 @@ pub const PENDING_MAX: usize = 4 * 1024 * 1024;
 /// applier applies the rest.
 const PUMP_MAX: usize = 16 * 1024;
 
-/// Output is applied off the window in slices of this size, the screen handed to a waiting frame
-/// after each (a frame never waits long for the screen).
+/// Output is applied off the window in slices of this size; a frame waiting for the screen gets
+/// it between two (a frame never waits long for the screen).
 const APPLY_SLICE: usize = 4 * 1024;
+
+/// The longest the applier stands aside for a frame that wants the screen.
+const FRAME_WAIT: std::time::Duration = std::time::Duration::from_millis(4);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -151,12 +154,14 @@ impl Screen {
 /// A terminal's screen and the output waiting for it, shared by whoever reads the program's output
 /// and the window that draws it.
 pub struct TerminalScreen {
-    /// Fair on hand-over: the applier, applying a flood a slice at a time, hands the screen to a
-    /// frame waiting for it instead of taking it straight back.
+    /// The screen; the applier, applying a flood a slice at a time, stands aside between slices
+    /// while someone waits for it (`wanting`).
     screen: parking_lot::Mutex<Screen>,
     pending: Mutex<Vec<u8>>,
     /// Held by whoever applies output, so it is applied in order.
     feeding: Mutex<()>,
+    /// How many wait for the screen (a frame): the applier stands aside between slices meanwhile.
+    wanting: AtomicUsize,
     listener: Listener,
     exited: AtomicBool,
 }
@@ -169,6 +174,7 @@ impl TerminalScreen {
             screen: parking_lot::Mutex::new(Screen::new(cols, rows, listener.clone())),
             pending: Mutex::new(Vec::new()),
             feeding: Mutex::new(()),
+            wanting: AtomicUsize::new(0),
             listener,
             exited: AtomicBool::new(false),
         })
@@ -200,9 +206,17 @@ impl TerminalScreen {
         let _feeding = lock(&self.feeding);
         let bytes = std::mem::take(&mut *lock(&self.pending));
         for slice in bytes.chunks(APPLY_SLICE) {
-            let mut screen = self.screen.lock();
-            screen.feed(slice);
-            parking_lot::MutexGuard::unlock_fair(screen);
+            self.stand_aside();
+            self.screen.lock().feed(slice);
+        }
+    }
+
+    /// Waits (at most [`FRAME_WAIT`]) while a frame wants the screen, so that it gets it between
+    /// two slices.
+    fn stand_aside(&self) {
+        let since = std::time::Instant::now();
+        while self.wanting.load(Ordering::Acquire) > 0 && since.elapsed() < FRAME_WAIT {
+            std::thread::sleep(std::time::Duration::from_micros(50));
         }
     }
 
@@ -233,15 +247,32 @@ impl TerminalScreen {
         std::mem::take(&mut *lock(&self.listener.replies))
     }
 
-    /// The screen, locked (briefly: the reader waits meanwhile).
+    /// The screen, locked (briefly: the reader waits meanwhile); the applier stands aside for it.
     pub fn lock(&self) -> parking_lot::MutexGuard<'_, Screen> {
-        self.screen.lock()
+        self.wanting.fetch_add(1, Ordering::AcqRel);
+        let screen = self.screen.lock();
+        self.wanting.fetch_sub(1, Ordering::AcqRel);
+        screen
     }
 
     /// The screen, locked, if it is free within `wait` (a frame that would rather show its last
-    /// picture than wait for a flood's applier).
+    /// picture than wait for a flood's applier, which stands aside between slices meanwhile).
+    /// Tried every 50 µs against the clock: a timed wait on the lock itself overshot to 5–18 ms
+    /// when the applier was preempted (issue 50, benches/terminal.rs).
     pub fn try_lock_for(&self, wait: std::time::Duration) -> Option<parking_lot::MutexGuard<'_, Screen>> {
-        self.screen.try_lock_for(wait)
+        let since = std::time::Instant::now();
+        self.wanting.fetch_add(1, Ordering::AcqRel);
+        let screen = loop {
+            if let Some(screen) = self.screen.try_lock() {
+                break Some(screen);
+            }
+            if since.elapsed() >= wait {
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        };
+        self.wanting.fetch_sub(1, Ordering::AcqRel);
+        screen
     }
 
     /// The title the program set, if any.
@@ -263,5 +294,39 @@ impl TerminalScreen {
     /// True once the program (its host) has ended.
     pub fn has_exited(&self) -> bool {
         self.exited.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame asking for the screen while the applier applies a flood gets it between two slices
+    /// (the applier stands aside), and the flood is applied whole and in order all the same.
+    #[test]
+    fn a_frame_gets_the_screen_while_a_flood_is_applied_and_nothing_is_lost() {
+        let screen = TerminalScreen::new(80, 24);
+        let mut flood = Vec::new();
+        for i in 0..200_000 {
+            flood.extend_from_slice(format!("line {i}\r\n").as_bytes());
+        }
+        flood.extend_from_slice(b"the end\r\n");
+        screen.queue(&flood);
+        let applier = {
+            let screen = screen.clone();
+            std::thread::spawn(move || screen.apply_pending())
+        };
+        let mut got = 0;
+        while !applier.is_finished() {
+            if screen.try_lock_for(std::time::Duration::from_millis(2)).is_some() {
+                got += 1;
+            }
+        }
+        applier.join().unwrap();
+        assert_eq!(screen.wanting.load(Ordering::Acquire), 0);
+        let text = screen.lock().text();
+        assert!(text.contains("line 199999\nthe end"), "{text}");
+        // At least the lock taken once the flood was applied; usually many times during it.
+        assert!(screen.try_lock_for(std::time::Duration::from_millis(2)).is_some() || got > 0);
     }
 }
