@@ -43,9 +43,22 @@ impl Rng {
     }
 }
 
-/// The words of the project's documents, most frequent first.
+/// The words of the project's documents, most frequent first, as frozen in
+/// benches/data/search_vocabulary.txt (one per line) so that every run, before and after a change
+/// to the documents, searches the same history; made from the documents when that file is missing.
 fn vocabulary() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let frozen = root.join("benches/data/search_vocabulary.txt");
+    if let Ok(text) = std::fs::read_to_string(&frozen) {
+        return text.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+    }
+    let words = document_words(root);
+    std::fs::write(&frozen, words.join("\n") + "\n").unwrap();
+    words
+}
+
+/// The words of the project's documents, most frequent first.
+fn document_words(root: &Path) -> Vec<String> {
     let mut counts = std::collections::HashMap::<String, usize>::new();
     let mut files = vec![root.join("README.md"), root.join("../shared/DESIGN.md")];
     for dir in [root.join("docs"), root.join("docs/adr")] {
@@ -176,7 +189,7 @@ fn main() {
         .unwrap_or((10usize, 80usize));
     let words = vocabulary();
     let zipf = Zipf::new(words.len());
-    println!("vocabulary: {} words from the project's documents", words.len());
+    println!("vocabulary: {} words (benches/data/search_vocabulary.txt)", words.len());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.db");
     let store = Store::open(&path).unwrap();

@@ -17,7 +17,9 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::{Store, StoreError};
 use crate::model::conversation::{Message, Role};
-use crate::model::search::{Place, SearchHit, fts_query, index_text, searchable_text, snippet, words};
+use crate::model::search::{
+    Place, SearchHit, fts_query, index_finds, index_text, searchable_text, short_start, snippet, words,
+};
 
 /// The index, and the words of the answers still streaming as they were last indexed.
 pub(super) const SCHEMA: &str = "
@@ -171,55 +173,108 @@ impl Store {
     pub fn search(&self, scope: &SearchScope, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let words = words(query);
         let conn = self.conn();
-        let mut hits = channel_hits(&conn, &scope.config, &words, limit)?;
-        let mut seen = std::collections::HashSet::new();
-        let mut threads: HashMap<i64, Option<ThreadInfo>> = HashMap::new();
+        let mut found = Found { hits: channel_hits(&conn, &scope.config, &words, limit)?, ..Found::default() };
+        // A short start of a word is looked for in the newest messages first: nearly every one
+        // holds a word it starts, where the index would merge the lists of all those words.
+        if short_start(query) {
+            let mut newest = conn.prepare_cached("SELECT id, body FROM messages ORDER BY id DESC LIMIT ?1")?;
+            let mut rows = newest.query([NEWEST as i64])?;
+            while let Some(row) = rows.next()? {
+                if found.hits.len() >= limit {
+                    break;
+                }
+                let (place, body): (i64, String) = (row.get(0)?, row.get(1)?);
+                // Looked at: the index does not give it again (the order stays newest first).
+                if !found.seen.insert(place) {
+                    continue;
+                }
+                found.offer(&conn, scope, &words, place, Some(body), |text| index_finds(text, query, true))?;
+            }
+        }
         // The last word as a whole word first (one list of the index), then as the start of longer
         // words for what is still missing (the lists of every word it starts: costly for a short
         // start of a frequent word, so only when needed).
         for prefix in [false, true] {
-            if hits.len() >= limit {
+            if found.hits.len() >= limit {
                 break;
             }
-            let Some(fts) = fts_query(query, prefix) else { return Ok(hits) };
+            let Some(fts) = fts_query(query, prefix) else { return Ok(found.hits) };
             let mut candidates = conn.prepare_cached(
                 "SELECT rowid FROM message_words WHERE message_words MATCH ?1 ORDER BY rowid DESC LIMIT ?2",
             )?;
             let mut ids = candidates.query(params![fts, CANDIDATES as i64])?;
-            let mut body = conn.prepare_cached("SELECT body FROM messages WHERE id = ?1")?;
             while let Some(row) = ids.next()? {
-                if hits.len() >= limit {
+                if found.hits.len() >= limit {
                     break;
                 }
                 let place: i64 = row.get(0)?;
-                if !seen.insert(place) {
+                if !found.seen.insert(place) {
                     continue;
                 }
-                let (thread, seq) = (place >> 24, place & 0xff_ffff);
-                let info = match threads.get(&thread) {
-                    Some(info) => info.clone(),
-                    None => {
-                        let info = thread_info(&conn, thread, scope)?;
-                        threads.insert(thread, info.clone());
-                        info
-                    }
-                };
-                let Some(info) = info else { continue };
-                let Some(text): Option<String> = body.query_row([place], |r| r.get(0)).optional()? else {
-                    continue;
-                };
-                let Ok(message) = super::body::decode(&text) else { continue };
-                let Some((snippet, ranges)) = snippet(&searchable_text(&message), &words, SNIPPET) else { continue };
-                hits.push(SearchHit {
-                    place: Place::Thread { agent: info.agent, thread, title: info.title, seq: seq as usize },
-                    updated_at: info.updated_at,
-                    role: message.role,
-                    snippet,
-                    ranges,
-                });
+                found.offer(&conn, scope, &words, place, None, |_| true)?;
             }
         }
-        Ok(hits)
+        Ok(found.hits)
+    }
+}
+
+/// How many of the newest messages are looked at for a short start of a word before the index.
+const NEWEST: usize = 500;
+
+/// The results of a search so far: the hits, the places looked at, the threads read.
+#[derive(Default)]
+struct Found {
+    hits: Vec<SearchHit>,
+    seen: std::collections::HashSet<i64>,
+    threads: HashMap<i64, Option<ThreadInfo>>,
+}
+
+impl Found {
+    /// Adds the message at `place` (its `body` when already read) if its thread is in `scope`, its
+    /// text holds every word asked and `finds` takes it.
+    fn offer(
+        &mut self,
+        conn: &Connection,
+        scope: &SearchScope,
+        words: &[String],
+        place: i64,
+        body: Option<String>,
+        finds: impl Fn(&str) -> bool,
+    ) -> Result<(), StoreError> {
+        let (thread, seq) = (place >> 24, place & 0xff_ffff);
+        let info = match self.threads.get(&thread) {
+            Some(info) => info.clone(),
+            None => {
+                let info = thread_info(conn, thread, scope)?;
+                self.threads.insert(thread, info.clone());
+                info
+            }
+        };
+        let Some(info) = info else { return Ok(()) };
+        let body = match body {
+            Some(body) => body,
+            None => {
+                let mut read = conn.prepare_cached("SELECT body FROM messages WHERE id = ?1")?;
+                match read.query_row([place], |r| r.get(0)).optional()? {
+                    Some(body) => body,
+                    None => return Ok(()),
+                }
+            }
+        };
+        let Ok(message) = super::body::decode(&body) else { return Ok(()) };
+        let text = searchable_text(&message);
+        if !finds(&text) {
+            return Ok(());
+        }
+        let Some((snippet, ranges)) = snippet(&text, words, SNIPPET) else { return Ok(()) };
+        self.hits.push(SearchHit {
+            place: Place::Thread { agent: info.agent, thread, title: info.title, seq: seq as usize },
+            updated_at: info.updated_at,
+            role: message.role,
+            snippet,
+            ranges,
+        });
+        Ok(())
     }
 }
 
