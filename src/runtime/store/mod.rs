@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, params};
 
 mod body;
+mod found;
 mod homes;
 mod kept;
 mod migrate;

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::found::{Found, NEWEST, SNIPPET, cannot_hold};
 use super::{Store, StoreError};
 use crate::model::conversation::{Message, Role};
 use crate::model::search::{
@@ -163,9 +164,6 @@ pub(super) fn backfill(tx: &Transaction<'_>) -> Result<(), StoreError> {
 /// How many index entries are looked at, at most, to find the results asked for.
 const CANDIDATES: usize = 2000;
 
-/// The length of a snippet, in characters (about).
-const SNIPPET: usize = 140;
-
 impl Store {
     /// What the person said in the channels of the scope's config file, then the messages of its
     /// agents' threads, holding every word of `query` (the last one may be cut), newest thread
@@ -173,10 +171,12 @@ impl Store {
     pub fn search(&self, scope: &SearchScope, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
         let words = words(query);
         let conn = self.conn();
-        let mut found = Found { hits: channel_hits(&conn, &scope.config, &words, limit)?, ..Found::default() };
+        let mut found = Found::default();
+        found.hits = channel_hits(&conn, &scope.config, &words, limit)?;
         // A short start of a word is looked for in the newest messages first: nearly every one
         // holds a word it starts, where the index would merge the lists of all those words.
         if short_start(query) {
+            let start = words.last().map(String::as_str).unwrap_or_default();
             let mut newest = conn.prepare_cached("SELECT id, body FROM messages ORDER BY id DESC LIMIT ?1")?;
             let mut rows = newest.query([NEWEST as i64])?;
             while let Some(row) = rows.next()? {
@@ -185,7 +185,7 @@ impl Store {
                 }
                 let (place, body): (i64, String) = (row.get(0)?, row.get(1)?);
                 // Looked at: the index does not give it again (the order stays newest first).
-                if !found.seen.insert(place) {
+                if !found.seen.insert(place) || cannot_hold(&body, start) {
                     continue;
                 }
                 found.offer(&conn, scope, &words, place, Some(body), |text| index_finds(text, query, true))?;
@@ -218,66 +218,6 @@ impl Store {
     }
 }
 
-/// How many of the newest messages are looked at for a short start of a word before the index.
-const NEWEST: usize = 500;
-
-/// The results of a search so far: the hits, the places looked at, the threads read.
-#[derive(Default)]
-struct Found {
-    hits: Vec<SearchHit>,
-    seen: std::collections::HashSet<i64>,
-    threads: HashMap<i64, Option<ThreadInfo>>,
-}
-
-impl Found {
-    /// Adds the message at `place` (its `body` when already read) if its thread is in `scope`, its
-    /// text holds every word asked and `finds` takes it.
-    fn offer(
-        &mut self,
-        conn: &Connection,
-        scope: &SearchScope,
-        words: &[String],
-        place: i64,
-        body: Option<String>,
-        finds: impl Fn(&str) -> bool,
-    ) -> Result<(), StoreError> {
-        let (thread, seq) = (place >> 24, place & 0xff_ffff);
-        let info = match self.threads.get(&thread) {
-            Some(info) => info.clone(),
-            None => {
-                let info = thread_info(conn, thread, scope)?;
-                self.threads.insert(thread, info.clone());
-                info
-            }
-        };
-        let Some(info) = info else { return Ok(()) };
-        let body = match body {
-            Some(body) => body,
-            None => {
-                let mut read = conn.prepare_cached("SELECT body FROM messages WHERE id = ?1")?;
-                match read.query_row([place], |r| r.get(0)).optional()? {
-                    Some(body) => body,
-                    None => return Ok(()),
-                }
-            }
-        };
-        let Ok(message) = super::body::decode(&body) else { return Ok(()) };
-        let text = searchable_text(&message);
-        if !finds(&text) {
-            return Ok(());
-        }
-        let Some((snippet, ranges)) = snippet(&text, words, SNIPPET) else { return Ok(()) };
-        self.hits.push(SearchHit {
-            place: Place::Thread { agent: info.agent, thread, title: info.title, seq: seq as usize },
-            updated_at: info.updated_at,
-            role: message.role,
-            snippet,
-            ranges,
-        });
-        Ok(())
-    }
-}
-
 /// What the person said in the channels of `config_path` holding every word (the timelines are
 /// few and small: read whole, not indexed).
 fn channel_hits(
@@ -306,19 +246,12 @@ fn channel_hits(
     Ok(hits)
 }
 
-#[derive(Clone)]
-struct ThreadInfo {
-    agent: String,
-    title: Option<String>,
-    updated_at: i64,
-}
-
 /// Where a search looks: the channels of a config file and the threads of its agents (each its
 /// home and name: see `homes`).
 #[derive(Clone, Debug, Default)]
 pub struct SearchScope {
     config: String,
-    agents: std::collections::HashSet<(String, String)>,
+    pub(super) agents: std::collections::HashSet<(String, String)>,
 }
 
 impl SearchScope {
@@ -327,35 +260,6 @@ impl SearchScope {
         let agents = agents.into_iter().map(|(home, name)| (home.display().to_string(), name.to_string())).collect();
         Self { config: config.display().to_string(), agents }
     }
-}
-
-/// Agent, title and date of thread `thread`, if one of the scope's agents owns it. The title
-/// is the person's, else the agent's, else the start of the thread's first message of the person's
-/// (as the thread list says it).
-fn thread_info(conn: &Connection, thread: i64, scope: &SearchScope) -> Result<Option<ThreadInfo>, StoreError> {
-    let row = conn
-        .prepare_cached(&format!(
-            "SELECT agent, coalesce(title, agent_title), updated_at,
-                    (SELECT body FROM messages m WHERE m.id BETWEEN c.id << 24 AND (c.id << 24) | 16777215
-                       AND {} ORDER BY m.id LIMIT 1),
-                    config_path
-             FROM conversations c WHERE id = ?1",
-            super::body::IS_USER
-        ))?
-        .query_row(params![thread], |r| {
-            Ok((r.get(0)?, r.get::<_, Option<String>>(1)?, r.get(2)?, r.get::<_, Option<String>>(3)?, r.get(4)?))
-        })
-        .optional()?;
-    let row = row.filter(|(agent, _, _, _, home): &(String, _, i64, _, String)| {
-        scope.agents.contains(&(home.clone(), agent.clone()))
-    });
-    Ok(row.map(|(agent, title, updated_at, first, _)| {
-        let first = first
-            .and_then(|body| super::body::decode(&body).ok())
-            .map(|m| m.text().lines().next().unwrap_or_default().chars().take(60).collect::<String>())
-            .filter(|t| !t.trim().is_empty());
-        ThreadInfo { agent, title: title.or(first), updated_at }
-    }))
 }
 
 #[cfg(test)]
