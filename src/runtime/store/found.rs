@@ -26,7 +26,8 @@ pub(super) fn cannot_hold(body: &str, start: &str) -> bool {
         body[i..end].to_ascii_lowercase()
     };
     !(0..=bytes.len().saturating_sub(start.len())).any(|i| {
-        (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+        // After a separator, or after an escape in the body's JSON (`\n` then a word).
+        (i == 0 || !bytes[i - 1].is_ascii_alphanumeric() || (i >= 2 && bytes[i - 2] == b'\\'))
             && bytes[i..i + start.len()].eq_ignore_ascii_case(start.as_bytes())
             && !crate::model::search::is_common(&word_at(i))
     })
@@ -137,6 +138,7 @@ mod tests {
         assert!(cannot_hold(r#"{"text":"there is the thing, then them"}"#, "the"), "common words only");
         assert!(!cannot_hold(r#"{"text":"a Theory of it"}"#, "the"), "any case");
         assert!(cannot_hold(r#"{"text":"within reach"}"#, "in"), "inside a word is not its start");
+        assert!(!cannot_hold(r#"{"text":"first line\nindex"}"#, "in"), "a word after an escaped new line");
         assert!(!cannot_hold(r#"{"text":"Ça marche"}"#, "ca"), "accents: read it");
         assert!(!cannot_hold(r#"{"text":"\u00c7a marche"}"#, "ca"), "an escaped letter: read it");
     }
