@@ -7,7 +7,8 @@
 //! - merging 1,000 files changed on both sides (different lines) vs one `git merge-file` process per
 //!   file.
 //!
-//! Run: `cargo bench --bench teams`.
+//! Run: `cargo perf --bench teams` (`BENCH_BUSY=2`: with two busy processes beside;
+//! `SIDEKICKS_BIN=target/release/sidekicks`: the command-line measures run the release binary).
 
 use std::path::Path;
 use std::process::Command;
@@ -384,7 +385,7 @@ fn real_merges(dir: &Path) {
             ours += secs(t);
             sync();
             let t = Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_sidekicks")).arg("team-merge").arg(&setups[2].1.state).output();
+            let out = Command::new(sidekicks_bin()).arg("team-merge").arg(&setups[2].1.state).output();
             cli += secs(t);
             let code = out.unwrap().status.code();
             assert!(matches!(code, Some(0 | 1)), "team-merge failed: {code:?}");
@@ -434,6 +435,12 @@ fn real_merges(dir: &Path) {
     );
 }
 
+/// The binary the command-line measures run: the bench's build, or `SIDEKICKS_BIN` (the release
+/// binary, `target/release/sidekicks`, to measure what people run).
+fn sidekicks_bin() -> std::path::PathBuf {
+    std::env::var_os("SIDEKICKS_BIN").map_or_else(|| env!("CARGO_BIN_EXE_sidekicks").into(), Into::into)
+}
+
 /// A person's own Sidekicks for `sidekicks team …`: folders of its own, a config with one demo
 /// agent (`Real`).
 struct Person {
@@ -448,7 +455,7 @@ impl Person {
         let config = root.join("sidekicks.toml");
         let text = format!(
             "[defaults]\n\n[[agent]]\nname = \"Real\"\ncommand = {:?}\nargs = [\"demo-agent\"]\nworkspace = {:?}\n",
-            env!("CARGO_BIN_EXE_sidekicks"),
+            sidekicks_bin(),
             root.join("home").display().to_string()
         );
         std::fs::write(&config, text).unwrap();
@@ -458,7 +465,7 @@ impl Person {
     /// `sidekicks --config C team ARGS`, as this person.
     fn run(&self, args: &[&str]) -> std::process::Output {
         let user = self.root.join("user");
-        Command::new(env!("CARGO_BIN_EXE_sidekicks"))
+        Command::new(sidekicks_bin())
             .arg("--config")
             .arg(&self.config)
             .arg("team")
