@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "common/person.rs"]
+mod person;
+
 const TRACKED: usize = 3600;
 const CHANGED: usize = 20;
 const ROUNDS: usize = 3;
@@ -88,17 +91,8 @@ impl Person {
     }
 
     fn team(&self, args: &[&str]) -> (String, u64) {
-        let user = self.root.join("user");
-        run(Command::new(env!("CARGO_BIN_EXE_sidekicks"))
-            .arg("--config")
-            .arg(&self.config)
-            .arg("team")
-            .args(args)
-            .env("HOME", &user)
-            .env("XDG_DATA_HOME", user.join("data"))
-            .env("XDG_CONFIG_HOME", user.join("config"))
-            .env("XDG_STATE_HOME", user.join("state"))
-            .env("XDG_RUNTIME_DIR", &user))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sidekicks"));
+        run(person::as_person(command.arg("--config").arg(&self.config).arg("team").args(args), &self.root))
     }
 }
 

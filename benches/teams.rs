@@ -21,6 +21,8 @@ use sidekicks::runtime::teams::{GitWorktreeProvider, IsolationProvider, changes,
 mod busy;
 #[path = "../tests/common/history.rs"]
 mod history;
+#[path = "common/person.rs"]
+mod person;
 
 const TRACKED: usize = 3600;
 const DEPENDENCIES: usize = 45_000;
@@ -464,17 +466,8 @@ impl Person {
 
     /// `sidekicks --config C team ARGS`, as this person.
     fn run(&self, args: &[&str]) -> std::process::Output {
-        let user = self.root.join("user");
-        Command::new(sidekicks_bin())
-            .arg("--config")
-            .arg(&self.config)
-            .arg("team")
-            .args(args)
-            .env("HOME", &user)
-            .env("XDG_DATA_HOME", user.join("data"))
-            .env("XDG_CONFIG_HOME", user.join("config"))
-            .env("XDG_STATE_HOME", user.join("state"))
-            .env("XDG_RUNTIME_DIR", &user)
+        let mut command = Command::new(sidekicks_bin());
+        person::as_person(command.arg("--config").arg(&self.config).arg("team").args(args), &self.root)
             .output()
             .unwrap()
     }
