@@ -8,7 +8,8 @@
 //! own, the rounds after it make a team again (a discarded team's worktrees are kept for the
 //! next, `teams::spare`). Memory: the largest resident size of the `team new` and
 //! `team merge` processes (their own, not the agents': members are not started by a merge), per
-//! member count.
+//! member count. Last, the project's first team of another person whose copies were made while
+//! the task was written (`sidekicks team prepare`, as the window's form asks; timed on its own).
 //!
 //! Run: `cargo perf --bench team_round`.
 
@@ -180,6 +181,21 @@ fn main() {
                 measure_ours();
             }
         }
+        // The project's first team again, for another person, its copies made while the task is
+        // written (`sidekicks team prepare`, as the window's form does): timed on its own.
+        let ahead_dir = dir.path().join(format!("ahead{members}"));
+        std::fs::create_dir_all(&ahead_dir).unwrap();
+        let t = Instant::now();
+        let (said, _) = Person::new(&ahead_dir, members).team(&[
+            "prepare",
+            "--project",
+            project.to_str().unwrap(),
+            "--members",
+            &members.to_string(),
+        ]);
+        let made_ahead = t.elapsed().as_secs_f64();
+        assert!(said.contains(&format!("{members} copies")), "{said}");
+        let (first_ahead, _) = ours(&ahead_dir, &project, members);
         let (m, h) = (median(&mut again), median(&mut hand));
         let rss = rss.iter().max().copied().unwrap_or(0);
         println!(
@@ -190,6 +206,12 @@ fn main() {
             m / h,
             first / h,
             rss / 1024
+        );
+        println!(
+            "  the project's first team with its copies made ahead: {:.0} ms ({:.2}x git; the copies took {:.0} ms while the task was written)",
+            first_ahead * 1000.0,
+            first_ahead / h,
+            made_ahead * 1000.0
         );
     }
 }

@@ -291,6 +291,9 @@ pub struct TeamsState {
     /// Merges a crash interrupted, found while this window runs, by project: the member, and
     /// finished (true) or rolled back (false), or why not (the project is still half-merged).
     pub interrupted: HashMap<std::path::PathBuf, (String, Result<bool, TeamError>)>,
+    /// The copies last made ahead for the team being written (`TeamCommand::Prepare`): the
+    /// project as asked, and how many are ready or why none can be made.
+    pub ahead: Option<(std::path::PathBuf, Result<usize, TeamError>)>,
 }
 
 impl TeamsState {
@@ -452,6 +455,7 @@ impl TeamsState {
             // The runtime reads the change list again itself.
             // (Told as it happened by `Merged` and `CheckDone`.)
             TeamEvent::CopyChanged { .. } | TeamEvent::MergeEnded { .. } => {}
+            TeamEvent::Prepared { project, result } => self.ahead = Some((project, result)),
             TeamEvent::Interrupted { project, agent, result } => {
                 self.interrupted.insert(project, (agent, result));
             }

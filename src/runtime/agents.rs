@@ -339,6 +339,9 @@ impl Manager {
     /// Tells which git branch `agent`'s workspace is on (read off the manager's loop: the
     /// folder on this computer, which a container sees mounted).
     fn tell_branch(&self, agent: &str) {
+        if !self.settings.watching {
+            return;
+        }
         let Some(folder) = self.slots.iter().find(|s| s.config.name == agent).map(|s| s.config.workspace.clone())
         else {
             return;

@@ -39,6 +39,9 @@ pub struct ManagerSettings {
     /// How a door with no person at it has permission requests answered (`--allow`); `None`:
     /// the person answers (the window).
     pub unattended: Option<crate::model::permission::Unattended>,
+    /// Whether a door watches the agents (the window): each agent's branch is then read as the
+    /// config is applied (`Startup::watching`).
+    pub watching: bool,
 }
 
 impl Default for ManagerSettings {
@@ -52,6 +55,7 @@ impl Default for ManagerSettings {
             host_exe: Box::leak(std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()).into_boxed_path()),
             checkpoints_root: None,
             unattended: None,
+            watching: true,
         }
     }
 }

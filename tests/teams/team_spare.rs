@@ -109,3 +109,79 @@ fn a_discarded_worktree_serves_the_next_team_exactly_as_the_commit_and_trusted_i
     assert_eq!(git(&copy, &["status", "--porcelain", "--ignored"]), "");
     assert!(git(&other, &["worktree", "list"]).contains(copy.to_str().unwrap()));
 }
+
+/// The spares of each project, not counting copies being made (`.spare/.making`).
+fn ready(root: &Path) -> Vec<PathBuf> {
+    spares(root).into_iter().filter(|p| !p.parent().unwrap().ends_with(".making")).collect()
+}
+
+#[test]
+fn copies_made_ahead_serve_the_next_team_and_a_half_copy_left_behind_is_removed_without_following_its_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let home = root.join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = root.join("sidekicks.toml");
+    let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
+    std::fs::write(&config, config_text("", &agents, &home)).unwrap();
+    let app = project(root, "app");
+    let prepare = |members: &str| {
+        team(&config, root, &["prepare", "--project", app.to_str().unwrap(), "--members", members, "--json"])
+    };
+
+    let (code, out, err) = prepare("1");
+    assert_eq!(code, 0, "{out}{err}");
+    let said: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(said["ready"], 1, "{out}");
+    assert_eq!(ready(root).len(), 1);
+    // A process that ended while making a copy left half of one, with links out of it.
+    let key = ready(root)[0].parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+    let half = root.join(format!("user/data/sidekicks/teams/.spare/.making/{key}-1"));
+    std::fs::create_dir_all(half.join("src")).unwrap();
+    let outside = root.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("keep.txt"), "keep me\n").unwrap();
+    std::os::unix::fs::symlink(&outside, half.join("src/out")).unwrap();
+    std::os::unix::fs::symlink(outside.join("keep.txt"), half.join("keep-link")).unwrap();
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 3600);
+    std::fs::File::open(&half).unwrap().set_modified(two_hours_ago).unwrap();
+    // One being made now by another process is left alone.
+    let young = half.with_file_name(format!("{key}-2"));
+    std::fs::create_dir_all(&young).unwrap();
+
+    let (code, out, err) = prepare("2");
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()["ready"], 2, "{out}");
+    assert!(!half.exists(), "the half copy left behind is removed");
+    assert!(young.exists(), "a copy another process is making is not touched");
+    assert_eq!(std::fs::read_to_string(outside.join("keep.txt")).unwrap(), "keep me\n", "its links were not followed");
+    // The copies are worktrees of the project, exactly its commit.
+    let listed = git(&app, &["worktree", "list"]);
+    for spare in ready(root) {
+        assert!(listed.contains(spare.to_str().unwrap()), "{listed}");
+        assert_eq!(git(&spare, &["status", "--porcelain", "--ignored"]), "");
+    }
+
+    // The team of two takes both: no file written again, its members' copies clean.
+    let args =
+        ["new", "--project", app.to_str().unwrap(), "--agent", "ada", "--agent", "bob", "--name", "duo", "--json"];
+    let (code, out, err) = team(&config, root, &args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(ready(root).is_empty(), "both were taken: {:?}", ready(root));
+    let made: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let copies: Vec<PathBuf> = (0..2).map(|k| PathBuf::from(made["members"][k]["copy"].as_str().unwrap())).collect();
+    for copy in &copies {
+        assert_eq!(git(copy, &["status", "--porcelain", "--ignored"]), "");
+    }
+    std::fs::write(copies[1].join("notes.txt"), "one\ntwo\n").unwrap();
+    let (code, out, err) = team(&config, root, &["merge", "duo"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(std::fs::read_to_string(app.join("notes.txt")).unwrap(), "one\ntwo\n");
+
+    // What cannot have copies made ahead says why, in words.
+    let plain = root.join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let (code, out, err) = team(&config, root, &["prepare", "--project", plain.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("git"), "{err}");
+}

@@ -34,6 +34,7 @@ mod ui_slash;
 mod ui_small;
 mod ui_ssh;
 mod ui_team;
+mod ui_team_ahead;
 mod ui_team_lead;
 mod ui_team_review;
 mod ui_team_try;

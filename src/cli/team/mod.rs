@@ -65,6 +65,20 @@ pub enum TeamCli {
         #[arg(long)]
         json: bool,
     },
+    /// Make copies of a project ahead for its next team, as the window does while a team's form
+    /// is written: git worktrees of the project kept ready (at most 8, for a day), which the next
+    /// team of that project takes instead of writing every file. Exit 0 ready, 2 not.
+    Prepare {
+        /// The project folder (a git repository with a commit, on this computer).
+        #[arg(long)]
+        project: PathBuf,
+        /// How many members the team will have.
+        #[arg(long, default_value_t = 2)]
+        members: usize,
+        /// JSON instead of words.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the teams.
     List {
         /// JSON instead of words.
@@ -245,7 +259,11 @@ impl TeamCli {
     /// every team's name, bringing one back every member's, listing them all of them.
     fn one_team(&self) -> Option<String> {
         match self {
-            TeamCli::New { .. } | TeamCli::List { .. } | TeamCli::Try { .. } | TeamCli::Restore { .. } => None,
+            TeamCli::New { .. }
+            | TeamCli::Prepare { .. }
+            | TeamCli::List { .. }
+            | TeamCli::Try { .. }
+            | TeamCli::Restore { .. } => None,
             TeamCli::Status { team, .. }
             | TeamCli::Prompt { team, .. }
             | TeamCli::Diff { team, .. }
@@ -329,6 +347,8 @@ impl Door {
             // A command that ends in a moment reads the config once (one that streams a member's
             // turns follows it, as `sidekicks prompt` does).
             follow_config: !brief,
+            // What a subcommand shows it asks for (no door here watches what moves).
+            watching: false,
             teams_only,
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             settings: crate::runtime::agents::ManagerSettings { unattended: Some(unattended), ..Default::default() },
@@ -444,6 +464,7 @@ impl Door {
             TeamCli::New { project, agents, name, provider, lead, json } => {
                 self.new_team(project, agents, name, provider, lead, json).await
             }
+            TeamCli::Prepare { project, members, json } => self.prepare(project, members, json).await,
             TeamCli::List { json } => {
                 let teams: Vec<serde_json::Value> = self.teams.iter().map(team_json).collect();
                 if json {

@@ -39,6 +39,22 @@ impl Door {
         Ok((name, project, provider, lead))
     }
 
+    /// `team prepare`: copies of `project` made ahead for its next team.
+    pub(super) async fn prepare(&mut self, project: PathBuf, members: usize, json: bool) -> anyhow::Result<u8> {
+        let project = std::path::absolute(&project).unwrap_or(project);
+        let provider = ProviderKind::GitWorktree;
+        self.send(TeamCommand::Prepare { project: project.clone(), provider, members }).await?;
+        let asked = project.clone();
+        let wanted = |e: &TeamEvent| matches!(e, TeamEvent::Prepared { project, .. } if *project == asked);
+        let TeamEvent::Prepared { result, .. } = self.team_event(wanted).await? else { unreachable!() };
+        let ready = result.map_err(|e| anyhow::anyhow!("{}", crate::i18n::team_error_text(self.lang, &e)))?;
+        match json {
+            true => jsonln!("{}", json!({"project": project, "ready": ready})),
+            false => outln!("{ready} copies of {} ready for its next team", project.display()),
+        }
+        Ok(0)
+    }
+
     pub(super) async fn new_team(
         &mut self,
         project: PathBuf,

@@ -27,6 +27,18 @@ pub enum TeamCommand {
         /// The lead, if any.
         lead: Option<String>,
     },
+    /// Make copies of `project` ahead, for a team the person is still writing (the form knows
+    /// the project): `members` of them kept ready for the team's members to take
+    /// (`TeamEvent::Prepared` when done). Only git worktrees of a project on this computer are
+    /// made ahead; for anything else nothing is done.
+    Prepare {
+        /// The project folder.
+        project: PathBuf,
+        /// How copies are to be made.
+        provider: ProviderKind,
+        /// How many members the team will have.
+        members: usize,
+    },
     /// List a member's changes.
     Changes {
         /// The team (its id).

@@ -35,6 +35,13 @@ pub enum TeamEvent {
         /// How it went.
         result: Result<TeamInfo, TeamError>,
     },
+    /// Copies of a project made ahead (`TeamCommand::Prepare`): how many are ready.
+    Prepared {
+        /// The project folder, as asked.
+        project: PathBuf,
+        /// How many copies are ready (0 when none are made ahead for this kind of copy).
+        result: Result<usize, TeamError>,
+    },
     /// A member's changes.
     Changes {
         /// The team.

@@ -65,6 +65,11 @@ pub struct Startup {
     /// a moment reads it once: following a file costs a process's end a wait for the kernel
     /// (the watch is dropped after a grace period, 5–15 ms measured; issue 50).
     pub follow_config: bool,
+    /// Whether a door watches what moves (the window): members' change lists (and the radar)
+    /// are then read again after each operation and setup, and the threads no agent owns listed
+    /// after each change of the config. A command line asks for what it shows (issue 50: a
+    /// merge's process no longer reads the copy once more at its end).
+    pub watching: bool,
 }
 
 impl Startup {
@@ -80,6 +85,7 @@ impl Startup {
             history_note: None,
             teams_only: None,
             follow_config: true,
+            watching: true,
         }
     }
 }
@@ -105,14 +111,17 @@ struct Services {
     channels: mpsc::Sender<channels::ChannelCommand>,
     /// The config file followed (its channels are stored under it).
     config_path: PathBuf,
-    /// The teams' change mark as last seen (another process changing a team rewrites it).
-    teams_mark: String,
+    /// The teams' change mark as last seen (another process changing a team rewrites it);
+    /// `None`: not read yet.
+    teams_mark: Option<String>,
     /// The registry entries under way.
     registry_busy: registry::Busy,
     /// Only the teams answering to this are loaded (`Startup::teams_only`).
     teams_only: Option<String>,
     /// Whether the config file is followed (`Startup::follow_config`).
     follow_config: bool,
+    /// Whether a door watches what moves (`Startup::watching`).
+    watching: bool,
 }
 
 /// Starts the agent manager and the front door on the current runtime, loads and follows the
@@ -128,6 +137,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         tokio::spawn(async move { sink.send(Event::HistoryNote { note }).await });
     }
     let mut settings = startup.settings;
+    settings.watching = startup.watching;
     if let Some(dirs) = &startup.dirs {
         // Once per process: the window's runtime.
         settings.checkpoints_root = Some(Box::leak(dirs.data_dir.join("checkpoints").into_boxed_path()));
@@ -138,7 +148,10 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         None => startup.config_path.parent().unwrap_or(Path::new(".")).join("sidekicks-teams"),
     };
     let (tx, rx) = mpsc::channel(256);
-    let book: Arc<std::sync::Mutex<team_book::TeamBook>> = Arc::default();
+    let book: Arc<std::sync::Mutex<team_book::TeamBook>> = Arc::new(std::sync::Mutex::new(team_book::TeamBook {
+        changes_when_asked: !startup.watching,
+        ..Default::default()
+    }));
     // The manager's first command: every connection it makes asks about members' writes.
     let leases = crate::runtime::acp::leases::LeasesHandle(Arc::new(leases::BookLeases::new(book.clone())));
     if manager.try_send(ManagerCommand::SetLeases { leases }).is_err() {
@@ -154,7 +167,9 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         team,
         channels,
         config_path: startup.config_path.clone(),
-        teams_mark: marks::others_marks(&teams_dir),
+        // A door that watches reads the other processes' marks now; a command line at its first
+        // look, if it lasts that long (and reads the teams again then).
+        teams_mark: startup.watching.then(|| marks::others_marks(&teams_dir)),
         config: config::ConfigFile::new(startup.dirs.clone(), sink.clone()),
         workspaces: workspaces::Workspaces::new(sink.clone()),
         terminals: terminals::Terminals::new(startup.terminal_host, sink.clone()),
@@ -168,6 +183,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         registry_busy: registry::Busy::default(),
         teams_only: startup.teams_only.clone(),
         follow_config: startup.follow_config,
+        watching: startup.watching,
     };
     services.config.tell_remembered();
     tokio::spawn(services.run(rx, notes, startup.config_path));
@@ -186,7 +202,10 @@ impl Services {
         self.config.send_recent().await;
         self.load_teams();
         // Teams changed by another Sidekicks or the command line are read again.
-        let mut look = tokio::time::interval(std::time::Duration::from_secs(1));
+        // (From a second on: the teams were just read, and a command that ends in a moment
+        // need not look again.)
+        let second = std::time::Duration::from_secs(1);
+        let mut look = tokio::time::interval_at(tokio::time::Instant::now() + second, second);
         look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -202,7 +221,9 @@ impl Services {
                     let follow = channels::ChannelCommand::Config(config.clone(), Some(self.config_path.clone()));
                     let _ = self.channels.send(follow).await;
                     self.workspaces.config_changed(config.as_ref()).await;
-                    history::tell_others(self.store.clone(), config.clone(), self.sink.clone());
+                    if self.watching {
+                        history::tell_others(self.store.clone(), config.clone(), self.sink.clone());
+                    }
                     // Terminals of agents that left the config end (whatever file comes next).
                     if let Some(config) = &config {
                         self.terminals.close_where(|agent| config.agent(agent).is_some());
@@ -332,8 +353,8 @@ impl Services {
         self.team.look_for_interrupted();
         let dir = self.teams_dir.clone();
         let Ok(marks) = tokio::task::spawn_blocking(move || marks::others_marks(&dir)).await else { return };
-        if marks != self.teams_mark {
-            self.teams_mark = marks;
+        // (Not read at start: read again, as a change may have come since the first reading.)
+        if self.teams_mark.replace(marks.clone()).is_none_or(|seen| seen != marks) {
             self.load_teams();
         }
     }

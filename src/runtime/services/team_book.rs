@@ -39,6 +39,9 @@ pub(super) struct TeamBook {
     pub radar_dirty: HashSet<MemberKey>,
     /// Best of N: the task each member gets once its setup succeeds.
     pub tries: std::collections::HashMap<MemberKey, String>,
+    /// Members' change lists are read only when a door asks (`Startup::watching` off: no
+    /// door shows them as they move).
+    pub changes_when_asked: bool,
 }
 
 impl TeamBook {

@@ -140,6 +140,7 @@ impl Services {
             TeamCommand::Try { name, project, provider, agents, task } => {
                 self.create_team(name, project, provider, agents, None, Some(task));
             }
+            TeamCommand::Prepare { project, provider, members } => self.prepare_copies(project, provider, members),
             TeamCommand::CheckCopy { team, member } => self.team.check_copy(team, member),
             TeamCommand::TakeHunks { team, picks } => self.team.take_hunks(team, picks),
             TeamCommand::Changes { team, member } => self.team.read_changes(team, member),
@@ -232,6 +233,36 @@ impl Services {
     }
 
     /// Makes a team of new members (agents of their own) from `agents`' definitions.
+    /// Copies of `project` made ahead for a team being written (`TeamCommand::Prepare`), on a
+    /// thread of their own: a window closed meanwhile does not wait for them (a copy left half
+    /// made is removed later, `teams::prepare_spares`).
+    fn prepare_copies(&self, project: PathBuf, provider: teams::ProviderKind, members: usize) {
+        let (dir, sink) = (self.teams_dir.clone(), self.sink.clone());
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let asked = project.clone();
+        let spawned = std::thread::Builder::new().name("sidekicks-spares".into()).spawn(move || {
+            let here = teams::there::place_of(&project).is_none();
+            let made = match provider == teams::ProviderKind::GitWorktree && here && members > 0 {
+                true => teams::prepare_spares(&dir, &project, members),
+                false => Ok(Some(0)),
+            };
+            let _ = tx.send(made);
+        });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start a thread to make copies ahead: {e}");
+            return;
+        }
+        tokio::spawn(async move {
+            // `None`: that project's copies are being made already (its answer comes then).
+            let result = match rx.await {
+                Ok(Ok(Some(ready))) => Ok(ready),
+                Ok(Err(e)) => Err(e),
+                Ok(Ok(None)) | Err(_) => return,
+            };
+            sink.send(crate::protocol::Event::Team(TeamEvent::Prepared { project: asked, result })).await;
+        });
+    }
+
     fn create_team(
         &mut self,
         name: String,

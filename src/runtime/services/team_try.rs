@@ -63,8 +63,7 @@ impl TeamCtx {
             },
             move |ctx: TeamCtx, _| async move {
                 for agent in members {
-                    ctx.read_changes(team.clone(), agent.clone());
-                    ctx.reshow(&team, &agent);
+                    ctx.moved(&team, &agent);
                 }
             },
         );

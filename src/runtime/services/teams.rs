@@ -346,8 +346,7 @@ impl TeamCtx {
             ctx.tell(TeamEvent::Busy { team: team.clone(), agent: agent.clone(), busy: false }).await;
             // (Unless it was discarded.)
             if ctx.book().member(&team, &agent).is_ok() {
-                ctx.read_changes(team.clone(), agent.clone());
-                ctx.reshow(&team, &agent);
+                ctx.moved(&team, &agent);
             }
             if let Some(merge) = merge.take() {
                 let check = ctx.check(&team, &checked, merge.scratch(), merge.applied()).await;
@@ -430,6 +429,17 @@ impl TeamCtx {
         };
         self.tell(done).await;
         result
+    }
+
+    /// After an operation or a setup: member `agent`'s change list read again, and what the
+    /// window shows of it; not when no door shows them as they move
+    /// (`TeamBook::changes_when_asked`).
+    pub(super) fn moved(&self, team: &str, agent: &str) {
+        if self.book().changes_when_asked {
+            return;
+        }
+        self.read_changes(team.to_string(), agent.to_string());
+        self.reshow(team, agent);
     }
 
     /// Reads member `agent`'s change list and tells it; a copy that changed during the read is
@@ -537,7 +547,7 @@ impl TeamCtx {
                 ctx.give(&team, &agent, &task).await;
             }
             let _ = ctx.notes.send(TeamNote::Members { team: team.clone() }).await;
-            ctx.read_changes(team, agent);
+            ctx.moved(&team, &agent);
         });
     }
 }

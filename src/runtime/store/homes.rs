@@ -38,6 +38,15 @@ pub struct OwnedThread {
     pub row: ThreadRow,
 }
 
+/// Whether anything is kept for an agent (`?2`) at a home (`?1`): threads, the current one,
+/// choices, abilities, remembered answers, or its being seen.
+const KEPT_AT: &str = "SELECT EXISTS (SELECT 1 FROM conversations WHERE config_path = ?1 AND agent = ?2)
+    OR EXISTS (SELECT 1 FROM current_threads WHERE config_path = ?1 AND agent = ?2)
+    OR EXISTS (SELECT 1 FROM agent_choices WHERE config_path = ?1 AND agent = ?2)
+    OR EXISTS (SELECT 1 FROM agent_abilities WHERE config_path = ?1 AND agent = ?2)
+    OR EXISTS (SELECT 1 FROM agents_seen WHERE home = ?1 AND agent = ?2)
+    OR EXISTS (SELECT 1 FROM permission_rules WHERE workspace = ?1 AND agent = ?2)";
+
 impl Store {
     /// Gives each of `agents` (the config `config` applied) what is kept for it: rows of
     /// `config`'s path under its name (older than issue 48); and, when it has no thread yet, those
@@ -53,11 +62,10 @@ impl Store {
             agents.iter().map(|a| (a.home.display().to_string(), a.name)).collect();
         for agent in agents {
             let home = agent.home.display().to_string();
-            let has: bool = self.conn().query_row(
-                "SELECT count(*) > 0 FROM conversations WHERE config_path = ?1 AND agent = ?2",
-                params![home, agent.name],
-                |r| r.get(0),
-            )?;
+            let has: bool = self
+                .conn()
+                .prepare_cached("SELECT count(*) > 0 FROM conversations WHERE config_path = ?1 AND agent = ?2")?
+                .query_row(params![home, agent.name], |r| r.get(0))?;
             if has {
                 continue;
             }
@@ -81,8 +89,12 @@ impl Store {
             }
         }
         let conn = self.conn();
-        let mut note = conn
-            .prepare_cached("INSERT OR REPLACE INTO agents_seen (home, agent, runs, config) VALUES (?1, ?2, ?3, ?4)")?;
+        // A row as it was is not written again (each apply notes every agent).
+        let mut note = conn.prepare_cached(
+            "INSERT INTO agents_seen (home, agent, runs, config) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (home, agent) DO UPDATE SET runs = excluded.runs, config = excluded.config
+             WHERE runs != excluded.runs OR config != excluded.config",
+        )?;
         for agent in agents {
             note.execute(params![
                 agent.home.display().to_string(),
@@ -104,30 +116,35 @@ impl Store {
             return Ok(0);
         }
         let mut conn = self.conn();
+        // Most of the time nothing is kept there (each apply asks, for every agent): no write
+        // transaction is begun then (issue 50: a command line's start).
+        let kept: bool = conn.prepare_cached(KEPT_AT)?.query_row(params![from, from_agent], |r| r.get(0))?;
+        if !kept {
+            return Ok(0);
+        }
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let moved = tx.execute(
-            "UPDATE conversations SET config_path = ?3, agent = ?4 WHERE config_path = ?1 AND agent = ?2",
-            params![from, from_agent, to, to_agent],
-        )?;
+        let moved = tx
+            .prepare_cached(
+                "UPDATE conversations SET config_path = ?3, agent = ?4 WHERE config_path = ?1 AND agent = ?2",
+            )?
+            .execute(params![from, from_agent, to, to_agent])?;
         for table in ["current_threads", "agent_choices", "agent_abilities"] {
-            tx.execute(
-                &format!(
-                    "UPDATE OR IGNORE {table} SET config_path = ?3, agent = ?4 WHERE config_path = ?1 AND agent = ?2"
-                ),
-                params![from, from_agent, to, to_agent],
-            )?;
-            tx.execute(
-                &format!("DELETE FROM {table} WHERE config_path = ?1 AND agent = ?2"),
-                params![from, from_agent],
-            )?;
+            tx.prepare_cached(&format!(
+                "UPDATE OR IGNORE {table} SET config_path = ?3, agent = ?4 WHERE config_path = ?1 AND agent = ?2"
+            ))?
+            .execute(params![from, from_agent, to, to_agent])?;
+            tx.prepare_cached(&format!("DELETE FROM {table} WHERE config_path = ?1 AND agent = ?2"))?
+                .execute(params![from, from_agent])?;
         }
         // Gone under its old name and folder: not a candidate for another agent any more.
-        tx.execute("DELETE FROM agents_seen WHERE home = ?1 AND agent = ?2", params![from, from_agent])?;
-        tx.execute(
+        tx.prepare_cached("DELETE FROM agents_seen WHERE home = ?1 AND agent = ?2")?
+            .execute(params![from, from_agent])?;
+        tx.prepare_cached(
             "UPDATE OR IGNORE permission_rules SET workspace = ?3, agent = ?4 WHERE workspace = ?1 AND agent = ?2",
-            params![from, from_agent, to, to_agent],
-        )?;
-        tx.execute("DELETE FROM permission_rules WHERE workspace = ?1 AND agent = ?2", params![from, from_agent])?;
+        )?
+        .execute(params![from, from_agent, to, to_agent])?;
+        tx.prepare_cached("DELETE FROM permission_rules WHERE workspace = ?1 AND agent = ?2")?
+            .execute(params![from, from_agent])?;
         tx.commit()?;
         Ok(moved)
     }

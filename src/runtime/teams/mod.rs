@@ -42,6 +42,7 @@ pub use export::commit_as_branch;
 pub use far::{FarProvider, obstacles_mine, read_mine, write_mine};
 pub use merge::{ConflictText, merge, merge_as_recipe_says, merge_checked};
 pub use sides::{MAX_FILE, read_side};
+pub use spare::prepare as prepare_spares;
 pub use team::{Places, add_members, add_members_at, create_team, create_team_at, reattach_team};
 pub use undo::{undo_merge, undoable};
 pub use worktree::GitWorktreeProvider;

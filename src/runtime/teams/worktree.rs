@@ -47,7 +47,7 @@ fn untracked_files(listing: &[u8]) -> impl Iterator<Item = String> + '_ {
 
 /// Adds the worktree `copy` of the project's HEAD, detached: its files written in this process
 /// on several threads when nothing asks for git's ways (`git::checkout`, ADR 0027), else by git.
-fn add_worktree(project: &Path, copy: &Path) -> Result<(), TeamError> {
+pub(super) fn add_worktree(project: &Path, copy: &Path) -> Result<(), TeamError> {
     use crate::runtime::git::checkout;
     let copy_arg = copy.to_string_lossy();
     let by_git = |at: &str| git(project, &["worktree", "add", "--detach", "--quiet", &copy_arg, at], &[]).map(drop);

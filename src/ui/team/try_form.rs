@@ -40,6 +40,8 @@ pub fn try_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
     let agents: Vec<String> =
         form.attempts.iter().flat_map(|(agent, n)| std::iter::repeat_n(agent.clone(), *n)).collect();
     let task = form.try_task.clone().unwrap_or_default();
+    super::view::prepare_ahead(form, agents.len(), &mut commands);
+    super::view::ahead_note(ui, lang, state, form);
     if state.teams.creating {
         ui.horizontal(|ui| {
             ui.spinner();

@@ -26,6 +26,10 @@ pub struct NewTeamForm {
     pub(in crate::ui) try_task: Option<String>,
     /// Best of N: how many attempts of each agent.
     pub(super) attempts: std::collections::BTreeMap<String, usize>,
+    /// The project folder's field has the keyboard (it is being typed).
+    typing_project: bool,
+    /// The copies asked to be made ahead: the project, how, how many (`prepare_ahead`).
+    prepared: Option<(String, ProviderKind, usize)>,
 }
 
 impl Default for NewTeamForm {
@@ -38,6 +42,8 @@ impl Default for NewTeamForm {
             lead: None,
             try_task: None,
             attempts: Default::default(),
+            typing_project: false,
+            prepared: None,
         }
     }
 }
@@ -102,6 +108,8 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
         ui.label(RichText::new(words).color(crate::ui::theme::warning_color()));
     }
     ui.add_space(8.0);
+    prepare_ahead(form, form.members.len(), &mut commands);
+    ahead_note(ui, lang, state, form);
     let teams = &state.teams;
     if teams.creating {
         ui.horizontal(|ui| {
@@ -140,6 +148,46 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
     commands
 }
 
+/// Asks for the members' copies to be made while the person still writes the form (issue 50):
+/// once the project folder is picked or its field left, and again when more members are chosen.
+/// Not while the folder is being typed (each key would name another folder); only git worktrees
+/// are made ahead (`TeamCommand::Prepare`).
+pub(super) fn prepare_ahead(form: &mut NewTeamForm, members: usize, commands: &mut Vec<Command>) {
+    let project = form.project.trim();
+    if project.is_empty() || members == 0 || form.provider != ProviderKind::GitWorktree || form.typing_project {
+        return;
+    }
+    let asked = |(p, k, n): &(String, ProviderKind, usize)| p == project && *k == form.provider && *n >= members;
+    if form.prepared.as_ref().is_some_and(asked) {
+        return;
+    }
+    let provider = form.provider;
+    commands.push(Command::Team(Box::new(TeamCommand::Prepare { project: project.into(), provider, members })));
+    form.prepared = Some((project.to_string(), provider, members));
+}
+
+/// What became of the copies made ahead for this form's project: how many are ready, or why none
+/// can be made (said before Create, which would fail the same way).
+pub(super) fn ahead_note(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &NewTeamForm) {
+    let Some((project, result)) = &state.teams.ahead else { return };
+    if form.provider != ProviderKind::GitWorktree || project.as_path() != std::path::Path::new(form.project.trim()) {
+        return;
+    }
+    match result {
+        Ok(0) => {}
+        Ok(1) => {
+            ui.label(RichText::new(tr(lang, Key::CopyAhead)).small().weak());
+        }
+        Ok(n) => {
+            ui.label(RichText::new(trf(lang, Key::CopiesAhead, &[("n", &n.to_string())])).small().weak());
+        }
+        Err(e) => {
+            let words = trf(lang, Key::CopiesAheadFailed, &[("error", &team_error_text(lang, e))]);
+            ui.label(RichText::new(words).small().color(crate::ui::theme::warning_color()));
+        }
+    }
+}
+
 /// The rows the new-team and the try forms share: name, project folder, how copies are made.
 pub(super) fn common_rows(ui: &mut egui::Ui, lang: Language, form: &mut NewTeamForm, commands: &mut Vec<Command>) {
     ui.label(tr(lang, Key::TeamName));
@@ -151,9 +199,10 @@ pub(super) fn common_rows(ui: &mut egui::Ui, lang: Language, form: &mut NewTeamF
     ui.end_row();
     ui.label(tr(lang, Key::ProjectFolder));
     ui.horizontal(|ui| {
-        ui.add(
+        let field = ui.add(
             egui::TextEdit::singleline(&mut form.project).desired_width(420.0).hint_text(tr(lang, Key::ProjectHint)),
         );
+        form.typing_project = field.has_focus();
         if ui.button(tr(lang, Key::ChooseFolder)).clicked() {
             let start_in = Some(form.project.trim()).filter(|p| !p.is_empty()).map(Into::into);
             commands.push(Command::Config(ConfigCommand::PickFolder { start_in }));

@@ -17,6 +17,8 @@ use std::time::Duration;
 use sha2::Digest as _;
 
 use super::{MemberCopy, ProviderKind, TeamError};
+
+mod ready;
 use crate::runtime::git::snapshot::git;
 
 /// The most spares kept per project.
@@ -81,10 +83,12 @@ pub(super) fn keep(member: &MemberCopy) -> bool {
 }
 
 /// Gives `copy` a spare worktree of `project`, made again at the project's HEAD: `true` when
-/// one was taken, `false` when there is none (a new worktree is made then).
+/// one was taken, `false` when there is none (a new worktree is made then). A preparation of
+/// this project's spares under way in this process ends first, with the copy it is making.
 pub(super) fn take(project: &Path, copy: &Path, state: &Path) -> bool {
     let Some(teams_dir) = teams_dir_of(copy, state) else { return false };
     let dir = folder(teams_dir, project);
+    ready::stop(&dir);
     let spares = spares(project, &dir);
     if spares.is_empty() {
         return false;
@@ -125,9 +129,50 @@ fn made_again(project: &Path, copy: &Path, head: &str) -> Result<(), TeamError> 
     Ok(())
 }
 
+/// Makes spares of `project` in `teams_dir` until `wanted` of them are ready (at most
+/// [`SPARES`]), one at a time, while the person is still writing the team's task: the team then
+/// takes them instead of writing every file of the project (issue 50). Each is made as a new
+/// member's worktree is, in a folder of its own, and becomes a spare only once complete (nothing
+/// can take half a copy). Ends early when a team of the project takes spares (`take`). Returns
+/// how many are ready; `None` when a preparation of that project is under way in this process
+/// already (it now makes `wanted`, if more).
+pub fn prepare(teams_dir: &Path, project: &Path, wanted: usize) -> Result<Option<usize>, TeamError> {
+    let project = project.canonicalize().map_err(|e| TeamError::io(project, e))?;
+    crate::runtime::git::snapshot::head(&project)?;
+    let dir = folder(teams_dir, &project);
+    let key = dir.file_name().map(|k| k.to_string_lossy().into_owned()).unwrap_or_default();
+    let Some(preparing) = ready::Preparing::begin(&dir, wanted.min(SPARES)) else { return Ok(None) };
+    let making = teams_dir.join(".spare").join(".making");
+    ready::remove_abandoned(&project, &making, &key);
+    loop {
+        let ready = spares(&project, &dir).len();
+        if ready >= preparing.wanted() || preparing.stopped() {
+            return Ok(Some(ready));
+        }
+        let id = super::names::new_id();
+        let at = making.join(format!("{key}-{id}"));
+        std::fs::create_dir_all(&making).map_err(|e| TeamError::io(&making, e))?;
+        std::fs::create_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))?;
+        super::worktree::add_worktree(&project, &at)?;
+        let to = dir.join(&id);
+        let moved = git(&project, &["worktree", "move", &at.to_string_lossy(), &to.to_string_lossy()], &[]);
+        if let Err(e) = moved {
+            let _ = git(&project, &["worktree", "remove", "--force", &at.to_string_lossy()], &[]);
+            let _ = std::fs::remove_dir_all(&at);
+            return Err(e);
+        }
+        let _ = std::fs::File::open(&to).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+    }
+}
+
 /// Removes every spare of `project` in `teams_dir` (the person removes what teams left).
 pub(super) fn drop_all(teams_dir: &Path, project: &Path) {
     let dir = folder(teams_dir, project);
+    ready::stop(&dir);
+    if let Some(key) = dir.file_name() {
+        let making = teams_dir.join(".spare").join(".making");
+        ready::remove_abandoned_now(project, &making, &key.to_string_lossy());
+    }
     let Ok(entries) = std::fs::read_dir(&dir) else { return };
     for spare in entries.flatten() {
         let at = spare.path();
