@@ -16,6 +16,7 @@ pub mod events;
 pub mod exec;
 pub mod frame_stats;
 pub mod git;
+pub mod halves;
 pub mod history;
 pub mod host;
 mod launch;

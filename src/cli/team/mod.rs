@@ -344,9 +344,9 @@ impl Door {
         let startup = Startup {
             dirs: Some(dirs),
             store: Some(store.clone()),
-            // A command that ends in a moment reads the config once (one that streams a member's
-            // turns follows it, as `sidekicks prompt` does).
-            follow_config: !brief,
+            // A command that ends in a moment reads the config once and starts no lead (one that
+            // streams a member's turns lasts, as `sidekicks prompt` does).
+            lasting: !brief,
             // What a subcommand shows it asks for (no door here watches what moves).
             watching: false,
             teams_only,

@@ -314,20 +314,13 @@ pub(crate) fn read_for_commit(top: &Path, dir: &Path, common: &Path) -> Option<R
     Some(ReadIndex { index, time: (meta.mtime() as u32, meta.mtime_nsec() as u32) })
 }
 
-/// For each entry of `read`, whether its file's `stat` may differ from the index's (two threads).
+/// For each entry of `read`, whether its file's `stat` may differ from the index's (on two
+/// threads for many files).
 #[cfg(unix)]
 pub(crate) fn stat_changed(top: &Path, read: &ReadIndex) -> Vec<bool> {
-    let half = read.index.entries.len().div_ceil(2).max(1);
-    let mut parts = read.index.entries.chunks(half);
-    let first = parts.next().unwrap_or_default();
-    let second = parts.next().unwrap_or_default();
     let compare = |part: &[Entry]| part.iter().map(|e| differs(top, e, read.time)).collect::<Vec<bool>>();
-    std::thread::scope(|scope| {
-        let other = scope.spawn(|| compare(second));
-        let mut changed = compare(first);
-        changed.extend(other.join().expect("stat thread"));
-        changed
-    })
+    let few = crate::runtime::halves::FEW_TRACKED;
+    crate::runtime::halves::halves(&read.index.entries, few, compare).into_iter().flatten().collect()
 }
 
 /// The scan of the worktree at `copy` made from `base` of `project`, or `None` when it is git's
@@ -353,25 +346,25 @@ pub(crate) fn scan(project: &Path, copy: &Path, base: &str) -> Option<Found> {
         false => Some(super::tree::flatten(&objects, base)?),
     };
     let tracked: HashSet<&str> = index.entries.iter().map(|e| e.path.as_str()).collect();
-    let half = index.entries.len().div_ceil(2).max(1);
-    let (changed, untracked) = std::thread::scope(|scope| {
-        let walk = scope.spawn(|| untracked(copy, &tracked, &[]).map(|(found, _)| found));
-        // A candidate: its `stat` differs from the index's, or the index's entry from the base's.
-        type Bases = HashMap<String, (u32, String)>;
-        fn compare<'a>(copy: &Path, part: &'a [Entry], at: (u32, u32), base: Option<&Bases>) -> Vec<&'a Entry> {
-            let staged =
-                |e: &Entry| base.is_some_and(|b| b.get(&e.path).is_none_or(|(m, sha)| *m != e.mode || *sha != e.sha));
-            part.iter().filter(|e| staged(e) || differs(copy, e, at)).collect()
-        }
-        let base = base_entries.as_ref();
-        let mut parts = index.entries.chunks(half);
-        let first = parts.next().unwrap_or_default();
-        let second = parts.next().unwrap_or_default();
-        let other = scope.spawn(move || compare(copy, second, index_time, base));
-        let mut changed = compare(copy, first, index_time, base);
-        changed.extend(other.join().expect("stat thread"));
-        (changed, walk.join().expect("walk thread"))
-    });
+    // A candidate: its `stat` differs from the index's, or the index's entry from the base's.
+    type Bases = HashMap<String, (u32, String)>;
+    fn compare<'a>(copy: &Path, part: &'a [Entry], at: (u32, u32), base: Option<&Bases>) -> Vec<&'a Entry> {
+        let staged =
+            |e: &Entry| base.is_some_and(|b| b.get(&e.path).is_none_or(|(m, sha)| *m != e.mode || *sha != e.sha));
+        part.iter().filter(|e| staged(e) || differs(copy, e, at)).collect()
+    }
+    let base = base_entries.as_ref();
+    let walk = || untracked(copy, &tracked, &[]).map(|(found, _)| found);
+    // A small copy is compared, then walked, here; a large one on three threads at once.
+    let (changed, untracked) = match index.entries.len() < crate::runtime::halves::FEW_TRACKED {
+        true => (compare(copy, &index.entries, index_time, base), walk()),
+        false => std::thread::scope(|scope| {
+            let walked = scope.spawn(walk);
+            let compared =
+                crate::runtime::halves::halves(&index.entries, 2, |part| compare(copy, part, index_time, base));
+            (compared.into_iter().flatten().collect(), walked.join().expect("walk thread"))
+        }),
+    };
     let mut untracked = untracked?;
     let mut found: Vec<(String, (String, String))> = Vec::new();
     for e in changed {

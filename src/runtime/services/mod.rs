@@ -61,10 +61,11 @@ pub struct Startup {
     /// names one team starts so (issue 50: not every team's copies asked of git, nor the
     /// engines' containers listed, for one merge). `None`: every team (the window).
     pub teams_only: Option<String>,
-    /// Whether the config file is followed (read again when it changes). A command that ends in
-    /// a moment reads it once: following a file costs a process's end a wait for the kernel
-    /// (the watch is dropped after a grace period, 5–15 ms measured; issue 50).
-    pub follow_config: bool,
+    /// Whether the door lasts (the window, a command that streams agents' turns): the config file
+    /// is then followed (read again when it changes) and the leads' tools are served. A command
+    /// that ends in a moment reads the config once (following a file costs a process's end a wait
+    /// for the kernel, 5–15 ms measured) and starts no lead, so makes no socket for one (issue 50).
+    pub lasting: bool,
     /// Whether a door watches what moves (the window): members' change lists (and the radar)
     /// are then read again after each operation and setup, and the threads no agent owns listed
     /// after each change of the config. A command line asks for what it shows (issue 50: a
@@ -84,7 +85,7 @@ impl Startup {
             terminal_host: std::env::current_exe().unwrap_or_else(|_| "sidekicks".into()),
             history_note: None,
             teams_only: None,
-            follow_config: true,
+            lasting: true,
             watching: true,
         }
     }
@@ -118,7 +119,7 @@ struct Services {
     registry_busy: registry::Busy,
     /// Only the teams answering to this are loaded (`Startup::teams_only`).
     teams_only: Option<String>,
-    /// Whether the config file is followed (`Startup::follow_config`).
+    /// Whether the config file is followed (`Startup::lasting`).
     follow_config: bool,
     /// Whether a door watches what moves (`Startup::watching`).
     watching: bool,
@@ -160,7 +161,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
     let channels =
         channels::spawn(sink.clone(), manager.clone(), startup.store.clone(), book.clone(), heard, teams_dir.clone());
     let door = lead::Door::new(tx.clone(), tap, book.clone());
-    let lead_tools = lead::LeadTools::start(door, startup.terminal_host.clone());
+    let lead_tools = startup.lasting.then(|| lead::LeadTools::start(door, startup.terminal_host.clone())).flatten();
     let (team, notes) =
         teams::TeamCtx::new(sink.clone(), manager.clone(), book, channels.clone(), teams_dir.clone(), lead_tools);
     let services = Services {
@@ -182,7 +183,7 @@ pub fn spawn_services(startup: Startup, sink: EventSink) -> mpsc::Sender<Command
         teams_dir,
         registry_busy: registry::Busy::default(),
         teams_only: startup.teams_only.clone(),
-        follow_config: startup.follow_config,
+        follow_config: startup.lasting,
         watching: startup.watching,
     };
     services.config.tell_remembered();

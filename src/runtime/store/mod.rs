@@ -153,6 +153,24 @@ fn settled(conn: &Connection) -> Result<bool, StoreError> {
     Ok(!streaming)
 }
 
+/// Keeps the write-ahead log's files (`-wal`, `-shm`) when the last connection closes (SQLite
+/// removes them then, by default): each command line's process would make both files again at
+/// its start and remove them at its end, and making files is what costs on ext4 (issue 50). The
+/// log is still checkpointed into the database at each close.
+fn keep_wal(conn: &Connection) {
+    let mut on: std::ffi::c_int = 1;
+    // SAFETY: the handle is the open connection's (valid while `conn` lives); this opcode reads
+    // an int through the pointer, which outlives the call.
+    let _ = unsafe {
+        rusqlite::ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            rusqlite::ffi::SQLITE_FCNTL_PERSIST_WAL,
+            (&raw mut on).cast(),
+        )
+    };
+}
+
 /// The version of the schema above (`PRAGMA user_version`). 2: the full-text index. 3: a
 /// message's place is its rowid (no second index on `(conversation_id, seq)`), and the index keeps
 /// no per-message sizes (see `search`). 4: when each message was written (`messages.at`). 5: remembered
@@ -284,6 +302,7 @@ impl Store {
         // the last commits.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        keep_wal(&conn);
         // Off while migrating (the bundled SQLite turns them on by default): moving a table
         // must not cascade to its messages.
         conn.pragma_update(None, "foreign_keys", "OFF")?;

@@ -246,8 +246,8 @@ pub fn apply(root: &Path, state: &Path, id: &str, steps: &[Step]) -> Result<(), 
     done
 }
 
-/// Writes every staged file on two threads (file creation, not the processor, is what costs),
-/// then makes them and their folders durable.
+/// Writes every staged file (on two threads when there are many: file creation, not the
+/// processor, is what costs), then makes them and their folders durable.
 fn stage_all(root: &Path, steps: &[Step], entries: &[Entry]) -> Result<(), TeamError> {
     let work: Vec<(&Step, &Entry)> = steps.iter().zip(entries).filter(|(_, e)| e.temp.is_some()).collect();
     let folders: BTreeSet<PathBuf> = work
@@ -255,25 +255,18 @@ fn stage_all(root: &Path, steps: &[Step], entries: &[Entry]) -> Result<(), TeamE
         .filter_map(|(_, e)| e.temp.as_ref())
         .map(|t| root.join(t).parent().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf()))
         .collect();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = work
-            .chunks(work.len().div_ceil(2).max(1))
-            .map(|chunk| {
-                scope.spawn(move || {
-                    let mut files = Vec::new();
-                    for (step, entry) in chunk {
-                        let path = root.join(entry.temp.as_deref().unwrap_or_default());
-                        files.extend(stage(&path, &step.side)?.map(|f| (path, f)));
-                    }
-                    for (path, file) in files {
-                        file.sync_data().map_err(|e| TeamError::io(&path, e))?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        handles.into_iter().try_for_each(|h| h.join().expect("staging thread"))
-    })?;
+    let staged = crate::runtime::halves::halves(&work, crate::runtime::halves::FEW_FILES, |chunk| {
+        let mut files = Vec::new();
+        for (step, entry) in chunk {
+            let path = root.join(entry.temp.as_deref().unwrap_or_default());
+            files.extend(stage(&path, &step.side)?.map(|f| (path, f)));
+        }
+        for (path, file) in files {
+            file.sync_data().map_err(|e| TeamError::io(&path, e))?;
+        }
+        Ok::<(), TeamError>(())
+    });
+    staged.into_iter().collect::<Result<(), TeamError>>()?;
     folders.iter().try_for_each(|dir| sync_dir(dir))
 }
 
@@ -294,13 +287,10 @@ fn finish(root: &Path, state: &Path, entries: &[Entry]) -> Result<(), TeamError>
         }
     }
     let writes: Vec<&Entry> = entries.iter().filter(|e| e.temp.is_some()).collect();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = writes
-            .chunks(writes.len().div_ceil(2).max(1))
-            .map(|chunk| scope.spawn(move || chunk.iter().try_for_each(|e| put(root, e))))
-            .collect();
-        handles.into_iter().try_for_each(|h| h.join().expect("renaming thread"))
-    })?;
+    let put_all = |chunk: &[&Entry]| chunk.iter().try_for_each(|e| put(root, e));
+    crate::runtime::halves::halves(&writes, crate::runtime::halves::FEW_FILES, put_all)
+        .into_iter()
+        .collect::<Result<(), TeamError>>()?;
     std::fs::remove_file(state.join(JOURNAL)).map_err(|e| TeamError::io(state, e))
 }
 

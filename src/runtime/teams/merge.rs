@@ -159,35 +159,26 @@ struct Sides {
     rebased: bool,
 }
 
-/// Stage 2: each path's three sides, read on two threads.
+/// Stage 2: each path's three sides, read (on two threads when there are many).
 fn read_sides(member: &MemberCopy, paths: Vec<String>) -> Result<Vec<Sides>, TeamError> {
     let rebased = Rebased::load(&member.state)?;
     let bases = read_bases(member, &paths)?;
     let work: Vec<(String, Side)> = paths.into_iter().zip(bases).collect();
-    let half = work.len().div_ceil(2).max(1);
-    let read: Vec<Result<Vec<Sides>, TeamError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = work
-            .chunks(half)
-            .map(|chunk| {
-                let rebased = &rebased;
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|(path, base)| {
-                            Ok(Sides {
-                                main: read_side(&member.project, path)?,
-                                mine: read_mine(member, path)?,
-                                rebased: rebased.has(path),
-                                base: base.clone(),
-                                path: path.clone(),
-                            })
-                        })
-                        .collect()
+    let read: Vec<Result<Vec<Sides>, TeamError>> =
+        crate::runtime::halves::halves(&work, crate::runtime::halves::FEW_FILES, |chunk| {
+            chunk
+                .iter()
+                .map(|(path, base)| {
+                    Ok(Sides {
+                        main: read_side(&member.project, path)?,
+                        mine: read_mine(member, path)?,
+                        rebased: rebased.has(path),
+                        base: base.clone(),
+                        path: path.clone(),
+                    })
                 })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("merge thread")).collect()
-    });
+                .collect()
+        });
     Ok(read.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect())
 }
 
@@ -206,23 +197,22 @@ struct Plan {
     sides: HashMap<String, (Side, Side)>,
 }
 
-/// Stage 3: each path decided (three-way merges on two threads), and the steps checked against
-/// the folders of the main folder.
+/// Stage 3: each path decided (three-way merges on two threads when there are many), and the
+/// steps checked against the folders of the main folder.
 fn decide_all(member: &MemberCopy, sides: Vec<Sides>) -> Result<Plan, TeamError> {
-    let half = sides.len().div_ceil(2).max(1);
     // `None`: a conflict not resolved yet. Its markers are not merged (as git refuses unmerged
     // paths); the rest of the work is.
     let decide_one = |s: &Sides| {
         let unresolved = s.rebased && holds_markers(&s.mine) && !holds_markers(&s.main);
         (!unresolved).then(|| decide(&s.base, &s.main, &s.mine, &member.name))
     };
-    let outcomes: Vec<Option<Outcome>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = sides
-            .chunks(half)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(decide_one).collect::<Vec<_>>()))
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("merge thread")).collect()
-    });
+    let outcomes: Vec<Option<Outcome>> =
+        crate::runtime::halves::halves(&sides, crate::runtime::halves::FEW_FILES, |chunk| {
+            chunk.iter().map(decide_one).collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect();
     let mut plan = Plan::default();
     for (s, outcome) in sides.into_iter().zip(outcomes) {
         match outcome {

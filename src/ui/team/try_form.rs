@@ -63,6 +63,7 @@ pub fn try_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
             ui.label(RichText::new(trf(lang, Key::TeamNeeds, &[("what", &missing.join(", "))])).small().weak());
         }
         if start.clicked() {
+            super::view::made_ahead_taken(form);
             commands.push(Command::Team(Box::new(TeamCommand::Try {
                 name: form.name.trim().to_string(),
                 project: form.project.trim().into(),

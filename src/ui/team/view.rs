@@ -133,6 +133,7 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
             ui.label(RichText::new(trf(lang, Key::TeamNeeds, &[("what", &missing.join(", "))])).small().weak());
         }
         if create.clicked() {
+            made_ahead_taken(form);
             commands.push(Command::Team(Box::new(TeamCommand::Create {
                 name: form.name.trim().to_string(),
                 project: form.project.trim().into(),
@@ -164,6 +165,12 @@ pub(super) fn prepare_ahead(form: &mut NewTeamForm, members: usize, commands: &m
     let provider = form.provider;
     commands.push(Command::Team(Box::new(TeamCommand::Prepare { project: project.into(), provider, members })));
     form.prepared = Some((project.to_string(), provider, members));
+}
+
+/// The team takes the copies made ahead: none are asked again for this form's project (the
+/// person is not making another team of it yet).
+pub(super) fn made_ahead_taken(form: &mut NewTeamForm) {
+    form.prepared = Some((form.project.trim().to_string(), form.provider, usize::MAX));
 }
 
 /// What became of the copies made ahead for this form's project: how many are ready, or why none
