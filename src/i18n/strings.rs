@@ -123,7 +123,7 @@ strings! {
     CreatingTeam => ("Making the members' copies…", "Création des copies des membres…"),
     CopyAhead => ("A copy of the project made ahead", "Une copie du projet préparée"),
     CopiesAhead => ("{n} copies of the project made ahead", "{n} copies du projet préparées"),
-    CopiesAheadFailed => ("No copy can be made: {error}", "Aucune copie possible : {error}"),
+    CopiesAheadFailed => ("No copy can be made ahead. {error}", "Aucune copie préparée. {error}"),
     TeamProject => ("Project: {path}", "Projet : {path}"),
     MemberWorksIn => ("works in {path}", "travaille dans {path}"),
     RadarTitle => (

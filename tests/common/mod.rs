@@ -41,6 +41,7 @@ pub fn fast_settings() -> ManagerSettings {
         host_exe: std::path::Path::new(BIN),
         checkpoints_root: None,
         unattended: None,
+        watching: true,
     }
 }
 

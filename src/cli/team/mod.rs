@@ -72,9 +72,9 @@ pub enum TeamCli {
         /// The project folder (a git repository with a commit, on this computer).
         #[arg(long)]
         project: PathBuf,
-        /// How many members the team will have.
-        #[arg(long, default_value_t = 2)]
-        members: usize,
+        /// How many members the team will have (1 to 8).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=8))]
+        members: u8,
         /// JSON instead of words.
         #[arg(long)]
         json: bool,
@@ -464,7 +464,7 @@ impl Door {
             TeamCli::New { project, agents, name, provider, lead, json } => {
                 self.new_team(project, agents, name, provider, lead, json).await
             }
-            TeamCli::Prepare { project, members, json } => self.prepare(project, members, json).await,
+            TeamCli::Prepare { project, members, json } => self.prepare(project, members.into(), json).await,
             TeamCli::List { json } => {
                 let teams: Vec<serde_json::Value> = self.teams.iter().map(team_json).collect();
                 if json {

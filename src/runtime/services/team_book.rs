@@ -45,6 +45,13 @@ pub(super) struct TeamBook {
 }
 
 impl TeamBook {
+    /// The window closed team `team`'s review (none is read again as its copies move).
+    pub fn close_review(&mut self, team: &str) {
+        if self.review.as_ref().is_some_and(|(t, _)| t == team) {
+            self.review = None;
+        }
+    }
+
     /// Team `id`.
     pub fn team(&self, id: &str) -> Option<&TeamInfo> {
         self.teams.iter().find(|t| t.record.id == id)

@@ -152,12 +152,7 @@ impl Services {
             TeamCommand::Radar { team } => self.team.radar_now(team),
             // Served by the channel service (the front door hands them over).
             TeamCommand::Assign { .. } | TeamCommand::Tasks { .. } => {}
-            TeamCommand::CloseReview { team } => {
-                let mut book = self.team.book();
-                if book.review.as_ref().is_some_and(|(t, _)| *t == team) {
-                    book.review = None;
-                }
-            }
+            TeamCommand::CloseReview { team } => self.team.book().close_review(&team),
             TeamCommand::Merge { team: id, member, selected } => {
                 self.team.write(id.clone(), member, move |member| {
                     let result = teams::merge_as_recipe_says(&member, selected.as_deref());

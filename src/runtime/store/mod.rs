@@ -156,7 +156,7 @@ fn settled(conn: &Connection) -> Result<bool, StoreError> {
 /// Keeps the write-ahead log's files (`-wal`, `-shm`) when the last connection closes (SQLite
 /// removes them then, by default): each command line's process would make both files again at
 /// its start and remove them at its end, and making files is what costs on ext4 (issue 50). The
-/// log is still checkpointed into the database at each close.
+/// log is still checkpointed into the database at each close, and emptied (`journal_size_limit`).
 fn keep_wal(conn: &Connection) {
     let mut on: std::ffi::c_int = 1;
     // SAFETY: the handle is the open connection's (valid while `conn` lives); this opcode reads
@@ -302,6 +302,9 @@ impl Store {
         // the last commits.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Kept, but emptied when the last connection closes: frames left in a kept log would be
+        // read by the next process as the database's pages (over a file replaced meanwhile).
+        conn.pragma_update(None, "journal_size_limit", 0)?;
         keep_wal(&conn);
         // Off while migrating (the bundled SQLite turns them on by default): moving a table
         // must not cascade to its messages.

@@ -46,6 +46,8 @@ pub use spare::prepare as prepare_spares;
 pub use team::{Places, add_members, add_members_at, create_team, create_team_at, reattach_team};
 pub use undo::{undo_merge, undoable};
 pub use worktree::GitWorktreeProvider;
+// (For the spares made ahead: `spare` and `worktree` do not import each other.)
+use worktree::add_worktree;
 
 impl ProviderKind {
     /// The provider of this kind.

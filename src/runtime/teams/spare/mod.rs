@@ -153,7 +153,7 @@ pub fn prepare(teams_dir: &Path, project: &Path, wanted: usize) -> Result<Option
         let at = making.join(format!("{key}-{id}"));
         std::fs::create_dir_all(&making).map_err(|e| TeamError::io(&making, e))?;
         std::fs::create_dir_all(&dir).map_err(|e| TeamError::io(&dir, e))?;
-        super::worktree::add_worktree(&project, &at)?;
+        super::add_worktree(&project, &at)?;
         let to = dir.join(&id);
         let moved = git(&project, &["worktree", "move", &at.to_string_lossy(), &to.to_string_lossy()], &[]);
         if let Err(e) = moved {
