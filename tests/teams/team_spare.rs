@@ -21,6 +21,16 @@ fn project(root: &Path, name: &str) -> PathBuf {
     project
 }
 
+/// A config of two demo agents, ada and bob, at home in `root/home`.
+fn two_agents(root: &Path) -> PathBuf {
+    let home = root.join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = root.join("sidekicks.toml");
+    let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
+    std::fs::write(&config, config_text("", &agents, &home)).unwrap();
+    config
+}
+
 /// Makes team `name` of `agent` on `project`: its member's copy.
 fn made(config: &Path, root: &Path, project: &Path, name: &str, agent: &str) -> PathBuf {
     let args = ["new", "--project", project.to_str().unwrap(), "--agent", agent, "--name", name, "--json"];
@@ -41,11 +51,7 @@ fn spares(root: &Path) -> Vec<PathBuf> {
 fn a_discarded_worktree_serves_the_next_team_exactly_as_the_commit_and_trusted_in_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let home = root.join("home");
-    std::fs::create_dir(&home).unwrap();
-    let config = root.join("sidekicks.toml");
-    let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
-    std::fs::write(&config, config_text("", &agents, &home)).unwrap();
+    let config = two_agents(root);
     let app = project(root, "app");
     let ada = made(&config, root, &app, "first", "ada");
 
@@ -119,11 +125,7 @@ fn ready(root: &Path) -> Vec<PathBuf> {
 fn copies_made_ahead_serve_the_next_team_and_a_half_copy_left_behind_is_removed_without_following_its_links() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let home = root.join("home");
-    std::fs::create_dir(&home).unwrap();
-    let config = root.join("sidekicks.toml");
-    let agents = [("ada", BIN, &["demo-agent"][..]), ("bob", BIN, &["demo-agent"][..])];
-    std::fs::write(&config, config_text("", &agents, &home)).unwrap();
+    let config = two_agents(root);
     let app = project(root, "app");
     let prepare = |members: &str| {
         team(&config, root, &["prepare", "--project", app.to_str().unwrap(), "--members", members, "--json"])

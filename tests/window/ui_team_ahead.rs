@@ -38,6 +38,16 @@ fn spare_folders(root: &Path, making: bool) -> Vec<PathBuf> {
     kind.flat_map(|p| std::fs::read_dir(p.path()).unwrap().flatten().map(|e| e.path())).collect()
 }
 
+/// A window on a config of two demo agents, ada and bob, once both are listed.
+fn two_agents(root: &Path, rt: &tokio::runtime::Runtime) -> Window {
+    let home = root.join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
+    let mut h = window(&config, root, rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+    h
+}
+
 /// Opens the new-team form and writes the name and the project, then picks `agents`.
 fn write_form(h: &mut Window, project: &Path, agents: &[&str]) {
     h.get_by_label("New team…").click();
@@ -81,12 +91,8 @@ fn the_form_makes_the_copies_while_it_is_written_and_the_team_takes_them() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let project = project(root, 200);
-    let home = root.join("home");
-    std::fs::create_dir(&home).unwrap();
-    let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
     let rt = runtime();
-    let mut h = window(&config, root, &rt, None);
-    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+    let mut h = two_agents(root, &rt);
 
     write_form(&mut h, &project, &["ada", "bob"]);
     step_until(&mut h, LONG, "two copies made ahead", |_| spare_folders(root, false).len() == 2);
@@ -115,12 +121,8 @@ fn a_team_made_while_its_copy_is_being_made_gets_a_whole_copy_and_none_is_lost()
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let project = project(root, 3000);
-    let home = root.join("home");
-    std::fs::create_dir(&home).unwrap();
-    let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
     let rt = runtime();
-    let mut h = window(&config, root, &rt, None);
-    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+    let mut h = two_agents(root, &rt);
 
     // Create at once: the copy asked ahead is still being made (one member: one preparation,
     // whose end the window is told).
