@@ -164,7 +164,18 @@ fn copies_made_ahead_serve_the_next_team_and_a_half_copy_left_behind_is_removed_
         assert_eq!(git(&spare, &["status", "--porcelain", "--ignored"]), "");
     }
 
-    // The team of two takes both: no file written again, its members' copies clean.
+    // A copy made ahead is given as it is only when it is exactly the commit (no git process):
+    // what was written into one meanwhile is not trusted — an ignored file in one, a file changed
+    // in the other with its size and time put back.
+    let spares = ready(root);
+    std::fs::create_dir(spares[0].join("target")).unwrap();
+    std::fs::write(spares[0].join("target/out.o"), "built\n").unwrap();
+    let notes = spares[1].join("notes.txt");
+    let written_at = std::fs::metadata(&notes).unwrap().modified().unwrap();
+    std::fs::write(&notes, "two\n").unwrap();
+    std::fs::File::options().write(true).open(&notes).unwrap().set_modified(written_at).unwrap();
+
+    // The team of two takes both, its members' copies exactly the commit.
     let args =
         ["new", "--project", app.to_str().unwrap(), "--agent", "ada", "--agent", "bob", "--name", "duo", "--json"];
     let (code, out, err) = team(&config, root, &args);
@@ -173,6 +184,8 @@ fn copies_made_ahead_serve_the_next_team_and_a_half_copy_left_behind_is_removed_
     let made: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let copies: Vec<PathBuf> = (0..2).map(|k| PathBuf::from(made["members"][k]["copy"].as_str().unwrap())).collect();
     for copy in &copies {
+        assert_eq!(std::fs::read_to_string(copy.join("notes.txt")).unwrap(), "one\n");
+        assert!(!copy.join("target").exists());
         assert_eq!(git(copy, &["status", "--porcelain", "--ignored"]), "");
     }
     std::fs::write(copies[1].join("notes.txt"), "one\ntwo\n").unwrap();

@@ -254,8 +254,26 @@ fn write_index(index: &Path, files: &[File], stats: &[std::fs::Metadata], root: 
     let io =
         |path: &Path, e: std::io::Error| TeamError::Io { path: path.display().to_string(), message: e.to_string() };
     std::fs::write(&lock, &out).map_err(|e| io(&lock, e))?;
+    // An index no newer than its newest file leaves that file "racy": every later git command
+    // (and `git::exact`) reads it again. The file system's clock moves in ticks of a few
+    // milliseconds: the index is written again once it is past the files' (a spare made ahead
+    // is then found exactly its commit without reading a file; issue 50).
+    let newest = stats.iter().map(|m| (m.mtime(), m.mtime_nsec())).max();
+    let stamp = |path: &Path| std::fs::metadata(path).ok().map(|m| (m.mtime(), m.mtime_nsec()));
+    for _ in 0..RACY_TRIES {
+        if stamp(&lock) > newest {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        std::fs::write(&lock, &out).map_err(|e| io(&lock, e))?;
+    }
     std::fs::rename(&lock, index).map_err(|e| io(index, e))
 }
+
+/// How many times the index is written again, a millisecond apart, to be newer than its files
+/// (a file system whose clock moves by seconds leaves them racy: git then reads them).
+#[cfg(unix)]
+const RACY_TRIES: usize = 30;
 
 #[cfg(not(unix))]
 fn write_index(_index: &Path, _files: &[File], _stats: &[std::fs::Metadata], _root: &Tree) -> Result<(), TeamError> {

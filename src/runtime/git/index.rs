@@ -300,6 +300,13 @@ pub(crate) struct ReadIndex {
     time: (u32, u32),
 }
 
+impl ReadIndex {
+    /// The tree the index holds (its cache tree's root), when valid.
+    pub(crate) fn root(&self) -> Option<&str> {
+        self.index.root.as_deref()
+    }
+}
+
 /// The index of the working tree at `top` (git folder `dir`, common folder `common`) when a
 /// commit of that working tree can be made here as git would (the same conditions as the scan).
 #[cfg(unix)]

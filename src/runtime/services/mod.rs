@@ -57,7 +57,8 @@ pub struct Startup {
     /// What to tell about the history as it was opened (damaged and kept aside, not available).
     pub history_note: Option<crate::protocol::HistoryNote>,
     /// Only the teams answering to this (`TeamRecord::answers_to`) are loaded, their members
-    /// reattached; no team's disk use is measured nor leftovers looked for. A command line that
+    /// reattached; no team's disk use is measured nor leftovers looked for (nor for any door
+    /// that does not watch). A command line that
     /// names one team starts so (issue 50: not every team's copies asked of git, nor the
     /// engines' containers listed, for one merge). `None`: every team (the window).
     pub teams_only: Option<String>,
@@ -67,8 +68,9 @@ pub struct Startup {
     /// for the kernel, 5–15 ms measured) and starts no lead, so makes no socket for one (issue 50).
     pub lasting: bool,
     /// Whether a door watches what moves (the window): members' change lists (and the radar)
-    /// are then read again after each operation and setup, and the threads no agent owns listed
-    /// after each change of the config. A command line asks for what it shows (issue 50: a
+    /// are then read again after each operation and setup, the threads no agent owns listed
+    /// after each change of the config, each team's disk use measured and the engines asked for
+    /// leftover containers. A command line asks for what it shows (issue 50: a
     /// merge's process no longer reads the copy once more at its end).
     pub watching: bool,
 }

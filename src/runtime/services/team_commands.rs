@@ -81,10 +81,13 @@ impl Services {
         let dir = self.teams_dir.clone();
         let taken = self.agent_names();
         let only = self.teams_only.clone();
+        // A door that watches shows each team's disk use and the leftovers; a command line never
+        // does (`docker ps` and `podman ps` were a quarter of a `team new` of 8 members).
+        let shown = only.is_none() && self.watching;
         self.team.load(move || {
             // The engines' containers (for the leftovers) are asked while the teams are read and
             // reattached: `docker ps` and `podman ps` take as long as the rest of a command's start.
-            let labelled = only.is_none().then(|| {
+            let labelled = shown.then(|| {
                 let dir = dir.clone();
                 std::thread::spawn(move || teams::container::labelled(&dir))
             });
@@ -118,7 +121,7 @@ impl Services {
                     members: reattach_team(r).into_iter().map(|(agent, m)| (agent, m.and_then(running))).collect(),
                     channel: store.team_channel(&r.id).ok().flatten(),
                     undoable: teams::undoable(r),
-                    bytes: only.is_none().then(|| teams::reap::disk_use(&dir.join(&r.id))),
+                    bytes: shown.then(|| teams::reap::disk_use(&dir.join(&r.id))),
                 })
                 .collect();
             let leftovers = match labelled.map(|listing| listing.join().unwrap_or_default()) {
@@ -272,6 +275,7 @@ impl Services {
         let taken = self.agent_names();
         // Names tell teams apart at every door (`sidekicks team status NAME`).
         let name_taken = self.team.book().teams.iter().any(|t| t.record.name.trim().eq_ignore_ascii_case(name.trim()));
+        let watching = self.watching;
         // Best of N: once made, every member gets the task (as soon as its setup lets it work).
         let then = move |ctx: TeamCtx, event: TeamEvent| async move {
             if let (Some(task), TeamEvent::Created { result: Ok(info) }) = (task, event) {
@@ -293,7 +297,7 @@ impl Services {
                             tracing::warn!("cannot remember the team: {e}");
                         }
                         TeamInfo {
-                            bytes: Some(teams::reap::disk_use(&dir.join(&record.id))),
+                            bytes: watching.then(|| teams::reap::disk_use(&dir.join(&record.id))),
                             record,
                             members: members.into_iter().map(|m| (m.name.clone(), Ok(m))).collect(),
                             channel: None,

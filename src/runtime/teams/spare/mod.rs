@@ -9,7 +9,9 @@
 //! after the project's canonical path and its worktree must be one of that project's); git runs
 //! on it with the project's own git folders named (`GIT_DIR`, `GIT_COMMON_DIR`, `GIT_WORK_TREE`),
 //! never as the copy's `.git` says, and that `.git` is written again; `checkout --force` and
-//! `clean -ffdx` leave exactly the commit's files (git follows no link while it does so).
+//! `clean -ffdx` leave exactly the commit's files (git follows no link while it does so) — unless
+//! the spare is exactly the commit already (`git::exact`, the index's `stat`s compared as git
+//! would: a spare made ahead and never used), when nothing is run.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -123,6 +125,11 @@ fn made_again(project: &Path, copy: &Path, head: &str) -> Result<(), TeamError> 
         Err(_) => {}
     }
     std::fs::write(&dot_git, format!("gitdir: {}\n", dir.display())).map_err(|e| TeamError::io(&dot_git, e))?;
+    // A spare made ahead and never used is most of the time exactly HEAD already: told here,
+    // without git's two processes (each reads every file's `stat`; issue 50).
+    if crate::runtime::git::exact::is_commit(copy, &dir, &common, head) {
+        return Ok(());
+    }
     let env = [("GIT_DIR", dir.as_path()), ("GIT_COMMON_DIR", common.as_path()), ("GIT_WORK_TREE", copy)];
     git(copy, &["checkout", "--force", "--quiet", "--detach", head], &env)?;
     git(copy, &["clean", "-ffdxq", "-e", ".git"], &env)?;
