@@ -150,3 +150,25 @@ fn the_login_shell_of_the_workspace_stays_open() {
     assert!(!t.has_exited(), "the shell exited: {}", t.screen_text());
     t.close();
 }
+
+/// A program that ends at once after saying why: once its end is known, what it said last is on
+/// the screen (the window shows those last words beside "The shell has ended"). Twenty times, as
+/// the reader that might lag behind the end is a thread of its own.
+#[test]
+fn a_programs_last_words_are_on_the_screen_once_it_has_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..20 {
+        let mut command = LocalWorkspace::new(dir.path()).shell_command(true);
+        let words = format!("seq 1 300; echo why-it-ended-{round}; exit 3");
+        command.argv = vec!["/bin/sh".into(), "-c".into(), words];
+        let t = TerminalSession::spawn(std::path::Path::new(BIN), &command, 80, 24, Arc::new(|| {})).unwrap();
+        let deadline = Instant::now() + LIMIT;
+        while !t.has_exited() {
+            assert!(Instant::now() < deadline, "round {round}: it did not end");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let screen = t.screen_text();
+        assert!(screen.contains(&format!("why-it-ended-{round}")), "round {round}: {screen}");
+        t.close();
+    }
+}

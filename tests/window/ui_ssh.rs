@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use sidekicks::app::{AgentState, CrashReason};
 use sidekicks::model::conversation::Role;
 
@@ -128,8 +128,19 @@ fn a_terminal_that_cannot_reach_its_host_says_why() {
     let mut h = window(&text, dir.path(), &rt, None);
     step_until(&mut h, LIMIT, "agents", |h| h.state().state.agent("stranger").is_some());
     h.get_by_label("Terminal").click();
-    step_until(&mut h, LIMIT, "the shell's end, and why", |h| {
-        h.query_by_label("The shell has ended.").is_some()
-            && h.query_by_label_contains("Host key verification failed").is_some()
-    });
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let ended = h.query_by_label("The shell has ended.").is_some();
+        if ended && h.query_by_label_contains("Host key verification failed").is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            // What the window shows instead, to tell why.
+            let shown: Vec<String> =
+                h.query_all_by_label_contains("").filter_map(|n| n.accesskit_node().label()).collect();
+            panic!("timed out waiting for the shell's end (ended: {ended}) and why; shown: {shown:?}");
+        }
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -252,6 +252,11 @@ fn the_new_team_form_starts_from_the_first_members_workspace() {
     h.step();
     let project = h.get_all_by_role(egui::accesskit::Role::TextInput).nth(1).unwrap().value().unwrap_or_default();
     assert_eq!(project, home.display().to_string(), "the project is where Ada works");
+    // The keyboard went to the name when the form opened, not again after a member was ticked.
+    h.event(egui::Event::Text("x".into()));
+    h.step();
+    let name = h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap().value().unwrap_or_default();
+    assert_eq!(name, "Shop", "ticking a member sent the keyboard back to the name");
     // A folder typed first stays.
     h.get_all_by_label("bob").last().unwrap().click();
     h.step();

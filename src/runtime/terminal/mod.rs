@@ -88,12 +88,19 @@ impl TerminalSession {
         let closed = Arc::new(AtomicBool::new(false));
         let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| std::thread::Builder::new().name(name.into()).spawn(f);
         let writer_thread = input_thread(writer, master, inbox, closed.clone())?;
-        let (reader_thread, applier_thread) = output_threads(reader, &screen, &on_output)?;
+        // The reader's end is heard when its sender goes with it.
+        let (read_all, all_read) = mpsc::sync_channel::<()>(0);
+        let (reader_thread, applier_thread) = output_threads(reader, &screen, &on_output, read_all)?;
         let (target, notify) = (screen.clone(), on_output);
         let waiter = spawn(
             "sidekicks-pty-wait",
             Box::new(move || {
                 let success = child.wait().is_ok_and(|status| status.success());
+                // The program's last words (why it ended) are on the screen before it is said to
+                // have ended: the reader may not have read them yet (a loaded machine). A
+                // process it left holding the terminal would keep the reader going: not waited
+                // on longer than `LAST_WORDS`.
+                let _ = all_read.recv_timeout(LAST_WORDS);
                 target.set_exited();
                 notify();
                 on_exit(success);
@@ -199,10 +206,16 @@ fn input_thread(
 
 /// The threads that read the PTY's output into the screen's queue, and apply the queue when the
 /// window is behind (one kick waiting at most: the applier takes everything queued when it wakes).
+/// How long a program's end waits for the reader to read what it wrote last.
+const LAST_WORDS: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The reader of the PTY's output and the thread that applies it to `screen`; `read_all` is
+/// dropped when the reader has read everything (the PTY closed).
 fn output_threads(
     mut reader: Box<dyn Read + Send>,
     screen: &Arc<TerminalScreen>,
     on_output: &Arc<dyn Fn() + Send + Sync>,
+    read_all: mpsc::SyncSender<()>,
 ) -> std::io::Result<(std::thread::JoinHandle<()>, std::thread::JoinHandle<()>)> {
     let (kick, kicked) = mpsc::sync_channel::<()>(1);
     let (target, notify) = (screen.clone(), on_output.clone());
@@ -228,6 +241,7 @@ fn output_threads(
                 }
             }
         }
+        drop(read_all);
     })?;
     Ok((reader, applier))
 }

@@ -30,6 +30,8 @@ pub struct NewTeamForm {
     typing_project: bool,
     /// The copies asked to be made ahead: the project, how, how many (`prepare_ahead`).
     prepared: Option<(String, ProviderKind, usize)>,
+    /// The pass the form was last drawn in (it takes the keyboard when it opens).
+    drawn_in: Option<u64>,
 }
 
 impl Default for NewTeamForm {
@@ -44,6 +46,7 @@ impl Default for NewTeamForm {
             attempts: Default::default(),
             typing_project: false,
             prepared: None,
+            drawn_in: None,
         }
     }
 }
@@ -199,10 +202,13 @@ pub(super) fn ahead_note(ui: &mut egui::Ui, lang: Language, state: &AppState, fo
 pub(super) fn common_rows(ui: &mut egui::Ui, lang: Language, form: &mut NewTeamForm, commands: &mut Vec<Command>) {
     ui.label(tr(lang, Key::TeamName));
     let name = ui.add(egui::TextEdit::singleline(&mut form.name).desired_width(320.0));
-    // The form takes the keyboard when it opens (nothing else has it): type the name, Tab on.
-    if ui.memory(|m| m.focused().is_none()) {
+    // The form takes the keyboard when it opens (not drawn in the pass before): type the name,
+    // Tab on. Not again later, when a click leaves no field with it (ticking a member).
+    let pass = ui.ctx().cumulative_pass_nr();
+    if form.drawn_in.is_none_or(|at| at + 1 < pass) {
         name.request_focus();
     }
+    form.drawn_in = Some(pass);
     ui.end_row();
     ui.label(tr(lang, Key::ProjectFolder));
     ui.horizontal(|ui| {
