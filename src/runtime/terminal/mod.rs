@@ -204,13 +204,12 @@ fn input_thread(
     })
 }
 
-/// The threads that read the PTY's output into the screen's queue, and apply the queue when the
-/// window is behind (one kick waiting at most: the applier takes everything queued when it wakes).
 /// How long a program's end waits for the reader to read what it wrote last.
 const LAST_WORDS: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The reader of the PTY's output and the thread that applies it to `screen`; `read_all` is
-/// dropped when the reader has read everything (the PTY closed).
+/// The threads that read the PTY's output into the screen's queue, and apply the queue when the
+/// window is behind (one kick waiting at most: the applier takes everything queued when it wakes).
+/// `read_all` is dropped when the reader has read everything (the PTY closed).
 fn output_threads(
     mut reader: Box<dyn Read + Send>,
     screen: &Arc<TerminalScreen>,
