@@ -294,6 +294,12 @@ pub(crate) fn untracked(copy: &Path, tracked: &HashSet<&str>, skip: &[String]) -
     Some((out, met))
 }
 
+/// The sizes of the files the index at `path` lists, added up (`None`: an index of a form not
+/// read here).
+pub(crate) fn tracked_bytes(path: &Path) -> Option<u64> {
+    Some(parse(&std::fs::read(path).ok()?)?.entries.iter().map(|e| u64::from(e.size)).sum())
+}
+
 /// An index read to commit its working tree from, with the time it was written.
 pub(crate) struct ReadIndex {
     pub index: Index,

@@ -1,9 +1,9 @@
 //! Copies kept for the next team (issue 50; ADR 0040). Making a member's git worktree writes
 //! every file of the project (a 3,600-file project: about 0.6 s on ext4, most of it the kernel
 //! making inodes). A discarded member's worktree is kept instead, in the teams folder's
-//! `.spare/PROJECT/` (at most [`SPARES`] per project, for a day), and the next member of a team of
-//! that project gets it back, made again at its base: only the files that differ are written,
-//! what the last member left is cleaned away.
+//! `.spare/PROJECT/` (at most [`SPARES`] per project, for a day, while the disk keeps its last
+//! tenth free: `room`), and the next member of a team of that project gets it back, made again
+//! at its base: only the files that differ are written, what the last member left is cleaned away.
 //!
 //! A spare was a member's: it is input. It is never given to another project (its folder is named
 //! after the project's canonical path and its worktree must be one of that project's); git runs
@@ -21,6 +21,7 @@ use sha2::Digest as _;
 use super::{MemberCopy, ProviderKind, TeamError};
 
 mod ready;
+mod room;
 use crate::runtime::git::snapshot::git;
 
 /// The most spares kept per project.
@@ -75,7 +76,9 @@ pub(super) fn keep(member: &MemberCopy) -> bool {
     }
     let Some(teams_dir) = teams_dir_of(&member.copy, &member.state) else { return false };
     let dir = folder(teams_dir, &member.project);
-    if spares(&member.project, &dir).len() >= SPARES || std::fs::create_dir_all(&dir).is_err() {
+    // Kept, it stays on the disk: only while the disk keeps its last tenth free.
+    let full = spares(&member.project, &dir).len() >= SPARES || !room::room_for(teams_dir, 0);
+    if full || std::fs::create_dir_all(&dir).is_err() {
         return false;
     }
     let to = dir.join(&member.id);
@@ -151,9 +154,11 @@ pub fn prepare(teams_dir: &Path, project: &Path, wanted: usize) -> Result<Option
     let Some(preparing) = ready::Preparing::begin(&dir, wanted.min(SPARES)) else { return Ok(None) };
     let making = teams_dir.join(".spare").join(".making");
     ready::remove_abandoned(&project, &making, &key);
+    let bytes = room::copy_bytes(&project);
     loop {
         let ready = spares(&project, &dir).len();
-        if ready >= preparing.wanted() || preparing.stopped() {
+        // No copy made ahead takes the disk's last tenth.
+        if ready >= preparing.wanted() || preparing.stopped() || !room::room_for(teams_dir, bytes) {
             return Ok(Some(ready));
         }
         let id = super::names::new_id();
