@@ -326,3 +326,43 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     step_until(&mut h, LONG, "the refusal", |h| h.query_by_label_contains("exists already").is_some());
     h.state_mut().shutdown();
 }
+
+#[test]
+fn a_team_name_in_use_is_said_before_create_which_waits_for_another() {
+    use egui_kittest::kittest::NodeT;
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
+    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
+    let rt = runtime();
+    let mut h = window(&config, dir.path(), &rt, None);
+    step_until(&mut h, LONG, "agents", |h| h.state().state.agent("bob").is_some());
+    make_team(&mut h, "Shop", &project, &["ada"], &home);
+
+    h.get_by_label("New team…").click();
+    h.step();
+    h.step();
+    // The form has the keyboard: the name, in another case.
+    h.event(egui::Event::Text("shop".into()));
+    h.step();
+    h.get_all_by_label("bob").last().unwrap().click();
+    step_until(&mut h, LONG, "the warning", |h| {
+        h.query_by_label_contains("A team named shop exists already").is_some()
+    });
+    assert!(h.get_by_label("Create the team").accesskit_node().is_disabled(), "Create waits for another name");
+    let name = h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap();
+    name.click();
+    h.step();
+    h.get_all_by_role(egui::accesskit::Role::TextInput).next().unwrap().type_text("2");
+    h.step();
+    h.step();
+    assert!(h.query_by_label_contains("exists already").is_none());
+    assert!(!h.get_by_label("Create the team").accesskit_node().is_disabled(), "shop2 can be made");
+    h.state_mut().shutdown();
+}

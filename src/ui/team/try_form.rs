@@ -8,7 +8,7 @@ use egui::RichText;
 use super::view::{NewTeamForm, common_rows, kept_there};
 use crate::app::{AppState, Command};
 use crate::model::config::Language;
-use crate::protocol::teams::TeamCommand;
+use crate::protocol::teams::{TeamCommand, TeamError};
 use crate::ui::i18n::{Key, team_error_text, tr, trf};
 use crate::ui::theme::error_color;
 
@@ -41,7 +41,6 @@ pub fn try_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
         form.attempts.iter().flat_map(|(agent, n)| std::iter::repeat_n(agent.clone(), *n)).collect();
     let task = form.try_task.clone().unwrap_or_default();
     super::view::prepare_ahead(form, agents.len(), &mut commands);
-    super::view::ahead_note(ui, lang, state, form);
     if state.teams.creating {
         ui.horizontal(|ui| {
             ui.spinner();
@@ -58,8 +57,12 @@ pub fn try_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
         .filter(|(m, _)| *m)
         .map(|(_, key)| tr(lang, key))
         .collect();
-        let start = ui.add_enabled(missing.is_empty(), egui::Button::new(tr(lang, Key::TryStart)));
-        if !missing.is_empty() {
+        let taken = super::view::name_taken(state, &form.name);
+        let start = ui.add_enabled(missing.is_empty() && !taken, egui::Button::new(tr(lang, Key::TryStart)));
+        if taken {
+            let taken = TeamError::NameTaken(form.name.trim().to_string());
+            ui.label(RichText::new(team_error_text(lang, &taken)).small().color(crate::ui::theme::warning_color()));
+        } else if !missing.is_empty() {
             ui.label(RichText::new(trf(lang, Key::TeamNeeds, &[("what", &missing.join(", "))])).small().weak());
         }
         if start.clicked() {
@@ -73,6 +76,8 @@ pub fn try_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &mut Ne
             })));
         }
     }
+    // Below the button, which it would otherwise move under the mouse.
+    super::view::ahead_note(ui, lang, state, form);
     if let Some(e) = &state.teams.create_error {
         ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
     }

@@ -112,7 +112,6 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
     }
     ui.add_space(8.0);
     prepare_ahead(form, form.members.len(), &mut commands);
-    ahead_note(ui, lang, state, form);
     let teams = &state.teams;
     if teams.creating {
         ui.horizontal(|ui| {
@@ -120,9 +119,14 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
             ui.label(tr(lang, Key::CreatingTeam));
         });
     } else {
-        let ready = !form.name.trim().is_empty() && !form.project.trim().is_empty() && !form.members.is_empty();
+        let taken = name_taken(state, &form.name);
+        let filled = !form.name.trim().is_empty() && !form.project.trim().is_empty() && !form.members.is_empty();
+        let ready = filled && !taken;
         let create = ui.add_enabled(ready, egui::Button::new(tr(lang, Key::CreateTeam)));
-        if !ready {
+        if taken {
+            let taken = TeamError::NameTaken(form.name.trim().to_string());
+            ui.label(RichText::new(team_error_text(lang, &taken)).small().color(crate::ui::theme::warning_color()));
+        } else if !ready {
             // What is missing, said beside the greyed button.
             let missing: Vec<&str> = [
                 (form.name.trim().is_empty(), Key::TeamNeedsName),
@@ -146,10 +150,18 @@ pub fn new_team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, form: &m
             })));
         }
     }
+    // Below the button: a line appearing as the copies are made does not move it under the mouse.
+    ahead_note(ui, lang, state, form);
     if let Some(e) = &teams.create_error {
         ui.label(RichText::new(team_error_text(lang, e)).color(error_color()));
     }
     commands
+}
+
+/// True when a team is named `name` already (names tell teams apart at every door, in any case).
+pub(super) fn name_taken(state: &AppState, name: &str) -> bool {
+    let name = name.trim();
+    !name.is_empty() && state.teams.teams.iter().any(|t| t.info.record.name.trim().eq_ignore_ascii_case(name))
 }
 
 /// Asks for the members' copies to be made while the person still writes the form (issue 50):
@@ -294,7 +306,7 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
         return asked;
     }
     let record = team.info.record.clone();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.heading(&record.name);
         ui.label(RichText::new(trf(lang, Key::TeamProject, &[("path", &record.project.display().to_string())])).weak());
         if let Some(bytes) = team.info.bytes {
@@ -306,7 +318,8 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
         }
     });
     if views.confirm == Some((id.to_string(), None)) {
-        ui.horizontal(|ui| {
+        // Wrapped: the question is long in French and the buttons must stay in the window.
+        ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new(tr(lang, Key::DiscardTeamQuestion)).color(error_color()));
             if ui.button(tr(lang, Key::DiscardTeam)).clicked() {
                 let discard = TeamCommand::Discard { team: record.id.clone(), member: None };
@@ -388,7 +401,7 @@ fn discard_member_ui(
 ) {
     let id = record.id.as_str();
     if *confirm == Some((id.to_string(), Some(agent.clone()))) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             // Work not merged is kept, and the question says so.
             let unmerged = team.changes.get(agent).and_then(|c| c.as_ref().ok()).map_or(0, Vec::len);
             let question = match unmerged {
