@@ -374,15 +374,11 @@ pub fn team_ui(ui: &mut egui::Ui, lang: Language, state: &AppState, id: &str, vi
         } else {
             ui.columns(columns, |cols| {
                 for (i, (agent, copy)) in members.iter().enumerate() {
-                    member_ui(
-                        &mut cols[i % columns],
-                        lang,
-                        state,
-                        (id, &record, team),
-                        views,
-                        (agent, copy),
-                        &mut commands,
-                    );
+                    // Not justified (a column's own layout): buttons keep their width, as in one column.
+                    let layout = egui::Layout::top_down(egui::Align::Min);
+                    cols[i % columns].with_layout(layout, |ui| {
+                        member_ui(ui, lang, state, (id, &record, team), views, (agent, copy), &mut commands);
+                    });
                 }
             });
         }
@@ -477,7 +473,8 @@ fn member_ui(
     let team_id = id.to_string();
     let mut ask = |command: TeamCommand| commands.push(Command::Team(Box::new(command)));
     let selected = views.selected.entry((id.to_string(), agent.clone())).or_default();
-    ui.horizontal(|ui| {
+    // Wrapped: side by side, a member's column is narrower than its buttons.
+    ui.horizontal_wrapped(|ui| {
         if busy {
             ui.spinner();
         }
