@@ -195,7 +195,14 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
     assert_eq!(p.json(&["list", "--json"]), serde_json::json!([]));
     let (code, _, err) = p.team(&["status", "squad"]);
     assert_eq!(code, 2);
-    assert!(err.contains("no team \"squad\": there are no teams (`sidekicks team new` makes one)"), "{err}");
+    // Bob's work not merged was kept: the words say how to bring the team back, and it comes back.
+    assert!(
+        err.contains("no team \"squad\": it was discarded (`sidekicks team restore squad` brings it back)"),
+        "{err}"
+    );
+    let (code, out, err) = p.team(&["restore", "squad"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(p.json(&["status", "squad", "--json"])["name"], "squad");
 }
 
 /// A command naming one team loads that team alone (issue 50): it is found by its name in any

@@ -422,6 +422,14 @@ impl Door {
         match found.as_slice() {
             [team] => Ok((*team).clone()),
             [] => {
+                // A team discarded whose work is kept: how to bring it back.
+                let discarded = |w: &&DiscardedWork| w.team == which || w.team_name.eq_ignore_ascii_case(which.trim());
+                if let Some(gone) = self.discarded.iter().find(discarded) {
+                    bail!(
+                        "no team {which:?}: it was discarded (`sidekicks team restore {}` brings it back)",
+                        gone.team_name
+                    );
+                }
                 // Only the team named was loaded: the others' names are read from the history.
                 let records = self.store.teams().unwrap_or_default();
                 let mut names: Vec<&str> = records.iter().map(|t| t.name.as_str()).collect();
