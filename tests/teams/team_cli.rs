@@ -212,6 +212,9 @@ fn a_team_is_made_worked_in_merged_and_undone_from_the_command_line() {
 fn a_command_naming_one_team_finds_it_among_others_and_names_them_all_when_it_is_not_there() {
     let p = Person::new();
     let project = p.project.to_str().unwrap();
+    let (code, _, err) = p.team(&["status", "alpha"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no team \"alpha\": there are no teams (`sidekicks team new` makes one)"), "{err}");
     p.json(&["new", "--project", project, "--agent", "ada", "--name", "alpha", "--json"]);
     p.json(&["new", "--project", project, "--agent", "bob", "--name", "Beta", "--json"]);
     let beta = p.json(&["status", "beta", "--json"]);
