@@ -170,3 +170,18 @@ pub fn merge_all(h: &mut Harness<'static, SidekicksApp>, agent: &str) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// True when the first widget labelled `label` is there and enabled.
+pub fn enabled(h: &Harness<'static, SidekicksApp>, label: &str) -> bool {
+    use egui_kittest::kittest::{NodeT, Queryable};
+    h.query_all_by_label(label).next().is_some_and(|n| !n.accesskit_node().is_disabled())
+}
+
+/// Clicks the first widget labelled `label` once it is enabled (a click on a disabled button,
+/// busy a moment, does nothing).
+pub fn click_when_enabled(h: &mut Harness<'static, SidekicksApp>, label: &str) {
+    use egui_kittest::kittest::Queryable;
+    step_until(h, Duration::from_secs(60), label, |h| enabled(h, label));
+    h.get_all_by_label(label).next().unwrap().click();
+    h.step();
+}

@@ -179,7 +179,7 @@ async fn a_hundred_thousand_generated_paths_never_escape_the_container_read_scri
         input.push(0);
     }
     let check = "xargs -0 -P 2 -n 50 sh -c 'for p in \"$@\"; do out=$(sh -c \"$READ\" x /w \"$p\" 2>/dev/null); \
-        case \"$out\" in SECRET) printf \"ESCAPE %s\\n\" \"$p\";; inside) printf \"INSIDE\\n\";; esac; done' x";
+        case \"$out\" in SECRET) printf \"ESCAPE %s\\n\" \"$p\";; inside) printf \"INSIDE\\n\";; *) printf \"OTHER\\n\";; esac; done' x";
     let mut child = std::process::Command::new("docker")
         .args([
             "exec",
@@ -193,11 +193,25 @@ async fn a_hundred_thousand_generated_paths_never_escape_the_container_read_scri
         ])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    // Written beside the reading: a `docker exec` that ends early is told by its own words below
+    // (a write into its closed input would only say "broken pipe").
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
+    let done = child.wait_with_output().unwrap();
+    let written = writer.join().unwrap();
+    let out = String::from_utf8(done.stdout).unwrap();
+    // Every path was checked: one line each.
+    let checked = out.lines().count();
+    assert!(
+        written.is_ok() && done.status.success() && checked == valid.len(),
+        "docker exec: {:?}, input {written:?}, {checked} of {} paths checked: {}",
+        done.status,
+        valid.len(),
+        String::from_utf8_lossy(&done.stderr)
+    );
     assert!(
         !out.contains("ESCAPE"),
         "escapes: {}",

@@ -11,7 +11,7 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 
 use crate::common;
-use common::window::{member_copy, runtime, step_until, window};
+use common::window::{click_when_enabled, member_copy, runtime, step_until, window};
 use common::{BIN, git};
 use sidekicks::protocol::teams::TeamCommand;
 
@@ -106,10 +106,10 @@ fn a_team_of_a_project_there_is_made_reviewed_merged_and_undone_there() {
     let changes = TeamCommand::Changes { team: team.clone(), member: name.clone() };
     h.state_mut().send(sidekicks::app::Command::Team(Box::new(changes)));
     step_until(&mut h, LONG, "the change listed", |h| h.query_all_by_label("more.txt").next().is_some());
-    h.get_all_by_label("Merge all").next().unwrap().click();
+    click_when_enabled(&mut h, "Merge all");
     step_until(&mut h, LONG, "merged there", |_| app.join("more.txt").is_file());
-    step_until(&mut h, LONG, "the undo offered", |h| h.query_all_by_label("Undo merge").next().is_some());
-    h.get_all_by_label("Undo merge").next().unwrap().click();
+    // Offered at once, enabled once the member is no longer busy.
+    click_when_enabled(&mut h, "Undo merge");
     step_until(&mut h, LONG, "undone there", |_| !app.join("more.txt").exists());
 
     // Its work made a branch of the repository there.

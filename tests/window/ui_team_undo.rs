@@ -6,24 +6,14 @@
 use std::time::Duration;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use sidekicks::ui::SidekicksApp;
 
 use crate::common;
-use common::window::{make_team, runtime, step_until, window};
+use common::window::{click_when_enabled, enabled, make_team, runtime, step_until, window};
 use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(30);
-
-fn enabled(h: &Harness<'static, SidekicksApp>, label: &str) -> bool {
-    h.query_all_by_label(label).next().is_some_and(|n| !n.accesskit_node().is_disabled())
-}
-
-fn click_when_enabled(h: &mut Harness<'static, SidekicksApp>, label: &str) {
-    step_until(h, LONG, label, |h| enabled(h, label));
-    h.get_all_by_label(label).next().unwrap().click();
-    h.step();
-}
 
 #[test]
 fn a_merge_is_undone_and_discarded_work_comes_back() {
