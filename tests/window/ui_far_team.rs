@@ -8,7 +8,7 @@ use std::time::Duration;
 use egui_kittest::kittest::Queryable;
 
 use crate::common;
-use common::window::{member_copy, runtime, step_until, window};
+use common::window::{click_when_enabled, member_copy, runtime, step_until, window};
 use common::{BIN, git};
 
 const LONG: Duration = Duration::from_secs(60);
@@ -58,7 +58,7 @@ fn a_member_over_ssh_is_made_worked_in_there_and_merged_here() {
     let changes = sidekicks::protocol::teams::TeamCommand::Changes { team: team.clone(), member: member.clone() };
     h.state_mut().send(sidekicks::app::Command::Team(Box::new(changes)));
     step_until(&mut h, LONG, "the change listed", |h| h.query_all_by_label("notes.txt").next().is_some());
-    h.get_all_by_label("Merge all").next().unwrap().click();
+    click_when_enabled(&mut h, "Merge all");
     step_until(&mut h, LONG, "merged", |_| {
         std::fs::read_to_string(project.join("notes.txt")).is_ok_and(|t| t.contains("second (far)"))
     });

@@ -7,11 +7,11 @@
 
 use std::time::Duration;
 
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use sidekicks::runtime::store::Store;
 
 use crate::common;
-use common::window::{make_team, runtime, step_until, window};
+use common::window::{click_when_enabled, make_team, runtime, step_until, window};
 use common::{BIN, config_text, git};
 
 const LONG: Duration = Duration::from_secs(30);
@@ -120,7 +120,6 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         h.query_by_label("team Docs team").is_some() && h.query_all_by_label("Merge all").next().is_none()
     });
     let shown = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>, name: &str| {
-        use egui_kittest::kittest::NodeT;
         h.get_all_by_label(name).any(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
     };
     assert!(shown(&h, bob) && !shown(&h, ada), "bob's conversation is the one shown");
@@ -137,7 +136,7 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     step_until(&mut h, LONG, "the diff follows the file", |h| {
         h.state().state.teams.teams[0].diff.as_ref().is_some_and(|d| d.3.as_deref() == Some("from Ada\nand more\n"))
     });
-    h.get_all_by_label("Merge all").next().unwrap().click();
+    click_when_enabled(&mut h, "Merge all");
     step_until(&mut h, LONG, "the merge", |h| h.query_by_label("Merged: 1 file applied to the project.").is_some());
     assert_eq!(std::fs::read_to_string(project.join("ada.txt")).unwrap(), "from Ada\nand more\n");
     // Merged: nothing left to merge, and the open diff says so (the project has the file now).
@@ -150,7 +149,6 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
     step_until(&mut h, LONG, "all merged", |h| h.query_by_label("All merged: nothing left to merge.").is_some());
     assert_eq!(h.get_all_by_label("No changes yet.").count(), 1, "Bob's");
     {
-        use egui_kittest::kittest::NodeT;
         for label in ["Review…", "Commit as branch…"] {
             assert!(h.get_all_by_label(label).all(|n| n.accesskit_node().is_disabled()), "{label}: nothing to do");
         }
@@ -168,6 +166,10 @@ fn a_team_is_made_merged_and_told_of_conflicts() {
         let changes = h.state().state.teams.teams[0].changes.get(bob).cloned();
         changes.is_some_and(|c| c.is_ok_and(|c| c.iter().any(|c| c.path == "notes.txt")))
             && h.query_by_label("notes.txt").is_some()
+    });
+    // Bob's button, once he is not busy (a click on it disabled does nothing).
+    step_until(&mut h, LONG, "bob's Merge all", |h| {
+        h.query_all_by_label("Merge all").nth(1).is_some_and(|n| !n.accesskit_node().is_disabled())
     });
     h.get_all_by_label("Merge all").nth(1).unwrap().click();
     // Said in red while Bob's copy holds the markers (Bob, told at once, may resolve them first:
@@ -295,7 +297,6 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     });
 
     let enabled = |h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>| {
-        use egui_kittest::kittest::NodeT;
         !h.get_by_label("Commit as branch…").accesskit_node().is_disabled()
     };
     step_until(&mut h, LONG, "the button", enabled);
@@ -329,7 +330,6 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
 
 #[test]
 fn a_team_name_in_use_is_said_before_create_which_waits_for_another() {
-    use egui_kittest::kittest::NodeT;
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir(&project).unwrap();
