@@ -22,15 +22,21 @@ fn team_page(h: &egui_kittest::Harness<'static, sidekicks::ui::SidekicksApp>) ->
     h.query_all_by_label("Merge all").next().is_some() || h.query_all_by_label("No changes yet.").count() == 2
 }
 
-#[test]
-fn a_team_is_made_merged_and_told_of_conflicts() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("project");
+/// A git project in `root/project` whose one commit holds `notes.txt` with `notes`.
+fn committed_project(root: &std::path::Path, notes: &str) -> std::path::PathBuf {
+    let project = root.join("project");
     std::fs::create_dir(&project).unwrap();
-    std::fs::write(project.join("notes.txt"), "first\nsecond\nthird\n").unwrap();
+    std::fs::write(project.join("notes.txt"), notes).unwrap();
     git(&project, &["init", "-q", "-b", "main"]);
     git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
     git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    project
+}
+
+#[test]
+fn a_team_is_made_merged_and_told_of_conflicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = committed_project(dir.path(), "first\nsecond\nthird\n");
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
@@ -271,12 +277,7 @@ fn the_new_team_form_starts_from_the_first_members_workspace() {
 #[test]
 fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
     let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("project");
-    std::fs::create_dir(&project).unwrap();
-    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
-    git(&project, &["init", "-q", "-b", "main"]);
-    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
-    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let project = committed_project(dir.path(), "first\n");
     // The person's own uncommitted work, staged and not: it stays as it is.
     std::fs::write(project.join("notes.txt"), "first\nmine, staged\n").unwrap();
     git(&project, &["add", "notes.txt"]);
@@ -331,12 +332,7 @@ fn a_members_work_becomes_a_branch_without_touching_the_checkout() {
 #[test]
 fn a_team_name_in_use_is_said_before_create_which_waits_for_another() {
     let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("project");
-    std::fs::create_dir(&project).unwrap();
-    std::fs::write(project.join("notes.txt"), "first\n").unwrap();
-    git(&project, &["init", "-q", "-b", "main"]);
-    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "add", "-A"]);
-    git(&project, &["-c", "user.name=T", "-c", "user.email=t@x", "commit", "-q", "-m", "start"]);
+    let project = committed_project(dir.path(), "first\n");
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let config = config_text("", &[("ada", BIN, &["demo-agent"]), ("bob", BIN, &["demo-agent"])], &home);
